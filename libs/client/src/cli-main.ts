@@ -1,0 +1,355 @@
+/**
+ * The `licensing` command line: one subcommand per operation, readable output or `--json`, a
+ * progress bar on downloads, and exit codes that tell success, license problems and transient
+ * failures apart. Node only.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { LicensingClient } from './client.js';
+import type { DownloadProgress } from './download.js';
+import {
+  classifyResult,
+  type ActivationData,
+  type DownloadData,
+  type LicensingResult,
+  type UpdateInfo,
+  type ValidationData,
+} from './result.js';
+
+/** Exit codes of the command line. */
+export const EXIT = {
+  /** The operation succeeded (validate: the license is valid and the identifier activated). */
+  OK: 0,
+  /** Any other failure: an invalid request, an error code this client does not know. */
+  FAILURE: 1,
+  /** Wrong command-line usage. */
+  USAGE: 2,
+  /** The service answered about the license: invalid, expired, limit reached, not activated... */
+  LICENSE: 3,
+  /** Says nothing about the license: connection failure, timeout, rate limit, server error. Retry later. */
+  TRANSIENT: 4,
+} as const;
+
+export interface Output {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliIo {
+  stdout: Output;
+  stderr: Output;
+  env: Record<string, string | undefined>;
+}
+
+const COMMANDS = ['activate', 'validate', 'deactivate', 'check-update', 'download'] as const;
+type Command = (typeof COMMANDS)[number];
+
+const USAGE = `Usage: licensing <command> [options]
+
+Commands:
+  activate       Activate the license on an identifier   --key --identifier [--name]
+  validate       Check the license (and an identifier)    --key [--identifier]
+  deactivate     Free the activation of an identifier     --key --identifier
+  check-update   Show the latest published version        [--key]
+  download       Download the package                     --key [--identifier] [--output] [--url]
+
+Options:
+  --store URL        Store root URL (or LICENSING_STORE)
+  --product ID       Product id (or LICENSING_PRODUCT)
+  --key KEY          License key (or LICENSING_KEY, which keeps it out of the process list)
+  --identifier ID    Domain, device, e-mail address or instance, per the plan's activation type
+  --name NAME        Label of the activation (activate)
+  --output PATH      File, or existing directory, to save the download in (default: .)
+  --url URL          Download URL from check-update (default: the download endpoint)
+  --timeout SECONDS  Request timeout (default 15)
+  --json             Print the result as JSON on stdout
+  --progress         Show the download progress bar even when stderr is not a terminal
+  --no-progress      Never show it
+  -h, --help         Show this help
+  -v, --version      Show the version
+
+Exit codes: 0 success, 1 other failure, 2 usage error, 3 license problem,
+            4 temporary failure (connection, timeout, rate limit, server error): retry later.
+`;
+
+class UsageError extends Error {}
+
+function version(): string {
+  try {
+    const pkg: unknown = JSON.parse(
+      readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+    );
+    const v = (pkg as { version?: unknown }).version;
+    return typeof v === 'string' ? v : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function defaultIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/** Runs the command line; resolves to the exit code. */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        store: { type: 'string' },
+        product: { type: 'string' },
+        key: { type: 'string' },
+        identifier: { type: 'string' },
+        name: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        url: { type: 'string' },
+        timeout: { type: 'string' },
+        json: { type: 'boolean' },
+        progress: { type: 'boolean' },
+        'no-progress': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    return usage(io, error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.OK;
+  }
+  if (values.help || positionals[0] === 'help') {
+    io.stdout.write(USAGE);
+    return EXIT.OK;
+  }
+  const command = positionals[0];
+  if (command === undefined) return usage(io, 'No command given.');
+  if (!(COMMANDS as readonly string[]).includes(command)) {
+    return usage(io, `Unknown command: ${command}`);
+  }
+  if (positionals.length > 1) return usage(io, `Unexpected argument: ${positionals[1]}`);
+
+  try {
+    const option = (name: string, value: string | undefined, env?: string) => {
+      const found = value ?? (env === undefined ? undefined : io.env[env]);
+      if (found === undefined || found === '') {
+        throw new UsageError(`--${name} is required${env ? ` (or set ${env})` : ''}.`);
+      }
+      return found;
+    };
+    const store = option('store', values.store, 'LICENSING_STORE');
+    const product = option('product', values.product, 'LICENSING_PRODUCT');
+    let timeout: number | undefined;
+    if (values.timeout !== undefined) {
+      const seconds = Number(values.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0) {
+        throw new UsageError('--timeout must be a positive number of seconds.');
+      }
+      timeout = Math.round(seconds * 1000);
+    }
+    let client: LicensingClient;
+    try {
+      client = new LicensingClient(store, product, { timeout });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    const key = () => option('key', values.key, 'LICENSING_KEY');
+    const identifier = () => option('identifier', values.identifier);
+    const optionalKey = values.key ?? io.env.LICENSING_KEY;
+    const json = values.json === true;
+
+    let result: LicensingResult<unknown>;
+    switch (command as Command) {
+      case 'activate':
+        result = await client.activate(key(), identifier(), values.name);
+        break;
+      case 'validate':
+        result = await client.validate(key(), values.identifier);
+        break;
+      case 'deactivate':
+        result = await client.deactivate(key(), identifier());
+        break;
+      case 'check-update':
+        result = await client.checkUpdate(optionalKey === '' ? undefined : optionalKey);
+        break;
+      case 'download': {
+        const showProgress =
+          !json && !values['no-progress'] && (values.progress === true || io.stderr.isTTY === true);
+        const bar = showProgress ? progressBar(io.stderr) : undefined;
+        result = await client.download(key(), values.identifier, values.output ?? '.', {
+          url: values.url,
+          onProgress: bar?.update,
+        });
+        bar?.end();
+        break;
+      }
+    }
+    return report(io, command as Command, result, json);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(io, error.message);
+    throw error;
+  }
+}
+
+function usage(io: CliIo, message: string): number {
+  io.stderr.write(`licensing: ${message}\nRun "licensing --help" for usage.\n`);
+  return EXIT.USAGE;
+}
+
+function exitCode(result: LicensingResult<unknown>): number {
+  switch (classifyResult(result)) {
+    case 'ok':
+      return EXIT.OK;
+    case 'license':
+      return EXIT.LICENSE;
+    case 'transient':
+      return EXIT.TRANSIENT;
+    case 'failure':
+      return EXIT.FAILURE;
+  }
+}
+
+function report(
+  io: CliIo,
+  command: Command,
+  result: LicensingResult<unknown>,
+  json: boolean,
+): number {
+  const code = exitCode(result);
+  if (json) {
+    io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return code;
+  }
+  if (!result.success) {
+    const lines = [`licensing: ${result.message}${result.code ? ` [${result.code}]` : ''}`];
+    const details = result.details ?? {};
+    if (
+      typeof details.activations_used === 'number' &&
+      typeof details.activation_limit === 'number'
+    ) {
+      lines.push(`Activations: ${details.activations_used} of ${details.activation_limit} used.`);
+    }
+    if (code === EXIT.TRANSIENT) {
+      const wait = result.retryAfter === undefined ? '' : ` (retry after ${result.retryAfter} s)`;
+      lines.push(
+        `This is a temporary problem, not a verdict on the license: try again later${wait}.`,
+      );
+    }
+    io.stderr.write(`${lines.join('\n')}\n`);
+    return code;
+  }
+  const out = (lines: Array<string | null>) =>
+    io.stdout.write(`${lines.filter((line) => line !== null).join('\n')}\n`);
+  switch (command) {
+    case 'activate':
+    case 'deactivate': {
+      const data = result.data as ActivationData;
+      out([
+        `${command === 'activate' ? 'Activated' : 'Deactivated'}: ${data.identifier}`,
+        ...licenseLines(data),
+      ]);
+      break;
+    }
+    case 'validate': {
+      const data = result.data as ValidationData;
+      out([
+        `Valid: ${data.valid ? 'yes' : 'no'} (status ${data.status})`,
+        data.identifier_activated ? null : 'Identifier: not activated on this license',
+        ...licenseLines(data),
+      ]);
+      break;
+    }
+    case 'check-update': {
+      const data = result.data as UpdateInfo;
+      if (!data.update_available) {
+        out(['No published version.']);
+        break;
+      }
+      out([
+        `${data.name ?? 'Product'} ${data.version ?? ''}${data.date ? ` (${data.date})` : ''}`.trim(),
+        data.file_size === undefined ? null : `Size: ${bytes(data.file_size)}`,
+        data.download_url
+          ? `Download: ${data.download_url}${data.download_requires ? ` (needs ${data.download_requires.replace('_', ' ')})` : ''}`
+          : 'Download: from the customer account only',
+        data.license_status
+          ? `License: ${data.license_status}, expires ${data.license_expires_at ?? 'never'}${data.auto_renew ? ', renews automatically' : ''}`
+          : null,
+        data.release_notes ? `\n${data.release_notes}` : null,
+      ]);
+      break;
+    }
+    case 'download': {
+      const data = result.data as DownloadData;
+      out([
+        `Saved: ${data.path ?? data.filename}`,
+        `Size: ${bytes(data.size)}`,
+        `SHA-256: ${data.sha256}${data.checksumVerified ? ' (verified)' : ''}`,
+      ]);
+      break;
+    }
+  }
+  return code;
+}
+
+function licenseLines(data: ActivationData | ValidationData): Array<string | null> {
+  const limit = data.activation_limit === 0 ? 'unlimited' : String(data.activation_limit);
+  return [
+    data.product ? `Product: ${data.product}${data.plan ? ` (plan ${data.plan})` : ''}` : null,
+    data.activation_type ? `Activation type: ${data.activation_type}` : null,
+    `Activations: ${data.activations_used} of ${limit} used`,
+    `Expires: ${data.expires_at ?? 'never'}`,
+  ];
+}
+
+function bytes(size: number): string {
+  if (size < 1024) return `${size} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = size / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** A one-line progress bar redrawn with a carriage return, at most every 100 ms. */
+function progressBar(stream: Output) {
+  const width = 30;
+  let last = 0;
+  let drawn = '';
+  const draw = ({ received, total }: DownloadProgress) => {
+    let line: string;
+    if (total !== null && total > 0) {
+      const ratio = Math.min(1, received / total);
+      const filled = Math.round(ratio * width);
+      const percent = String(Math.floor(ratio * 100)).padStart(3);
+      line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}%  ${bytes(received)} / ${bytes(total)}`;
+    } else {
+      line = `${bytes(received)} received`;
+    }
+    stream.write(`\r${line}${' '.repeat(Math.max(0, drawn.length - line.length))}`);
+    drawn = line;
+  };
+  let latest: DownloadProgress | undefined;
+  return {
+    update(progress: DownloadProgress) {
+      latest = progress;
+      const now = Date.now();
+      if (now - last >= 100 || progress.received === progress.total) {
+        last = now;
+        draw(progress);
+      }
+    },
+    end() {
+      if (latest) {
+        draw(latest);
+        stream.write('\n');
+      }
+    },
+  };
+}

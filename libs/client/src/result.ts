@@ -1,0 +1,199 @@
+/**
+ * The result every client call returns (spec 7, rule 3), the payload types of the service (spec
+ * 4), and the helper that tells a license problem from a transient failure (spec 7, rule 2).
+ */
+
+export type ActivationType = 'domain' | 'device' | 'seat' | 'instance';
+export type LicenseStatus = 'active' | 'expired' | 'suspended' | 'revoked' | 'cancelled';
+
+/** Payload of activate (spec 4.1) and deactivate. */
+export interface ActivationData {
+  status: LicenseStatus;
+  license_key: string;
+  product: string;
+  plan: string;
+  activation_type: ActivationType;
+  /** `0` means unlimited. */
+  activation_limit: number;
+  activations_used: number;
+  expires_at: string | null;
+  /** The normalised identifier the server stored; use it for a later deactivation. */
+  identifier: string;
+}
+
+/** Payload of validate (spec 4.2). */
+export interface ValidationData {
+  /** `true` only when the license is active and not expired. */
+  valid: boolean;
+  /** `invalid` for an unknown key. */
+  status: LicenseStatus | 'invalid';
+  license_key: string;
+  product: string | null;
+  plan: string | null;
+  activation_type: ActivationType | null;
+  activation_limit: number;
+  activations_used: number;
+  expires_at: string | null;
+  /** `true` when no identifier was sent, else whether that identifier is activated. */
+  identifier_activated: boolean;
+}
+
+/** Payload of the update check (spec 2.6 and 4.4). Without a version only a few fields appear. */
+export interface UpdateInfo {
+  update_available: boolean;
+  name?: string;
+  version?: string;
+  /** Absolute URL of the download endpoint; `null` for an account-only product. */
+  download_url?: string | null;
+  download_requires?: 'license_key' | 'activated_identifier' | 'account' | null;
+  release_notes?: string | null;
+  /** Release date, `Y-m-d`. */
+  date?: string;
+  /** Size in bytes of the file an updater would receive. */
+  file_size?: number;
+  requires_license?: boolean;
+  license_status?: LicenseStatus;
+  license_expires_at?: string | null;
+  auto_renew?: boolean;
+  next_payment_at?: string | null;
+}
+
+/** What `download` saved (the client builds this; it is not a server payload). */
+export interface DownloadData {
+  /** File name from `Content-Disposition` (made safe), else `product-{id}`. */
+  filename: string;
+  /** Absolute path of the saved file, for a file-path destination. */
+  path: string | null;
+  /** The package, for the `null` (Blob) destination. */
+  blob: Blob | null;
+  /** Bytes received. */
+  size: number;
+  /** SHA-256 of the bytes received, lowercase hex. */
+  sha256: string;
+  contentType: string | null;
+  /** Whether the server sent a checksum header (or the caller an expected checksum) that matched. */
+  checksumVerified: boolean;
+}
+
+export interface SuccessResult<T> {
+  success: true;
+  data: T;
+  message: '';
+  code: '';
+  /** HTTP status of the answer. */
+  httpStatus: number;
+}
+
+export interface FailureResult {
+  success: false;
+  data: null;
+  /** The server's message, or a client message (`Connection error: ...`, `Invalid response from server.`). */
+  message: string;
+  /** The server's error code; empty when the failure happened before a valid answer. */
+  code: string;
+  /** HTTP status of the answer; `0` when no answer (status line) was received. */
+  httpStatus: number;
+  /** Seconds to wait before retrying, from the `Retry-After` header (for example on `RATE_LIMITED`). */
+  retryAfter?: number;
+  /** Extra fields of the error object, e.g. `activation_limit` and `activations_used`. */
+  details?: Record<string, unknown>;
+}
+
+/** `{success, data, message, code}` (spec 7, rule 3), plus `httpStatus` and, on failures, `retryAfter` and `details`. */
+export type LicensingResult<T> = SuccessResult<T> | FailureResult;
+
+/** The error codes of spec 7 (later versions of the service may add more: spec 7, rule 1). */
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'LICENSE_INVALID',
+  'PRODUCT_MISMATCH',
+  'LICENSE_EXPIRED',
+  'ACTIVATION_LIMIT_REACHED',
+  'ACTIVATION_REQUIRED',
+  'ACTIVATION_NOT_FOUND',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+] as const;
+
+/** Codes that are an answer about the license or its activations. */
+export const LICENSE_PROBLEM_CODES: readonly string[] = [
+  'LICENSE_INVALID',
+  'PRODUCT_MISMATCH',
+  'LICENSE_EXPIRED',
+  'ACTIVATION_LIMIT_REACHED',
+  'ACTIVATION_REQUIRED',
+  'ACTIVATION_NOT_FOUND',
+];
+
+/** Codes that say nothing about the license (spec 7, rule 2). */
+export const TRANSIENT_CODES: readonly string[] = ['RATE_LIMITED', 'INTERNAL_ERROR'];
+
+/**
+ * What a result means for the software:
+ * - `ok`: success (for validate: the license is valid and the identifier, if sent, is activated);
+ * - `license`: the service answered about the license: refuse, or ask the customer to act;
+ * - `transient`: says nothing about the license (rate limit, server error, connection failure,
+ *   timeout, unreadable answer): keep the last good state and retry later;
+ * - `failure`: any other error, e.g. `INVALID_REQUEST` or a code this client does not know
+ *   (spec 7, rule 1). Not a verdict on the license either.
+ */
+export type ResultKind = 'ok' | 'license' | 'transient' | 'failure';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function classifyResult(result: LicensingResult<unknown>): ResultKind {
+  if (result.success) {
+    const data = result.data;
+    if (isRecord(data) && (data.valid === false || data.identifier_activated === false)) {
+      return 'license';
+    }
+    return 'ok';
+  }
+  if (LICENSE_PROBLEM_CODES.includes(result.code)) return 'license';
+  if (TRANSIENT_CODES.includes(result.code) || result.code === '') return 'transient';
+  // An unknown code from an overloaded proxy or a newer server is still not about the license.
+  if (result.httpStatus === 429 || result.httpStatus >= 500) return 'transient';
+  return 'failure';
+}
+
+/** `true` when the service said something about the license that the software must act on. */
+export function isLicenseProblem(result: LicensingResult<unknown>): boolean {
+  return classifyResult(result) === 'license';
+}
+
+/** `true` when the failure says nothing about the license: never lock a customer out for it. */
+export function isTransientFailure(result: LicensingResult<unknown>): boolean {
+  return classifyResult(result) === 'transient';
+}
+
+export interface RetryOptions {
+  /** First delay, in milliseconds. Default 60 000 (one minute). */
+  baseMs?: number;
+  /** Longest delay, in milliseconds. Default 6 hours. */
+  maxMs?: number;
+  /** Random spread of up to this fraction of the delay, so many installations do not retry together. Default 0.2. */
+  jitter?: number;
+  /** Source of randomness in [0, 1); default `Math.random`. */
+  random?: () => number;
+}
+
+/**
+ * Milliseconds to wait before retry number `attempt` (0 for the first retry): exponential backoff
+ * with jitter, never shorter than the server's `Retry-After`.
+ */
+export function retryDelay(
+  result: LicensingResult<unknown>,
+  attempt: number,
+  options: RetryOptions = {},
+): number {
+  const base = options.baseMs ?? 60_000;
+  const max = options.maxMs ?? 6 * 60 * 60 * 1000;
+  const jitter = options.jitter ?? 0.2;
+  const random = options.random ?? Math.random;
+  const exponential = Math.min(max, base * 2 ** Math.max(0, Math.floor(attempt)));
+  const delay = Math.round(exponential * (1 + jitter * random()));
+  const retryAfterMs =
+    !result.success && result.retryAfter !== undefined ? result.retryAfter * 1000 : 0;
+  return Math.max(Math.min(delay, max), retryAfterMs);
+}

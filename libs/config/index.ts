@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url().optional())
+  .optional();
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveMs = z.coerce.number().int().positive();
+
+/**
+ * Every environment variable the system reads, with its default (README: Configuration).
+ * Each process loads the whole set once at start-up and fails fast on a bad value.
+ */
+const EnvSchema = z.object({
+  PORT: port.default(8080),
+  ADMIN_PORT: port.default(8081),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: optionalUrl,
+  ADMIN_TOKENS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t.length > 0),
+    ),
+  AMQP_URL: optionalUrl,
+  AMQP_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('licensing'),
+  AMQP_PREFETCH: z.coerce.number().int().positive().default(32),
+  MONGODB_URL: optionalUrl,
+  MONGODB_DB_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('licensing'),
+  REDIS_URL: optionalUrl,
+  REDIS_PREFIX: z.string().default('licensing'),
+  // Spec 8: the per-IP limit of activate, validate and deactivate (shared), and the per-key limit
+  // of activate (20 per hour).
+  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR: z.coerce.number().int().positive().default(20),
+  // Spec 8: more than 60 update checks in 60 seconds from one IP are refused.
+  RATE_LIMIT_UPDATES_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  RATE_LIMIT_DOWNLOADS_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  // Package storage (S3-compatible; MinIO in docker-compose). Unset: an embedded server.
+  S3_ENDPOINT: optionalUrl,
+  S3_ACCESS_KEY: z.string().default(''),
+  S3_SECRET_KEY: z.string().default(''),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
+    .default('licensing-packages'),
+  S3_REGION: z.string().default('us-east-1'),
+  /** Where the embedded storage keeps its data when S3_ENDPOINT is unset (default: a temp dir). */
+  STORAGE_DIR: z.string().default(''),
+  /** The download service's own HTTP port (package bytes in and out). */
+  DOWNLOAD_PORT: port.default(8082),
+  /** How the gateway and management reach the download service's HTTP port. */
+  DOWNLOAD_SERVICE_URL: optionalUrl,
+  /** Signs the short-lived upload and download URLs; the same on every download replica. */
+  DOWNLOAD_SIGNING_KEY: z.string().default(''),
+  /** The largest package file the management API accepts (bytes; default 2 GiB). */
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 ** 3),
+  RPC_TIMEOUT_MS: positiveMs.default(5000),
+  PRODUCT_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
+  TRUST_PROXY: z.string().default('false'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof EnvSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      .join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}
+
+/** For the embedded default only: one random admin token, printed at start-up. */
+export function generateAdminToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/**
+ * Express's `trust proxy` setting from TRUST_PROXY: `false`, `true`, a hop count, or a list of
+ * addresses/subnets. It decides which address counts as the client IP (spec 2.2 last_check_ip).
+ */
+export function trustProxySetting(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

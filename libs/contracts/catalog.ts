@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { DownloadAccess, Id, NonEmptyShortText, Timestamp } from './shared.js';
+
+/** A product of the update catalog. A product with bundle items is a bundle (spec 2.2). */
+export const Product = z.object({
+  id: Id,
+  title: z.string(),
+  requires_license: z.boolean(),
+  download_access: DownloadAccess,
+  bundle_items: z.array(Id),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Product = z.infer<typeof Product>;
+
+export const CreateProductRequest = z.strictObject({
+  id: Id.optional(),
+  title: NonEmptyShortText,
+  requires_license: z.boolean().default(true),
+  download_access: DownloadAccess.default('license_key'),
+  bundle_items: z.array(Id).max(1000).default([]),
+});
+export type CreateProductRequest = z.infer<typeof CreateProductRequest>;
+
+export const UpdateProductRequest = z.strictObject({
+  id: Id,
+  title: NonEmptyShortText.optional(),
+  requires_license: z.boolean().optional(),
+  download_access: DownloadAccess.optional(),
+  bundle_items: z.array(Id).max(1000).optional(),
+});
+export type UpdateProductRequest = z.infer<typeof UpdateProductRequest>;
+
+export const ProductRef = z.strictObject({ id: Id });
+export const ProductList = z.object({ products: z.array(Product) });
+
+/** Broadcast when a product changes, so caches of product titles and bundles drop it. */
+export const ProductChangedEvent = z.object({ id: Id });
+
+// ---- Versions and files (spec 2.6, 2.7, 4.4) ----
+
+/** `Y-m-d`, the format of release dates and of the update check's `date` (spec 2.6). */
+export const CalendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date as YYYY-MM-DD' })
+  .refine(
+    (v) =>
+      !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
+      new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    {
+      message: 'must be a real calendar date',
+    },
+  );
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const ReleaseNotes = z
+  .string()
+  .max(65_535)
+  .refine((v) => !v.includes('\u0000'), { message: 'must not contain NUL bytes' });
+const VersionString = NonEmptyShortText.refine((v) => v.length <= 64, {
+  message: 'must be at most 64 characters',
+});
+
+/** A package file of a version. `plan_id` null means the file is for every plan. */
+export const PackageFile = z.object({
+  id: Id,
+  version_id: Id,
+  product_id: Id,
+  filename: z.string(),
+  plan_id: Id.nullable(),
+  include_in_updates: z.boolean(),
+  size: z.number().int().nonnegative(),
+  sha256: Sha256,
+  content_type: z.string(),
+  object_key: z.string(),
+  uploaded_at: Timestamp,
+});
+export type PackageFile = z.infer<typeof PackageFile>;
+
+export const Version = z.object({
+  id: Id,
+  product_id: Id,
+  version: z.string(),
+  release_notes: z.string().nullable(),
+  release_date: CalendarDate.nullable(),
+  published: z.boolean(),
+  /** Decides which version is the latest (spec 4.4 rule 3). */
+  uploaded_at: Timestamp,
+  files: z.array(PackageFile),
+});
+export type Version = z.infer<typeof Version>;
+
+export const CreateVersionRequest = z.strictObject({
+  product_id: Id,
+  version: VersionString,
+  release_notes: ReleaseNotes.nullable().default(null),
+  release_date: CalendarDate.nullable().default(null),
+  published: z.boolean().default(true),
+});
+export type CreateVersionRequest = z.infer<typeof CreateVersionRequest>;
+
+export const UpdateVersionRequest = z.strictObject({
+  id: Id,
+  version: VersionString.optional(),
+  release_notes: ReleaseNotes.nullable().optional(),
+  release_date: CalendarDate.nullable().optional(),
+  published: z.boolean().optional(),
+});
+export type UpdateVersionRequest = z.infer<typeof UpdateVersionRequest>;
+
+export const VersionRef = z.strictObject({ id: Id });
+export const VersionList = z.object({ versions: z.array(Version) });
+export const ProductVersionsRequest = z.strictObject({ product_id: Id });
+
+/** Records a file already stored by the download service (bytes never travel over RPC). */
+export const AddFileRequest = z.strictObject({
+  version_id: Id,
+  filename: NonEmptyShortText,
+  plan_id: Id.nullable().default(null),
+  include_in_updates: z.boolean().default(true),
+  size: z.number().int().nonnegative(),
+  sha256: Sha256,
+  content_type: z.string().min(1).max(255),
+  object_key: z.string().min(1).max(1024),
+});
+export type AddFileRequest = z.infer<typeof AddFileRequest>;
+
+export const UpdateFileRequest = z.strictObject({
+  id: Id,
+  plan_id: Id.nullable().optional(),
+  include_in_updates: z.boolean().optional(),
+});
+export type UpdateFileRequest = z.infer<typeof UpdateFileRequest>;
+
+export const FileRef = z.strictObject({ id: Id });
+
+/**
+ * Which file a caller gets (spec 4.4 rules 1-5): the newest published version with a file for
+ * the caller. `plan_id` is the license's plan when the key covers the product directly; a bundle
+ * key (or no key) sees only all-plans files.
+ */
+export const SelectFileRequest = z.strictObject({
+  product_id: Id,
+  plan_id: Id.nullable(),
+});
+export const SelectedFile = z.object({
+  product: Product,
+  selection: z
+    .object({
+      version: Version.omit({ files: true }),
+      file: PackageFile,
+    })
+    .nullable(),
+});
+export type SelectedFile = z.infer<typeof SelectedFile>;
+
+/**
+ * The update check (spec 4.4). `downloads_url` is the public, absolute URL of the download
+ * endpoint without the product id; only the gateway knows the address clients reach it at.
+ */
+export const CheckUpdateRequest = z.strictObject({
+  product_id: Id,
+  license_key: NonEmptyShortText.nullable(),
+  downloads_url: z.url(),
+});
+export type CheckUpdateRequest = z.infer<typeof CheckUpdateRequest>;
+
+const DownloadRequires = z.enum(['license_key', 'activated_identifier', 'account']).nullable();
+
+/** Spec 2.6: the two shapes of the update check's answer. */
+export const UpdateInfo = z.union([
+  z.strictObject({
+    update_available: z.literal(true),
+    name: z.string(),
+    version: z.string(),
+    download_url: z.string().nullable(),
+    download_requires: DownloadRequires,
+    release_notes: z.string().nullable(),
+    date: CalendarDate,
+    file_size: z.number().int().nonnegative(),
+    requires_license: z.boolean(),
+    license_status: z.string().optional(),
+    license_expires_at: Timestamp.nullable().optional(),
+    auto_renew: z.boolean().optional(),
+    next_payment_at: Timestamp.nullable().optional(),
+  }),
+  z.strictObject({
+    update_available: z.literal(false),
+    requires_license: z.boolean(),
+    download_requires: DownloadRequires,
+  }),
+]);
+export type UpdateInfo = z.infer<typeof UpdateInfo>;

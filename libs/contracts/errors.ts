@@ -1,0 +1,71 @@
+/**
+ * Error codes of the public API (spec section 7) and of the management API, with the HTTP status
+ * each one maps to by default. This table is the single place where codes meet HTTP statuses.
+ */
+export const errorStatus = {
+  // Spec section 7.
+  INVALID_REQUEST: 400,
+  LICENSE_INVALID: 403,
+  PRODUCT_MISMATCH: 403,
+  LICENSE_EXPIRED: 403,
+  ACTIVATION_LIMIT_REACHED: 403,
+  // Deactivate and downloads: the spec leaves the status open; see docs/api-decisions.md.
+  ACTIVATION_REQUIRED: 403,
+  ACTIVATION_NOT_FOUND: 404,
+  // Downloads (spec 4.5 leaves these open; docs/api-decisions.md): Account only, bad Range.
+  DOWNLOAD_NOT_AVAILABLE: 403,
+  RANGE_NOT_SATISFIABLE: 416,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  // Management API and transport.
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  ACTIVATION_EXISTS: 409,
+  ACTIVATION_LIMIT_TOO_LOW: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
+
+/** Extra integer fields carried by some errors (spec 4.1: ACTIVATION_LIMIT_REACHED). */
+export type ErrorDetails = Record<string, string | number | boolean | null>;
+
+/**
+ * The one error type of the system. Domain code throws it; the transport carries it between
+ * processes; the HTTP edge renders it as `{"error": {"code", "message", ...details}}`.
+ */
+export class LicensingError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetails;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetails; status?: number } = {},
+  ) {
+    super(message);
+    this.name = 'LicensingError';
+    this.code = code;
+    this.status = options.status ?? errorStatus[code];
+    this.details = options.details ?? {};
+  }
+
+  /** The body of the spec's error envelope. */
+  toBody(): { error: { code: ErrorCode; message: string } & ErrorDetails } {
+    return { error: { ...this.details, code: this.code, message: this.message } };
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorStatus, value);
+}
+
+export function internalError(message = 'Unexpected server failure.'): LicensingError {
+  return new LicensingError('INTERNAL_ERROR', message);
+}

@@ -1,0 +1,6 @@
+export * from './errors.js';
+export * from './shared.js';
+export * from './catalog.js';
+export * from './download.js';
+export * from './license.js';
+export * from './rpc.js';

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import * as catalog from './catalog.js';
+import * as download from './download.js';
+import * as license from './license.js';
+
+/** The services that answer RPC requests; each has one request queue (docs/architecture.md). */
+export const serviceNames = ['license', 'update-catalog', 'download'] as const;
+export type ServiceName = (typeof serviceNames)[number];
+
+const EmptyRequest = z.strictObject({});
+const Health = z.object({
+  service: z.string(),
+  status: z.literal('ok'),
+  uptime_seconds: z.number(),
+});
+
+function method<S extends ServiceName, Req extends z.ZodType, Res extends z.ZodType>(
+  service: S,
+  request: Req,
+  response: Res,
+) {
+  return { service, request, response };
+}
+
+/**
+ * Every RPC method: which service answers it, and the schemas of its request and response. The
+ * gateway, the management API and the services all import this table, so they cannot drift.
+ */
+export const rpcMethods = {
+  'license.health': method('license', EmptyRequest, Health),
+  'license.activate': method('license', license.ActivateRequest, license.ActivationResult),
+  'license.validate': method('license', license.ValidateRequest, license.ValidationResult),
+  'license.deactivate': method('license', license.DeactivateRequest, license.ActivationResult),
+  'license.createPlan': method('license', license.CreatePlanRequest, license.Plan),
+  'license.getPlan': method('license', license.PlanRef, license.Plan),
+  'license.listPlans': method('license', EmptyRequest, license.PlanList),
+  'license.createLicense': method('license', license.CreateLicenseRequest, license.LicenseDetail),
+  'license.getLicense': method('license', license.LicenseRef, license.LicenseDetail),
+  'license.updateLicense': method('license', license.UpdateLicenseRequest, license.LicenseDetail),
+  'license.addActivation': method('license', license.AddActivationRequest, license.LicenseDetail),
+  'license.removeActivation': method(
+    'license',
+    license.RemoveActivationRequest,
+    license.LicenseDetail,
+  ),
+  'license.coverage': method('license', license.LicenseCoverageRequest, license.LicenseCoverage),
+
+  'update-catalog.health': method('update-catalog', EmptyRequest, Health),
+  'update-catalog.createProduct': method(
+    'update-catalog',
+    catalog.CreateProductRequest,
+    catalog.Product,
+  ),
+  'update-catalog.getProduct': method('update-catalog', catalog.ProductRef, catalog.Product),
+  'update-catalog.updateProduct': method(
+    'update-catalog',
+    catalog.UpdateProductRequest,
+    catalog.Product,
+  ),
+  'update-catalog.listProducts': method('update-catalog', EmptyRequest, catalog.ProductList),
+  'update-catalog.createVersion': method(
+    'update-catalog',
+    catalog.CreateVersionRequest,
+    catalog.Version,
+  ),
+  'update-catalog.getVersion': method('update-catalog', catalog.VersionRef, catalog.Version),
+  'update-catalog.updateVersion': method(
+    'update-catalog',
+    catalog.UpdateVersionRequest,
+    catalog.Version,
+  ),
+  'update-catalog.listVersions': method(
+    'update-catalog',
+    catalog.ProductVersionsRequest,
+    catalog.VersionList,
+  ),
+  'update-catalog.addFile': method('update-catalog', catalog.AddFileRequest, catalog.PackageFile),
+  'update-catalog.updateFile': method(
+    'update-catalog',
+    catalog.UpdateFileRequest,
+    catalog.PackageFile,
+  ),
+  /** Forgets the file and answers with it, so the caller can remove its stored object. */
+  'update-catalog.deleteFile': method('update-catalog', catalog.FileRef, catalog.PackageFile),
+  'update-catalog.selectFile': method(
+    'update-catalog',
+    catalog.SelectFileRequest,
+    catalog.SelectedFile,
+  ),
+  'update-catalog.checkUpdate': method(
+    'update-catalog',
+    catalog.CheckUpdateRequest,
+    catalog.UpdateInfo,
+  ),
+
+  'download.health': method('download', EmptyRequest, Health),
+  'download.authorize': method(
+    'download',
+    download.AuthorizeDownloadRequest,
+    download.AuthorizedDownload,
+  ),
+  'download.prepareUpload': method(
+    'download',
+    download.PrepareUploadRequest,
+    download.PreparedUpload,
+  ),
+  'download.deleteObject': method('download', download.DeleteObjectRequest, download.DeletedObject),
+  'download.listLog': method('download', download.DownloadLogRequest, download.DownloadLogPage),
+} as const;
+
+export type RpcMethods = typeof rpcMethods;
+export type MethodName = keyof RpcMethods;
+/** What a caller passes (defaults may be omitted). */
+export type RequestOf<M extends MethodName> = z.input<RpcMethods[M]['request']>;
+/** What a handler receives, after validation and defaults. */
+export type ParsedRequestOf<M extends MethodName> = z.output<RpcMethods[M]['request']>;
+export type ResponseOf<M extends MethodName> = z.output<RpcMethods[M]['response']>;
+export type MethodsOf<S extends ServiceName> = {
+  [M in MethodName]: RpcMethods[M]['service'] extends S ? M : never;
+}[MethodName];
+
+/** Handlers a service registers: one per method it answers. */
+export type HandlersOf<S extends ServiceName> = {
+  [M in MethodsOf<S>]: (request: ParsedRequestOf<M>) => Promise<ResponseOf<M>>;
+};
+
+/** Broadcast events: fire-and-forget notifications to every interested replica. */
+export const rpcEvents = {
+  'update-catalog.product-changed': catalog.ProductChangedEvent,
+} as const;
+export type EventName = keyof typeof rpcEvents;
+export type EventOf<E extends EventName> = z.output<(typeof rpcEvents)[E]>;
+
+export { Health };

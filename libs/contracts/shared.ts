@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** Spec 2.1: the four activation types. */
+export const activationTypes = ['domain', 'device', 'seat', 'instance'] as const;
+export const ActivationType = z.enum(activationTypes);
+export type ActivationType = z.infer<typeof ActivationType>;
+
+/** Spec 3.1: stored license statuses. `invalid` is only ever reported, never stored. */
+export const licenseStatuses = ['active', 'expired', 'suspended', 'revoked', 'cancelled'] as const;
+export const LicenseStatus = z.enum(licenseStatuses);
+export type LicenseStatus = z.infer<typeof LicenseStatus>;
+
+/** Spec 2.7: Download API Access of a product. */
+export const downloadAccessValues = [
+  'license_key',
+  'activated_identifier',
+  'account',
+  'public',
+] as const;
+export const DownloadAccess = z.enum(downloadAccessValues);
+export type DownloadAccess = z.infer<typeof DownloadAccess>;
+
+/** Spec 2.3 and 8: identifiers, names and keys are at most 255 characters. */
+export const MAX_FIELD_LENGTH = 255;
+
+/** Length in characters (code points), not UTF-16 units. */
+export function characterLength(value: string): number {
+  return Array.from(value).length;
+}
+
+export const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const Timestamp = z.iso.datetime({ offset: true });
+export const ShortText = z
+  .string()
+  .refine((v) => characterLength(v) <= MAX_FIELD_LENGTH, {
+    message: `must be at most ${MAX_FIELD_LENGTH} characters`,
+  })
+  .refine((v) => !v.includes('\u0000'), { message: 'must not contain NUL bytes' });
+export const NonEmptyShortText = ShortText.refine((v) => v.trim().length > 0, {
+  message: 'must not be empty',
+});

@@ -1,0 +1,106 @@
+import mongoose, { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * Each service owns its collections in a database of its own (`<prefix>_<service>`) on the
+ * server MONGODB_URL names; no service opens another's database.
+ */
+export async function connectDatabase(
+  url: string,
+  dbPrefix: string,
+  service: string,
+): Promise<Connection> {
+  const connection = mongoose.createConnection(url, {
+    dbName: `${dbPrefix}_${service.replace(/-/g, '_')}`,
+    // Nothing may hang: a database that does not answer fails the operation in bounded time.
+    serverSelectionTimeoutMS: 10_000,
+    socketTimeoutMS: 30_000,
+    maxPoolSize: 20,
+    autoIndex: true,
+  });
+  await connection.asPromise();
+  return connection;
+}
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The embedded default when MONGODB_URL is unset: a MongoDB server run by this process. */
+export async function startEmbeddedDatabase(): Promise<EmbeddedDatabase> {
+  const { MongoMemoryServer } = await import('mongodb-memory-server');
+  const server = await MongoMemoryServer.create();
+  return {
+    url: server.getUri(),
+    stop: async () => {
+      await server.stop();
+    },
+  };
+}
+
+const DUPLICATE_KEY = 11000;
+
+/** MongoDB's duplicate key error: a unique index refused the write. */
+export function isDuplicateKey(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === DUPLICATE_KEY;
+}
+
+interface SequenceDocument {
+  _id: string;
+  seq: number;
+}
+
+/**
+ * Integer ids for a service's records (products and plans have integer ids): an atomic counter
+ * per sequence name in the service's own `counters` collection.
+ */
+export class Sequences {
+  private readonly model: Model<SequenceDocument>;
+
+  constructor(connection: Connection) {
+    this.model = connection.model<SequenceDocument>(
+      'Sequence',
+      new Schema<SequenceDocument>(
+        { _id: { type: String, required: true }, seq: { type: Number, required: true } },
+        { collection: 'counters', versionKey: false },
+      ),
+    );
+  }
+
+  async next(name: string): Promise<number> {
+    const doc = await this.model
+      .findOneAndUpdate(
+        { _id: name },
+        { $inc: { seq: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      )
+      .lean();
+    return doc!.seq;
+  }
+
+  /**
+   * Inserts a record under the id an admin chose (a taken id is `duplicate()`), or under the next
+   * id of the sequence, skipping ids that admins chose themselves.
+   */
+  async insert<T>(
+    name: string,
+    chosenId: number | undefined,
+    insert: (id: number) => Promise<T>,
+    duplicate: () => Error,
+  ): Promise<T> {
+    if (chosenId !== undefined) {
+      try {
+        return await insert(chosenId);
+      } catch (error) {
+        throw isDuplicateKey(error) ? duplicate() : error;
+      }
+    }
+    for (;;) {
+      try {
+        return await insert(await this.next(name));
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    }
+  }
+}

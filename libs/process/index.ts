@@ -1,0 +1,48 @@
+import { loadConfig, type Config } from '../config/index.js';
+import { createLogger, type Logger } from '../logging/index.js';
+
+/**
+ * The start-up frame of every entry point (`services/<name>/main.ts`): load the configuration,
+ * start, and stop cleanly on SIGINT/SIGTERM. A failed start exits with status 1.
+ */
+export function runProcess(
+  name: string,
+  start: (config: Config, logger: Logger) => Promise<() => Promise<void>>,
+): void {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+  const logger = createLogger(name, config.LOG_LEVEL);
+  start(config, logger).then(
+    (stop) => {
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'stopping');
+        // Nothing may hang: a stop that takes too long ends the process anyway.
+        setTimeout(() => process.exit(1), 10_000).unref();
+        stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.on('SIGINT', () => shutdown('SIGINT'));
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+    },
+    (error: unknown) => {
+      logger.fatal({ err: error }, 'start-up failed');
+      process.exit(1);
+    },
+  );
+}
+
+/** Services that run as their own process need the shared infrastructure's addresses. */
+export function requireSetting(value: string | undefined, name: string): string {
+  if (!value) throw new Error(`${name} is required when this service runs as its own process.`);
+  return value;
+}

@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import * as amqp from 'amqplib';
+import type {
+  EventName,
+  EventOf,
+  HandlersOf,
+  MethodName,
+  RequestOf,
+  ResponseOf,
+  ServiceName,
+} from '../contracts/index.js';
+import { internalError, rpcMethods } from '../contracts/index.js';
+import type { Logger } from '../logging/index.js';
+import {
+  decodeEvent,
+  decodeReply,
+  dispatch,
+  encodeEvent,
+  encodeRequest,
+  timeoutError,
+  type HandlerTable,
+} from './codec.js';
+import type { CallOptions, Transport } from './transport.js';
+
+/** RabbitMQ's direct reply-to pseudo queue: replies come back without a queue per caller. */
+const REPLY_TO = 'amq.rabbitmq.reply-to';
+/** Built-in topic exchange: always present, so events need no topology of their own. */
+const EVENT_EXCHANGE = 'amq.topic';
+/** A request queue nobody has consumed for this long is removed by the broker. */
+const QUEUE_EXPIRES_MS = 30 * 60 * 1000;
+
+export interface AmqpTransportOptions {
+  url: string;
+  /** Namespace of queue names and event routing keys, so systems can share one broker. */
+  prefix: string;
+  timeoutMs: number;
+  /** Requests one replica works on at once, per service. */
+  prefetch: number;
+  logger: Logger;
+  /** Shown by `rabbitmqctl list_connections`; helps operators tell processes apart. */
+  connectionName: string;
+}
+
+interface PendingCall {
+  method: MethodName;
+  resolve: (text: string) => void;
+  reject: (error: Error) => void;
+}
+
+interface Served {
+  service: ServiceName;
+  handlers: HandlerTable;
+  channel: amqp.Channel | null;
+}
+
+interface Subscription {
+  event: EventName;
+  onMessage: (text: string) => void;
+  channel: amqp.Channel | null;
+}
+
+function withHeartbeat(url: string): string {
+  if (/[?&]heartbeat=/.test(url)) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}heartbeat=10`;
+}
+
+/**
+ * RPC over RabbitMQ. Each service consumes one queue (`<prefix>.rpc.<service>`); replicas are
+ * competing consumers. Replies use direct reply-to. The connection recovers by itself (amqplib
+ * recovery): channels, consumers and subscriptions are rebuilt after every reconnect, and calls in
+ * flight when the connection drops fail at once instead of waiting for their timeout.
+ */
+export class AmqpTransport implements Transport {
+  private model: amqp.RecoveringChannelModel | null = null;
+  private clientChannel: amqp.Channel | null = null;
+  private serverChannel: amqp.Channel | null = null;
+  private readonly pending = new Map<string, PendingCall>();
+  private readonly served: Served[] = [];
+  private readonly subscriptions: Subscription[] = [];
+  private readonly connectedWaiters = new Set<() => void>();
+  private closing = false;
+
+  private constructor(private readonly options: AmqpTransportOptions) {}
+
+  static async connect(options: AmqpTransportOptions): Promise<AmqpTransport> {
+    const transport = new AmqpTransport(options);
+    const { logger } = options;
+    const model = await amqp.connect(withHeartbeat(options.url), {
+      clientProperties: { connection_name: options.connectionName },
+      recovery: {
+        initialDelay: 200,
+        maxDelay: 5000,
+        initialMaxRetries: 20,
+        maxRetries: Infinity,
+        setup: (m: amqp.ChannelModel) => transport.openChannels(m),
+      },
+    });
+    transport.model = model;
+    model.on('disconnect', (err: Error) => {
+      if (transport.closing) return;
+      logger.warn({ err: err?.message }, 'RabbitMQ connection lost; reconnecting');
+      transport.dropChannels();
+    });
+    model.on('connect', () => {
+      if (!transport.closing) logger.info('RabbitMQ connection established');
+    });
+    model.on('error', (err: Error) => logger.warn({ err: err.message }, 'RabbitMQ error'));
+    model.on('handler-error', (err: Error) =>
+      logger.error({ err }, 'RabbitMQ event handler failed'),
+    );
+    return transport;
+  }
+
+  /** Runs after every (re)connect: opens channels and restores consumers. */
+  private async openChannels(model: amqp.ChannelModel): Promise<void> {
+    const client = await model.createChannel();
+    client.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'channel'));
+    client.on('return', (message: amqp.Message) => this.onReturned(message));
+    await client.consume(REPLY_TO, (message) => message && this.onReply(message), {
+      noAck: true,
+    });
+    const server = await model.createChannel();
+    server.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'channel'));
+    await server.prefetch(this.options.prefetch);
+    this.clientChannel = client;
+    this.serverChannel = server;
+    for (const served of this.served) await this.consumeService(served, server);
+    for (const subscription of this.subscriptions) await this.consumeEvents(subscription, server);
+    for (const wake of this.connectedWaiters) wake();
+    this.connectedWaiters.clear();
+  }
+
+  private dropChannels(): void {
+    this.clientChannel = null;
+    this.serverChannel = null;
+    for (const served of this.served) served.channel = null;
+    for (const subscription of this.subscriptions) subscription.channel = null;
+    for (const [id, call] of this.pending) {
+      this.pending.delete(id);
+      call.reject(internalError(`The message bus connection was lost during ${call.method}.`));
+    }
+  }
+
+  private queueName(service: ServiceName): string {
+    return `${this.options.prefix}.rpc.${service}`;
+  }
+
+  private onReply(message: amqp.ConsumeMessage): void {
+    const id = message.properties.correlationId as string | undefined;
+    const call = id === undefined ? undefined : this.pending.get(id);
+    if (!call || id === undefined) return; // a late reply to a call that timed out
+    this.pending.delete(id);
+    call.resolve(message.content.toString('utf8'));
+  }
+
+  /** A mandatory request that no queue took: no replica of the service has ever been started. */
+  private onReturned(message: amqp.Message): void {
+    const id = message.properties.correlationId as string | undefined;
+    const call = id === undefined ? undefined : this.pending.get(id);
+    if (!call || id === undefined) return;
+    this.pending.delete(id);
+    call.reject(internalError(`No ${rpcMethods[call.method].service} service is running.`));
+  }
+
+  private waitForChannel(): Promise<amqp.Channel> {
+    if (this.clientChannel) return Promise.resolve(this.clientChannel);
+    return new Promise((resolve) => {
+      const wake = () => {
+        if (this.clientChannel) resolve(this.clientChannel);
+      };
+      this.connectedWaiters.add(wake);
+    });
+  }
+
+  call<M extends MethodName>(
+    method: M,
+    request: RequestOf<M>,
+    callOptions: CallOptions = {},
+  ): Promise<ResponseOf<M>> {
+    const timeoutMs = callOptions.timeoutMs ?? this.options.timeoutMs;
+    const text = encodeRequest(method, request);
+    const id = randomUUID();
+    return new Promise<string>((resolve, reject) => {
+      if (this.closing) return reject(internalError('The message bus is closed.'));
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(timeoutError(method, timeoutMs));
+      }, timeoutMs);
+      const settle = {
+        method,
+        resolve: (reply: string) => {
+          clearTimeout(timer);
+          resolve(reply);
+        },
+        reject: (error: Error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.pending.set(id, settle);
+      void this.waitForChannel().then((channel) => {
+        if (!this.pending.has(id)) return; // timed out while the connection was down
+        try {
+          channel.publish('', this.queueName(rpcMethods[method].service), Buffer.from(text), {
+            correlationId: id,
+            replyTo: REPLY_TO,
+            contentType: 'application/json',
+            // The broker drops a request nobody picked up before the caller gave up on it.
+            expiration: String(timeoutMs),
+            mandatory: true,
+          });
+        } catch (error) {
+          this.pending.delete(id);
+          settle.reject(internalError(`Could not send ${method}: ${(error as Error).message}`));
+        }
+      });
+    }).then((reply) => decodeReply(method, reply));
+  }
+
+  async serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void> {
+    const served: Served = { service, handlers: handlers as HandlerTable, channel: null };
+    this.served.push(served);
+    if (this.serverChannel) await this.consumeService(served, this.serverChannel);
+  }
+
+  private async consumeService(served: Served, channel: amqp.Channel): Promise<void> {
+    if (served.channel === channel) return;
+    served.channel = channel;
+    const queue = this.queueName(served.service);
+    await channel.assertQueue(queue, {
+      durable: true,
+      arguments: { 'x-expires': QUEUE_EXPIRES_MS },
+    });
+    await channel.consume(queue, (message) => {
+      if (!message) return;
+      void dispatch(served.handlers, message.content.toString('utf8'), this.options.logger).then(
+        (reply) => {
+          try {
+            const { replyTo, correlationId } = message.properties as {
+              replyTo?: string;
+              correlationId?: string;
+            };
+            if (replyTo) {
+              channel.sendToQueue(replyTo, Buffer.from(reply), {
+                correlationId,
+                contentType: 'application/json',
+              });
+            }
+            channel.ack(message);
+          } catch (error) {
+            // The channel closed while the handler ran; the caller gets a connection-lost error.
+            this.options.logger.warn({ err: (error as Error).message }, 'could not send reply');
+          }
+        },
+      );
+    });
+  }
+
+  async publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void> {
+    const channel = this.clientChannel;
+    if (!channel) {
+      // Events only invalidate caches that also expire by themselves; losing one is tolerable.
+      this.options.logger.warn({ event }, 'event not published: message bus disconnected');
+      return;
+    }
+    channel.publish(
+      EVENT_EXCHANGE,
+      `${this.options.prefix}.${event}`,
+      Buffer.from(encodeEvent(event, payload)),
+      { contentType: 'application/json' },
+    );
+  }
+
+  async subscribe<E extends EventName>(
+    event: E,
+    handler: (payload: EventOf<E>) => void,
+  ): Promise<void> {
+    const subscription: Subscription = {
+      event,
+      channel: null,
+      onMessage: (text) => {
+        const payload = decodeEvent(event, text);
+        if (payload !== undefined) handler(payload);
+      },
+    };
+    this.subscriptions.push(subscription);
+    if (this.serverChannel) await this.consumeEvents(subscription, this.serverChannel);
+  }
+
+  private async consumeEvents(subscription: Subscription, channel: amqp.Channel): Promise<void> {
+    if (subscription.channel === channel) return;
+    subscription.channel = channel;
+    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+    await channel.bindQueue(queue, EVENT_EXCHANGE, `${this.options.prefix}.${subscription.event}`);
+    await channel.consume(
+      queue,
+      (message) => message && subscription.onMessage(message.content.toString('utf8')),
+      { noAck: true },
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    for (const [id, call] of this.pending) {
+      this.pending.delete(id);
+      call.reject(internalError('The message bus is closed.'));
+    }
+    try {
+      await this.model?.close();
+    } catch {
+      // already closed
+    }
+  }
+}

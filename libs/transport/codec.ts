@@ -1,0 +1,135 @@
+import {
+  LicensingError,
+  internalError,
+  isErrorCode,
+  rpcEvents,
+  rpcMethods,
+  type ErrorDetails,
+  type EventName,
+  type EventOf,
+  type MethodName,
+  type ResponseOf,
+} from '../contracts/index.js';
+import type { Logger } from '../logging/index.js';
+
+/**
+ * The wire format shared by every transport. Requests and replies always travel as JSON text, so
+ * the in-process transport behaves exactly like RabbitMQ (no shared object references, dates as
+ * strings, the same validation on both ends).
+ */
+type WireReply =
+  | { ok: true; result: unknown }
+  | {
+      ok: false;
+      error: { code: string; message: string; status: number; details: ErrorDetails };
+    };
+
+export type AnyHandler = (request: unknown) => Promise<unknown>;
+export type HandlerTable = Partial<Record<MethodName, AnyHandler>>;
+
+export function encodeRequest(method: MethodName, request: unknown): string {
+  return JSON.stringify({ method, request });
+}
+
+function isMethodName(value: unknown): value is MethodName {
+  return typeof value === 'string' && Object.hasOwn(rpcMethods, value);
+}
+
+function encodeError(error: LicensingError): string {
+  const reply: WireReply = {
+    ok: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      status: error.status,
+      details: error.details,
+    },
+  };
+  return JSON.stringify(reply);
+}
+
+/**
+ * Answers one request: validates it against the method's request schema, runs the handler and
+ * encodes the reply. Never throws; every failure becomes an error reply.
+ */
+export async function dispatch(
+  handlers: HandlerTable,
+  text: string,
+  logger: Logger,
+): Promise<string> {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    return encodeError(new LicensingError('INVALID_REQUEST', 'The RPC request is not JSON.'));
+  }
+  const method =
+    typeof envelope === 'object' && envelope !== null
+      ? (envelope as { method?: unknown }).method
+      : undefined;
+  const handler = isMethodName(method) ? handlers[method] : undefined;
+  if (!isMethodName(method) || !handler) {
+    return encodeError(
+      new LicensingError('INVALID_REQUEST', `Unknown RPC method ${String(method)}.`),
+    );
+  }
+  const parsed = rpcMethods[method].request.safeParse(
+    (envelope as { request?: unknown }).request ?? {},
+  );
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    return encodeError(
+      new LicensingError('INVALID_REQUEST', `${where}${issue?.message ?? 'invalid request'}`),
+    );
+  }
+  try {
+    const result = await handler(parsed.data);
+    return JSON.stringify({ ok: true, result } satisfies WireReply);
+  } catch (error) {
+    if (error instanceof LicensingError) return encodeError(error);
+    logger.error({ err: error, method }, 'RPC handler failed');
+    return encodeError(internalError());
+  }
+}
+
+/** Turns a reply into the method's typed result, or throws the error it carries. */
+export function decodeReply<M extends MethodName>(method: M, text: string): ResponseOf<M> {
+  let reply: WireReply;
+  try {
+    reply = JSON.parse(text) as WireReply;
+  } catch {
+    throw internalError(`The reply to ${method} is not JSON.`);
+  }
+  if (reply.ok === true) {
+    const parsed = rpcMethods[method].response.safeParse(reply.result);
+    if (!parsed.success) throw internalError(`The reply to ${method} does not match its contract.`);
+    return parsed.data as ResponseOf<M>;
+  }
+  if (reply.ok === false && isErrorCode(reply.error?.code)) {
+    const { code, message, status, details } = reply.error;
+    throw new LicensingError(code, String(message), { status, details });
+  }
+  throw internalError(`The reply to ${method} is malformed.`);
+}
+
+export function encodeEvent(event: EventName, payload: unknown): string {
+  return JSON.stringify({ event, payload });
+}
+
+export function decodeEvent<E extends EventName>(event: E, text: string): EventOf<E> | undefined {
+  try {
+    const envelope = JSON.parse(text) as { event?: unknown; payload?: unknown };
+    if (envelope.event !== event) return undefined;
+    const parsed = rpcEvents[event].safeParse(envelope.payload);
+    return parsed.success ? (parsed.data as EventOf<E>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function timeoutError(method: MethodName, timeoutMs: number): LicensingError {
+  return internalError(
+    `${rpcMethods[method].service} did not answer ${method} within ${timeoutMs} ms.`,
+  );
+}

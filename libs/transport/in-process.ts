@@ -1,0 +1,135 @@
+import type {
+  EventName,
+  EventOf,
+  HandlersOf,
+  MethodName,
+  RequestOf,
+  ResponseOf,
+  ServiceName,
+} from '../contracts/index.js';
+import { rpcMethods } from '../contracts/index.js';
+import type { Logger } from '../logging/index.js';
+import {
+  decodeEvent,
+  decodeReply,
+  dispatch,
+  encodeEvent,
+  encodeRequest,
+  timeoutError,
+  type HandlerTable,
+} from './codec.js';
+import type { CallOptions, Transport } from './transport.js';
+
+/**
+ * The message bus of one process, for the embedded default (no AMQP_URL). Replicas registered for
+ * the same service take requests in turn, as competing consumers of a RabbitMQ queue do.
+ */
+export class InProcessBus {
+  private readonly servers = new Map<ServiceName, HandlerTable[]>();
+  private readonly nextServer = new Map<ServiceName, number>();
+  private readonly subscribers = new Set<(text: string) => void>();
+
+  register(service: ServiceName, handlers: HandlerTable): () => void {
+    const list = this.servers.get(service) ?? [];
+    list.push(handlers);
+    this.servers.set(service, list);
+    return () => {
+      const current = this.servers.get(service) ?? [];
+      this.servers.set(
+        service,
+        current.filter((h) => h !== handlers),
+      );
+    };
+  }
+
+  /** The next replica of a service in round-robin order, or undefined when none serves it. */
+  pick(service: ServiceName): HandlerTable | undefined {
+    const list = this.servers.get(service);
+    if (!list || list.length === 0) return undefined;
+    const index = (this.nextServer.get(service) ?? 0) % list.length;
+    this.nextServer.set(service, index + 1);
+    return list[index];
+  }
+
+  onEvent(listener: (text: string) => void): () => void {
+    this.subscribers.add(listener);
+    return () => this.subscribers.delete(listener);
+  }
+
+  broadcast(text: string): void {
+    for (const listener of this.subscribers) setImmediate(() => listener(text));
+  }
+}
+
+export class InProcessTransport implements Transport {
+  private readonly cleanups: Array<() => void> = [];
+  private closed = false;
+
+  constructor(
+    private readonly bus: InProcessBus,
+    private readonly options: { timeoutMs: number; logger: Logger },
+  ) {}
+
+  call<M extends MethodName>(
+    method: M,
+    request: RequestOf<M>,
+    callOptions: CallOptions = {},
+  ): Promise<ResponseOf<M>> {
+    const timeoutMs = callOptions.timeoutMs ?? this.options.timeoutMs;
+    const text = encodeRequest(method, request);
+    return new Promise<ResponseOf<M>>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        reject(timeoutError(method, timeoutMs));
+      }, timeoutMs);
+      // A request for a service nobody serves waits for its timeout, like an unconsumed queue.
+      const server = this.bus.pick(rpcMethods[method].service);
+      if (!server) return;
+      setImmediate(() => {
+        void dispatch(server, text, this.options.logger).then((reply) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          try {
+            resolve(decodeReply(method, reply));
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+    });
+  }
+
+  async serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void> {
+    this.assertOpen();
+    this.cleanups.push(this.bus.register(service, handlers as HandlerTable));
+  }
+
+  async publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void> {
+    this.assertOpen();
+    this.bus.broadcast(encodeEvent(event, payload));
+  }
+
+  async subscribe<E extends EventName>(
+    event: E,
+    handler: (payload: EventOf<E>) => void,
+  ): Promise<void> {
+    this.assertOpen();
+    this.cleanups.push(
+      this.bus.onEvent((text) => {
+        const payload = decodeEvent(event, text);
+        if (payload !== undefined) handler(payload);
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('The transport is closed.');
+  }
+}

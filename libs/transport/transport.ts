@@ -1,0 +1,32 @@
+import type {
+  EventName,
+  EventOf,
+  HandlersOf,
+  MethodName,
+  RequestOf,
+  ResponseOf,
+  ServiceName,
+} from '../contracts/index.js';
+
+export interface CallOptions {
+  /** Overrides the transport's default timeout for this call. */
+  timeoutMs?: number;
+}
+
+/**
+ * Request/reply RPC plus broadcast events between the gateway, the management API and the
+ * services. Every call has a timeout: a service that does not answer in time gives the caller an
+ * INTERNAL_ERROR instead of a hung request.
+ */
+export interface Transport {
+  call<M extends MethodName>(
+    method: M,
+    request: RequestOf<M>,
+    options?: CallOptions,
+  ): Promise<ResponseOf<M>>;
+  /** Starts answering the methods of one service. Several replicas may serve the same service. */
+  serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void>;
+  publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void>;
+  subscribe<E extends EventName>(event: E, handler: (payload: EventOf<E>) => void): Promise<void>;
+  close(): Promise<void>;
+}

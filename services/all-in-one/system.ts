@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { generateAdminToken, trustProxySetting, type Config } from '../../libs/config/index.js';
+import { connectDatabase, startEmbeddedDatabase } from '../../libs/database/index.js';
+import { listen, type Listening } from '../../libs/http/index.js';
+import { createLogger, type Logger } from '../../libs/logging/index.js';
+import { createTransport, InProcessBus, type Transport } from '../../libs/transport/index.js';
+import { startDownloadService, type RunningDownloadService } from '../download/service.js';
+import { createGatewayApp } from '../gateway/app.js';
+import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
+import { startLicenseService } from '../license/service.js';
+import { createManagementApp, MANAGEMENT_LISTEN_OPTIONS } from '../management/app.js';
+import { startUpdateCatalogService } from '../update-catalog/service.js';
+
+export interface SystemOptions {
+  config: Config;
+  /** License-service replicas to run (each with its own transport connection). */
+  licenseReplicas?: number;
+  logger?: Logger;
+}
+
+export interface RunningSystem {
+  gatewayUrl: string;
+  managementUrl: string;
+  adminToken: string;
+  /** A transport of the system's own, for tests and tools that call services directly. */
+  transport: Transport;
+  /** The download service: its internal URL and the package storage (tests, the benchmark). */
+  download: Pick<RunningDownloadService, 'url' | 'storage'>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs every service in this process: the embedded default of `npm start`, and the harness of
+ * the integration tests. With AMQP_URL set the services still talk over RabbitMQ; without it,
+ * over the in-process bus. Without MONGODB_URL an embedded MongoDB server is started.
+ */
+export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger('all-in-one', config.LOG_LEVEL);
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of stops.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        logger.warn({ err: error }, 'stopping failed');
+      }
+    }
+  };
+  try {
+    let mongoUrl = config.MONGODB_URL;
+    if (!mongoUrl) {
+      const embedded = await startEmbeddedDatabase();
+      stops.push(embedded.stop);
+      mongoUrl = embedded.url;
+    }
+    const bus = config.AMQP_URL ? undefined : new InProcessBus();
+    const connectTransport = async (role: string) => {
+      const transport = await createTransport(config, logger.child({ role }), role, bus);
+      stops.push(() => transport.close());
+      return transport;
+    };
+    const connectDb = async (service: string): Promise<Connection> => {
+      const db = await connectDatabase(mongoUrl, config.MONGODB_DB_PREFIX, service);
+      stops.push(() => db.close());
+      return db;
+    };
+
+    await startUpdateCatalogService({
+      db: await connectDb('update-catalog'),
+      transport: await connectTransport('update-catalog'),
+      logger: logger.child({ service: 'update-catalog' }),
+    });
+    for (let i = 0; i < (options.licenseReplicas ?? 1); i++) {
+      await startLicenseService({
+        db: await connectDb('license'),
+        transport: await connectTransport(`license-${i + 1}`),
+        logger: logger.child({ service: 'license', replica: i + 1 }),
+        productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
+      });
+    }
+    // In one process the download port is internal: loopback, on a free port, at its own URL.
+    const download = await startDownloadService({
+      db: await connectDb('download'),
+      transport: await connectTransport('download'),
+      logger: logger.child({ service: 'download' }),
+      settings: { ...config, DOWNLOAD_SERVICE_URL: undefined },
+      signingKey: config.DOWNLOAD_SIGNING_KEY || randomBytes(32).toString('base64url'),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    stops.push(download.stop);
+
+    const adminToken = config.ADMIN_TOKENS[0] ?? generateAdminToken();
+    const adminTokens = config.ADMIN_TOKENS.length > 0 ? config.ADMIN_TOKENS : [adminToken];
+    const trustProxy = trustProxySetting(config.TRUST_PROXY);
+    const gatewayTransport = await connectTransport('gateway');
+    const rateLimits = rateLimitsFromConfig(config, logger);
+    stops.push(rateLimits.close);
+    const gateway: Listening = await listen(
+      createGatewayApp({
+        transport: gatewayTransport,
+        rateLimits: rateLimits.limits,
+        publicUrl: config.PUBLIC_URL,
+        logger: logger.child({ service: 'gateway' }),
+        trustProxy,
+      }),
+      config.PORT,
+      config.HOST,
+    );
+    stops.push(gateway.close);
+    const management: Listening = await listen(
+      createManagementApp({
+        transport: await connectTransport('management'),
+        logger: logger.child({ service: 'management' }),
+        adminTokens,
+        trustProxy,
+        maxUploadBytes: config.MAX_UPLOAD_BYTES,
+      }),
+      config.ADMIN_PORT,
+      config.HOST,
+      MANAGEMENT_LISTEN_OPTIONS,
+    );
+    stops.push(management.close);
+
+    return {
+      gatewayUrl: gateway.url,
+      managementUrl: management.url,
+      adminToken,
+      transport: gatewayTransport,
+      download: { url: download.url, storage: download.storage },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

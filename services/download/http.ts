@@ -1,0 +1,108 @@
+import { pipeline } from 'node:stream/promises';
+import express, { type Express, type Request } from 'express';
+import { LicensingError } from '../../libs/contracts/index.js';
+import { configureApp, errorHandler, sendData, unknownRoute } from '../../libs/http/index.js';
+import type { Logger } from '../../libs/logging/index.js';
+import { contentDisposition, ifRangeMatches, parseRange, safeContentType } from './headers.js';
+import type { PackageStorage } from './storage.js';
+import type { TicketSigner } from './tickets.js';
+
+const badTicket = () =>
+  new LicensingError('UNAUTHORIZED', 'The link is not valid or has expired.', { status: 403 });
+
+function ticketParam(req: Request): string {
+  const value = req.params.ticket;
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * The download service's own HTTP port: package bytes go in and out here, never over the message
+ * bus. Every route needs a ticket (a signed, short-lived URL) from the service's RPC answers, so
+ * this port only serves what an RPC decision allowed.
+ */
+export function createDownloadApp(deps: {
+  storage: PackageStorage;
+  tickets: TicketSigner;
+  logger: Logger;
+  maxUploadBytes: number;
+}): Express {
+  const { storage, tickets, logger } = deps;
+  const app = express();
+  configureApp(app, false);
+  app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
+
+  // Management streams an upload here: the request body is the file.
+  app.put('/uploads/:ticket', async (req, res) => {
+    const ticket = tickets.verify(ticketParam(req), 'upload');
+    if (!ticket) throw badTicket();
+    const declared = Number(req.get('content-length'));
+    if (Number.isFinite(declared) && declared > deps.maxUploadBytes) {
+      throw new LicensingError(
+        'PAYLOAD_TOO_LARGE',
+        `The file is over the limit of ${deps.maxUploadBytes} bytes.`,
+      );
+    }
+    const stored = await storage.put(ticket.key, req, {
+      contentType: safeContentType(req.get('content-type')),
+      maxBytes: deps.maxUploadBytes,
+    });
+    sendData(res, { object_key: ticket.key, ...stored });
+  });
+
+  // The gateway fetches a download here and relays it to the client (GET and HEAD).
+  app.get('/objects/:ticket', async (req, res) => {
+    const ticket = tickets.verify(ticketParam(req), 'object');
+    if (!ticket) throw badTicket();
+    const info = await storage.stat(ticket.key);
+    if (!info) {
+      throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
+    }
+    const etag = `"${ticket.sha256}"`;
+    const range = ifRangeMatches(req.get('if-range'), etag, info.last_modified)
+      ? parseRange(req.get('range'), info.size)
+      : null;
+    if (range === 'unsatisfiable') {
+      res.set('Content-Range', `bytes */${info.size}`);
+      throw new LicensingError(
+        'RANGE_NOT_SATISFIABLE',
+        `The requested range is outside the file of ${info.size} bytes.`,
+      );
+    }
+    const start = range?.start ?? 0;
+    const length = range ? range.end - range.start + 1 : info.size;
+    // Opened before any header is set, so a storage failure is still a clean JSON error.
+    const body = req.method === 'HEAD' ? null : await storage.read(ticket.key, start, length);
+
+    res.status(range ? 206 : 200);
+    res.set({
+      'Content-Type': ticket.content_type,
+      'Content-Length': String(length),
+      'Content-Disposition': contentDisposition(ticket.filename),
+      'Accept-Ranges': 'bytes',
+      ETag: etag,
+      'X-Checksum-SHA256': ticket.sha256,
+      'Repr-Digest': `sha-256=:${Buffer.from(ticket.sha256, 'hex').toString('base64')}:`,
+      'Last-Modified': info.last_modified.toUTCString(),
+      'Cache-Control': 'no-store',
+    });
+    if (range) res.set('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`);
+    if (!body) {
+      res.end();
+      return;
+    }
+    try {
+      await pipeline(body, res);
+    } catch (error) {
+      // The client went away, or storage failed mid-file: the connection is cut, so the
+      // client sees a short body and can resume with Range.
+      if (!res.writableFinished) res.destroy();
+      if (!req.destroyed && (error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        logger.warn({ err: error }, 'serving a package failed');
+      }
+    }
+  });
+
+  app.use(unknownRoute);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,32 @@
+import { connectDatabase } from '../../libs/database/index.js';
+import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { createTransport } from '../../libs/transport/index.js';
+import { startDownloadService } from './service.js';
+
+runProcess('download', async (config, logger) => {
+  const signingKey = requireSetting(config.DOWNLOAD_SIGNING_KEY, 'DOWNLOAD_SIGNING_KEY');
+  requireSetting(config.S3_ENDPOINT, 'S3_ENDPOINT');
+  if (!config.DOWNLOAD_SERVICE_URL && ['0.0.0.0', '::'].includes(config.HOST)) {
+    logger.warn('DOWNLOAD_SERVICE_URL is unset: other hosts cannot reach this service');
+  }
+  const db = await connectDatabase(
+    requireSetting(config.MONGODB_URL, 'MONGODB_URL'),
+    config.MONGODB_DB_PREFIX,
+    'download',
+  );
+  const transport = await createTransport(config, logger, 'download');
+  const service = await startDownloadService({
+    db,
+    transport,
+    logger,
+    settings: config,
+    signingKey,
+    host: config.HOST,
+    port: config.DOWNLOAD_PORT,
+  });
+  return async () => {
+    await transport.close();
+    await service.stop();
+    await db.close();
+  };
+});

@@ -1,0 +1,53 @@
+/** The part of s3rver (an S3-compatible server on the file system) the embedded storage uses. */
+declare module 's3rver' {
+  import type { Server } from 'node:http';
+  import type { AddressInfo } from 'node:net';
+
+  interface S3rverOptions {
+    address?: string;
+    port?: number;
+    silent?: boolean;
+    directory: string;
+    resetOnClose?: boolean;
+  }
+
+  interface KoaContext {
+    method: string;
+    query: Record<string, unknown>;
+    path: string;
+    type: string;
+    body: unknown;
+  }
+
+  /** An object as the file-system store receives it. */
+  interface StoreObject {
+    bucket: string;
+    key: string;
+    content: Buffer | NodeJS.ReadableStream;
+    metadata: Record<string, string>;
+  }
+
+  interface FilesystemStore {
+    getResourcePath(bucket: string, key: string, resource: string): string;
+    putMetadata(
+      bucket: string,
+      key: string,
+      metadata: Record<string, string>,
+      md5: string,
+    ): Promise<void>;
+    putObject(object: StoreObject): Promise<{ size: number; md5: string }>;
+  }
+
+  class S3rver {
+    constructor(options: S3rverOptions);
+    /** Koa's middleware stack; entries run in order. */
+    middleware: Array<(ctx: KoaContext, next: () => Promise<void>) => Promise<void>>;
+    store: FilesystemStore;
+    httpServer?: Server;
+    run(): Promise<AddressInfo>;
+    close(): Promise<void>;
+  }
+
+  export type { FilesystemStore, StoreObject };
+  export default S3rver;
+}

@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { Client } from 'minio';
+import { LicensingError } from '../../libs/contracts/index.js';
+
+/**
+ * Parts of multipart uploads. Bytes are buffered one part at a time by the minio client, so this
+ * bounds the memory an upload takes; 10,000 parts of 5 MiB allow packages up to 48 GiB.
+ */
+export const PART_SIZE = 5 * 1024 * 1024;
+
+export interface StorageSettings {
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region: string;
+}
+
+export interface StoredObject {
+  size: number;
+  sha256: string;
+}
+
+export interface ObjectInfo {
+  size: number;
+  last_modified: Date;
+}
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'NotFound' || code === 'NoSuchKey';
+}
+
+/** The first chunk of a stream, or null when it ends without one (an empty body). */
+function firstChunk(source: Readable): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      source.off('readable', onReadable);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      source.off('close', onClose);
+    };
+    const onReadable = () => {
+      const chunk = source.read() as Buffer | null;
+      if (chunk !== null) {
+        cleanup();
+        resolve(chunk);
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(null);
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      cleanup();
+      reject(new Error('The upload was interrupted.'));
+    };
+    source.on('readable', onReadable);
+    source.once('end', onEnd);
+    source.once('error', onError);
+    source.once('close', onClose);
+  });
+}
+
+/** Exactly `length` bytes of `source`: fewer is an error; more (a server ignoring the range) are cut. */
+async function* exactly(source: Readable, length: number): AsyncGenerator<Buffer> {
+  let remaining = length;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      if (remaining === 0) break;
+      const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+      remaining -= part.length;
+      yield part;
+    }
+  } finally {
+    source.destroy();
+  }
+  if (remaining > 0) throw new Error('The stored object is shorter than expected.');
+}
+
+/**
+ * Package storage on any S3-compatible server (MinIO, or the embedded s3rver) through the minio
+ * client. Bytes are always streamed: nothing here holds a whole package in memory.
+ */
+export class PackageStorage {
+  private constructor(
+    private readonly client: Client,
+    readonly bucket: string,
+  ) {}
+
+  /** Connects and creates the bucket when it is missing. */
+  static async connect(settings: StorageSettings): Promise<PackageStorage> {
+    const url = new URL(settings.endpoint);
+    const useSSL = url.protocol === 'https:';
+    const client = new Client({
+      endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+      useSSL,
+      accessKey: settings.accessKey,
+      secretKey: settings.secretKey,
+      region: settings.region,
+      pathStyle: true,
+      partSize: PART_SIZE,
+    });
+    const storage = new PackageStorage(client, settings.bucket);
+    await storage.ensureBucket(settings.region);
+    return storage;
+  }
+
+  private async ensureBucket(region: string): Promise<void> {
+    if (await this.client.bucketExists(this.bucket)) return;
+    try {
+      await this.client.makeBucket(this.bucket, region);
+    } catch (error) {
+      // Another replica created it meanwhile.
+      if (!(await this.client.bucketExists(this.bucket))) throw error;
+    }
+  }
+
+  /**
+   * Streams `source` into a new object, counting its size and SHA-256 on the way. An empty
+   * source is refused; one over `maxBytes` fails with PAYLOAD_TOO_LARGE and leaves nothing.
+   */
+  async put(
+    key: string,
+    source: Readable,
+    options: { contentType: string; maxBytes: number },
+  ): Promise<StoredObject> {
+    const first = await firstChunk(source);
+    if (first === null) throw new LicensingError('INVALID_REQUEST', 'The file is empty.');
+    source.unshift(first);
+
+    const hash = createHash('sha256');
+    let size = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > options.maxBytes) {
+          return done(
+            new LicensingError(
+              'PAYLOAD_TOO_LARGE',
+              `The file is over the limit of ${options.maxBytes} bytes.`,
+            ),
+          );
+        }
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    // minio does not notice when its input fails (it would wait forever), so failures of the
+    // source or the meter are raced against the upload.
+    const failure = new Promise<never>((_resolve, reject) => {
+      meter.once('error', reject);
+      finished(source).catch((error: unknown) => {
+        meter.destroy(error as Error);
+        reject(error as Error);
+      });
+    });
+    const upload = this.client.putObject(this.bucket, key, meter, undefined, {
+      'Content-Type': options.contentType,
+    });
+    source.pipe(meter);
+    try {
+      await Promise.race([upload, failure]);
+    } catch (error) {
+      upload.catch(() => {});
+      failure.catch(() => {});
+      source.unpipe(meter);
+      meter.destroy();
+      await this.client.removeIncompleteUpload(this.bucket, key).catch(() => {});
+      await this.client.removeObject(this.bucket, key).catch(() => {});
+      throw error;
+    }
+    failure.catch(() => {});
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  /** Size and date of an object, or null when there is none. */
+  async stat(key: string): Promise<ObjectInfo | null> {
+    try {
+      const stat = await this.client.statObject(this.bucket, key);
+      return { size: stat.size, last_modified: stat.lastModified };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  /** A stream of `length` bytes from `start`. */
+  async read(key: string, start: number, length: number): Promise<Readable> {
+    if (length === 0) return Readable.from([]);
+    const source =
+      start === 0
+        ? await this.client.getObject(this.bucket, key)
+        : await this.client.getPartialObject(this.bucket, key, start, length);
+    return Readable.from(exactly(source, length), { objectMode: false });
+  }
+
+  /** Removes an object; false when there was none. */
+  async remove(key: string): Promise<boolean> {
+    const existed = (await this.stat(key)) !== null;
+    if (existed) await this.client.removeObject(this.bucket, key);
+    return existed;
+  }
+}

@@ -1,0 +1,38 @@
+import express, { type Express } from 'express';
+import { errorHandler, configureApp, sendData, unknownRoute } from '../../libs/http/index.js';
+import type { Logger } from '../../libs/logging/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import { downloadRoutes } from './downloads.js';
+import { publicOpenApi } from './openapi.js';
+import type { RateLimits } from './rate-limits.js';
+import { publicCors } from './cors.js';
+import { API_BASE } from './paths.js';
+import { licenseRoutes } from './routes.js';
+import { updateRoutes } from './updates.js';
+
+export { API_BASE };
+
+/**
+ * The public gateway: stateless, owns no data. It validates form input and turns each request
+ * into one RPC call; the answer (or error) goes back in the spec's envelope.
+ */
+export function createGatewayApp(deps: {
+  transport: Transport;
+  logger: Logger;
+  trustProxy: boolean | number | string;
+  rateLimits: RateLimits;
+  /** PUBLIC_URL: the absolute address clients reach the gateway at (download URLs). */
+  publicUrl?: string;
+}): Express {
+  const app = express();
+  configureApp(app, deps.trustProxy);
+  app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
+  app.get('/openapi.json', (_req, res) => res.json(publicOpenApi));
+  app.use(API_BASE, publicCors);
+  app.use(`${API_BASE}/licenses`, licenseRoutes(deps.transport, deps.rateLimits));
+  app.use(`${API_BASE}/updates`, updateRoutes(deps.transport, deps.rateLimits, deps.publicUrl));
+  app.use(`${API_BASE}/downloads`, downloadRoutes(deps.transport, deps.rateLimits));
+  app.use(unknownRoute);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

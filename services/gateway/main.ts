@@ -1,0 +1,25 @@
+import { trustProxySetting } from '../../libs/config/index.js';
+import { listen } from '../../libs/http/index.js';
+import { runProcess } from '../../libs/process/index.js';
+import { createTransport } from '../../libs/transport/index.js';
+import { createGatewayApp } from './app.js';
+import { rateLimitsFromConfig } from './rate-limits.js';
+
+runProcess('gateway', async (config, logger) => {
+  const transport = await createTransport(config, logger, 'gateway');
+  const rateLimits = rateLimitsFromConfig(config, logger);
+  const app = createGatewayApp({
+    rateLimits: rateLimits.limits,
+    publicUrl: config.PUBLIC_URL,
+    transport,
+    logger,
+    trustProxy: trustProxySetting(config.TRUST_PROXY),
+  });
+  const server = await listen(app, config.PORT, config.HOST);
+  logger.info({ url: server.url }, 'gateway listening');
+  return async () => {
+    await server.close();
+    await transport.close();
+    await rateLimits.close();
+  };
+});

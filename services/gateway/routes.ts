@@ -1,0 +1,97 @@
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { LicensingError } from '../../libs/contracts/index.js';
+import { sendData } from '../../libs/http/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import { Form } from './form.js';
+import type { RateLimits } from './rate-limits.js';
+
+/** Spec 1: POST bodies are form fields. Field values are short, so bodies are small. */
+const MAX_BODY_BYTES = 16 * 1024;
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+const rawForm = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The form of a POST request; an absent body is an empty form, any other type is refused. */
+function readForm(req: Request): Form {
+  const body: unknown = req.body;
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+  if (bytes.length > 0 && !req.is(FORM_TYPE)) {
+    throw new LicensingError('INVALID_REQUEST', `The request body must be ${FORM_TYPE}.`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new LicensingError('INVALID_REQUEST', 'The request body is not valid UTF-8.');
+  }
+  return Form.parse(text);
+}
+
+/** The client's address as shown in admin: IPv4 without the IPv6-mapped prefix. */
+export function clientIp(req: Request): string {
+  const ip = req.ip ?? req.socket.remoteAddress ?? '';
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+/** Parses the form once; the handlers and the per-key rate limit read it from here. */
+const parseForm: RequestHandler = (req, res, next) => {
+  res.locals.form = readForm(req);
+  next();
+};
+
+function formOf(res: Response): Form {
+  const form: unknown = res.locals.form;
+  if (!(form instanceof Form)) throw new Error('parseForm did not run');
+  return form;
+}
+
+/** The license operations of spec 4.1 to 4.3 under `{api_base}/licenses`. */
+export function licenseRoutes(transport: Transport, limits: RateLimits): Router {
+  const router = express.Router();
+  router.use(limits.perIp, rawForm, parseForm);
+
+  router.post(
+    '/activate',
+    // Spec 8: activate calls per license key, counted once the key is known to be well formed.
+    (_req, res, next) => {
+      formOf(res).licenseKey();
+      next();
+    },
+    limits.activationsPerKey((res) => formOf(res).licenseKey()),
+    async (req, res) => {
+      const form = formOf(res);
+      const request = {
+        license_key: form.licenseKey(),
+        identifier: form.required('identifier'),
+        product_id: form.productId(),
+        name: form.optional('name') ?? null,
+        ip: clientIp(req),
+      };
+      sendData(res, await transport.call('license.activate', request));
+    },
+  );
+
+  router.post('/validate', async (req, res) => {
+    const form = formOf(res);
+    const request = {
+      license_key: form.licenseKey(),
+      identifier: form.optional('identifier') ?? null,
+      product_id: form.productId(),
+      ip: clientIp(req),
+    };
+    sendData(res, await transport.call('license.validate', request));
+  });
+
+  router.post('/deactivate', async (_req, res) => {
+    const form = formOf(res);
+    const request = {
+      license_key: form.licenseKey(),
+      identifier: form.required('identifier'),
+      product_id: form.productId(),
+    };
+    sendData(res, await transport.call('license.deactivate', request));
+  });
+
+  return router;
+}

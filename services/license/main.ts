@@ -1,0 +1,23 @@
+import { connectDatabase } from '../../libs/database/index.js';
+import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { createTransport } from '../../libs/transport/index.js';
+import { startLicenseService } from './service.js';
+
+runProcess('license', async (config, logger) => {
+  const db = await connectDatabase(
+    requireSetting(config.MONGODB_URL, 'MONGODB_URL'),
+    config.MONGODB_DB_PREFIX,
+    'license',
+  );
+  const transport = await createTransport(config, logger, 'license');
+  await startLicenseService({
+    db,
+    transport,
+    logger,
+    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
+  });
+  return async () => {
+    await transport.close();
+    await db.close();
+  };
+});

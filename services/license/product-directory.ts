@@ -1,0 +1,55 @@
+import { LicensingError, internalError } from '../../libs/contracts/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import type { LicensedProduct } from './rules.js';
+
+/**
+ * Product titles and bundle contents, which the update-catalog service owns, cached for the hot
+ * path (every activate and validate needs them). Entries expire after `ttlMs` and are dropped at
+ * once when the catalog announces a change; concurrent misses share one request.
+ */
+export class ProductDirectory {
+  private readonly entries = new Map<number, { product: LicensedProduct; expiresAt: number }>();
+  private readonly inFlight = new Map<number, Promise<LicensedProduct>>();
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly ttlMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.transport.subscribe('update-catalog.product-changed', ({ id }) => {
+      this.entries.delete(id);
+    });
+  }
+
+  /** The product, or null when the catalog says it does not exist. */
+  async find(id: number): Promise<LicensedProduct | null> {
+    const cached = this.entries.get(id);
+    if (cached && cached.expiresAt > Date.now()) return cached.product;
+    let request = this.inFlight.get(id);
+    if (!request) {
+      request = this.fetch(id).finally(() => this.inFlight.delete(id));
+      this.inFlight.set(id, request);
+    }
+    try {
+      return await request;
+    } catch (error) {
+      if (error instanceof LicensingError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    }
+  }
+
+  /** The product a license belongs to: it must exist, so its absence is a server fault. */
+  async get(id: number): Promise<LicensedProduct> {
+    const product = await this.find(id);
+    if (!product) throw internalError(`The product ${id} of this license is missing.`);
+    return product;
+  }
+
+  private async fetch(id: number): Promise<LicensedProduct> {
+    const { title, bundle_items } = await this.transport.call('update-catalog.getProduct', { id });
+    const product = { id, title, bundle_items };
+    if (this.ttlMs > 0) this.entries.set(id, { product, expiresAt: Date.now() + this.ttlMs });
+    return product;
+  }
+}

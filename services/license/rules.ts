@@ -1,0 +1,146 @@
+import {
+  LicensingError,
+  type ActivationType,
+  type LicenseStatus,
+} from '../../libs/contracts/index.js';
+import { identifierKey, normaliseIdentifier } from '../../libs/identifier/index.js';
+
+/** What the rules need to know about a license; the stored record has more. */
+export interface LicenseState {
+  status: LicenseStatus;
+  expires_at: Date | null;
+  activation_type: ActivationType;
+  activation_limit: number;
+  activations: ReadonlyArray<{ identifier: string; identifier_key: string }>;
+}
+
+/** The product a license was bought for: a single product, or a bundle of products. */
+export interface LicensedProduct {
+  id: number;
+  title: string;
+  bundle_items: readonly number[];
+}
+
+export function isPastExpiry(license: Pick<LicenseState, 'expires_at'>, now: Date): boolean {
+  return license.expires_at !== null && license.expires_at.getTime() <= now.getTime();
+}
+
+/**
+ * Spec 3.1 and 4.2: an active license past its expiry date reports `expired` before the
+ * scheduled task updates its stored status.
+ */
+export function effectiveStatus(
+  license: Pick<LicenseState, 'status' | 'expires_at'>,
+  now: Date,
+): LicenseStatus {
+  return license.status === 'active' && isPastExpiry(license, now) ? 'expired' : license.status;
+}
+
+/**
+ * Spec 2.2: a license covers its own product and, for a bundle, each product in the bundle. Only
+ * one level is resolved: a bundle inside the bundle does not pass its products through.
+ */
+export function coversProduct(product: LicensedProduct, productId: number): boolean {
+  return product.id === productId || product.bundle_items.includes(productId);
+}
+
+export function isFull(license: Pick<LicenseState, 'activation_limit' | 'activations'>): boolean {
+  return license.activation_limit !== 0 && license.activations.length >= license.activation_limit;
+}
+
+export interface NormalisedIdentifier {
+  identifier: string;
+  key: string;
+}
+
+/** Spec 2.4; a domain that normalises to nothing is refused with INVALID_REQUEST. */
+export function normaliseOrRefuse(type: ActivationType, raw: string): NormalisedIdentifier {
+  const identifier = normaliseIdentifier(type, raw);
+  if (identifier === null) {
+    throw new LicensingError(
+      'INVALID_REQUEST',
+      `The identifier is not a valid ${type} identifier once normalised.`,
+    );
+  }
+  return { identifier, key: identifierKey(identifier) };
+}
+
+export function findActivation<T extends { identifier_key: string }>(
+  activations: readonly T[],
+  key: string,
+): T | undefined {
+  return activations.find((a) => a.identifier_key === key);
+}
+
+export function limitReached(
+  license: Pick<LicenseState, 'activation_limit' | 'activations'>,
+  status?: number,
+): LicensingError {
+  return new LicensingError(
+    'ACTIVATION_LIMIT_REACHED',
+    'All activation slots of this license are in use.',
+    {
+      status,
+      details: {
+        activation_limit: license.activation_limit,
+        activations_used: license.activations.length,
+      },
+    },
+  );
+}
+
+/** The outcome of checking an activate request against a license (spec 4.1 and 3.2). */
+export type ActivationDecision =
+  | { outcome: 'claim'; identifier: NormalisedIdentifier }
+  | { outcome: 'already-active'; identifier: string }
+  | { outcome: 'refuse'; error: LicensingError; recordAttempt: NormalisedIdentifier | null };
+
+/**
+ * The errors of spec 4.1 in their order: INVALID_REQUEST, LICENSE_INVALID, PRODUCT_MISMATCH,
+ * LICENSE_EXPIRED, ACTIVATION_LIMIT_REACHED. A license whose stored status is `expired` is
+ * treated like an active one past its date, so the scheduled expiry task never changes the
+ * answer (docs/api-decisions.md). Refusals for an expired or full license are recorded as
+ * rejected attempts (spec 2.5).
+ */
+export function decideActivation(
+  license: LicenseState | null,
+  product: LicensedProduct | null,
+  request: { identifier: string; product_id: number | null },
+  now: Date,
+): ActivationDecision {
+  if (license === null) {
+    return {
+      outcome: 'refuse',
+      error: new LicensingError('LICENSE_INVALID', 'This license key is not valid.'),
+      recordAttempt: null,
+    };
+  }
+  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (license.status !== 'active' && license.status !== 'expired') {
+    return {
+      outcome: 'refuse',
+      error: new LicensingError('LICENSE_INVALID', `This license is ${license.status}.`),
+      recordAttempt: null,
+    };
+  }
+  if (request.product_id !== null && product && !coversProduct(product, request.product_id)) {
+    return { outcome: 'refuse', error: productMismatch(), recordAttempt: null };
+  }
+  if (license.status === 'expired' || isPastExpiry(license, now)) {
+    return {
+      outcome: 'refuse',
+      error: new LicensingError('LICENSE_EXPIRED', 'This license has expired.'),
+      recordAttempt: identifier,
+    };
+  }
+  const existing = findActivation(license.activations, identifier.key);
+  if (existing) return { outcome: 'already-active', identifier: existing.identifier };
+  if (isFull(license)) {
+    return { outcome: 'refuse', error: limitReached(license), recordAttempt: identifier };
+  }
+  return { outcome: 'claim', identifier };
+}
+
+export function productMismatch(): LicensingError {
+  return new LicensingError('PRODUCT_MISMATCH', 'This license key does not cover this product.');
+}

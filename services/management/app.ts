@@ -1,0 +1,69 @@
+import express, { type Express, type RequestHandler } from 'express';
+import { configureApp, errorHandler, sendData, unknownRoute } from '../../libs/http/index.js';
+import type { Logger } from '../../libs/logging/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import type { ListenOptions } from '../../libs/http/index.js';
+import { requireAdminToken } from './auth.js';
+import { managementOpenApi } from './openapi.js';
+import { packageRoutes } from './packages.js';
+import { ADMIN_BASE, adminRoutes } from './routes.js';
+
+/** Admin bodies are small JSON objects; anything bigger is refused with 413. */
+const MAX_BODY = '64kb';
+/** Package files (multipart uploads) are streamed, up to this size unless configured. */
+const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+
+/** Package uploads take a while; a connection on which nothing moves is still closed. */
+export const MANAGEMENT_LISTEN_OPTIONS: ListenOptions = {
+  requestTimeoutMs: 60 * 60_000,
+  idleTimeoutMs: 60_000,
+};
+
+/** Admin answers carry license keys: no cache may keep them. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};
+
+/**
+ * Express answers OPTIONS by itself with a text/plain list of methods. The admin API serves no
+ * browsers (no CORS), so OPTIONS is treated like any other method without a route.
+ */
+const noAutomaticOptions: RequestHandler = (req, res, next) => {
+  if (req.method === 'OPTIONS') return unknownRoute(req, res, next);
+  next();
+};
+
+/**
+ * The management (admin) API: stateless, owns no data. Every route under /admin/v1 needs an
+ * admin token, validates its JSON input against the contracts and makes one RPC call.
+ */
+export function createManagementApp(deps: {
+  transport: Transport;
+  logger: Logger;
+  adminTokens: readonly string[];
+  trustProxy: boolean | number | string;
+  /** The largest package file accepted (MAX_UPLOAD_BYTES). */
+  maxUploadBytes?: number;
+}): Express {
+  const app = express();
+  configureApp(app, deps.trustProxy);
+  app.use(noAutomaticOptions);
+  // Public: liveness of this process (the services are checked by /admin/v1/health) and the doc.
+  app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
+  app.get('/openapi.json', (_req, res) => res.json(managementOpenApi));
+  app.use(
+    ADMIN_BASE,
+    noStore,
+    requireAdminToken(deps.adminTokens),
+    express.json({ limit: MAX_BODY }),
+    adminRoutes(deps.transport),
+    packageRoutes(deps.transport, {
+      maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+      logger: deps.logger,
+    }),
+  );
+  app.use(unknownRoute);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

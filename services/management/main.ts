@@ -1,0 +1,23 @@
+import { trustProxySetting } from '../../libs/config/index.js';
+import { listen } from '../../libs/http/index.js';
+import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { createTransport } from '../../libs/transport/index.js';
+import { createManagementApp, MANAGEMENT_LISTEN_OPTIONS } from './app.js';
+
+runProcess('management', async (config, logger) => {
+  if (config.ADMIN_TOKENS.length === 0) requireSetting(undefined, 'ADMIN_TOKENS');
+  const transport = await createTransport(config, logger, 'management');
+  const app = createManagementApp({
+    transport,
+    logger,
+    adminTokens: config.ADMIN_TOKENS,
+    trustProxy: trustProxySetting(config.TRUST_PROXY),
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
+  });
+  const server = await listen(app, config.ADMIN_PORT, config.HOST, MANAGEMENT_LISTEN_OPTIONS);
+  logger.info({ url: server.url }, 'management API listening');
+  return async () => {
+    await server.close();
+    await transport.close();
+  };
+});

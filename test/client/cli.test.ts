@@ -1,0 +1,239 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EXIT, main } from '../../libs/client/src/cli-main.js';
+import { bootSystem, type TestSystem } from '../support/system.js';
+import {
+  packageBytes,
+  refusedUrl,
+  sendJson,
+  serve,
+  specServer,
+  type LocalServer,
+} from './servers.js';
+
+/** Runs the command line in this process and captures what it prints. */
+async function run(argv: string[], env: Record<string, string> = {}, tty = false) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text), isTTY: tty },
+    env,
+  });
+  return { code, stdout, stderr };
+}
+
+let system: TestSystem;
+const servers: LocalServer[] = [];
+beforeAll(async () => {
+  system = await bootSystem();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await system?.stop();
+});
+
+describe('command line: one subcommand per operation, readable output by default', () => {
+  test('activate, validate and deactivate against the real system, exit code 0', async () => {
+    const { key, product } = await system.license({ activation_limit: 3 });
+    const common = ['--store', system.running.gatewayUrl, '--product', String(product.id)];
+    const activated = await run([
+      'activate',
+      ...common,
+      '--key',
+      key,
+      '--identifier',
+      'https://www.example.com',
+      '--name',
+      'Main',
+    ]);
+    expect(activated).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(activated.stdout).toContain('Activated: example.com');
+    expect(activated.stdout).toContain('Activations: 1 of 3 used');
+    expect(activated.stdout).toContain('Expires: never');
+
+    const validated = await run([
+      'validate',
+      ...common,
+      '--key',
+      key,
+      '--identifier',
+      'example.com',
+    ]);
+    expect(validated).toMatchObject({ code: EXIT.OK });
+    expect(validated.stdout).toContain('Valid: yes (status active)');
+
+    const deactivated = await run([
+      'deactivate',
+      ...common,
+      '--key',
+      key,
+      '--identifier',
+      'example.com',
+    ]);
+    expect(deactivated).toMatchObject({ code: EXIT.OK });
+    expect(deactivated.stdout).toContain('Deactivated: example.com');
+    expect(deactivated.stdout).toContain('Activations: 0 of 3 used');
+  });
+
+  test('the store, product and key can come from LICENSING_STORE, LICENSING_PRODUCT and LICENSING_KEY', async () => {
+    const { key, product } = await system.license();
+    const result = await run(['validate'], {
+      LICENSING_STORE: system.running.gatewayUrl,
+      LICENSING_PRODUCT: String(product.id),
+      LICENSING_KEY: key,
+    });
+    expect(result).toMatchObject({ code: EXIT.OK });
+  });
+
+  test('--json prints the whole result for scripts', async () => {
+    const { key, product } = await system.license();
+    const result = await run([
+      'activate',
+      '--json',
+      '--store',
+      system.running.gatewayUrl,
+      '--product',
+      String(product.id),
+      '--key',
+      key,
+      '--identifier',
+      'a.com',
+    ]);
+    expect(result.code).toBe(EXIT.OK);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      success: true,
+      data: { identifier: 'a.com', license_key: key },
+      message: '',
+      code: '',
+    });
+  });
+
+  test('check-update shows the version and the download URL', async () => {
+    const server = await specServer({ productId: 12, file: packageBytes(2048) });
+    servers.push(server);
+    const result = await run(['check-update', '--store', server.url, '--product', '12']);
+    expect(result.code).toBe(EXIT.OK);
+    expect(result.stdout).toContain('Test Plugin 2.1.0 (2026-01-15)');
+    expect(result.stdout).toContain('Size: 2.0 KB');
+    expect(result.stdout).toContain(
+      `Download: ${server.url}/api/index.php/v1/licensing/downloads/12`,
+    );
+  });
+
+  test('download saves the package and draws a progress bar', async () => {
+    const file = packageBytes(300_000);
+    const server = await specServer({ productId: 12, file, keys: { GOOD: {} } });
+    servers.push(server);
+    const dir = await mkdtemp(join(tmpdir(), 'licensing-cli-'));
+    try {
+      const args = ['download', '--store', server.url, '--product', '12', '--key', 'GOOD'];
+      const result = await run([...args, '--output', dir], {}, true);
+      expect(result.code).toBe(EXIT.OK);
+      expect(result.stdout).toContain(`Saved: ${join(dir, 'test-plugin-2.1.0.zip')}`);
+      expect(result.stdout).toMatch(/SHA-256: [0-9a-f]{64} \(verified\)/);
+      expect(result.stderr).toContain('[##############################] 100%');
+      expect(Buffer.compare(await readFile(join(dir, 'test-plugin-2.1.0.zip')), file)).toBe(0);
+
+      const quiet = await run([...args, '--output', join(dir, 'again.zip')], {}, false);
+      expect(quiet).toMatchObject({ code: EXIT.OK, stderr: '' });
+      const json = await run([...args, '--output', join(dir, 'json.zip'), '--json'], {}, true);
+      expect(json.stderr).toBe('');
+      expect(JSON.parse(json.stdout)).toMatchObject({ success: true, data: { size: file.length } });
+      expect((await readdir(dir)).sort()).toEqual([
+        'again.zip',
+        'json.zip',
+        'test-plugin-2.1.0.zip',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('command line: exit codes tell success, license problems and transient failures apart', () => {
+  test('3 for a license problem: an error code about the license, or a validation that is not valid', async () => {
+    const { key, product } = await system.license({ activation_limit: 1 });
+    const common = ['--store', system.running.gatewayUrl, '--product', String(product.id)];
+    await run(['activate', ...common, '--key', key, '--identifier', 'a.com']);
+    const full = await run(['activate', ...common, '--key', key, '--identifier', 'b.com']);
+    expect(full.code).toBe(EXIT.LICENSE);
+    expect(full.stderr).toContain('[ACTIVATION_LIMIT_REACHED]');
+    expect(full.stderr).toContain('Activations: 1 of 1 used.');
+
+    const unknown = await run(['validate', ...common, '--key', 'nope']);
+    expect(unknown.code).toBe(EXIT.LICENSE);
+    expect(unknown.stdout).toContain('Valid: no (status invalid)');
+  });
+
+  test('4 for a transient failure: connection refused, or RATE_LIMITED with its Retry-After', async () => {
+    const refused = await run([
+      'validate',
+      '--store',
+      await refusedUrl(),
+      '--product',
+      '1',
+      '--key',
+      'K',
+      '--timeout',
+      '0.3',
+    ]);
+    expect(refused.code).toBe(EXIT.TRANSIENT);
+    expect(refused.stderr).toMatch(/^licensing: Connection error: /);
+    expect(refused.stderr).toContain('try again later');
+
+    const limited = await serve((_req, res) =>
+      sendJson(
+        res,
+        429,
+        { error: { code: 'RATE_LIMITED', message: 'Too many requests.' } },
+        { 'Retry-After': '17' },
+      ),
+    );
+    servers.push(limited);
+    const result = await run(['validate', '--store', limited.url, '--product', '1', '--key', 'K']);
+    expect(result.code).toBe(EXIT.TRANSIENT);
+    expect(result.stderr).toContain('Too many requests. [RATE_LIMITED]');
+    expect(result.stderr).toContain('(retry after 17 s)');
+  });
+
+  test('1 for any other failure, such as an unknown error code', async () => {
+    const server = await serve((_req, res) =>
+      sendJson(res, 400, { error: { code: 'SOMETHING_NEW', message: 'New rule.' } }),
+    );
+    servers.push(server);
+    const result = await run(['validate', '--store', server.url, '--product', '1', '--key', 'K']);
+    expect(result).toMatchObject({
+      code: EXIT.FAILURE,
+      stderr: 'licensing: New rule. [SOMETHING_NEW]\n',
+    });
+  });
+
+  test('2 for wrong usage: no command, an unknown one, a missing option, a bad value', async () => {
+    const store = ['--store', 'http://127.0.0.1:9', '--product', '1'];
+    for (const argv of [
+      [],
+      ['frobnicate'],
+      ['activate', ...store, '--key', 'K'],
+      ['validate', '--product', '1', '--key', 'K'],
+      ['validate', '--store', 'not a url', '--product', '1', '--key', 'K'],
+      ['validate', ...store, '--key', 'K', '--timeout', 'soon'],
+      ['validate', ...store, '--key', 'K', '--bogus'],
+    ]) {
+      const result = await run(argv);
+      expect(result.code).toBe(EXIT.USAGE);
+      expect(result.stderr).toMatch(/^licensing: .*\nRun "licensing --help" for usage.\n$/);
+    }
+  });
+
+  test('--help and --version print to stdout and exit 0', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(EXIT.OK);
+    expect(help.stdout).toContain('Usage: licensing <command> [options]');
+    const pkg = JSON.parse(await readFile('libs/client/package.json', 'utf8')) as {
+      version: string;
+    };
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+});

@@ -1,0 +1,477 @@
+import { get as httpGet } from 'node:http';
+import type { DownloadAccess } from '../../libs/contracts/index.js';
+import {
+  createVersion,
+  download,
+  downloadLog,
+  packageBytes,
+  sha256,
+  uploadFile,
+} from '../support/packages.js';
+import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+
+/**
+ * Spec 4.5 through the gateway, with real uploads (management API, object storage) and real
+ * downloads, compared by SHA-256. docs/api-decisions.md lists the statuses chosen here.
+ */
+
+let system: TestSystem;
+beforeAll(async () => {
+  system = await bootSystem();
+});
+afterAll(() => system?.stop());
+
+const PAST = '2020-01-01T00:00:00.000Z';
+let seq = 0;
+
+async function newProduct(
+  download_access: DownloadAccess,
+  extra: { bundle_items?: number[] } = {},
+) {
+  return system.transport.call('update-catalog.createProduct', {
+    title: `Download ${download_access} ${seq++}`,
+    download_access,
+    ...extra,
+  });
+}
+
+/** A published version with one all-plans file of `size` bytes; returns the bytes. */
+async function release(productId: number, size = 40_000, fields: Record<string, string> = {}) {
+  const version = await createVersion(system, productId, `1.${seq++}`);
+  const bytes = packageBytes(size);
+  const file = await uploadFile(system, version.id, bytes, 'plugin-1.2.zip', fields);
+  return { version, bytes, file };
+}
+
+function expectServed(res: Awaited<ReturnType<typeof download>>, bytes: Buffer) {
+  expect([res.status, res.error]).toEqual([200, undefined]);
+  expect(res.sha256).toBe(sha256(bytes));
+}
+
+function expectRefused(res: Awaited<ReturnType<typeof download>>, status: number, code: string) {
+  expect([res.status, res.error?.code]).toEqual([status, code]);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.error?.message).toEqual(expect.any(String));
+}
+
+describe('spec 4.5: License key downloads', () => {
+  test('the key as dlid (CMS updaters) or license_key: the file, byte for byte, with its headers', async () => {
+    const { product, key } = await system.license();
+    const { bytes, file } = await release(product.id);
+    const digest = sha256(bytes);
+    expect(file).toMatchObject({ size: bytes.length, sha256: digest });
+
+    for (const name of ['dlid', 'license_key']) {
+      const res = await download(system, product.id, { [name]: key });
+      expectServed(res, bytes);
+      expect(Object.fromEntries(res.headers)).toMatchObject({
+        'content-length': String(bytes.length),
+        'content-type': 'application/zip',
+        'content-disposition': 'attachment; filename="plugin-1.2.zip"',
+        etag: `"${digest}"`,
+        'x-checksum-sha256': digest,
+        'repr-digest': `sha-256=:${Buffer.from(digest, 'hex').toString('base64')}:`,
+        'accept-ranges': 'bytes',
+      });
+    }
+  });
+
+  test('no key, an unknown key, or a license that is not active: LICENSE_INVALID (403)', async () => {
+    const { product } = await system.license();
+    await release(product.id);
+    expectRefused(await download(system, product.id), 403, 'LICENSE_INVALID');
+    expectRefused(await download(system, product.id, { dlid: 'nope' }), 403, 'LICENSE_INVALID');
+    for (const status of ['suspended', 'revoked', 'cancelled'] as const) {
+      const { key } = await system.license({ product, status });
+      expectRefused(await download(system, product.id, { dlid: key }), 403, 'LICENSE_INVALID');
+    }
+  });
+
+  test('a key for another product: PRODUCT_MISMATCH (403)', async () => {
+    const { product } = await system.license();
+    await release(product.id);
+    const other = await system.license();
+    expectRefused(await download(system, product.id, { dlid: other.key }), 403, 'PRODUCT_MISMATCH');
+  });
+
+  test('an expired key gets the metadata from the update check and LICENSE_EXPIRED from the download', async () => {
+    const { product, key } = await system.license({ expires_at: PAST });
+    const { version, bytes } = await release(product.id);
+    const update = await system.api().get(`${API_BASE}/updates/${product.id}?dlid=${key}`);
+    expect(update.status).toBe(200);
+    expect(update.body.data).toMatchObject({
+      update_available: true,
+      version: version.version,
+      file_size: bytes.length,
+      download_requires: 'license_key',
+      license_status: 'expired',
+    });
+    const stored = await system.license({ product, status: 'expired' });
+    for (const expired of [key, stored.key]) {
+      expectRefused(await download(system, product.id, { dlid: expired }), 403, 'LICENSE_EXPIRED');
+    }
+  });
+
+  test('an identifier is optional, but one that is sent must be activated', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id);
+    expectServed(await download(system, product.id, { dlid: key }), bytes);
+    expectRefused(
+      await download(system, product.id, { dlid: key, identifier: 'other.example' }),
+      404,
+      'ACTIVATION_NOT_FOUND',
+    );
+    await system.post('activate', { license_key: key, identifier: 'site.example' });
+    expectServed(
+      await download(system, product.id, { dlid: key, identifier: 'https://www.SITE.example/' }),
+      bytes,
+    );
+  });
+});
+
+describe('spec 4.5: License key + activated identifier downloads', () => {
+  test('no identifier: ACTIVATION_REQUIRED (403); not activated: ACTIVATION_NOT_FOUND (404); activated: the file', async () => {
+    const { product, key } = await system.license({
+      product: await newProduct('activated_identifier'),
+    });
+    const { bytes } = await release(product.id);
+    expectRefused(await download(system, product.id, { dlid: key }), 403, 'ACTIVATION_REQUIRED');
+    expectRefused(
+      await download(system, product.id, { dlid: key, identifier: 'example.com' }),
+      404,
+      'ACTIVATION_NOT_FOUND',
+    );
+    await system.post('activate', { license_key: key, identifier: 'example.com' });
+    // Normalised as in 2.4: scheme, www., port and path are stripped, letters lower-cased.
+    for (const identifier of ['example.com', 'https://www.Example.com:8443/shop/']) {
+      expectServed(await download(system, product.id, { dlid: key, identifier }), bytes);
+    }
+  });
+
+  test('device identifiers are trimmed and compared case-insensitively', async () => {
+    const { product, key } = await system.license({
+      product: await newProduct('activated_identifier'),
+      activation_type: 'device',
+    });
+    const { bytes } = await release(product.id);
+    await system.post('activate', { license_key: key, identifier: 'MacBook-Pro' });
+    expectServed(
+      await download(system, product.id, { license_key: key, identifier: ' macbook-pro ' }),
+      bytes,
+    );
+  });
+
+  test('the key is checked before the identifier: an expired key gets LICENSE_EXPIRED', async () => {
+    const { product, key } = await system.license({
+      product: await newProduct('activated_identifier'),
+      expires_at: PAST,
+    });
+    await release(product.id);
+    expectRefused(await download(system, product.id, { dlid: key }), 403, 'LICENSE_EXPIRED');
+  });
+});
+
+describe('spec 2.6 and 2.7: Account only and public products', () => {
+  test('Account only refuses every download with DOWNLOAD_NOT_AVAILABLE (403)', async () => {
+    const { product, key } = await system.license({ product: await newProduct('account') });
+    await release(product.id);
+    await system.post('activate', { license_key: key, identifier: 'example.com' });
+    expectRefused(await download(system, product.id), 403, 'DOWNLOAD_NOT_AVAILABLE');
+    expectRefused(
+      await download(system, product.id, { dlid: key, identifier: 'example.com' }),
+      403,
+      'DOWNLOAD_NOT_AVAILABLE',
+    );
+    const update = await system.api().get(`${API_BASE}/updates/${product.id}`);
+    expect(update.body.data).toMatchObject({ download_url: null, download_requires: 'account' });
+  });
+
+  test('a public product is served without a key; any key is as good as none', async () => {
+    const { product, key } = await system.license({ product: await newProduct('public') });
+    const { bytes } = await release(product.id);
+    expectServed(await download(system, product.id), bytes);
+    expectServed(await download(system, product.id, { dlid: 'unknown-key' }), bytes);
+    expectServed(await download(system, product.id, { dlid: key, identifier: 'x.example' }), bytes);
+  });
+
+  test('the download_url of the update check is the download endpoint', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id);
+    const update = await system.api().get(`${API_BASE}/updates/${product.id}?dlid=${key}`);
+    const url = new URL(update.body.data.download_url as string);
+    expect(url.pathname).toBe(`${API_BASE}/downloads/${product.id}`);
+    expectServed(await download(system, product.id, { dlid: key }), bytes);
+  });
+});
+
+describe('spec 4.4 rules 4 and 5 on downloads: which file', () => {
+  test('a key of the plan gets the plan-restricted file over the all-plans file; others get the all-plans file', async () => {
+    const { product, plan, key } = await system.license();
+    const other = await system.license({ product });
+    const version = await createVersion(system, product.id, '2.0.0');
+    const forAll = packageBytes(30_000);
+    const forPlan = packageBytes(31_000);
+    await uploadFile(system, version.id, forAll, 'all.zip');
+    await uploadFile(system, version.id, forPlan, 'pro.zip', { plan_id: String(plan.id) });
+
+    const mine = await download(system, product.id, { dlid: key });
+    expectServed(mine, forPlan);
+    expect(mine.headers.get('content-disposition')).toBe('attachment; filename="pro.zip"');
+    expectServed(await download(system, product.id, { dlid: other.key }), forAll);
+  });
+
+  test('a public product: a covering key still gets its plan file, no key the all-plans file', async () => {
+    const { product, plan, key } = await system.license({ product: await newProduct('public') });
+    const version = await createVersion(system, product.id, '1.0.0');
+    const forAll = packageBytes(20_000);
+    const forPlan = packageBytes(21_000);
+    await uploadFile(system, version.id, forPlan, 'pro.zip', { plan_id: String(plan.id) });
+    await uploadFile(system, version.id, forAll, 'all.zip');
+    expectServed(await download(system, product.id), forAll);
+    expectServed(await download(system, product.id, { dlid: key }), forPlan);
+  });
+
+  test('a bundle key works for each product of the bundle, with the all-plans file', async () => {
+    const first = await newProduct('license_key');
+    const second = await newProduct('activated_identifier');
+    const bundle = await newProduct('license_key', { bundle_items: [first.id, second.id] });
+    const { key, plan } = await system.license({ product: bundle });
+    const a = await release(first.id);
+    const b = await release(second.id);
+    // A file restricted to the bundle's plan is not for the bundle's products (rule 5).
+    const restricted = await createVersion(system, first.id, '9.9.9');
+    await uploadFile(system, restricted.id, packageBytes(1000), 'x.zip', {
+      plan_id: String(plan.id),
+    });
+
+    expectServed(await download(system, first.id, { dlid: key }), a.bytes);
+    expectRefused(await download(system, second.id, { dlid: key }), 403, 'ACTIVATION_REQUIRED');
+    await system.post('activate', {
+      license_key: key,
+      identifier: 'bundle.example',
+      product_id: second.id,
+    });
+    expectServed(
+      await download(system, second.id, { dlid: key, identifier: 'bundle.example' }),
+      b.bytes,
+    );
+  });
+
+  test('only published versions and ticked files; none left: NOT_FOUND (404)', async () => {
+    const { product, key } = await system.license();
+    expectRefused(await download(system, product.id, { dlid: key }), 404, 'NOT_FOUND');
+    const unticked = await createVersion(system, product.id, '1.0.0');
+    await uploadFile(system, unticked.id, packageBytes(1000), 'a.zip', {
+      include_in_updates: 'false',
+    });
+    const draft = await createVersion(system, product.id, '2.0.0', { published: false });
+    await uploadFile(system, draft.id, packageBytes(1000), 'b.zip');
+    expectRefused(await download(system, product.id, { dlid: key }), 404, 'NOT_FOUND');
+  });
+
+  test('a product that does not exist: NOT_FOUND (404)', async () => {
+    expectRefused(await download(system, 987654321, { dlid: 'x' }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('resuming with Range', () => {
+  test('an interrupted download resumes to the full file', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id, 100_000);
+    const etag = `"${sha256(bytes)}"`;
+
+    const first = await download(system, product.id, { dlid: key }, { range: 'bytes=0-39999' });
+    expect(first.status).toBe(206);
+    expect(first.headers.get('content-range')).toBe(`bytes 0-39999/${bytes.length}`);
+    expect(first.headers.get('content-length')).toBe('40000');
+    expect(first.headers.get('etag')).toBe(etag);
+
+    const rest = await download(
+      system,
+      product.id,
+      { dlid: key },
+      { range: 'bytes=40000-', 'if-range': etag },
+    );
+    expect(rest.status).toBe(206);
+    expect(rest.headers.get('content-range')).toBe(
+      `bytes 40000-${bytes.length - 1}/${bytes.length}`,
+    );
+    expect(sha256(Buffer.concat([first.body, rest.body]))).toBe(sha256(bytes));
+  });
+
+  test('suffix and one-byte ranges; a changed file (If-Range) or bad range gets the whole file', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id, 5000);
+    const tail = await download(system, product.id, { dlid: key }, { range: 'bytes=-10' });
+    expect([tail.status, tail.body.equals(bytes.subarray(-10))]).toEqual([206, true]);
+    const one = await download(system, product.id, { dlid: key }, { range: 'bytes=0-0' });
+    expect([one.status, one.body.length, one.body[0]]).toEqual([206, 1, bytes[0]]);
+    const stale = await download(
+      system,
+      product.id,
+      { dlid: key },
+      { range: 'bytes=100-', 'if-range': `"${'0'.repeat(64)}"` },
+    );
+    expectServed(stale, bytes);
+    expectServed(await download(system, product.id, { dlid: key }, { range: 'bytes=9-1' }), bytes);
+  });
+
+  test('a range past the end: RANGE_NOT_SATISFIABLE (416) with Content-Range', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id, 5000);
+    const res = await download(system, product.id, { dlid: key }, { range: 'bytes=5000-' });
+    expectRefused(res, 416, 'RANGE_NOT_SATISFIABLE');
+    expect(res.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
+  });
+
+  test('a client that goes away mid-file disturbs nothing: the next download is whole', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id, 4 * 1024 * 1024);
+    const url = `${system.running.gatewayUrl}${API_BASE}/downloads/${product.id}?dlid=${key}`;
+    await new Promise<void>((resolve, reject) => {
+      const req = httpGet(url, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ECONNRESET') reject(error);
+      });
+    });
+    expectServed(await download(system, product.id, { dlid: key }), bytes);
+  });
+
+  test('HEAD answers the headers without the body', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id, 5000);
+    const res = await fetch(
+      `${system.running.gatewayUrl}${API_BASE}/downloads/${product.id}?dlid=${key}`,
+      { method: 'HEAD' },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(bytes.length));
+    expect(res.headers.get('x-checksum-sha256')).toBe(sha256(bytes));
+  });
+});
+
+describe('the download log (Refused Downloads with the reason)', () => {
+  test('every refusal is logged with its error code, served downloads too, newest first', async () => {
+    const { product, key } = await system.license({
+      product: await newProduct('activated_identifier'),
+    });
+    const { version, file } = await release(product.id);
+    await download(system, product.id, { dlid: 'wrong' });
+    await download(system, product.id, { dlid: key });
+    await download(system, product.id, { dlid: key, identifier: 'nowhere.example' });
+    await system.post('activate', { license_key: key, identifier: 'here.example' });
+    await download(system, product.id, { dlid: key, identifier: 'here.example' });
+
+    const all = await downloadLog(system, { product_id: product.id });
+    expect(all.total).toBe(4);
+    expect(all.entries.map((e) => [e.outcome, e.reason])).toEqual([
+      ['served', null],
+      ['refused', 'ACTIVATION_NOT_FOUND'],
+      ['refused', 'ACTIVATION_REQUIRED'],
+      ['refused', 'LICENSE_INVALID'],
+    ]);
+    expect(all.entries[0]).toMatchObject({
+      product_id: product.id,
+      license_key: key,
+      identifier: 'here.example',
+      ip: '127.0.0.1',
+      file_id: file.id,
+      version: version.version,
+      at: expect.any(String),
+    });
+    expect(all.entries[3]).toMatchObject({ license_key: 'wrong', file_id: null, version: null });
+
+    const refused = await downloadLog(system, { product_id: product.id, refused: 'true' });
+    expect(refused.entries.map((e) => e.reason)).toEqual([
+      'ACTIVATION_NOT_FOUND',
+      'ACTIVATION_REQUIRED',
+      'LICENSE_INVALID',
+    ]);
+    const served = await downloadLog(system, { product_id: product.id, refused: 'false' });
+    expect(served.total).toBe(1);
+    const page = await downloadLog(system, { product_id: product.id, per_page: 3, page: 2 });
+    expect(page).toMatchObject({ page: 2, per_page: 3, total: 4 });
+    expect(page.entries.map((e) => e.reason)).toEqual(['LICENSE_INVALID']);
+  });
+
+  test('refusals before the license check (unknown product, Account only) are logged too', async () => {
+    const account = await newProduct('account');
+    await download(system, account.id);
+    await download(system, 987654320);
+    expect((await downloadLog(system, { product_id: account.id })).entries).toEqual([
+      expect.objectContaining({ outcome: 'refused', reason: 'DOWNLOAD_NOT_AVAILABLE' }),
+    ]);
+    expect((await downloadLog(system, { product_id: 987654320 })).entries).toEqual([
+      expect.objectContaining({ outcome: 'refused', reason: 'NOT_FOUND' }),
+    ]);
+  });
+});
+
+describe("the download service's own port", () => {
+  test('serves and stores nothing without a link it signed', async () => {
+    const base = system.running.download.url;
+    const token = Buffer.from(JSON.stringify({ kind: 'object', key: 'x', exp: 9e15 })).toString(
+      'base64url',
+    );
+    for (const [method, path] of [
+      ['GET', '/objects/garbage'],
+      ['GET', `/objects/${token}.${'A'.repeat(43)}`],
+      ['PUT', '/uploads/garbage'],
+    ] as const) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        ...(method === 'PUT' ? { body: 'bytes' } : {}),
+      });
+      expect([method, path, res.status]).toEqual([method, path, 403]);
+      expect(await res.json()).toEqual({
+        error: { code: 'UNAUTHORIZED', message: expect.any(String) },
+      });
+    }
+  });
+});
+
+describe('request parsing', () => {
+  test('the query is parsed strictly; unknown fields are ignored', async () => {
+    const { product, key } = await system.license();
+    const { bytes } = await release(product.id);
+    expectRefused(
+      await download(system, product.id, `dlid=${key}&dlid=${key}`),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectRefused(await download(system, product.id, `dlid[$ne]=x`), 400, 'INVALID_REQUEST');
+    expectRefused(
+      await download(system, product.id, `dlid=${key}&license_key=other`),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectRefused(
+      await download(system, product.id, `identifier=${'x'.repeat(256)}`),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectRefused(await download(system, 'abc', `dlid=${key}`), 400, 'INVALID_REQUEST');
+    expectServed(await download(system, product.id, `dlid=${key}&channel=stable`), bytes);
+  });
+});
+
+describe('rate limit (spec 8: per IP, RATE_LIMIT_DOWNLOADS_PER_MINUTE)', () => {
+  test('downloads over the limit get RATE_LIMITED (429) with Retry-After', async () => {
+    const limited = await bootSystem({ RATE_LIMIT_DOWNLOADS_PER_MINUTE: '2' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push(await download(limited, 1));
+      expect(statuses.map((r) => r.status)).toEqual([404, 404, 429]);
+      expect(statuses[2]?.error?.code).toBe('RATE_LIMITED');
+      expect(statuses[2]?.headers.get('retry-after')).toEqual(expect.any(String));
+    } finally {
+      await limited.stop();
+    }
+  });
+});

@@ -1,0 +1,757 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jest } from '@jest/globals';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import express, { type Express } from 'express';
+import request from 'supertest';
+import { createLogger } from '../../libs/logging/index.js';
+import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
+import { publicOpenApi } from '../../services/gateway/openapi.js';
+import { createManagementApp } from '../../services/management/app.js';
+import { managementOpenApi } from '../../services/management/openapi.js';
+import { ADMIN_TOKEN, API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+
+/**
+ * Keeps both OpenAPI documents true: they are valid, they list exactly the routes the apps
+ * register, and real responses match the schema documented for their path, method and status.
+ */
+
+const addFormats = addFormatsModule.default;
+const AUTH = `Bearer ${ADMIN_TOKEN}`;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+type Method = (typeof METHODS)[number];
+
+interface Doc {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, PathItem>;
+  components?: { schemas?: Record<string, object>; securitySchemes?: Record<string, object> };
+  security?: ReadonlyArray<Record<string, readonly string[]>>;
+}
+type PathItem = Partial<Record<Method, Operation>> & { parameters?: readonly Parameter[] };
+interface Operation {
+  operationId?: string;
+  parameters?: readonly Parameter[];
+  requestBody?: { content: Record<string, { schema?: object }> };
+  responses: Record<string, Response>;
+  security?: ReadonlyArray<Record<string, readonly string[]>>;
+}
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: object;
+}
+interface Response {
+  description: string;
+  headers?: Record<string, { schema?: object }>;
+  content?: Record<string, { schema?: object }>;
+}
+
+const documents: Array<{ name: string; doc: Doc }> = [
+  { name: 'public', doc: publicOpenApi as unknown as Doc },
+  { name: 'management', doc: managementOpenApi as unknown as Doc },
+];
+
+function operations(doc: Doc): Array<{ path: string; method: Method; op: Operation }> {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => {
+      const op = item[method];
+      return op ? [{ path, method, op }] : [];
+    }),
+  );
+}
+
+/** OpenAPI refs point into the document; ajv gets the component schemas as one schema of $defs. */
+function rewriteRefs(value: unknown, base: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, base));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string'
+        ? v.replace(/^#\/components\/schemas\//, `${base}#/$defs/`)
+        : rewriteRefs(v, base),
+    ]),
+  );
+}
+
+function schemaCompiler(name: string, doc: Doc) {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+  addFormats(ajv);
+  const base = `urn:openapi:${name}`;
+  ajv.addSchema({ $id: base, $defs: rewriteRefs(doc.components?.schemas ?? {}, base) as object });
+  const cache = new Map<object, ValidateFunction>();
+  return (schema: object): ValidateFunction => {
+    let validate = cache.get(schema);
+    if (!validate) {
+      validate = ajv.compile(rewriteRefs(schema, base) as object);
+      cache.set(schema, validate);
+    }
+    return validate;
+  };
+}
+
+const compilers = new Map(documents.map(({ name, doc }) => [doc, schemaCompiler(name, doc)]));
+const compile = (doc: Doc, schema: object) => compilers.get(doc)!(schema);
+
+describe('(a) both documents are valid OpenAPI 3.1', () => {
+  describe.each(documents)('$name document', ({ doc }) => {
+    test('has the OpenAPI 3.1 header and at least one path', () => {
+      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.info.title).toEqual(expect.any(String));
+      expect(doc.info.version).toEqual(expect.any(String));
+      expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
+    });
+
+    test('every component schema compiles under JSON Schema 2020-12 (ajv strict)', () => {
+      for (const schema of Object.values(doc.components?.schemas ?? {})) {
+        expect(() => compile(doc, schema)).not.toThrow();
+      }
+    });
+
+    test('every request body, parameter and response schema compiles', () => {
+      for (const { path, method, op } of operations(doc)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const schemas = [
+          ...Object.values(op.requestBody?.content ?? {}).map((c) => c.schema),
+          ...[...(doc.paths[path]!.parameters ?? []), ...(op.parameters ?? [])].map(
+            (p) => p.schema,
+          ),
+          ...Object.values(op.responses).flatMap((r) => [
+            ...Object.values(r.content ?? {}).map((c) => c.schema),
+            ...Object.values(r.headers ?? {}).map((h) => h.schema),
+          ]),
+        ];
+        for (const schema of schemas) {
+          if (schema === undefined) continue;
+          try {
+            compile(doc, schema);
+          } catch (error) {
+            throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
+          }
+        }
+      }
+    });
+
+    test('every operation has a unique operationId, a success response and descriptions', () => {
+      const ids = operations(doc).map(({ op }) => op.operationId);
+      expect(ids.every((id) => typeof id === 'string')).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const { op } of operations(doc)) {
+        const statuses = Object.keys(op.responses);
+        expect(statuses.some((s) => /^2\d\d$/.test(s))).toBe(true);
+        for (const [status, response] of Object.entries(op.responses)) {
+          expect(status).toMatch(/^[1-5]\d\d$/);
+          expect(response.description).toEqual(expect.any(String));
+        }
+      }
+    });
+
+    test('every path template parameter is declared as a required path parameter', () => {
+      for (const { path, op } of operations(doc)) {
+        const declared = [...(doc.paths[path]!.parameters ?? []), ...(op.parameters ?? [])]
+          .filter((p) => p.in === 'path' && p.required === true)
+          .map((p) => p.name)
+          .sort();
+        const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+        expect(declared).toEqual(inTemplate);
+      }
+    });
+
+    test('every security requirement names a declared security scheme', () => {
+      const schemes = Object.keys(doc.components?.securitySchemes ?? {});
+      const requirements = [
+        ...(doc.security ?? []),
+        ...operations(doc).flatMap(({ op }) => op.security ?? []),
+      ];
+      for (const requirement of requirements) {
+        for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
+      }
+    });
+  });
+
+  test('the management document requires a bearer token except for its public routes', () => {
+    expect(managementOpenApi.components.securitySchemes.adminToken).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    expect(managementOpenApi.security).toEqual([{ adminToken: [] }]);
+    for (const { path, op } of operations(managementOpenApi as unknown as Doc)) {
+      if (path.startsWith('/admin/v1/')) {
+        expect(op.security).toBeUndefined();
+        expect(op.responses['401']).toBeDefined();
+      } else {
+        expect(op.security).toEqual([]);
+      }
+    }
+  });
+});
+
+let system: TestSystem;
+/** The Express apps the running system listens with, found by the port they listen on. */
+const runningApps = new Map<number, Express>();
+beforeAll(async () => {
+  const listen = jest.spyOn(express.application, 'listen');
+  try {
+    system = await bootSystem();
+    // Read before mockRestore(), which also clears what the spy recorded.
+    listen.mock.results.forEach((result, i) => {
+      const { port } = (result.value as Server).address() as AddressInfo;
+      runningApps.set(port, listen.mock.contexts[i] as Express);
+    });
+  } finally {
+    listen.mockRestore();
+  }
+});
+afterAll(() => system?.stop());
+
+function runningApp(url: string): Express {
+  const app = runningApps.get(Number(new URL(url).port));
+  if (!app) throw new Error(`no app listens on ${url}`);
+  return app;
+}
+
+// ---- Routes registered on the Express apps ----
+
+interface RouterLayer {
+  route?: { path: unknown; methods: Record<string, boolean> };
+  handle: unknown;
+  rawPath?: unknown;
+}
+
+function isRouter(handle: unknown): handle is { stack: RouterLayer[] } {
+  return typeof handle === 'function' && Array.isArray((handle as { stack?: unknown }).stack);
+}
+
+/** "GET /admin/v1/products/{id}" for every route, walking mounted routers (Express 5). */
+function registeredRoutes(app: Express): string[] {
+  const found: string[] = [];
+  const walk = (stack: RouterLayer[], prefix: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        if (typeof layer.route.path !== 'string') throw new Error('unexpected route path');
+        const path = (prefix + layer.route.path).replace(/:(\w+)/g, '{$1}');
+        for (const method of Object.keys(layer.route.methods)) {
+          if (method !== '_all') found.push(`${method.toUpperCase()} ${path}`);
+        }
+      } else if (isRouter(layer.handle)) {
+        const mount =
+          typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+        walk(layer.handle.stack, prefix + mount);
+      }
+    }
+  };
+  const router = (app as unknown as { router?: { stack?: RouterLayer[] } }).router;
+  if (!router?.stack) throw new Error('Express 5 app.router.stack not found');
+  walk(router.stack, '');
+  return found.sort();
+}
+
+function documentedRoutes(doc: Doc): string[] {
+  return operations(doc)
+    .map(({ path, method }) => `${method.toUpperCase()} ${path}`)
+    .sort();
+}
+
+/** A concrete path for a template: `{id}` becomes 1, any other parameter an encoded word. */
+function concrete(template: string, values: Record<string, string | number> = {}): string {
+  return template.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+    encodeURIComponent(String(values[name] ?? (name === 'id' ? 1 : `probe-${name}`))),
+  );
+}
+
+function send(base: string, method: Method, path: string) {
+  const agent = request(base);
+  switch (method) {
+    case 'get':
+      return agent.get(path);
+    case 'post':
+      return agent.post(path);
+    case 'patch':
+      return agent.patch(path);
+    case 'put':
+      return agent.put(path);
+    case 'delete':
+      return agent.delete(path);
+    case 'head':
+      return agent.head(path);
+    case 'options':
+      return agent.options(path);
+    case 'trace':
+      return agent.trace(path);
+  }
+}
+
+describe('(b) each document lists exactly the routes its app registers', () => {
+  const apps = [
+    {
+      name: 'public',
+      doc: publicOpenApi as unknown as Doc,
+      url: () => system.running.gatewayUrl,
+    },
+    {
+      name: 'management',
+      doc: managementOpenApi as unknown as Doc,
+      url: () => system.running.managementUrl,
+    },
+  ];
+
+  describe.each(apps)('$name API', ({ doc, url }) => {
+    test('every registered route is documented, and every documented route is registered', () => {
+      const registered = registeredRoutes(runningApp(url()));
+      expect(registered.length).toBeGreaterThan(0);
+      expect(registered).toEqual(documentedRoutes(doc));
+    });
+
+    test('every documented path and method is answered by a route, not the unknown-route 404', async () => {
+      for (const { path, method } of operations(doc)) {
+        const concretePath = concrete(path);
+        let req = send(url(), method, concretePath).set('Authorization', AUTH);
+        if (method === 'post' || method === 'patch' || method === 'put') req = req.send({});
+        const res = await req;
+        const unknown = `There is no ${method.toUpperCase()} ${concretePath}.`;
+        expect([`${method} ${path}`, res.body?.error?.message]).not.toEqual([
+          `${method} ${path}`,
+          unknown,
+        ]);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+      }
+    });
+
+    test('a path that is not documented gets the unknown-route 404', async () => {
+      const res = await send(url(), 'get', '/not-documented').set('Authorization', AUTH);
+      expect(res.status).toBe(404);
+      expect(res.body.error.message).toBe('There is no GET /not-documented.');
+    });
+  });
+});
+
+// ---- Real responses against the documented schemas ----
+
+const seen = new Set<string>();
+
+/** Checks a real response against the document: status documented, body valid, headers present. */
+function expectDocumented(doc: Doc, method: Method, template: string, res: request.Response) {
+  const where = `${method.toUpperCase()} ${template} -> ${res.status}`;
+  const documented = doc.paths[template]?.[method]?.responses[String(res.status)];
+  expect([where, documented !== undefined]).toEqual([where, true]);
+  seen.add(`${doc.info.title} ${where}`);
+  const schema = documented!.content?.['application/json']?.schema;
+  if (schema) {
+    expect([where, res.headers['content-type']]).toEqual([
+      where,
+      expect.stringMatching(/^application\/json/),
+    ]);
+    const validate = compile(doc, schema);
+    const valid = validate(res.body);
+    expect([where, valid ? 'valid' : validate.errors, res.body]).toEqual([
+      where,
+      'valid',
+      res.body,
+    ]);
+  }
+  for (const header of Object.keys(documented!.headers ?? {})) {
+    expect([where, header, res.headers[header.toLowerCase()]]).toEqual([
+      where,
+      header,
+      expect.any(String),
+    ]);
+  }
+}
+
+describe('(c) real responses match the documented schemas', () => {
+  const pub = publicOpenApi as unknown as Doc;
+  const mgmt = managementOpenApi as unknown as Doc;
+
+  /** A public license operation; checks the status it expects, then the document. */
+  async function publicCall(
+    operation: 'activate' | 'validate' | 'deactivate',
+    status: number,
+    fields: Record<string, string | number>,
+  ) {
+    const res = await system.post(operation, fields);
+    expect([operation, res.status]).toEqual([operation, status]);
+    expectDocumented(pub, 'post', `${API_BASE}/licenses/${operation}`, res);
+    return res;
+  }
+
+  /** A public POST whose body is over the gateway's limit. */
+  async function oversized(operation: 'activate' | 'validate' | 'deactivate') {
+    const path = `${API_BASE}/licenses/${operation}`;
+    const res = await system
+      .api()
+      .post(path)
+      .type('form')
+      .send(`x=${'k'.repeat(20_000)}`);
+    expect(res.status).toBe(413);
+    expectDocumented(pub, 'post', path, res);
+  }
+
+  /** A management call; checks the status it expects, then the document. */
+  async function admin(
+    method: Method,
+    template: string,
+    status: number,
+    options: {
+      params?: Record<string, string | number>;
+      body?: unknown;
+      raw?: { type: string; text: string };
+      auth?: string | null;
+    } = {},
+  ) {
+    let req = send(system.running.managementUrl, method, concrete(template, options.params));
+    if (options.auth !== null) req = req.set('Authorization', options.auth ?? AUTH);
+    if (options.raw) req = req.set('Content-Type', options.raw.type).send(options.raw.text);
+    else if (options.body !== undefined) req = req.send(options.body as object);
+    const res = await req;
+    const where = `${method.toUpperCase()} ${template}`;
+    expect([where, res.status, res.body]).toEqual([where, status, res.body]);
+    expectDocumented(mgmt, method, template, res);
+    return res;
+  }
+
+  const PRODUCTS = '/admin/v1/products';
+  const PRODUCT = '/admin/v1/products/{id}';
+  const PLANS = '/admin/v1/plans';
+  const PLAN = '/admin/v1/plans/{id}';
+  const LICENSES = '/admin/v1/licenses';
+  const LICENSE = '/admin/v1/licenses/{key}';
+  const ACTIVATIONS = '/admin/v1/licenses/{key}/activations';
+  const ACTIVATION = '/admin/v1/licenses/{key}/activations/{identifier}';
+  const VERSIONS = '/admin/v1/products/{id}/versions';
+  const VERSION = '/admin/v1/versions/{id}';
+  const FILE = '/admin/v1/files/{id}';
+  const UNKNOWN = 987654321;
+
+  /** The management app over the running system's transport, with a tiny upload limit. */
+  function createManagementAppWithLimit(maxUploadBytes: number) {
+    const logger = createLogger('openapi-test', 'silent');
+    const app = createManagementApp({
+      transport: system.transport,
+      logger,
+      adminTokens: ['t'],
+      trustProxy: false,
+      maxUploadBytes,
+    });
+    return request(app);
+  }
+
+  async function adminLicense(limit: number, extra: Record<string, unknown> = {}) {
+    const product = (await admin('post', PRODUCTS, 201, { body: { title: 'Doc' } })).body.data;
+    const plan = (
+      await admin('post', PLANS, 201, {
+        body: { name: 'Doc', activation_type: 'domain', activation_limit: limit },
+      })
+    ).body.data;
+    const license = await admin('post', LICENSES, 201, {
+      body: { product_id: product.id, plan_id: plan.id, ...extra },
+    });
+    return license.body.data.license_key as string;
+  }
+
+  test('public activate: success, each refusal (with its extra fields) and 413', async () => {
+    const { key, product } = await system.license({ activation_limit: 1 });
+    await publicCall('activate', 200, { license_key: key, identifier: 'a.example' });
+    const full = await publicCall('activate', 403, { license_key: key, identifier: 'b.example' });
+    expect(full.body.error).toMatchObject({ activation_limit: 1, activations_used: 1 });
+    await publicCall('activate', 400, { license_key: key });
+    await publicCall('activate', 403, { license_key: 'nope', identifier: 'a.example' });
+    await publicCall('activate', 403, {
+      license_key: key,
+      identifier: 'a.example',
+      product_id: product.id + 1000,
+    });
+    const expired = await system.license({ expires_at: '2020-01-01T00:00:00.000Z' });
+    await publicCall('activate', 403, { license_key: expired.key, identifier: 'a.example' });
+    await oversized('activate');
+  });
+
+  test('public validate: known key, unknown key (nulls), errors and 413', async () => {
+    const { key, product } = await system.license();
+    await publicCall('validate', 200, { license_key: key });
+    await publicCall('validate', 200, { license_key: key, identifier: 'not-active.example' });
+    await publicCall('validate', 200, { license_key: 'unknown-key' });
+    await publicCall('validate', 400, {});
+    await publicCall('validate', 403, { license_key: key, product_id: product.id + 1000 });
+    await oversized('validate');
+  });
+
+  test('public deactivate: success, errors and 413', async () => {
+    const { key } = await system.license();
+    await system.post('activate', { license_key: key, identifier: 'a.example' });
+    await publicCall('deactivate', 200, { license_key: key, identifier: 'a.example' });
+    await publicCall('deactivate', 404, { license_key: key, identifier: 'a.example' });
+    await publicCall('deactivate', 403, { license_key: 'nope', identifier: 'a.example' });
+    await publicCall('deactivate', 400, { license_key: key });
+    await oversized('deactivate');
+  });
+
+  test('public update check: both shapes, with and without license fields, and 400', async () => {
+    const UPDATES = `${API_BASE}/updates/{product_id}`;
+    const check = async (productId: string | number, query: string, status: number) => {
+      const res = await system.api().get(`${API_BASE}/updates/${productId}${query}`);
+      expect(res.status).toBe(status);
+      expectDocumented(pub, 'get', UPDATES, res);
+      return res;
+    };
+    const { key, product } = await system.license({ expires_at: '2020-01-01T00:00:00.000Z' });
+    await check(product.id, '', 200);
+    const version = await system.transport.call('update-catalog.createVersion', {
+      product_id: product.id,
+      version: '1.0.0',
+    });
+    await system.transport.call('update-catalog.addFile', {
+      version_id: version.id,
+      filename: 'doc.zip',
+      size: 10,
+      sha256: 'c'.repeat(64),
+      content_type: 'application/zip',
+      object_key: 'packages/doc.zip',
+    });
+    expect((await check(product.id, '', 200)).body.data.update_available).toBe(true);
+    expect((await check(product.id, `?license_key=${key}`, 200)).body.data.license_status).toBe(
+      'expired',
+    );
+    await check(UNKNOWN, '', 200);
+    await check('abc', '', 400);
+  });
+
+  test('public download: the file, a range, and each refusal', async () => {
+    const DOWNLOADS = `${API_BASE}/downloads/{product_id}`;
+    const fetchFile = async (
+      productId: string | number,
+      query: string,
+      status: number,
+      headers: Record<string, string> = {},
+    ) => {
+      const res = await system
+        .api()
+        .get(`${API_BASE}/downloads/${productId}${query}`)
+        .set({ Accept: 'application/json', ...headers })
+        .buffer(true)
+        .parse((response, done) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const body = Buffer.concat(chunks);
+            const json = /^application\/json/.test(String(response.headers['content-type']));
+            done(null, json ? JSON.parse(body.toString('utf8')) : body);
+          });
+        });
+      expect([productId, query, res.status]).toEqual([productId, query, status]);
+      expectDocumented(pub, 'get', DOWNLOADS, res);
+      return res;
+    };
+    const product = await system.transport.call('update-catalog.createProduct', {
+      title: 'Doc download',
+      download_access: 'activated_identifier',
+    });
+    const { key } = await system.license({ product });
+    const version = (
+      await admin('post', VERSIONS, 201, { params: { id: product.id }, body: { version: '1.0' } })
+    ).body.data;
+    const upload = await system
+      .admin()
+      .post(`/admin/v1/versions/${version.id}/files`)
+      .set('Authorization', AUTH)
+      .attach('file', Buffer.from('package bytes'), 'doc.zip');
+    expect(upload.status).toBe(201);
+    expectDocumented(mgmt, 'post', '/admin/v1/versions/{id}/files', upload);
+
+    await system.post('activate', { license_key: key, identifier: 'doc.example' });
+    const query = `?dlid=${key}&identifier=doc.example`;
+    const whole = await fetchFile(product.id, query, 200);
+    expect(Buffer.isBuffer(whole.body) && whole.body.toString()).toBe('package bytes');
+    await fetchFile(product.id, query, 206, { Range: 'bytes=8-' });
+    await fetchFile(product.id, query, 416, { Range: 'bytes=100-' });
+    await fetchFile(product.id, `?dlid=${key}`, 403);
+    await fetchFile(product.id, `?dlid=${key}&identifier=other.example`, 404);
+    await fetchFile('abc', '', 400);
+  });
+
+  test('admin versions, files and the download log: successes and errors', async () => {
+    const product = (await admin('post', PRODUCTS, 201, { body: { title: 'Versions' } })).body.data;
+    const params = { id: product.id };
+    const version = (
+      await admin('post', VERSIONS, 201, { params, body: { version: '2.0', published: false } })
+    ).body.data;
+    await admin('post', VERSIONS, 400, { params, body: { version: '' } });
+    await admin('post', VERSIONS, 404, { params: { id: UNKNOWN }, body: { version: '1' } });
+    await admin('get', VERSIONS, 200, { params });
+    await admin('get', VERSIONS, 404, { params: { id: UNKNOWN } });
+    await admin('get', VERSION, 200, { params: { id: version.id } });
+    await admin('get', VERSION, 404, { params: { id: UNKNOWN } });
+    await admin('patch', VERSION, 200, { params: { id: version.id }, body: { published: true } });
+    await admin('patch', VERSION, 400, { params: { id: version.id }, body: {} });
+    await admin('patch', VERSION, 404, { params: { id: UNKNOWN }, body: { published: true } });
+
+    const FILES = '/admin/v1/versions/{id}/files';
+    await admin('post', FILES, 400, { params: { id: version.id }, body: {} });
+    const noVersion = await system
+      .admin()
+      .post(`/admin/v1/versions/${UNKNOWN}/files`)
+      .set('Authorization', AUTH)
+      .attach('file', Buffer.from('x'), 'x.zip');
+    expect(noVersion.status).toBe(404);
+    expectDocumented(mgmt, 'post', FILES, noVersion);
+    const tooBig = await createManagementAppWithLimit(4)
+      .post(`/admin/v1/versions/${version.id}/files`)
+      .set('Authorization', 'Bearer t')
+      .attach('file', Buffer.from('12345'), 'big.zip');
+    expect(tooBig.status).toBe(413);
+    expectDocumented(mgmt, 'post', FILES, tooBig);
+    const uploaded = await system
+      .admin()
+      .post(`/admin/v1/versions/${version.id}/files`)
+      .set('Authorization', AUTH)
+      .attach('file', Buffer.from('abc'), 'v.zip');
+    const file = uploaded.body.data;
+    await admin('patch', FILE, 200, {
+      params: { id: file.id },
+      body: { include_in_updates: false },
+    });
+    await admin('patch', FILE, 400, { params: { id: file.id }, body: {} });
+    await admin('patch', FILE, 404, { params: { id: UNKNOWN }, body: { plan_id: null } });
+    await admin('delete', FILE, 200, { params: { id: file.id } });
+    await admin('delete', FILE, 404, { params: { id: file.id } });
+    await admin('delete', FILE, 400, { params: { id: 'x' } });
+
+    await system.api().get(`${API_BASE}/downloads/${product.id}`);
+    const LOG = '/admin/v1/download-log';
+    const log = await admin('get', LOG, 200);
+    expect(log.body.data.entries.length).toBeGreaterThan(0);
+    const bad = await system.admin().get(`${LOG}?refused=maybe`).set('Authorization', AUTH);
+    expect(bad.status).toBe(400);
+    expectDocumented(mgmt, 'get', LOG, bad);
+    await admin('get', LOG, 401, { auth: null });
+  });
+
+  test('public health and the document itself', async () => {
+    expectDocumented(pub, 'get', '/health', await system.api().get('/health'));
+    const doc = await system.api().get('/openapi.json');
+    expectDocumented(pub, 'get', '/openapi.json', doc);
+    expect(doc.body).toEqual(JSON.parse(JSON.stringify(publicOpenApi)));
+  });
+
+  test('admin products: successes and errors', async () => {
+    const { id } = (await admin('post', PRODUCTS, 201, { body: { title: 'P' } })).body.data;
+    await admin('post', PRODUCTS, 201, { body: { title: 'Bundle', bundle_items: [id] } });
+    await admin('post', PRODUCTS, 409, { body: { id, title: 'Duplicate' } });
+    await admin('post', PRODUCTS, 400, { body: { title: '' } });
+    await admin('post', PRODUCTS, 413, { body: { title: 'x', pad: 'p'.repeat(70_000) } });
+    await admin('post', PRODUCTS, 415, {
+      raw: { type: 'application/json; charset=iso-8859-1', text: '{"title":"x"}' },
+    });
+    await admin('post', PRODUCTS, 401, { body: { title: 'x' }, auth: null });
+    await admin('get', PRODUCTS, 200);
+    await admin('get', PRODUCTS, 401, { auth: 'Bearer wrong' });
+    await admin('get', PRODUCT, 200, { params: { id } });
+    await admin('get', PRODUCT, 400, { params: { id: 'x' } });
+    await admin('get', PRODUCT, 404, { params: { id: UNKNOWN } });
+    await admin('patch', PRODUCT, 200, { params: { id }, body: { title: 'New' } });
+    await admin('patch', PRODUCT, 400, { params: { id }, body: {} });
+    await admin('patch', PRODUCT, 404, { params: { id: UNKNOWN }, body: { title: 'x' } });
+  });
+
+  test('admin plans: successes and errors', async () => {
+    const body = { name: 'Doc plan', activation_type: 'device', activation_limit: 2 };
+    const { id } = (await admin('post', PLANS, 201, { body })).body.data;
+    await admin('post', PLANS, 409, { body: { ...body, id } });
+    await admin('post', PLANS, 400, { body: { name: 'x' } });
+    await admin('get', PLANS, 200);
+    await admin('get', PLAN, 200, { params: { id } });
+    await admin('get', PLAN, 400, { params: { id: '0' } });
+    await admin('get', PLAN, 404, { params: { id: UNKNOWN } });
+  });
+
+  test('admin licenses: create, detail with activations and rejected attempts, patch', async () => {
+    const key = await adminLicense(1, { expires_at: '2099-01-01T00:00:00Z' });
+    const { product_id, plan_id } = (await admin('get', LICENSE, 200, { params: { key } })).body
+      .data;
+    await admin('post', LICENSES, 409, { body: { license_key: key, product_id, plan_id } });
+    await admin('post', LICENSES, 400, { body: { product_id, plan_id: UNKNOWN } });
+
+    await system.post('validate', { license_key: key });
+    await system.post('activate', { license_key: key, identifier: 'a.example' });
+    await system.post('activate', { license_key: key, identifier: 'b.example' }); // refused
+    const shown = await admin('get', LICENSE, 200, { params: { key } });
+    expect(shown.body.data.activations).toHaveLength(1);
+    expect(shown.body.data.rejected_attempts).toHaveLength(1);
+    expect(shown.body.data.last_check_at).toEqual(expect.any(String));
+    await admin('get', LICENSE, 404, { params: { key: 'nope' } });
+    await admin('get', LICENSE, 400, { params: { key: 'k'.repeat(256) } });
+
+    await admin('patch', LICENSE, 200, { params: { key }, body: { activation_limit: 0 } });
+    await admin('post', ACTIVATIONS, 201, { params: { key }, body: { identifier: 'b.example' } });
+    const tooLow = await admin('patch', LICENSE, 409, {
+      params: { key },
+      body: { activation_limit: 1 },
+    });
+    expect(tooLow.body.error).toMatchObject({ activation_limit: 1, activations_used: 2 });
+    await admin('patch', LICENSE, 400, { params: { key }, body: {} });
+    await admin('patch', LICENSE, 404, { params: { key: 'nope' }, body: { status: 'active' } });
+  });
+
+  test('admin Add and Remove activation: successes and every refusal', async () => {
+    const key = await adminLicense(1);
+    const params = { key };
+    await admin('post', ACTIVATIONS, 201, { params, body: { identifier: 'a.example' } });
+    await admin('post', ACTIVATIONS, 409, { params, body: { identifier: 'a.example' } });
+    const full = await admin('post', ACTIVATIONS, 409, {
+      params,
+      body: { identifier: 'b.example' },
+    });
+    expect(full.body.error).toMatchObject({
+      code: 'ACTIVATION_LIMIT_REACHED',
+      activation_limit: 1,
+    });
+    await admin('post', ACTIVATIONS, 400, { params, body: { identifier: 'https://' } });
+    await admin('post', ACTIVATIONS, 404, {
+      params: { key: 'nope' },
+      body: { identifier: 'a.example' },
+    });
+    const suspended = await adminLicense(1, { status: 'suspended' });
+    await admin('post', ACTIVATIONS, 409, {
+      params: { key: suspended },
+      body: { identifier: 'a.example' },
+    });
+
+    await admin('delete', ACTIVATION, 200, { params: { key, identifier: 'a.example' } });
+    await admin('delete', ACTIVATION, 404, { params: { key, identifier: 'a.example' } });
+    await admin('delete', ACTIVATION, 404, { params: { key: 'nope', identifier: 'a.example' } });
+    await admin('delete', ACTIVATION, 400, { params: { key, identifier: 'x'.repeat(256) } });
+  });
+
+  test('admin health (200 and 503), liveness and the document itself', async () => {
+    await admin('get', '/admin/v1/health', 200);
+    await admin('get', '/admin/v1/health', 401, { auth: null });
+    await admin('get', '/health', 200, { auth: null });
+    const doc = await admin('get', '/openapi.json', 200, { auth: null });
+    expect(doc.body).toEqual(JSON.parse(JSON.stringify(managementOpenApi)));
+
+    // 503: a bus on which only the license service answers.
+    const bus = new InProcessBus();
+    const logger = createLogger('openapi-test', 'silent');
+    bus.register('license', {
+      'license.health': async () => ({ service: 'license', status: 'ok', uptime_seconds: 1 }),
+    });
+    const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
+    const app = createManagementApp({ transport, logger, adminTokens: ['t'], trustProxy: false });
+    const res = await request(app).get('/admin/v1/health').set('Authorization', 'Bearer t');
+    expect(res.status).toBe(503);
+    expectDocumented(mgmt, 'get', '/admin/v1/health', res);
+    await transport.close();
+  });
+
+  test('every documented success response was seen in a real call above', () => {
+    for (const { doc } of documents) {
+      for (const { path, method, op } of operations(doc)) {
+        for (const status of Object.keys(op.responses).filter((s) => s.startsWith('2'))) {
+          expect(seen).toContain(`${doc.info.title} ${method.toUpperCase()} ${path} -> ${status}`);
+        }
+      }
+    }
+  });
+});

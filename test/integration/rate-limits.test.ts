@@ -1,0 +1,129 @@
+import request from 'supertest';
+import { createLogger } from '../../libs/logging/index.js';
+import { API_BASE, createGatewayApp } from '../../services/gateway/app.js';
+import { rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
+import { bootSystem, type TestSystem } from '../support/system.js';
+
+const REDIS_URL = process.env.REDIS_URL;
+const logger = createLogger('test', 'silent');
+
+describe('spec 8: activate calls per license key', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await bootSystem({ RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR: '3' });
+  });
+  afterAll(() => system?.stop());
+
+  test('past the per-key limit activate gets RATE_LIMITED (429) with Retry-After, and nothing changes', async () => {
+    const { key } = await system.license({ activation_limit: 10 });
+    for (let i = 0; i < 3; i++) {
+      const ok = await system.post('activate', { license_key: key, identifier: `s${i}.com` });
+      expect(ok.status).toBe(200);
+    }
+    const limited = await system.post('activate', { license_key: key, identifier: 'late.com' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: { code: 'RATE_LIMITED', message: expect.any(String) } });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const license = await system.transport.call('license.getLicense', { license_key: key });
+    expect(license.activations_used).toBe(3);
+    expect(license.rejected_attempts).toEqual([]);
+  });
+
+  test('the limit counts each key on its own, and dlid counts as the same key', async () => {
+    const first = await system.license();
+    const second = await system.license();
+    for (let i = 0; i < 3; i++) {
+      await system.post('activate', { dlid: first.key, identifier: `a${i}.com` });
+    }
+    expect(
+      (await system.post('activate', { license_key: first.key, identifier: 'x.com' })).status,
+    ).toBe(429);
+    expect(
+      (await system.post('activate', { license_key: second.key, identifier: 'x.com' })).status,
+    ).toBe(200);
+  });
+
+  test('validate and deactivate are not counted against the per-key activate limit', async () => {
+    const { key } = await system.license();
+    for (let i = 0; i < 5; i++) {
+      expect((await system.post('validate', { license_key: key })).status).toBe(200);
+    }
+    expect((await system.post('activate', { license_key: key, identifier: 'a.com' })).status).toBe(
+      200,
+    );
+  });
+});
+
+describe('spec 8: per-IP limit of the license operations', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await bootSystem({ RATE_LIMIT_PER_IP_PER_MINUTE: '5' });
+  });
+  afterAll(() => system?.stop());
+
+  test('past the per-IP limit every license operation gets RATE_LIMITED (429), changing nothing', async () => {
+    const { key } = await system.license();
+    for (let i = 0; i < 5; i++) {
+      expect((await system.post('validate', { license_key: key })).status).toBe(200);
+    }
+    for (const operation of ['validate', 'activate', 'deactivate'] as const) {
+      const res = await system.post(operation, { license_key: key, identifier: 'a.com' });
+      expect(res.status).toBe(429);
+      expect(res.body.error.code).toBe('RATE_LIMITED');
+      expect(res.headers['retry-after']).toBeDefined();
+    }
+    const license = await system.transport.call('license.getLicense', { license_key: key });
+    expect(license.check_count).toBe(5);
+    expect(license.activations_used).toBe(0);
+  });
+});
+
+const withRedis = REDIS_URL ? describe : describe.skip;
+withRedis('rate limits with Redis', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await bootSystem({ REDIS_URL: REDIS_URL!, RATE_LIMIT_PER_IP_PER_MINUTE: '4' });
+  });
+  afterAll(() => system?.stop());
+
+  test('gateway replicas share their counts through Redis', async () => {
+    const second = rateLimitsFromConfig(system.config, logger);
+    try {
+      const otherGateway = createGatewayApp({
+        transport: system.transport,
+        logger,
+        trustProxy: false,
+        rateLimits: second.limits,
+      });
+      const { key } = await system.license();
+      const validate = (app: Parameters<typeof request>[0]) =>
+        request(app).post(`${API_BASE}/licenses/validate`).type('form').send(`license_key=${key}`);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) {
+        statuses.push((await validate(system.running.gatewayUrl)).status);
+        statuses.push((await validate(otherGateway)).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('an unreachable Redis', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await bootSystem({
+      REDIS_URL: 'redis://127.0.0.1:1',
+      RATE_LIMIT_PER_IP_PER_MINUTE: '1',
+    });
+  });
+  afterAll(() => system?.stop());
+
+  test('lets requests through (limits fail open) instead of hanging or failing them', async () => {
+    const { key } = await system.license();
+    for (let i = 0; i < 3; i++) {
+      expect((await system.post('validate', { license_key: key })).status).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,205 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import type { HandlersOf } from '../../libs/contracts/index.js';
+import { createLogger } from '../../libs/logging/index.js';
+import {
+  AmqpTransport,
+  InProcessBus,
+  InProcessTransport,
+  type Transport,
+} from '../../libs/transport/index.js';
+import { API_BASE, createGatewayApp } from '../../services/gateway/app.js';
+import { createRateLimits } from '../../services/gateway/rate-limits.js';
+
+const run = promisify(execFile);
+const logger = createLogger('test', 'silent');
+const AMQP_URL = process.env.AMQP_URL;
+
+interface TransportPair {
+  name: string;
+  connect(role: string, timeoutMs: number): Promise<Transport>;
+}
+
+function pairs(): TransportPair[] {
+  const bus = new InProcessBus();
+  const list: TransportPair[] = [
+    {
+      name: 'in-process',
+      connect: async (_role, timeoutMs) => new InProcessTransport(bus, { timeoutMs, logger }),
+    },
+  ];
+  if (AMQP_URL) {
+    const prefix = `test.transport.${randomBytes(4).toString('hex')}`;
+    list.push({
+      name: 'RabbitMQ',
+      connect: (role, timeoutMs) =>
+        AmqpTransport.connect({
+          url: AMQP_URL,
+          prefix,
+          timeoutMs,
+          prefetch: 8,
+          logger,
+          connectionName: `${prefix}:${role}`,
+        }),
+    });
+  }
+  return list;
+}
+
+const opened: Transport[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((t) => t.close()));
+});
+
+/** Only the health method: enough to exercise the transport. */
+function downloadHandlers(
+  answer: () => Promise<{ service: string; status: 'ok'; uptime_seconds: number }>,
+): HandlersOf<'download'> {
+  return { 'download.health': answer } as Partial<HandlersOf<'download'>> as HandlersOf<'download'>;
+}
+const hang = () => new Promise<never>(() => {});
+
+describe.each(pairs())('RPC over the $name transport', ({ connect }) => {
+  test('a call reaches the service and the reply comes back', async () => {
+    const server = await connect('server', 2000);
+    const client = await connect('client', 2000);
+    opened.push(server, client);
+    await server.serve(
+      'download',
+      downloadHandlers(async () => ({ service: 'download', status: 'ok', uptime_seconds: 7 })),
+    );
+    await expect(client.call('download.health', {})).resolves.toEqual({
+      service: 'download',
+      status: 'ok',
+      uptime_seconds: 7,
+    });
+  });
+
+  test('a service that does not answer in time gives INTERNAL_ERROR, never a hung call', async () => {
+    const server = await connect('server', 300);
+    const client = await connect('client', 300);
+    opened.push(server, client);
+    await server.serve('license', { 'license.health': hang } as unknown as HandlersOf<'license'>);
+    await expect(client.call('license.health', {})).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      status: 500,
+    });
+  });
+
+  test('a per-call timeout overrides the default', async () => {
+    const client = await connect('client', 60_000);
+    opened.push(client);
+    await expect(
+      client.call('update-catalog.health', {}, { timeoutMs: 200 }),
+    ).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+  });
+
+  test('events reach every subscriber', async () => {
+    const a = await connect('a', 2000);
+    const b = await connect('b', 2000);
+    const publisher = await connect('publisher', 2000);
+    opened.push(a, b, publisher);
+    const seen: string[] = [];
+    const both = new Promise<void>((resolve) => {
+      const note = (who: string) => (payload: { id: number }) => {
+        seen.push(`${who}:${payload.id}`);
+        if (seen.length === 2) resolve();
+      };
+      void a.subscribe('update-catalog.product-changed', note('a'));
+      void b.subscribe('update-catalog.product-changed', note('b'));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await publisher.publish('update-catalog.product-changed', { id: 42 });
+    await both;
+    expect(seen.sort()).toEqual(['a:42', 'b:42']);
+  });
+});
+
+describe('the gateway when a service does not answer', () => {
+  test('the client gets INTERNAL_ERROR (500) in the envelope within the RPC timeout', async () => {
+    const bus = new InProcessBus();
+    const server = new InProcessTransport(bus, { timeoutMs: 300, logger });
+    const client = new InProcessTransport(bus, { timeoutMs: 300, logger });
+    opened.push(server, client);
+    await server.serve('license', {
+      'license.activate': hang,
+      'license.validate': hang,
+    } as unknown as HandlersOf<'license'>);
+    const app = createGatewayApp({
+      transport: client,
+      logger,
+      trustProxy: false,
+      rateLimits: createRateLimits({
+        perIpPerMinute: 1000,
+        updatesPerMinute: 1000,
+        downloadsPerMinute: 1000,
+        activationsPerKeyPerHour: 1000,
+        redisPrefix: 'unused',
+      }),
+    });
+    const res = await request(app)
+      .post(`${API_BASE}/licenses/validate`)
+      .type('form')
+      .send('license_key=abc');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 'INTERNAL_ERROR', message: expect.any(String) } });
+  });
+});
+
+async function closeConnectionsNamed(name: string): Promise<number> {
+  const { stdout } = await run('rabbitmqctl', [
+    'list_connections',
+    'pid',
+    'client_properties',
+    '-q',
+    '--no-table-headers',
+  ]);
+  const pids = stdout
+    .split('\n')
+    .filter((line) => line.includes(`"connection_name","${name}"`))
+    .map((line) => line.split('\t')[0]!);
+  for (const pid of pids) await run('rabbitmqctl', ['close_connection', pid, 'test: drop']);
+  return pids.length;
+}
+
+const withRabbit = AMQP_URL ? describe : describe.skip;
+withRabbit('RabbitMQ connection recovery', () => {
+  test('a dropped connection is re-established without restarting the process', async () => {
+    const prefix = `test.recovery.${randomBytes(4).toString('hex')}`;
+    const connect = (role: string) =>
+      AmqpTransport.connect({
+        url: AMQP_URL!,
+        prefix,
+        timeoutMs: 2000,
+        prefetch: 8,
+        logger,
+        connectionName: `${prefix}:${role}`,
+      });
+    const server = await connect('server');
+    const client = await connect('client');
+    opened.push(server, client);
+    await server.serve(
+      'download',
+      downloadHandlers(async () => ({ service: 'download', status: 'ok', uptime_seconds: 1 })),
+    );
+    await expect(client.call('download.health', {})).resolves.toMatchObject({ status: 'ok' });
+
+    expect(await closeConnectionsNamed(`${prefix}:server`)).toBe(1);
+    expect(await closeConnectionsNamed(`${prefix}:client`)).toBe(1);
+
+    // Calls fail fast (never hang) while reconnecting, then succeed again.
+    let answered = false;
+    for (let attempt = 0; attempt < 40 && !answered; attempt++) {
+      try {
+        await client.call('download.health', {}, { timeoutMs: 500 });
+        answered = true;
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'INTERNAL_ERROR' });
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+    expect(answered).toBe(true);
+  }, 60_000);
+});
