@@ -53,12 +53,14 @@ export class LicensingError extends Error {
     this.name = 'LicensingError';
     this.code = code;
     this.status = options.status ?? errorStatus[code];
-    this.details = options.details ?? {};
+    // Details add fields beside `code` and `message`; they never replace them.
+    const { code: _code, message: _message, ...details } = options.details ?? {};
+    this.details = details;
   }
 
-  /** The body of the spec's error envelope. */
+  /** The body of the spec's error envelope: `code` and `message` first, then any details. */
   toBody(): { error: { code: ErrorCode; message: string } & ErrorDetails } {
-    return { error: { ...this.details, code: this.code, message: this.message } };
+    return { error: { code: this.code, message: this.message, ...this.details } };
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   ActivationType,
+  ClientIp,
   Id,
   LicenseStatus,
   NonEmptyShortText,
@@ -34,8 +35,6 @@ export const PlanList = z.object({ plans: z.array(Plan) });
 
 /** The license key as sent by a client; unknown keys are answered, not rejected, here. */
 const LicenseKey = NonEmptyShortText;
-/** Client IP address of the API request (spec 2.2 last_check_ip, 2.3 IP). */
-const ClientIp = z.string().max(64);
 
 export const ActivateRequest = z.strictObject({
   license_key: LicenseKey,

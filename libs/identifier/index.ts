@@ -25,9 +25,13 @@ export function normaliseIdentifier(type: ActivationType, raw: string): string |
   return value.length > 0 ? value : null;
 }
 
-/** Scheme, user info, leading `www.`, port and path (with query and fragment) are stripped. */
+/**
+ * Scheme, user info, leading `www.`, port and path (with query and fragment) are stripped. A host
+ * with white space inside is no domain: it normalises to nothing.
+ */
 function normaliseDomain(value: string): string {
   let host = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''); // scheme
+  host = host.replace(/^https?:\/*/i, ''); // a web scheme mistyped (`https:/example.com`)
   host = host.replace(/^\/\//, ''); // scheme-relative URL
   host = host.split(/[/?#\\]/, 1)[0] ?? ''; // path, query, fragment
   const at = host.lastIndexOf('@');
@@ -38,8 +42,8 @@ function normaliseDomain(value: string): string {
   } else {
     host = host.replace(/:\d*$/, ''); // port
   }
-  host = host.replace(/^www\./i, '');
-  return host.toLowerCase();
+  host = host.replace(/^www\./i, '').trim();
+  return /\s/.test(host) ? '' : host.toLowerCase();
 }
 
 /**

@@ -28,14 +28,19 @@ export class Form {
     return new Form(fields);
   }
 
-  /** The value, or undefined when the field is absent or empty. */
-  optional(name: string): string | undefined {
+  /** The value as sent, empty included; undefined only when the field is absent. */
+  sent(name: string): string | undefined {
     const value = this.fields.get(name);
-    if (value === undefined || value === '') return undefined;
-    if (characterLength(value) > MAX_FIELD_LENGTH) {
+    if (value !== undefined && characterLength(value) > MAX_FIELD_LENGTH) {
       throw invalid(`${name} must be at most ${MAX_FIELD_LENGTH} characters.`);
     }
     return value;
+  }
+
+  /** The value, or undefined when the field is absent or empty. */
+  optional(name: string): string | undefined {
+    const value = this.sent(name);
+    return value === '' ? undefined : value;
   }
 
   required(name: string): string {

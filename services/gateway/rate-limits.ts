@@ -1,20 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import {
-  rateLimit,
-  type ClientRateLimitInfo,
-  type IncrementResponse,
-  type Options,
-  type Store,
-} from 'express-rate-limit';
+import { rateLimit, type Options } from 'express-rate-limit';
 import { Redis } from 'ioredis';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Config } from '../../libs/config/index.js';
 import { LicensingError } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
-
-/** A rate-limit check that Redis has not answered within this time lets the request through. */
-const STORE_TIMEOUT_MS = 500;
+import { MemorySlidingWindowStore, RedisSlidingWindowStore } from './sliding-window.js';
 
 export interface RateLimitSettings {
   perIpPerMinute: number;
@@ -48,85 +39,6 @@ export function connectRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
-function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out`)), STORE_TIMEOUT_MS);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/**
- * rate-limit-redis behind a guard: every call is bounded in time, and a store whose start-up
- * failed (Redis down) is rebuilt on the next call instead of failing forever. Together with
- * `passOnStoreError`, an unavailable Redis lets requests through rather than hanging them.
- */
-class GuardedRedisStore implements Store {
-  private current: { store: RedisStore; ready: Promise<void> } | null = null;
-  private options: Options | undefined;
-  readonly prefix: string;
-
-  constructor(
-    private readonly redis: Redis,
-    prefix: string,
-  ) {
-    this.prefix = prefix;
-  }
-
-  init(options: Options): void {
-    this.options = options;
-  }
-
-  private async store(): Promise<RedisStore> {
-    if (!this.current) {
-      const store = new RedisStore({
-        prefix: this.prefix,
-        sendCommand: (command: string, ...args: string[]) =>
-          this.redis.call(command, ...args) as Promise<RedisReply>,
-      });
-      const ready = Promise.resolve(store.init(this.options!));
-      ready.catch(() => {}); // observed below; a failure rebuilds the store on the next call
-      this.current = { store, ready };
-    }
-    const current = this.current;
-    try {
-      await current.ready;
-    } catch (error) {
-      if (this.current === current) this.current = null;
-      throw error;
-    }
-    return current.store;
-  }
-
-  async increment(key: string): Promise<IncrementResponse> {
-    return withTimeout(
-      this.store().then((s) => s.increment(key)),
-      'rate-limit increment',
-    );
-  }
-
-  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    return withTimeout(
-      this.store().then((s) => s.get(key)),
-      'rate-limit get',
-    );
-  }
-
-  async decrement(key: string): Promise<void> {
-    await withTimeout(
-      this.store().then((s) => s.decrement(key)),
-      'rate-limit decrement',
-    );
-  }
-
-  async resetKey(key: string): Promise<void> {
-    await withTimeout(
-      this.store().then((s) => s.resetKey(key)),
-      'rate-limit reset',
-    );
-  }
-}
-
 function limiter(
   settings: RateLimitSettings,
   name: string,
@@ -142,9 +54,9 @@ function limiter(
     legacyHeaders: false,
     passOnStoreError: true,
     ...(keyGenerator ? { keyGenerator } : {}),
-    ...(settings.redis
-      ? { store: new GuardedRedisStore(settings.redis, `${settings.redisPrefix}:rl:${name}:`) }
-      : {}),
+    store: settings.redis
+      ? new RedisSlidingWindowStore(settings.redis, `${settings.redisPrefix}:rl:${name}:`)
+      : new MemorySlidingWindowStore(),
     // Spec 7: RATE_LIMITED (429) in the error envelope; Retry-After is set before this runs.
     handler: (_req, _res, next) => {
       next(new LicensingError('RATE_LIMITED', 'Too many requests; try again later.'));

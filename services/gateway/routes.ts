@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { LicensingError } from '../../libs/contracts/index.js';
 import { sendData } from '../../libs/http/index.js';
@@ -28,10 +29,20 @@ function readForm(req: Request): Form {
   return Form.parse(text);
 }
 
-/** The client's address as shown in admin: IPv4 without the IPv6-mapped prefix. */
+/**
+ * The client's address as shown in admin: IPv4 without the IPv6-mapped prefix. With TRUST_PROXY,
+ * `req.ip` comes from X-Forwarded-For, which a client can fill with anything; only an IP address
+ * is taken from it, otherwise the connection's own address is recorded.
+ */
 export function clientIp(req: Request): string {
-  const ip = req.ip ?? req.socket.remoteAddress ?? '';
-  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  const address = (ip: string | undefined) => {
+    if (ip === undefined) return undefined;
+    // A link-local address may carry a zone (`fe80::1%eth0`), which names our interface.
+    const [withoutZone = ''] = ip.split('%', 1);
+    const plain = withoutZone.startsWith('::ffff:') ? withoutZone.slice(7) : withoutZone;
+    return isIP(plain) !== 0 ? plain : undefined;
+  };
+  return address(req.ip) ?? address(req.socket.remoteAddress) ?? '';
 }
 
 /** Parses the form once; the handlers and the per-key rate limit read it from here. */
@@ -76,7 +87,8 @@ export function licenseRoutes(transport: Transport, limits: RateLimits): Router 
     const form = formOf(res);
     const request = {
       license_key: form.licenseKey(),
-      identifier: form.optional('identifier') ?? null,
+      // An identifier sent empty is still sent: it is not activated (rule 3: no side effects).
+      identifier: form.sent('identifier') ?? null,
       product_id: form.productId(),
       ip: clientIp(req),
     };

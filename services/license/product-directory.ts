@@ -10,6 +10,8 @@ import type { LicensedProduct } from './rules.js';
 export class ProductDirectory {
   private readonly entries = new Map<number, { product: LicensedProduct; expiresAt: number }>();
   private readonly inFlight = new Map<number, Promise<LicensedProduct>>();
+  /** Bumped by every change event: a fetch that began before a change must not be cached. */
+  private readonly generations = new Map<number, number>();
 
   constructor(
     private readonly transport: Transport,
@@ -19,6 +21,8 @@ export class ProductDirectory {
   async start(): Promise<void> {
     await this.transport.subscribe('update-catalog.product-changed', ({ id }) => {
       this.entries.delete(id);
+      this.inFlight.delete(id);
+      this.generations.set(id, this.generation(id) + 1);
     });
   }
 
@@ -28,7 +32,10 @@ export class ProductDirectory {
     if (cached && cached.expiresAt > Date.now()) return cached.product;
     let request = this.inFlight.get(id);
     if (!request) {
-      request = this.fetch(id).finally(() => this.inFlight.delete(id));
+      const started = this.fetch(id).finally(() => {
+        if (this.inFlight.get(id) === started) this.inFlight.delete(id);
+      });
+      request = started;
       this.inFlight.set(id, request);
     }
     try {
@@ -46,10 +53,17 @@ export class ProductDirectory {
     return product;
   }
 
+  private generation(id: number): number {
+    return this.generations.get(id) ?? 0;
+  }
+
   private async fetch(id: number): Promise<LicensedProduct> {
+    const generation = this.generation(id);
     const { title, bundle_items } = await this.transport.call('update-catalog.getProduct', { id });
     const product = { id, title, bundle_items };
-    if (this.ttlMs > 0) this.entries.set(id, { product, expiresAt: Date.now() + this.ttlMs });
+    if (this.ttlMs > 0 && this.generation(id) === generation) {
+      this.entries.set(id, { product, expiresAt: Date.now() + this.ttlMs });
+    }
     return product;
   }
 }

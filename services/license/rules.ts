@@ -97,10 +97,10 @@ export type ActivationDecision =
 
 /**
  * The errors of spec 4.1 in their order: INVALID_REQUEST, LICENSE_INVALID, PRODUCT_MISMATCH,
- * LICENSE_EXPIRED, ACTIVATION_LIMIT_REACHED. A license whose stored status is `expired` is
- * treated like an active one past its date, so the scheduled expiry task never changes the
- * answer (docs/api-decisions.md). Refusals for an expired or full license are recorded as
- * rejected attempts (spec 2.5).
+ * LICENSE_EXPIRED, ACTIVATION_LIMIT_REACHED. LICENSE_INVALID covers every stored status but
+ * `active`, `expired` included (4.1 order 2); LICENSE_EXPIRED is for an active license past its
+ * date, which only the scheduled task turns into `expired` (3.1). Refusals for an expired
+ * license, by date or by status, and for a full one are recorded as rejected attempts (2.5).
  */
 export function decideActivation(
   license: LicenseState | null,
@@ -116,17 +116,17 @@ export function decideActivation(
     };
   }
   const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
-  if (license.status !== 'active' && license.status !== 'expired') {
+  if (license.status !== 'active') {
     return {
       outcome: 'refuse',
       error: new LicensingError('LICENSE_INVALID', `This license is ${license.status}.`),
-      recordAttempt: null,
+      recordAttempt: license.status === 'expired' ? identifier : null,
     };
   }
   if (request.product_id !== null && product && !coversProduct(product, request.product_id)) {
     return { outcome: 'refuse', error: productMismatch(), recordAttempt: null };
   }
-  if (license.status === 'expired' || isPastExpiry(license, now)) {
+  if (isPastExpiry(license, now)) {
     return {
       outcome: 'refuse',
       error: new LicensingError('LICENSE_EXPIRED', 'This license has expired.'),

@@ -129,7 +129,7 @@ describe('spec 4.1 POST /licenses/activate', () => {
       expect((await detail(key)).rejected_attempts).toEqual([]);
     });
 
-    test('4. LICENSE_EXPIRED (403) past expires_at, before ACTIVATION_LIMIT_REACHED', async () => {
+    test('4. LICENSE_EXPIRED (403) past expires_at', async () => {
       const { key } = await system.license({ expires_at: PAST, activation_limit: 0 });
       const res = await system.post('activate', { license_key: key, identifier: 'a.com' });
       expect(res.status).toBe(403);
@@ -137,11 +137,28 @@ describe('spec 4.1 POST /licenses/activate', () => {
       expect((await detail(key)).activations_used).toBe(0);
     });
 
-    test('4. LICENSE_EXPIRED for a license the expiry task already marked expired', async () => {
-      const { key } = await system.license({ status: 'expired', expires_at: PAST });
-      const res = await system.post('activate', { license_key: key, identifier: 'a.com' });
+    test('4. LICENSE_EXPIRED comes before ACTIVATION_LIMIT_REACHED on a full license', async () => {
+      const { key } = await system.license({ activation_limit: 1, expires_at: FUTURE });
+      await system.post('activate', { license_key: key, identifier: 'a.com' });
+      await system.transport.call('license.updateLicense', { license_key: key, expires_at: PAST });
+      const res = await system.post('activate', { license_key: key, identifier: 'b.com' });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('LICENSE_EXPIRED');
+    });
+
+    test('2. LICENSE_INVALID for a license whose stored status is expired (not active)', async () => {
+      const { key } = await system.license({ status: 'expired', expires_at: PAST });
+      const res = await system.post('activate', {
+        license_key: key,
+        identifier: 'a.com',
+        product_id: 999999,
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('LICENSE_INVALID');
+      // Spec 2.5: the license has expired, so the refusal is a rejected attempt.
+      expect((await detail(key)).rejected_attempts).toEqual([
+        expect.objectContaining({ identifier: 'a.com', tries: 1 }),
+      ]);
     });
 
     test('5. ACTIVATION_LIMIT_REACHED (403) carries integer activation_limit and activations_used', async () => {
@@ -174,6 +191,16 @@ describe('spec 3.2 activation lifecycle', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(again.body.data.activations_used).toBe(1);
+  });
+
+  test('a domain with white space before its path is the same domain (spec 2.4)', async () => {
+    const { key } = await system.license({ activation_limit: 2 });
+    await system.post('activate', { license_key: key, identifier: 'example.com' });
+    const res = await system.post('activate', {
+      license_key: key,
+      identifier: 'https://example.com /shop',
+    });
+    expect(res.body.data).toMatchObject({ identifier: 'example.com', activations_used: 1 });
   });
 
   test('an identifier already activated succeeds on a full license', async () => {

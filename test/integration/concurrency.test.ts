@@ -42,5 +42,30 @@ describe.each([1, 2])(
       const license = await system.transport.call('license.getLicense', { license_key: key });
       expect(license.activations).toHaveLength(1);
     });
+
+    test('spec 3.3: lowering the limit while activations race never leaves more than the new limit', async () => {
+      for (let round = 0; round < 3; round++) {
+        const { key } = await system.license({ activation_limit: 10 });
+        for (const site of ['a', 'b', 'c']) {
+          await system.post('activate', { license_key: key, identifier: `${site}.example` });
+        }
+        const [lowered] = await Promise.allSettled([
+          system.transport.call('license.updateLicense', { license_key: key, activation_limit: 4 }),
+          ...Array.from({ length: 8 }, (_, i) =>
+            system.post('activate', { license_key: key, identifier: `race-${i}.example` }),
+          ),
+        ]);
+        const license = await system.transport.call('license.getLicense', { license_key: key });
+        if (lowered.status === 'fulfilled') {
+          // The new limit took effect with at most 4 activations in use, and held after.
+          expect(license.activation_limit).toBe(4);
+          expect(license.activations_used).toBeLessThanOrEqual(4);
+        } else {
+          expect(lowered.reason).toMatchObject({ code: 'ACTIVATION_LIMIT_TOO_LOW' });
+          expect(license.activation_limit).toBe(10);
+          expect(license.activations_used).toBeGreaterThan(4);
+        }
+      }
+    });
   },
 );

@@ -92,6 +92,37 @@ describe('spec 4.3 POST /licenses/deactivate', () => {
       expect((await detail(key)).activations_used).toBe(1);
     });
 
+    test('PRODUCT_MISMATCH for a product of a bundle inside the bundle (one level only)', async () => {
+      const item = await system.transport.call('update-catalog.createProduct', { title: 'Item' });
+      const inner = await system.transport.call('update-catalog.createProduct', {
+        title: 'Inner',
+        bundle_items: [item.id],
+      });
+      const outer = await system.transport.call('update-catalog.createProduct', {
+        title: 'Outer',
+        bundle_items: [inner.id],
+      });
+      const { key } = await system.license({ product: outer });
+      await system.post('activate', {
+        license_key: key,
+        identifier: 'a.com',
+        product_id: inner.id,
+      });
+      const nested = await system.post('deactivate', {
+        license_key: key,
+        identifier: 'a.com',
+        product_id: item.id,
+      });
+      expect(nested.status).toBe(403);
+      expect(nested.body.error.code).toBe('PRODUCT_MISMATCH');
+      const direct = await system.post('deactivate', {
+        license_key: key,
+        identifier: 'a.com',
+        product_id: inner.id,
+      });
+      expect(direct.status).toBe(200);
+    });
+
     test('ACTIVATION_NOT_FOUND (404) for an identifier that is not activated', async () => {
       const { key } = await system.license();
       await system.post('activate', { license_key: key, identifier: 'a.com' });

@@ -1,7 +1,9 @@
 import request from 'supertest';
 import { createLogger } from '../../libs/logging/index.js';
 import { API_BASE, createGatewayApp } from '../../services/gateway/app.js';
-import { rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
+import { connectRedis, rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
+import { RedisSlidingWindowStore } from '../../services/gateway/sliding-window.js';
+import type { Options } from 'express-rate-limit';
 import { bootSystem, type TestSystem } from '../support/system.js';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -107,6 +109,41 @@ withRedis('rate limits with Redis', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+withRedis('spec 8: the shared (Redis) limit is a sliding window', () => {
+  const redis = REDIS_URL ? connectRedis(REDIS_URL, logger) : undefined;
+  afterAll(() => redis?.disconnect());
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  function store(windowMs: number, limit: number) {
+    const created = new RedisSlidingWindowStore(redis!, `test:rl:${Date.now()}:${Math.random()}:`);
+    created.init({ windowMs, limit } as Options);
+    return created;
+  }
+
+  test('past the limit a request is refused, with the time until a slot frees', async () => {
+    const limited = store(60_000, 2);
+    const hits = [];
+    for (let i = 0; i < 3; i++) hits.push(await limited.increment('ip'));
+    expect(hits.map((h) => h.totalHits)).toEqual([1, 2, 3]);
+    const waitMs = hits[2]!.resetTime!.getTime() - Date.now();
+    expect(waitMs).toBeGreaterThan(0);
+    expect(waitMs).toBeLessThanOrEqual(60_000);
+  });
+
+  test('no burst across a window boundary: the limit holds for every span of the window', async () => {
+    // A at 0 s, B at 2 s, C at 3.2 s (A has left the 3 s window), then D at once: B and C are
+    // still inside it, so D is refused. A fixed window opened by A would have admitted D.
+    // Sleeps only ever overshoot, and D stays refused unless it comes 1.8 s late.
+    const limited = store(3_000, 2);
+    expect((await limited.increment('ip')).totalHits).toBe(1);
+    await sleep(2_000);
+    expect((await limited.increment('ip')).totalHits).toBe(2);
+    await sleep(1_200);
+    expect((await limited.increment('ip')).totalHits).toBe(2);
+    expect((await limited.increment('ip')).totalHits).toBe(3);
   });
 });
 

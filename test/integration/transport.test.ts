@@ -89,11 +89,15 @@ describe.each(pairs())('RPC over the $name transport', ({ connect }) => {
   });
 
   test('a per-call timeout overrides the default', async () => {
+    const server = await connect('server', 60_000);
     const client = await connect('client', 60_000);
-    opened.push(client);
+    opened.push(server, client);
+    await server.serve('update-catalog', {
+      'update-catalog.health': hang,
+    } as unknown as HandlersOf<'update-catalog'>);
     await expect(
       client.call('update-catalog.health', {}, { timeoutMs: 200 }),
-    ).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+    ).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/200 ms/) });
   });
 
   test('events reach every subscriber', async () => {
@@ -117,11 +121,10 @@ describe.each(pairs())('RPC over the $name transport', ({ connect }) => {
   });
 });
 
-describe('the gateway when a service does not answer', () => {
+describe.each(pairs())('the gateway when a service does not answer ($name)', ({ connect }) => {
   test('the client gets INTERNAL_ERROR (500) in the envelope within the RPC timeout', async () => {
-    const bus = new InProcessBus();
-    const server = new InProcessTransport(bus, { timeoutMs: 300, logger });
-    const client = new InProcessTransport(bus, { timeoutMs: 300, logger });
+    const server = await connect('server', 300);
+    const client = await connect('client', 300);
     opened.push(server, client);
     await server.serve('license', {
       'license.activate': hang,

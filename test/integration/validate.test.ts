@@ -1,4 +1,4 @@
-import { bootSystem, type TestSystem } from '../support/system.js';
+import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 beforeAll(async () => {
@@ -123,8 +123,23 @@ describe('spec 4.2 POST /licenses/validate', () => {
     test('a check with an activated identifier counts', async () => {
       const { key } = await system.license();
       await system.post('activate', { license_key: key, identifier: 'a.com' });
-      await system.post('validate', { license_key: key, identifier: 'a.com' });
-      expect((await detail(key)).check_count).toBe(1);
+      const before = Date.now();
+      await system.post('validate', { license_key: key, identifier: 'https://www.A.com/' });
+      const license = await detail(key);
+      expect(license.check_count).toBe(1);
+      expect(license.last_check_ip).toBe('127.0.0.1');
+      expect(Date.parse(license.last_check_at!)).toBeGreaterThanOrEqual(before - 1000);
+    });
+
+    test('an identifier sent empty is sent: not activated, and the fields are left alone', async () => {
+      const { key } = await system.license();
+      await system.post('activate', { license_key: key, identifier: 'a.com' });
+      const res = await system.post('validate', { license_key: key, identifier: '' });
+      expect(res.status).toBe(200);
+      expect(res.body.data.identifier_activated).toBe(false);
+      const license = await detail(key);
+      expect(license.check_count).toBe(0);
+      expect(license.last_check_at).toBeNull();
     });
 
     test('a check with an identifier that is not activated leaves the fields alone', async () => {
@@ -182,6 +197,26 @@ describe('spec 4.2 POST /licenses/validate', () => {
       const res = await system.post('validate', { license_key: key, product_id: item.id });
       expect(res.body.data).toMatchObject({ valid: true, product: 'Bundle' });
     });
+
+    test('only one level of bundle is resolved: a bundle inside a bundle passes nothing through', async () => {
+      const item = await system.transport.call('update-catalog.createProduct', {
+        title: 'Inner item',
+      });
+      const inner = await system.transport.call('update-catalog.createProduct', {
+        title: 'Inner bundle',
+        bundle_items: [item.id],
+      });
+      const outer = await system.transport.call('update-catalog.createProduct', {
+        title: 'Outer bundle',
+        bundle_items: [inner.id],
+      });
+      const { key } = await system.license({ product: outer });
+      const direct = await system.post('validate', { license_key: key, product_id: inner.id });
+      expect(direct.body.data.valid).toBe(true);
+      const nested = await system.post('validate', { license_key: key, product_id: item.id });
+      expect(nested.status).toBe(403);
+      expect(nested.body.error.code).toBe('PRODUCT_MISMATCH');
+    });
   });
 
   test('a product title change reaches validate at once (the catalog announces it)', async () => {
@@ -195,4 +230,38 @@ describe('spec 4.2 POST /licenses/validate', () => {
     const res = await system.post('validate', { license_key: key });
     expect(res.body.data.product).toBe('Renamed');
   });
+});
+
+describe('spec 2.2 last_check_ip behind a trusted proxy (TRUST_PROXY)', () => {
+  let proxied: TestSystem;
+  beforeAll(async () => {
+    proxied = await bootSystem({ TRUST_PROXY: 'true' });
+  });
+  afterAll(() => proxied?.stop());
+
+  const validateFrom = (key: string, forwardedFor: string) =>
+    proxied
+      .api()
+      .post(`${API_BASE}/licenses/validate`)
+      .set('X-Forwarded-For', forwardedFor)
+      .type('form')
+      .send(`license_key=${key}`);
+
+  test('the forwarded client address is recorded', async () => {
+    const { key } = await proxied.license();
+    expect((await validateFrom(key, '203.0.113.9')).status).toBe(200);
+    const license = await proxied.transport.call('license.getLicense', { license_key: key });
+    expect(license.last_check_ip).toBe('203.0.113.9');
+  });
+
+  test.each(['<script>', 'x'.repeat(70), '999.1.1.1'])(
+    'a forwarded value that is no IP address (%j) is not recorded: the connection address is',
+    async (forwardedFor) => {
+      const { key } = await proxied.license();
+      const res = await validateFrom(key, forwardedFor);
+      expect(res.status).toBe(200);
+      const license = await proxied.transport.call('license.getLicense', { license_key: key });
+      expect(license.last_check_ip).toBe('127.0.0.1');
+    },
+  );
 });

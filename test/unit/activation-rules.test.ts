@@ -115,10 +115,20 @@ describe('spec 4.1 activate: errors in their order', () => {
     expect(decision.outcome === 'refuse' && decision.recordAttempt?.identifier).toBe('example.com');
   });
 
-  test('4. a license whose stored status is expired is refused with LICENSE_EXPIRED', () => {
-    expect(
-      refusal(decideActivation(license({ status: 'expired' }), product, request, now)).code,
-    ).toBe('LICENSE_EXPIRED');
+  test('2. a license whose stored status is expired is not active: LICENSE_INVALID, recorded', () => {
+    const decision = decideActivation(license({ status: 'expired' }), product, request, now);
+    expect(refusal(decision).code).toBe('LICENSE_INVALID');
+    expect(decision.outcome === 'refuse' && decision.recordAttempt?.identifier).toBe('example.com');
+  });
+
+  test('2. a stored expired status is refused before PRODUCT_MISMATCH', () => {
+    const decision = decideActivation(
+      license({ status: 'expired' }),
+      product,
+      { ...request, product_id: 99 },
+      now,
+    );
+    expect(refusal(decision).code).toBe('LICENSE_INVALID');
   });
 
   test('5. ACTIVATION_LIMIT_REACHED carries activation_limit and activations_used, and is recorded', () => {

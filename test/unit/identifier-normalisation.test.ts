@@ -15,11 +15,15 @@ describe('spec 2.4 identifier normalisation', () => {
       ['sub.www.example.com', 'sub.www.example.com'],
       ['http://[2001:DB8::1]:8080/x', '[2001:db8::1]'],
       ['localhost:3000', 'localhost'],
+      ['https://example.com /x', 'example.com'],
+      ['https:/example.com/x', 'example.com'],
+      ['http:example.com', 'example.com'],
+      ['httpsite.com', 'httpsite.com'],
     ])('%s → %s', (raw, expected) => {
       expect(normaliseIdentifier('domain', raw)).toBe(expected);
     });
 
-    test.each(['https://', 'http://www.', 'www.', ':8080', '/path', '   '])(
+    test.each(['https://', 'http://www.', 'www.', ':8080', '/path', '   ', 'exa mple.com', 'https:/'])(
       'a domain that normalises to nothing (%j) is refused (null)',
       (raw) => {
         expect(normaliseIdentifier('domain', raw)).toBeNull();

@@ -1,0 +1,74 @@
+import type { Transport } from '../../libs/transport/index.js';
+import { ProductDirectory } from '../../services/license/product-directory.js';
+
+/** A catalog whose answers the test releases by hand, and whose change events it sends. */
+function fakeCatalog() {
+  const answers: Array<(title: string) => void> = [];
+  let onChange: ((payload: { id: number }) => void) | undefined;
+  const transport = {
+    call: () =>
+      new Promise((resolve) => {
+        answers.push((title) => resolve({ id: 1, title, bundle_items: [] }));
+      }),
+    subscribe: async (_event: string, handler: (payload: { id: number }) => void) => {
+      onChange = handler;
+    },
+  } as unknown as Transport;
+  return {
+    transport,
+    calls: () => answers.length,
+    answer: (index: number, title: string) => answers[index]!(title),
+    change: () => onChange!({ id: 1 }),
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the license service caches product titles and bundle contents (spec 2.2)', () => {
+  test('concurrent misses share one catalog request, and the answer is cached', async () => {
+    const catalog = fakeCatalog();
+    const directory = new ProductDirectory(catalog.transport, 60_000);
+    await directory.start();
+    const both = Promise.all([directory.find(1), directory.find(1)]);
+    await tick();
+    expect(catalog.calls()).toBe(1);
+    catalog.answer(0, 'Title');
+    expect((await both).map((p) => p?.title)).toEqual(['Title', 'Title']);
+    expect((await directory.find(1))?.title).toBe('Title');
+    expect(catalog.calls()).toBe(1);
+  });
+
+  test('a change event drops the cached product at once', async () => {
+    const catalog = fakeCatalog();
+    const directory = new ProductDirectory(catalog.transport, 60_000);
+    await directory.start();
+    const first = directory.find(1);
+    await tick();
+    catalog.answer(0, 'Old');
+    await first;
+    catalog.change();
+    const second = directory.find(1);
+    await tick();
+    catalog.answer(1, 'New');
+    expect((await second)?.title).toBe('New');
+  });
+
+  test('an answer requested before a change is not cached after it', async () => {
+    const catalog = fakeCatalog();
+    const directory = new ProductDirectory(catalog.transport, 60_000);
+    await directory.start();
+    const stale = directory.find(1); // asked before the change, answered after it
+    await tick();
+    catalog.change();
+    const fresh = directory.find(1); // asked after the change: must not join the stale request
+    await tick();
+    expect(catalog.calls()).toBe(2);
+    catalog.answer(0, 'Old');
+    catalog.answer(1, 'New');
+    await Promise.all([stale, fresh]);
+    const later = directory.find(1);
+    await tick();
+    expect(catalog.calls()).toBe(2); // served from the cache...
+    expect((await later)?.title).toBe('New'); // ...which holds the answer given after the change
+  });
+});
