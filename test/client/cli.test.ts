@@ -1,5 +1,6 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { EXIT, main } from '../../libs/client/src/cli-main.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
@@ -196,6 +197,92 @@ describe('command line: exit codes tell success, license problems and transient 
     expect(result.code).toBe(EXIT.TRANSIENT);
     expect(result.stderr).toContain('Too many requests. [RATE_LIMITED]');
     expect(result.stderr).toContain('(retry after 17 s)');
+  });
+
+  test.each<[string, number, (res: ServerResponse) => void]>([
+    ['a server that hangs past --timeout', EXIT.TRANSIENT, () => undefined],
+    [
+      'an HTML error page',
+      EXIT.TRANSIENT,
+      (res) => {
+        res.writeHead(502, { 'Content-Type': 'text/html' });
+        res.end('<html><h1>502 Bad Gateway</h1></html>');
+      },
+    ],
+    [
+      'INTERNAL_ERROR',
+      EXIT.TRANSIENT,
+      (res) => sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Oops.' } }),
+    ],
+    [
+      'an unknown code with HTTP 503',
+      EXIT.TRANSIENT,
+      (res) => sendJson(res, 503, { error: { code: 'MAINTENANCE', message: 'Back soon.' } }),
+    ],
+    [
+      'an unknown code with HTTP 403',
+      EXIT.FAILURE,
+      (res) => sendJson(res, 403, { error: { code: 'SOMETHING_NEW', message: 'New rule.' } }),
+    ],
+    [
+      'INVALID_REQUEST',
+      EXIT.FAILURE,
+      (res) => sendJson(res, 400, { error: { code: 'INVALID_REQUEST', message: 'Missing.' } }),
+    ],
+    [
+      'LICENSE_EXPIRED',
+      EXIT.LICENSE,
+      (res) => sendJson(res, 403, { error: { code: 'LICENSE_EXPIRED', message: 'Expired.' } }),
+    ],
+  ])('every subcommand exits as classified for %s', async (_name, expected, respond) => {
+    const server = await serve((_req, res) => respond(res));
+    servers.push(server);
+    const dir = await mkdtemp(join(tmpdir(), 'licensing-cli-'));
+    try {
+      const common = ['--store', server.url, '--product', '1', '--key', 'K', '--timeout', '0.3'];
+      for (const argv of [
+        ['activate', ...common, '--identifier', 'a.com'],
+        ['validate', ...common],
+        ['deactivate', ...common, '--identifier', 'a.com'],
+        ['check-update', ...common],
+        ['download', ...common, '--output', dir],
+      ]) {
+        const result = await run(argv);
+        expect([argv[0], result.code]).toEqual([argv[0], expected]);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(/^licensing: /);
+        if (expected === EXIT.TRANSIENT) expect(result.stderr).toContain('try again later');
+        else expect(result.stderr).not.toContain('try again later');
+      }
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('4 for a download cut off midway: nothing is saved, the message says how far it got', async () => {
+    const file = packageBytes(100_000);
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Length': file.length });
+      res.write(file.subarray(0, 20_000), () => setTimeout(() => res.destroy(), 20));
+    });
+    servers.push(server);
+    const dir = await mkdtemp(join(tmpdir(), 'licensing-cli-'));
+    try {
+      const argv = ['download', '--store', server.url, '--product', '1', '--key', 'K'];
+      const result = await run([...argv, '--output', dir], {}, true);
+      expect(result.code).toBe(EXIT.TRANSIENT);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /\nlicensing: Connection error: the download stopped after \d+ of 100000 bytes/,
+      );
+      const json = await run([...argv, '--output', dir, '--json']);
+      expect(json.code).toBe(EXIT.TRANSIENT);
+      expect(JSON.parse(json.stdout)).toMatchObject({ success: false, code: '', data: null });
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('1 for any other failure, such as an unknown error code', async () => {

@@ -118,10 +118,42 @@ describe('the package: ESM and CommonJS builds through exports', () => {
     expect(files.some((f) => f.startsWith('src/'))).toBe(false);
   });
 
-  test('the ESM build imports no Node module statically, so browser bundles take it as is', async () => {
-    const esm = await readFile(join(PACKAGE_DIR, 'dist/index.js'), 'utf8');
-    expect(esm).not.toMatch(/^\s*import\s.*from\s/m);
-    expect(esm).not.toMatch(/require\(/);
+  test('the builds import no Node module a bundler would resolve, and use no Node globals', async () => {
+    for (const name of ['dist/index.js', 'dist/index.cjs']) {
+      const code = await readFile(join(PACKAGE_DIR, name), 'utf8');
+      // No static import or re-export at all (the SDK has no dependencies).
+      expect([name, code]).not.toEqual([name, expect.stringMatching(/^\s*import\s.*from\s/m)]);
+      expect([name, code]).not.toEqual([name, expect.stringMatching(/^\s*import\s*["']/m)]);
+      expect([name, code]).not.toEqual([name, expect.stringMatching(/^\s*export\s.*\sfrom\s/m)]);
+      // Neither require() nor import() with a literal specifier, which bundlers follow.
+      expect([name, code]).not.toEqual([name, expect.stringMatching(/\brequire\s*\(/)]);
+      expect([name, code]).not.toEqual([name, expect.stringMatching(/\bimport\s*\(\s*["'`]/)]);
+      expect([name, code]).not.toEqual([
+        name,
+        expect.stringMatching(/\b(Buffer|process|__dirname|__filename)\b/),
+      ]);
+    }
+  });
+
+  test('a browser bundle of either build (esbuild, platform browser, nothing external) builds without errors', async () => {
+    // esbuild comes with tsup, the build tool. It refuses `node:` modules for the browser.
+    const esbuild = await import('esbuild');
+    for (const name of ['dist/index.js', 'dist/index.cjs']) {
+      const result = await esbuild.build({
+        stdin: {
+          contents: `import { LicensingClient, classifyResult } from ${JSON.stringify(join(PACKAGE_DIR, name))};\nglobalThis.x = [LicensingClient, classifyResult];`,
+          resolveDir: consumer,
+          loader: 'js',
+        },
+        bundle: true,
+        platform: 'browser',
+        format: 'esm',
+        write: false,
+        logLevel: 'silent',
+      });
+      expect([name, result.errors]).toEqual([name, []]);
+      expect(result.outputFiles[0]!.text).toContain('Invalid response from server.');
+    }
   });
 });
 

@@ -2,8 +2,8 @@ import { LicensingClient } from '../../libs/client/src/index.js';
 import { API, packageBytes, sendJson, serve, specServer, type LocalServer } from './servers.js';
 
 /**
- * The update check against a local server that answers as spec 4.4 and 2.6 say (the real
- * endpoint is being built separately).
+ * The update check against a local server that answers as spec 4.4 and 2.6 say, so every shape
+ * of the answer can be produced; spec-4.4-4.5-real-system.test.ts runs it against the real system.
  */
 let server: LocalServer;
 const file = packageBytes(40_000);

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -99,6 +101,33 @@ describe('spec 4.5 download: saving only on HTTP 200', () => {
       code: '',
       httpStatus: 200,
     });
+    expect(Buffer.compare(await readFile(target), file)).toBe(0);
+    expect(await readdir(dir)).toEqual(['plugin.zip']);
+  });
+
+  test('the temporary file is in the destination directory (so the final rename never crosses filesystems) and replaces the old file at the end', async () => {
+    const server = await start(specServer({ productId: 12, file, keys: KEYS, chunkSize: 8192 }));
+    const target = join(dir, 'plugin.zip');
+    await writeFile(target, 'previous version');
+    const during: string[][] = [];
+    const oldContent: string[] = [];
+    const result = await new LicensingClient(server.url, 12, 2000).download('GOOD', null, target, {
+      onProgress: (p) => {
+        if (p.received === 0 || p.received === file.length) return;
+        during.push(readdirSync(dir).sort());
+        oldContent.push(readdirSync(dir).includes('plugin.zip') ? 'present' : 'missing');
+      },
+    });
+    expect(result).toMatchObject({ success: true, data: { path: target } });
+    expect(during.length).toBeGreaterThan(0);
+    for (const listing of during) {
+      expect(listing).toEqual([
+        expect.stringMatching(/^\.plugin\.zip\.[0-9a-f]+\.part$/),
+        'plugin.zip',
+      ]);
+    }
+    // The old package stays in place, whole, until the new one is complete and verified.
+    expect(new Set(oldContent)).toEqual(new Set(['present']));
     expect(Buffer.compare(await readFile(target), file)).toBe(0);
     expect(await readdir(dir)).toEqual(['plugin.zip']);
   });
@@ -223,17 +252,93 @@ describe('spec 4.5 download: a failure never leaves a partial package', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
-  test('a wrong X-Checksum-SHA256 fails verification and keeps nothing', async () => {
+  test('HTTP 200 with a wrong X-Checksum-SHA256 fails verification, keeps nothing and leaves the old file alone', async () => {
     const server = await scripted((res) => {
-      res.writeHead(200, { 'Content-Length': file.length, 'X-Checksum-SHA256': 'ab'.repeat(32) });
+      res.writeHead(200, {
+        'Content-Length': file.length,
+        'Content-Disposition': 'attachment; filename="plugin.zip"',
+        'X-Checksum-SHA256': 'ab'.repeat(32),
+      });
       res.end(file);
     });
-    const result = await new LicensingClient(server.url, 12, 2000).download('K', null, dir);
-    expect(result).toMatchObject({ success: false, code: '', httpStatus: 200 });
-    expect(result.message).toBe(
-      `Download verification failed: the SHA-256 checksum does not match X-Checksum-SHA256 (expected ${'ab'.repeat(32)}, received ${sha256Hex(file)}).`,
-    );
+    const client = new LicensingClient(server.url, 12, 2000);
+    const result = await client.download('K', null, dir);
+    expect(result).toEqual({
+      success: false,
+      data: null,
+      code: '',
+      httpStatus: 200,
+      message: `Download verification failed: the SHA-256 checksum does not match X-Checksum-SHA256 (expected ${'ab'.repeat(32)}, received ${sha256Hex(file)}).`,
+    });
+    expect(classifyResult(result)).toBe('transient');
     expect(await readdir(dir)).toEqual([]);
+
+    const target = join(dir, 'plugin.zip');
+    await writeFile(target, 'previous version');
+    expect((await client.download('K', null, target)).success).toBe(false);
+    expect((await client.download('K', null, dir)).success).toBe(false);
+    expect(await readFile(target, 'utf8')).toBe('previous version');
+    expect(await readdir(dir)).toEqual(['plugin.zip']);
+  });
+
+  test('a wrong expectedSha256 from the caller fails verification even without a checksum header', async () => {
+    const server = await scripted((res) => {
+      res.writeHead(200, { 'Content-Length': file.length });
+      res.end(file);
+    });
+    const client = new LicensingClient(server.url, 12, 2000);
+    const wrong = await client.download('K', null, dir, { expectedSha256: '00'.repeat(32) });
+    expect(wrong.message).toMatch(/^Download verification failed: .* expectedSha256 /);
+    expect(await readdir(dir)).toEqual([]);
+    const right = await client.download('K', null, dir, { expectedSha256: sha256Hex(file) });
+    expect(right).toMatchObject({ success: true, data: { checksumVerified: true } });
+  });
+
+  test('a chunked download (no Content-Length) cut off midway is a connection error and leaves nothing', async () => {
+    const server = await scripted((res) => {
+      res.writeHead(200, { 'Content-Type': 'application/zip' });
+      res.write(file.subarray(0, 30_000), () => setTimeout(() => res.destroy(), 20));
+    });
+    const target = join(dir, 'plugin.zip');
+    await writeFile(target, 'previous version');
+    const result = await new LicensingClient(server.url, 12, 2000).download('K', null, target);
+    expect(result).toMatchObject({ success: false, data: null, code: '', httpStatus: 200 });
+    expect(result.message).toMatch(/^Connection error: the download stopped after \d+ bytes \(/);
+    expect(await readFile(target, 'utf8')).toBe('previous version');
+    expect(await readdir(dir)).toEqual(['plugin.zip']);
+  });
+
+  test('a body delimited only by the connection closing: saved when whole, refused by the checksum when cut', async () => {
+    // HTTP/1.0 style: neither Content-Length nor chunked, so an early close looks like the end.
+    const bodies = [file, file.subarray(0, 30_000)];
+    const raw: Server = createServer((socket) => {
+      socket.once('data', () => {
+        const body = bodies.shift()!;
+        socket.end(
+          Buffer.concat([
+            Buffer.from(
+              `HTTP/1.1 200 OK\r\nConnection: close\r\nX-Checksum-SHA256: ${sha256Hex(file)}\r\n\r\n`,
+            ),
+            body,
+          ]),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = raw.address() as { port: number };
+      const client = new LicensingClient(`http://127.0.0.1:${port}`, 12, 2000);
+      const whole = await client.download('K', null, join(dir, 'whole.zip'));
+      expect(whole).toMatchObject({
+        success: true,
+        data: { size: file.length, checksumVerified: true },
+      });
+      const cut = await client.download('K', null, join(dir, 'cut.zip'));
+      expect(cut.message).toMatch(/^Download verification failed: the SHA-256 checksum/);
+      expect(await readdir(dir)).toEqual(['whole.zip']);
+    } finally {
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    }
   });
 
   test('a size other than the expected file_size fails verification and keeps nothing', async () => {
