@@ -84,8 +84,13 @@ export const Version = z.object({
   release_notes: z.string().nullable(),
   release_date: CalendarDate.nullable(),
   published: z.boolean(),
-  /** Decides which version is the latest (spec 4.4 rule 3). */
-  uploaded_at: Timestamp,
+  /** When the version was created in admin. */
+  created_at: Timestamp,
+  /**
+   * When the newest of its files was uploaded; null while it has none. Spec 4.4 rule 3 orders
+   * versions by upload time (for each caller, of the files that count for it: releases.ts).
+   */
+  uploaded_at: Timestamp.nullable(),
   files: z.array(PackageFile),
 });
 export type Version = z.infer<typeof Version>;
@@ -191,3 +196,14 @@ export const UpdateInfo = z.union([
   }),
 ]);
 export type UpdateInfo = z.infer<typeof UpdateInfo>;
+
+/**
+ * Spec 4.4 response 3: a product that does not exist gets the no-version shape with
+ * `download_requires` null; there is no not-found error. Also the answer for a path that names
+ * no product at all (`/updates/0`, `/updates/abc`).
+ */
+export const unknownProductUpdate = {
+  update_available: false,
+  requires_license: false,
+  download_requires: null,
+} as const satisfies UpdateInfo;

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { Id, NonEmptyShortText, ShortText, Timestamp } from './shared.js';
+import {
+  ClientIp,
+  Id,
+  MAX_FIELD_LENGTH,
+  NonEmptyShortText,
+  ShortText,
+  Timestamp,
+} from './shared.js';
 
 /**
  * Downloads (spec 4.5): the download service decides over RPC and hands back a short-lived URL
@@ -9,7 +16,7 @@ export const AuthorizeDownloadRequest = z.strictObject({
   product_id: Id,
   license_key: NonEmptyShortText.nullable(),
   identifier: ShortText.nullable(),
-  ip: z.string().max(64),
+  ip: ClientIp,
 });
 export type AuthorizeDownloadRequest = z.infer<typeof AuthorizeDownloadRequest>;
 
@@ -21,6 +28,12 @@ export const AuthorizedDownload = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   content_type: z.string(),
   version: z.string(),
+  /**
+   * The download log entry written as `served` (null when the log could not be written). The
+   * gateway turns it into a refusal when the bytes do not reach the client after all (spec 4.5:
+   * every refusal is logged with its reason; docs/api-decisions.md).
+   */
+  log_id: z.string().nullable(),
 });
 export type AuthorizedDownload = z.infer<typeof AuthorizedDownload>;
 
@@ -38,10 +51,48 @@ export const DeletedObject = z.object({ object_key: z.string(), deleted: z.boole
 
 export const downloadOutcomes = ['served', 'refused'] as const;
 
+/**
+ * A key or identifier as the download log keeps it: at most 255 characters (spec 8), without NUL
+ * bytes; empty is null. A refused request may carry anything, so over-long values are cut rather
+ * than failing the log entry.
+ */
+export function logValue(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  // eslint-disable-next-line no-control-regex
+  const clean = Array.from(value.replace(/\u0000/g, ''))
+    .slice(0, MAX_FIELD_LENGTH)
+    .join('');
+  return clean === '' ? null : clean;
+}
+
+/** The error code a refused client got: the reason of a Refused Download. */
+const RefusalReason = z.string().regex(/^[A-Z][A-Z_]{0,63}$/);
+/** A download log entry id (MongoDB ObjectId, hex). */
+const LogEntryId = z.string().regex(/^[0-9a-f]{24}$/);
+
+/**
+ * Spec 4.5 (Refused Downloads): a refusal the download service did not decide itself, reported by
+ * the gateway. With `entry_id` (a download that was authorised and logged as served, whose bytes
+ * then did not reach the client) that entry becomes a refusal; without it a new refused entry is
+ * written from the request as sent. `product_id` is null when the path named no valid product id.
+ * Keys and identifiers are at most 255 characters: the gateway cuts longer ones before logging.
+ */
+export const LogRefusalRequest = z.strictObject({
+  entry_id: LogEntryId.nullable(),
+  product_id: Id.nullable(),
+  license_key: ShortText.nullable(),
+  identifier: ShortText.nullable(),
+  ip: ClientIp,
+  reason: RefusalReason,
+});
+export type LogRefusalRequest = z.infer<typeof LogRefusalRequest>;
+export const LoggedRefusal = z.object({ logged: z.boolean() });
+
 export const DownloadLogEntry = z.object({
   id: z.string(),
   at: Timestamp,
-  product_id: Id,
+  /** Null for a refused request whose path named no valid product id. */
+  product_id: Id.nullable(),
   license_key: z.string().nullable(),
   identifier: z.string().nullable(),
   ip: z.string(),

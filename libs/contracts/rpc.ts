@@ -106,6 +106,8 @@ export const rpcMethods = {
   ),
   'download.deleteObject': method('download', download.DeleteObjectRequest, download.DeletedObject),
   'download.listLog': method('download', download.DownloadLogRequest, download.DownloadLogPage),
+  /** Spec 4.5: a refusal the gateway answered itself (or after authorize), for the log. */
+  'download.logRefusal': method('download', download.LogRefusalRequest, download.LoggedRefusal),
 } as const;
 
 export type RpcMethods = typeof rpcMethods;

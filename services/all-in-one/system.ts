@@ -98,11 +98,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const gatewayTransport = await connectTransport('gateway');
     const rateLimits = rateLimitsFromConfig(config, logger);
     stops.push(rateLimits.close);
+    // Download URLs name PUBLIC_URL, or else the gateway's own address (known once listening).
+    let gatewayUrl = '';
     const gateway: Listening = await listen(
       createGatewayApp({
         transport: gatewayTransport,
         rateLimits: rateLimits.limits,
-        publicUrl: config.PUBLIC_URL,
+        publicUrl: () => config.PUBLIC_URL ?? gatewayUrl,
         logger: logger.child({ service: 'gateway' }),
         trustProxy,
       }),
@@ -110,6 +112,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       config.HOST,
     );
     stops.push(gateway.close);
+    gatewayUrl = gateway.url;
     const management: Listening = await listen(
       createManagementApp({
         transport: await connectTransport('management'),

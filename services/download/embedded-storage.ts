@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -30,18 +30,37 @@ export async function startEmbeddedStorage(directory?: string): Promise<Embedded
   await mkdir(root, { recursive: true });
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: root });
 
-  // s3rver does not implement ListMultipartUploads (`GET /bucket?uploads`), which the minio
-  // client asks before every multipart upload: answer "none in progress".
+  // s3rver implements neither ListMultipartUploads (`GET /bucket?uploads`), which the minio
+  // client asks before every multipart upload and to find one to remove, nor
+  // AbortMultipartUpload (`DELETE /bucket/key?uploadId=`): without them, the parts of a failed
+  // upload would stay on disk for ever. Both are answered here from s3rver's own upload folders.
   server.middleware.unshift(async (ctx, next) => {
     if (ctx.method === 'GET' && 'uploads' in ctx.query) {
+      const bucket = bucketOf(ctx.path);
+      const prefix = typeof ctx.query.prefix === 'string' ? ctx.query.prefix : '';
+      const uploads = (await listUploads(server.store, bucket)).filter((u) =>
+        u.key.startsWith(prefix),
+      );
       ctx.type = 'application/xml';
-      ctx.body =
-        '<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult ' +
-        'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>' +
-        (ctx.path.split('/')[1] ?? '').replace(/[^a-z0-9.-]/g, '') +
-        '</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker><NextKeyMarker>' +
-        '</NextKeyMarker><NextUploadIdMarker></NextUploadIdMarker><MaxUploads>1000</MaxUploads>' +
-        '<IsTruncated>false</IsTruncated></ListMultipartUploadsResult>';
+      ctx.body = listUploadsXml(bucket, uploads);
+      return;
+    }
+    if (ctx.method === 'DELETE' && typeof ctx.query.uploadId === 'string') {
+      const bucket = bucketOf(ctx.path);
+      const key = safeDecode(ctx.path.split('/').slice(2).join('/'));
+      const upload = (await listUploads(server.store, bucket)).find(
+        (u) => u.uploadId === ctx.query.uploadId && u.key === key,
+      );
+      if (!upload) {
+        ctx.status = 404;
+        ctx.type = 'application/xml';
+        ctx.body =
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>' +
+          'The specified upload does not exist.</Message></Error>';
+        return;
+      }
+      await rm(upload.directory, { recursive: true, force: true });
+      ctx.status = 204;
       return;
     }
     await next();
@@ -68,6 +87,71 @@ export async function startEmbeddedStorage(directory?: string): Promise<Embedded
       if (temporary) await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+interface PendingUpload {
+  key: string;
+  uploadId: string;
+  initiated: Date;
+  directory: string;
+}
+
+const bucketOf = (requestPath: string) => requestPath.split('/')[1] ?? '';
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+const xmlText = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The multipart uploads in progress in a bucket: s3rver keeps one folder per upload. */
+async function listUploads(store: FilesystemStore, bucket: string): Promise<PendingUpload[]> {
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) return [];
+  const root = store.getResourcePath(bucket, undefined, 'uploads');
+  let ids: string[];
+  try {
+    ids = await readdir(root);
+  } catch {
+    return [];
+  }
+  const uploads = await Promise.all(
+    ids.map(async (uploadId): Promise<PendingUpload | null> => {
+      const directory = path.join(root, uploadId);
+      try {
+        const [key, info] = await Promise.all([
+          readFile(path.join(directory, 'key'), 'utf8'),
+          stat(directory),
+        ]);
+        return { key, uploadId, initiated: info.birthtime, directory };
+      } catch {
+        return null; // removed meanwhile
+      }
+    }),
+  );
+  return uploads.filter((u): u is PendingUpload => u !== null);
+}
+
+function listUploadsXml(bucket: string, uploads: readonly PendingUpload[]): string {
+  const entries = uploads
+    .map(
+      (u) =>
+        `<Upload><Key>${xmlText(u.key)}</Key><UploadId>${xmlText(u.uploadId)}</UploadId>` +
+        `<StorageClass>STANDARD</StorageClass><Initiated>${u.initiated.toISOString()}` +
+        '</Initiated></Upload>',
+    )
+    .join('');
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult ' +
+    `xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlText(bucket)}</Bucket>` +
+    '<KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker><NextKeyMarker></NextKeyMarker>' +
+    '<NextUploadIdMarker></NextUploadIdMarker><MaxUploads>1000</MaxUploads>' +
+    `<IsTruncated>false</IsTruncated>${entries}</ListMultipartUploadsResult>`
+  );
 }
 
 /**

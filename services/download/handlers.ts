@@ -7,9 +7,9 @@ import {
   type DownloadLogEntry,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
-import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { decideDownloadAccess } from './access.js';
+import type { DownloadLogWriter } from './log.js';
 import type { DownloadLogDocument, DownloadModels } from './models.js';
 import type { PackageStorage } from './storage.js';
 import type { TicketSigner } from './tickets.js';
@@ -51,16 +51,14 @@ export interface DownloadServiceDeps {
   tickets: TicketSigner;
   /** How the gateway and management reach this service's HTTP port. */
   baseUrl: string;
-  logger: Logger;
+  log: DownloadLogWriter;
   startedAt: number;
-  clock?: () => Date;
 }
 
 /** RPC handlers of the download service: access decisions, upload URLs, objects, the log. */
 export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'download'> {
   const { DownloadLog } = deps.models;
-  const { transport } = deps;
-  const clock = deps.clock ?? (() => new Date());
+  const { transport, log } = deps;
   const base = deps.baseUrl.replace(/\/+$/, '');
 
   /** Spec 4.5: the product's access rule, then the file the caller gets (4.4 rules). */
@@ -92,15 +90,6 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
     return selection;
   }
 
-  async function record(entry: Omit<DownloadLogDocument, '_id'>): Promise<void> {
-    try {
-      await DownloadLog.create(entry);
-    } catch (error) {
-      // The answer to the client does not depend on the log.
-      deps.logger.error({ err: error }, 'could not write the download log');
-    }
-  }
-
   return {
     'download.health': async () => ({
       service: 'download',
@@ -109,29 +98,18 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
     }),
 
     'download.authorize': async (request): Promise<AuthorizedDownload> => {
-      const entry = {
-        at: clock(),
-        product_id: request.product_id,
-        license_key: request.license_key,
-        identifier: request.identifier,
-        ip: request.ip,
-      };
       let selection;
       try {
         selection = await decide(request);
       } catch (error) {
         const reason = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
-        await record({ ...entry, outcome: 'refused', reason, file_id: null, version: null });
+        await log.refused(request, reason);
         throw error;
       }
       const { file, version } = selection;
-      await record({
-        ...entry,
-        outcome: 'served',
-        reason: null,
-        file_id: file.id,
-        version: version.version,
-      });
+      // Logged as served now; the byte port (or the gateway) turns the entry into a refusal
+      // when the file does not reach the client after all (docs/api-decisions.md, The log).
+      const logId = await log.served(request, { file_id: file.id, version: version.version });
       const ticket = deps.tickets.issue(
         {
           kind: 'object',
@@ -139,6 +117,7 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
           filename: file.filename,
           content_type: file.content_type,
           sha256: file.sha256,
+          log_id: logId,
         },
         DOWNLOAD_TICKET_TTL_MS,
       );
@@ -149,8 +128,16 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
         sha256: file.sha256,
         content_type: file.content_type,
         version: version.version,
+        log_id: logId,
       };
     },
+
+    'download.logRefusal': async ({ entry_id, reason, ...request }) => ({
+      logged:
+        entry_id !== null
+          ? await log.servedBecameRefused(entry_id, reason)
+          : await log.refused(request, reason),
+    }),
 
     'download.prepareUpload': async ({ filename }) => {
       const objectKey = objectKeyFor(filename);

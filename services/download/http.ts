@@ -4,6 +4,7 @@ import { LicensingError } from '../../libs/contracts/index.js';
 import { configureApp, errorHandler, sendData, unknownRoute } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { contentDisposition, ifRangeMatches, parseRange, safeContentType } from './headers.js';
+import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
 import type { TicketSigner } from './tickets.js';
 
@@ -24,12 +25,15 @@ export function createDownloadApp(deps: {
   storage: PackageStorage;
   tickets: TicketSigner;
   logger: Logger;
+  log: DownloadLogWriter;
   maxUploadBytes: number;
 }): Express {
   const { storage, tickets, logger } = deps;
   const app = express();
   configureApp(app, false);
-  app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
+  /** Files being sent right now: a stream that outlives its client shows up here. */
+  let transfers = 0;
+  app.get('/health', (_req, res) => sendData(res, { status: 'ok', transfers }));
 
   // Management streams an upload here: the request body is the file.
   app.put('/uploads/:ticket', async (req, res) => {
@@ -53,25 +57,44 @@ export function createDownloadApp(deps: {
   app.get('/objects/:ticket', async (req, res) => {
     const ticket = tickets.verify(ticketParam(req), 'object');
     if (!ticket) throw badTicket();
-    const info = await storage.stat(ticket.key);
+    // Spec 4.5: the download was logged as served when it was authorised. When the client gets
+    // an error here instead of the file, the entry becomes a refusal with the error's code.
+    const refused = async (error: unknown): Promise<unknown> => {
+      if (ticket.log_id !== null) {
+        const reason = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
+        await deps.log.servedBecameRefused(ticket.log_id, reason);
+      }
+      return error;
+    };
+    const info = await storage.stat(ticket.key).catch(async (error: unknown) => {
+      throw await refused(error);
+    });
     if (!info) {
-      throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
+      throw await refused(
+        new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.'),
+      );
     }
-    const etag = `"${ticket.sha256}"`;
-    const range = ifRangeMatches(req.get('if-range'), etag, info.last_modified)
+    const range = ifRangeMatches(req.get('if-range'), `"${ticket.sha256}"`, info.last_modified)
       ? parseRange(req.get('range'), info.size)
       : null;
     if (range === 'unsatisfiable') {
       res.set('Content-Range', `bytes */${info.size}`);
-      throw new LicensingError(
-        'RANGE_NOT_SATISFIABLE',
-        `The requested range is outside the file of ${info.size} bytes.`,
+      throw await refused(
+        new LicensingError(
+          'RANGE_NOT_SATISFIABLE',
+          `The requested range is outside the file of ${info.size} bytes.`,
+        ),
       );
     }
     const start = range?.start ?? 0;
     const length = range ? range.end - range.start + 1 : info.size;
     // Opened before any header is set, so a storage failure is still a clean JSON error.
-    const body = req.method === 'HEAD' ? null : await storage.read(ticket.key, start, length);
+    const body =
+      req.method === 'HEAD'
+        ? null
+        : await storage.read(ticket.key, start, length).catch(async (error: unknown) => {
+            throw await refused(error);
+          });
 
     res.status(range ? 206 : 200);
     res.set({
@@ -79,7 +102,7 @@ export function createDownloadApp(deps: {
       'Content-Length': String(length),
       'Content-Disposition': contentDisposition(ticket.filename),
       'Accept-Ranges': 'bytes',
-      ETag: etag,
+      ETag: `"${ticket.sha256}"`,
       'X-Checksum-SHA256': ticket.sha256,
       'Repr-Digest': `sha-256=:${Buffer.from(ticket.sha256, 'hex').toString('base64')}:`,
       'Last-Modified': info.last_modified.toUTCString(),
@@ -90,6 +113,7 @@ export function createDownloadApp(deps: {
       res.end();
       return;
     }
+    transfers++;
     try {
       await pipeline(body, res);
     } catch (error) {
@@ -99,6 +123,8 @@ export function createDownloadApp(deps: {
       if (!req.destroyed && (error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
         logger.warn({ err: error }, 'serving a package failed');
       }
+    } finally {
+      transfers--;
     }
   });
 

@@ -5,7 +5,15 @@ import { startDownloadService } from './service.js';
 
 runProcess('download', async (config, logger) => {
   const signingKey = requireSetting(config.DOWNLOAD_SIGNING_KEY, 'DOWNLOAD_SIGNING_KEY');
-  requireSetting(config.S3_ENDPOINT, 'S3_ENDPOINT');
+  if (!config.S3_ENDPOINT) {
+    // Issue 3: without S3_ENDPOINT a local S3-compatible server runs in this process. Its files
+    // are this replica's alone, which is fine for one replica and wrong for several.
+    logger.warn(
+      { directory: config.STORAGE_DIR || 'a temporary directory' },
+      'S3_ENDPOINT is unset: package files are kept in an embedded store in this process; ' +
+        'other download replicas will not share it',
+    );
+  }
   if (!config.DOWNLOAD_SERVICE_URL && ['0.0.0.0', '::'].includes(config.HOST)) {
     logger.warn('DOWNLOAD_SERVICE_URL is unset: other hosts cannot reach this service');
   }

@@ -5,7 +5,8 @@ import { downloadOutcomes } from '../../libs/contracts/index.js';
 export interface DownloadLogDocument {
   _id: Types.ObjectId;
   at: Date;
-  product_id: number;
+  /** Null for a refused request whose path named no valid product id. */
+  product_id: number | null;
   license_key: string | null;
   identifier: string | null;
   ip: string;
@@ -23,7 +24,7 @@ export function downloadModels(connection: Connection): DownloadModels {
   const schema = new Schema<DownloadLogDocument>(
     {
       at: { type: Date, required: true },
-      product_id: { type: Number, required: true },
+      product_id: { type: Number, default: null },
       license_key: { type: String, default: null },
       identifier: { type: String, default: null },
       ip: { type: String, required: true },

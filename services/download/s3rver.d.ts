@@ -16,6 +16,7 @@ declare module 's3rver' {
     query: Record<string, unknown>;
     path: string;
     type: string;
+    status: number;
     body: unknown;
   }
 
@@ -28,7 +29,7 @@ declare module 's3rver' {
   }
 
   interface FilesystemStore {
-    getResourcePath(bucket: string, key: string, resource: string): string;
+    getResourcePath(bucket: string, key: string | undefined, resource: string): string;
     putMetadata(
       bucket: string,
       key: string,

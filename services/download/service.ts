@@ -6,6 +6,7 @@ import type { Transport } from '../../libs/transport/index.js';
 import { startEmbeddedStorage } from './embedded-storage.js';
 import { downloadHandlers } from './handlers.js';
 import { createDownloadApp } from './http.js';
+import { DownloadLogWriter } from './log.js';
 import { downloadModels } from './models.js';
 import { PackageStorage } from './storage.js';
 import { TicketSigner } from './tickets.js';
@@ -75,9 +76,16 @@ export async function startDownloadService(deps: {
 
     const models = downloadModels(deps.db);
     await Promise.all(Object.values(models).map((model) => model.init()));
+    const log = new DownloadLogWriter(models, logger);
 
     const server = await listen(
-      createDownloadApp({ storage, tickets, logger, maxUploadBytes: settings.MAX_UPLOAD_BYTES }),
+      createDownloadApp({
+        storage,
+        tickets,
+        logger,
+        log,
+        maxUploadBytes: settings.MAX_UPLOAD_BYTES,
+      }),
       deps.port,
       deps.host,
       { requestTimeoutMs: UPLOAD_REQUEST_TIMEOUT_MS, idleTimeoutMs: IDLE_TIMEOUT_MS },
@@ -93,7 +101,7 @@ export async function startDownloadService(deps: {
         transport: deps.transport,
         tickets,
         baseUrl: url,
-        logger,
+        log,
         startedAt: Date.now(),
       }),
     );

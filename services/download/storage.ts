@@ -28,6 +28,24 @@ export interface ObjectInfo {
   last_modified: Date;
 }
 
+/** How long a failed upload waits for minio to settle its part in flight before cleaning up. */
+const UPLOAD_SETTLE_TIMEOUT_MS = 60_000;
+
+const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+
+/** Waits until `promise` settles, or at most `ms`; never rejects. */
+async function settled(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.then(
+      () => {},
+      () => {},
+    ),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
+
 function isNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'NotFound' || code === 'NoSuchKey';
@@ -125,7 +143,9 @@ export class PackageStorage {
 
   /**
    * Streams `source` into a new object, counting its size and SHA-256 on the way. An empty
-   * source is refused; one over `maxBytes` fails with PAYLOAD_TOO_LARGE and leaves nothing.
+   * source is refused; one over `maxBytes` fails with PAYLOAD_TOO_LARGE. A failed upload (source
+   * cut off, too large, storage error) leaves nothing behind: neither the object nor the parts of
+   * its multipart upload.
    */
   async put(
     key: string,
@@ -138,47 +158,59 @@ export class PackageStorage {
 
     const hash = createHash('sha256');
     let size = 0;
+    let failed: Error | undefined;
+    let rejectFailure: (error: Error) => void = () => {};
+    const failure = new Promise<never>((_resolve, reject) => (rejectFailure = reject));
+    failure.catch(() => {});
     const meter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
+        if (failed) return done();
         size += chunk.length;
         if (size > options.maxBytes) {
-          return done(
+          stop(
             new LicensingError(
               'PAYLOAD_TOO_LARGE',
               `The file is over the limit of ${options.maxBytes} bytes.`,
             ),
           );
+          return done();
         }
         hash.update(chunk);
         done(null, chunk);
       },
     });
-    // minio does not notice when its input fails (it would wait forever), so failures of the
-    // source or the meter are raced against the upload.
-    const failure = new Promise<never>((_resolve, reject) => {
-      meter.once('error', reject);
-      finished(source).catch((error: unknown) => {
-        meter.destroy(error as Error);
-        reject(error as Error);
-      });
-    });
+    // minio does not notice when its input fails: it would wait forever for the rest of the
+    // part, holding it in memory. So a failure ends its input instead, and minio's upload settles
+    // (completing a short object, or failing); only then is everything it stored removed, so no
+    // part still in flight can land after the clean-up.
+    const stop = (error: Error) => {
+      if (failed) return;
+      failed = error;
+      source.unpipe(meter);
+      meter.end();
+      rejectFailure(error);
+    };
+    finished(source).catch((error: unknown) => stop(toError(error)));
     const upload = this.client.putObject(this.bucket, key, meter, undefined, {
       'Content-Type': options.contentType,
     });
     source.pipe(meter);
     try {
       await Promise.race([upload, failure]);
+      if (failed) throw failed;
     } catch (error) {
-      upload.catch(() => {});
-      failure.catch(() => {});
-      source.unpipe(meter);
-      meter.destroy();
-      await this.client.removeIncompleteUpload(this.bucket, key).catch(() => {});
-      await this.client.removeObject(this.bucket, key).catch(() => {});
-      throw error;
+      stop(toError(error));
+      await settled(upload, UPLOAD_SETTLE_TIMEOUT_MS);
+      await this.discard(key);
+      throw failed ?? toError(error);
     }
-    failure.catch(() => {});
     return { size, sha256: hash.digest('hex') };
+  }
+
+  /** Removes an object and any multipart upload of it in progress; never fails. */
+  private async discard(key: string): Promise<void> {
+    await this.client.removeIncompleteUpload(this.bucket, key).catch(() => {});
+    await this.client.removeObject(this.bucket, key).catch(() => {});
   }
 
   /** Size and date of an object, or null when there is none. */

@@ -7,6 +7,11 @@ export interface ObjectTicket {
   filename: string;
   content_type: string;
   sha256: string;
+  /**
+   * The download log entry written as served when the download was authorised: the byte port
+   * turns it into a refusal when it answers with an error instead of the file (spec 4.5).
+   */
+  log_id: string | null;
 }
 
 /** What an upload URL lets its holder write: one new object. */

@@ -8,7 +8,7 @@ import type { RateLimits } from './rate-limits.js';
 import { publicCors } from './cors.js';
 import { API_BASE } from './paths.js';
 import { licenseRoutes } from './routes.js';
-import { updateRoutes } from './updates.js';
+import { localAddressUrl, updateRoutes } from './updates.js';
 
 export { API_BASE };
 
@@ -21,8 +21,12 @@ export function createGatewayApp(deps: {
   logger: Logger;
   trustProxy: boolean | number | string;
   rateLimits: RateLimits;
-  /** PUBLIC_URL: the absolute address clients reach the gateway at (download URLs). */
-  publicUrl?: string;
+  /**
+   * The absolute address clients reach the gateway at, for download URLs: PUBLIC_URL, or else
+   * the gateway's own listening address. Unset (apps built in tests), the local address of the
+   * connection. Never anything the client sends, such as its Host header.
+   */
+  publicUrl?: () => string;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy);
@@ -30,8 +34,11 @@ export function createGatewayApp(deps: {
   app.get('/openapi.json', (_req, res) => res.json(publicOpenApi));
   app.use(API_BASE, publicCors);
   app.use(`${API_BASE}/licenses`, licenseRoutes(deps.transport, deps.rateLimits));
-  app.use(`${API_BASE}/updates`, updateRoutes(deps.transport, deps.rateLimits, deps.publicUrl));
-  app.use(`${API_BASE}/downloads`, downloadRoutes(deps.transport, deps.rateLimits));
+  app.use(
+    `${API_BASE}/updates`,
+    updateRoutes(deps.transport, deps.rateLimits, deps.publicUrl ?? localAddressUrl),
+  );
+  app.use(`${API_BASE}/downloads`, downloadRoutes(deps.transport, deps.rateLimits, deps.logger));
   app.use(unknownRoute);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,7 +1,9 @@
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { LicensingError, logValue, type LogRefusalRequest } from '../../libs/contracts/index.js';
+import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { Form, parseProductId } from './form.js';
 import type { RateLimits } from './rate-limits.js';
@@ -112,6 +114,12 @@ function relay(req: Request, res: Response, url: string): Promise<void> {
           settle(new Error(`The download service answered HTTP ${status} without an error.`));
           return;
         }
+        // The download service refused the gateway's own link (expired, or signed under another
+        // key): a fault of this system, not of the client's request.
+        if (body.error.code === 'UNAUTHORIZED') {
+          settle(new Error('The download service refused the download link.'));
+          return;
+        }
         const range = incoming.headers['content-range'];
         if (status === 416 && range !== undefined) res.setHeader('Content-Range', range);
         res.status(status).json(body);
@@ -122,25 +130,117 @@ function relay(req: Request, res: Response, url: string): Promise<void> {
   });
 }
 
+/** Reporting a refusal to the download log may delay the client's error answer this much. */
+const LOG_REPORT_TIMEOUT_MS = 1000;
+/** Reports in flight at once; beyond this (a flood of refused requests) they are dropped. */
+const MAX_LOG_REPORTS_IN_FLIGHT = 64;
+
+/** Where a download request stands, for the refusal report of the error handler below. */
+type DownloadStage =
+  { stage: 'gateway' } | { stage: 'authorizing' } | { stage: 'relaying'; logId: string | null };
+
+function stageOf(res: Response): DownloadStage {
+  const stage = res.locals.download as DownloadStage | undefined;
+  return stage ?? { stage: 'gateway' };
+}
+
+/** The error code the client gets for `error` (libs/http maps the rest to INTERNAL_ERROR). */
+function refusalReason(error: unknown): string {
+  if (error instanceof LicensingError) return error.code;
+  if (error instanceof URIError) return 'INVALID_REQUEST';
+  return 'INTERNAL_ERROR';
+}
+
+/**
+ * The request as sent, for the log of a request the gateway refused: read leniently (the strict
+ * parser may just have refused it), the first value of each field, cut to 255 characters
+ * (`logValue`). A path that names no valid product id logs null.
+ */
+function sentRequest(req: Request): Omit<LogRefusalRequest, 'entry_id' | 'reason'> {
+  const question = req.originalUrl.indexOf('?');
+  const query = new URLSearchParams(question === -1 ? '' : req.originalUrl.slice(question + 1));
+  // The router-relative path, `/<product_id>`: route parameters are not set in error handlers.
+  const segment = req.path.split('/')[1] ?? '';
+  let productId: number | null;
+  try {
+    productId = parseProductId(segment);
+  } catch {
+    productId = null;
+  }
+  return {
+    product_id: productId,
+    license_key: logValue(query.get('license_key') || query.get('dlid')),
+    identifier: logValue(query.get('identifier')),
+    ip: clientIp(req),
+  };
+}
+
 /**
  * Spec 4.5: `GET {api_base}/downloads/{product_id}`. The license key comes as `dlid` (CMS
  * updaters) or `license_key`, the identifier as `identifier`. The download service decides over
  * RPC and logs the outcome; the bytes then come from its HTTP port through here, so the client
  * gets a 200 (or 206) with the file, or a JSON error, from the one public address.
+ *
+ * Every refusal is logged with its reason (issue 3). `download.authorize` logs the ones it
+ * decides; the error handler of this router reports the others to the download service: those
+ * of the gateway itself (the per-IP rate limit, a malformed query), and a download that was
+ * authorised (logged as served) but failed before its first byte reached the client.
  */
-export function downloadRoutes(transport: Transport, limits: RateLimits): Router {
+export function downloadRoutes(transport: Transport, limits: RateLimits, logger: Logger): Router {
   const router = express.Router();
+  let reportsInFlight = 0;
+
   router.get('/:product_id', limits.downloads, async (req, res) => {
     const param = req.params.product_id;
     const productId = parseProductId(typeof param === 'string' ? param : '');
     const query = Form.fromUrl(req.originalUrl);
+    const licenseKey = query.optionalLicenseKey() ?? null;
+    if (licenseKey !== null && licenseKey.trim() === '') {
+      throw new LicensingError('INVALID_REQUEST', 'The license key must not be blank.');
+    }
+    const identifier = query.optional('identifier') ?? null;
+    res.locals.download = { stage: 'authorizing' } satisfies DownloadStage;
     const authorized = await transport.call('download.authorize', {
       product_id: productId,
-      license_key: query.optionalLicenseKey() ?? null,
-      identifier: query.optional('identifier') ?? null,
+      license_key: licenseKey,
+      identifier,
       ip: clientIp(req),
     });
+    res.locals.download = { stage: 'relaying', logId: authorized.log_id } satisfies DownloadStage;
     await relay(req, res, authorized.url);
+  });
+
+  router.use(async (error: unknown, req: Request, res: Response, next: NextFunction) => {
+    const stage = stageOf(res);
+    // Not reported: a failure mid-file (the connection is cut; the file was served, partly), a
+    // refusal decided by download.authorize (the download service logged it), and a client
+    // that went away before the answer (nothing was refused to anyone).
+    const clientGone = req.socket.destroyed;
+    if (!res.headersSent && !clientGone && stage.stage !== 'authorizing') {
+      if (reportsInFlight >= MAX_LOG_REPORTS_IN_FLIGHT) {
+        logger.warn('too many download refusals at once: one is not logged');
+      } else {
+        reportsInFlight++;
+        const reason = refusalReason(error);
+        const report: LogRefusalRequest = {
+          ...sentRequest(req),
+          // An authorised download was logged as served: that entry becomes the refusal.
+          entry_id: stage.stage === 'relaying' ? stage.logId : null,
+          reason,
+        };
+        try {
+          await transport.call('download.logRefusal', report, {
+            timeoutMs: LOG_REPORT_TIMEOUT_MS,
+          });
+        } catch (failure) {
+          // Logging is best-effort: the client still gets its answer.
+          logger.warn({ err: failure, reason }, 'a download refusal could not be logged');
+        } finally {
+          reportsInFlight--;
+        }
+      }
+    }
+    next(error);
   });
   return router;
 }

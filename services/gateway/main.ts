@@ -8,15 +8,21 @@ import { rateLimitsFromConfig } from './rate-limits.js';
 runProcess('gateway', async (config, logger) => {
   const transport = await createTransport(config, logger, 'gateway');
   const rateLimits = rateLimitsFromConfig(config, logger);
+  // Download URLs name PUBLIC_URL, or else this gateway's own address (known once listening).
+  let ownUrl = '';
   const app = createGatewayApp({
     rateLimits: rateLimits.limits,
-    publicUrl: config.PUBLIC_URL,
+    publicUrl: () => config.PUBLIC_URL ?? ownUrl,
     transport,
     logger,
     trustProxy: trustProxySetting(config.TRUST_PROXY),
   });
   const server = await listen(app, config.PORT, config.HOST);
+  ownUrl = server.url;
   logger.info({ url: server.url }, 'gateway listening');
+  if (!config.PUBLIC_URL) {
+    logger.warn({ url: server.url }, 'PUBLIC_URL is unset: download URLs name this address');
+  }
   return async () => {
     await server.close();
     await transport.close();

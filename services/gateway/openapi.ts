@@ -60,6 +60,21 @@ const productIdField = {
 
 const dataOf = (ref: string) => dataResponse('Success', { $ref: ref });
 
+/** 429 (spec 8): the answer also carries Retry-After and the draft-8 RateLimit headers. */
+const rateLimited = (description: string) => ({
+  ...errorResponse(description),
+  headers: {
+    'Retry-After': {
+      description: 'Seconds until a new call may succeed.',
+      schema: { type: 'string' },
+    },
+  },
+});
+/** 415: a request body in a Content-Encoding (or charset) the gateway cannot read. */
+const unsupportedEncoding = errorResponse(
+  'UNSUPPORTED_MEDIA_TYPE: the body has a Content-Encoding or charset the gateway cannot read',
+);
+
 const header = (description: string, schema: object = { type: 'string' }) => ({
   description,
   schema,
@@ -116,6 +131,11 @@ export const publicOpenApi = {
               '(which also carries activation_limit and activations_used)',
           ),
           '413': errorResponse('PAYLOAD_TOO_LARGE'),
+          '415': unsupportedEncoding,
+          '429': rateLimited(
+            'RATE_LIMITED: the per-IP limit of the license operations, or the 20 activate ' +
+              'calls per license key per hour (spec 8)',
+          ),
           '500': errorResponse('INTERNAL_ERROR'),
         },
       },
@@ -137,6 +157,8 @@ export const publicOpenApi = {
           '400': errorResponse('INVALID_REQUEST'),
           '403': errorResponse('PRODUCT_MISMATCH'),
           '413': errorResponse('PAYLOAD_TOO_LARGE'),
+          '415': unsupportedEncoding,
+          '429': rateLimited('RATE_LIMITED: the per-IP limit of the license operations'),
           '500': errorResponse('INTERNAL_ERROR'),
         },
       },
@@ -159,6 +181,8 @@ export const publicOpenApi = {
           '403': errorResponse('LICENSE_INVALID or PRODUCT_MISMATCH'),
           '404': errorResponse('ACTIVATION_NOT_FOUND'),
           '413': errorResponse('PAYLOAD_TOO_LARGE'),
+          '415': unsupportedEncoding,
+          '429': rateLimited('RATE_LIMITED: the per-IP limit of the license operations'),
           '500': errorResponse('INTERNAL_ERROR'),
         },
       },
@@ -166,7 +190,10 @@ export const publicOpenApi = {
     '/api/index.php/v1/licensing/updates/{product_id}': {
       get: {
         operationId: 'checkUpdate',
-        summary: 'The latest published version of a product. Public. Spec 4.4.',
+        summary:
+          'The latest published version of a product. Public. Spec 4.4: only 200, 429 and 500 ' +
+          'are answered. A path that names no product gets the no-version shape with ' +
+          'download_requires null; a key that cannot be used is ignored, like no key.',
         parameters: [
           {
             name: 'product_id',
@@ -191,8 +218,7 @@ export const publicOpenApi = {
         ],
         responses: {
           '200': dataOf('#/components/schemas/UpdateInfo'),
-          '400': errorResponse('INVALID_REQUEST: the product id is not an integer'),
-          '429': errorResponse('RATE_LIMITED: more than 60 update checks in 60 seconds'),
+          '429': rateLimited('RATE_LIMITED: more than 60 update checks in 60 seconds'),
           '500': errorResponse('INTERNAL_ERROR'),
         },
       },
@@ -263,20 +289,24 @@ export const publicOpenApi = {
             },
             content: fileContent,
           },
-          '400': errorResponse('INVALID_REQUEST: a bad product id or query string'),
+          '400': errorResponse(
+            'INVALID_REQUEST: a bad product id or query string (a repeated or bracketed ' +
+              'field, a value over 255 characters, two different keys, a blank key)',
+          ),
           '403': errorResponse(
             'LICENSE_INVALID (no key, unknown key, or a license that is not active), ' +
               'PRODUCT_MISMATCH, LICENSE_EXPIRED, ACTIVATION_REQUIRED, or ' +
               'DOWNLOAD_NOT_AVAILABLE (Account only)',
           ),
           '404': errorResponse(
-            'NOT_FOUND (no such product, or no file for the caller) or ACTIVATION_NOT_FOUND',
+            'NOT_FOUND (no such product, no file for the caller, or its file is missing from ' +
+              'storage) or ACTIVATION_NOT_FOUND',
           ),
           '416': {
             ...errorResponse('RANGE_NOT_SATISFIABLE: the range starts after the end of the file'),
             headers: { 'Content-Range': header('bytes */size') },
           },
-          '429': errorResponse('RATE_LIMITED: too many downloads from this address'),
+          '429': rateLimited('RATE_LIMITED: too many downloads from this address'),
           '500': errorResponse('INTERNAL_ERROR'),
         },
       },

@@ -33,6 +33,8 @@ export function connectRedis(url: string, logger: Logger): Redis {
     // Fail commands fast while Redis is down instead of queueing them without bound.
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
+    // On stop, a socket that never opened is destroyed after this instead of 2 s.
+    disconnectTimeout: 200,
     lazyConnect: false,
   });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'Redis error'));

@@ -1,35 +1,103 @@
-import express, { type Request, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { NonEmptyShortText, unknownProductUpdate } from '../../libs/contracts/index.js';
 import { sendData } from '../../libs/http/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { Form, parseProductId } from './form.js';
+import { parseProductId } from './form.js';
 import { API_BASE } from './paths.js';
 import type { RateLimits } from './rate-limits.js';
 
 /**
- * The public address clients reach the gateway at: PUBLIC_URL, or else the address of this
- * request (scheme and host as the trusted proxies report them).
+ * The gateway's own address as this connection reached it (its local socket address), for apps
+ * built without a public URL. Unlike the Host header, the client cannot make it name another
+ * host.
  */
-export function publicBaseUrl(req: Request, publicUrl: string | undefined): string {
-  return (publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`).replace(/\/+$/, '');
+export function localAddressUrl(req: Request): string {
+  const { localAddress = '127.0.0.1', localPort } = req.socket;
+  const plain = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress;
+  const host = plain.includes(':') ? `[${plain}]` : plain;
+  return `http://${host}:${String(localPort)}`;
 }
 
-/** Spec 4.4: `GET {api_base}/updates/{product_id}`, public; a key only scopes the answer. */
+/** Spec 4.4: the product id of the path, or null when it names no product at all. */
+function productIdOf(segment: string): number | null {
+  try {
+    return parseProductId(segment);
+  } catch {
+    return null;
+  }
+}
+
+function decode(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The license key of an update check, or null when the query carries no usable one. Spec 4.4
+ * allows only 200, 429 and 500 here, and 5.2 says the key "only changes the scope", so a key
+ * that cannot be used never refuses the check: it is answered as without a key
+ * (docs/api-decisions.md, Downloads, "The update check answers"). Usable means: every non-empty
+ * value sent as `license_key` or `dlid` is the same string, and it is a well-formed key (1 to 255
+ * characters, not blank, no NUL byte). Two different keys, a blank or over-long key, or one that
+ * is not valid percent-encoding are not usable.
+ */
+export function usableLicenseKey(url: string): string | null {
+  const question = url.indexOf('?');
+  if (question === -1) return null;
+  const values: string[] = [];
+  for (const pair of url.slice(question + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    if (name !== 'license_key' && name !== 'dlid') continue;
+    const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
+    if (value === undefined) return null;
+    // An empty field counts as absent, as everywhere in the public API.
+    if (value !== '') values.push(value);
+  }
+  const [key] = values;
+  if (key === undefined || values.some((value) => value !== key)) return null;
+  return NonEmptyShortText.safeParse(key).success ? key : null;
+}
+
+/**
+ * Spec 4.4: `GET {api_base}/updates/{product_id}`, public; a key only scopes the answer. It
+ * answers 200 to anything but the rate limit (429) and a failure of the system (500): a path
+ * that names no product (`/updates/0`, `/updates/abc`) gets the no-version shape of a product
+ * that does not exist (response 3: "There is no not-found error").
+ *
+ * `download_url` is built from `publicUrl`: PUBLIC_URL or the gateway's own address, never from
+ * the request's Host header, which the client controls.
+ */
 export function updateRoutes(
   transport: Transport,
   limits: RateLimits,
-  publicUrl: string | undefined,
+  publicUrl: (req: Request) => string,
 ): Router {
   const router = express.Router();
   router.get('/:product_id', limits.updates, async (req, res) => {
     const param = req.params.product_id;
-    const productId = parseProductId(typeof param === 'string' ? param : '');
-    const query = Form.fromUrl(req.originalUrl);
+    const productId = productIdOf(typeof param === 'string' ? param : '');
+    if (productId === null) {
+      sendData(res, unknownProductUpdate);
+      return;
+    }
     const info = await transport.call('update-catalog.checkUpdate', {
       product_id: productId,
-      license_key: query.optionalLicenseKey() ?? null,
-      downloads_url: `${publicBaseUrl(req, publicUrl)}${API_BASE}/downloads`,
+      license_key: usableLicenseKey(req.originalUrl),
+      downloads_url: `${publicUrl(req).replace(/\/+$/, '')}${API_BASE}/downloads`,
     });
     sendData(res, info);
+  });
+  // A path segment that is not valid percent-encoding names no product either.
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (error instanceof URIError && !res.headersSent) {
+      sendData(res, unknownProductUpdate);
+      return;
+    }
+    next(error);
   });
   return router;
 }

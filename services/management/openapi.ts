@@ -632,6 +632,7 @@ export const managementOpenApi = {
           'release_notes',
           'release_date',
           'published',
+          'created_at',
           'uploaded_at',
           'files',
         ],
@@ -642,9 +643,14 @@ export const managementOpenApi = {
           release_notes: { type: ['string', 'null'] },
           release_date: { ...calendarDate, type: ['string', 'null'] },
           published: { type: 'boolean' },
+          created_at: { ...timestamp, description: 'When the version was created.' },
           uploaded_at: {
             ...timestamp,
-            description: 'The most recently uploaded published version is the latest (4.4).',
+            type: ['string', 'null'],
+            description:
+              'When its newest file was uploaded; null without files. The most recently ' +
+              'uploaded published version is the latest (spec 4.4 rule 3), counting for each ' +
+              'caller the files it may get.',
           },
           files: { type: 'array', items: schema('PackageFile') },
         },
@@ -726,9 +732,21 @@ export const managementOpenApi = {
         properties: {
           id: { type: 'string' },
           at: timestamp,
-          product_id: id,
-          license_key: { type: ['string', 'null'], description: 'As sent (dlid or license_key).' },
-          identifier: { type: ['string', 'null'], description: 'As sent.' },
+          product_id: {
+            ...id,
+            type: ['integer', 'null'],
+            description: 'Null for a refused request whose path named no valid product id.',
+          },
+          license_key: {
+            type: ['string', 'null'],
+            maxLength: 255,
+            description: 'As sent (dlid or license_key); a longer value is cut to 255 characters.',
+          },
+          identifier: {
+            type: ['string', 'null'],
+            maxLength: 255,
+            description: 'As sent; a longer value is cut to 255 characters.',
+          },
           ip: { type: 'string' },
           outcome: { type: 'string', enum: ['served', 'refused'] },
           reason: {

@@ -117,24 +117,20 @@ function fromEnvelope(status: number, body: unknown): Error {
 
 /**
  * Streams one file part to the download service (`PUT <upload_url>`, chunked): the bytes go
- * from the admin's connection to object storage without being held here.
+ * from the admin's connection to object storage without being held here. `objectKey` is the
+ * key the download service chose in `download.prepareUpload`, before any byte was sent.
  */
-async function sendToStorage(
-  transport: Transport,
+function sendToStorage(
   stream: Readable,
-  file: { filename: string; contentType: string },
+  target: { uploadUrl: string; objectKey: string; contentType: string },
   signal: AbortSignal,
 ): Promise<StoredUpload> {
-  const { upload_url } = await transport.call('download.prepareUpload', {
-    filename: file.filename,
-  });
-  signal.throwIfAborted();
   return new Promise<StoredUpload>((resolve, reject) => {
-    const target = new URL(upload_url);
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const put = send(target, {
+    const url = new URL(target.uploadUrl);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const put = send(url, {
       method: 'PUT',
-      headers: { 'content-type': file.contentType, 'transfer-encoding': 'chunked' },
+      headers: { 'content-type': target.contentType, 'transfer-encoding': 'chunked' },
       timeout: UPLOAD_IDLE_TIMEOUT_MS,
     });
     let settled = false;
@@ -160,7 +156,7 @@ async function sendToStorage(
         const data = (body as { data?: Partial<StoredUpload> } | null)?.data;
         if (
           incoming.statusCode === 200 &&
-          typeof data?.object_key === 'string' &&
+          data?.object_key === target.objectKey &&
           typeof data.size === 'number' &&
           typeof data.sha256 === 'string'
         ) {
@@ -213,6 +209,11 @@ function receivePackage(
     let failure: unknown;
     let file: { filename: string; contentType: string } | undefined;
     let upload: Promise<StoredUpload> | undefined;
+    /**
+     * The key the download service chose for the object, known before any byte is sent: if its
+     * answer to the upload is lost after it stored the object, the object can still be removed.
+     */
+    let objectKey: string | undefined;
     let planCheck: Promise<void> = Promise.resolve();
     let done = false;
 
@@ -233,10 +234,8 @@ function receivePackage(
         failure = invalid('file: send the package as a file part named "file".');
       }
       if (failure !== undefined) {
-        if (stored) {
-          await transport
-            .call('download.deleteObject', { object_key: stored.object_key })
-            .catch(() => {});
+        if (objectKey !== undefined) {
+          await transport.call('download.deleteObject', { object_key: objectKey }).catch(() => {});
         }
         reject(failure instanceof Error ? failure : new Error(String(failure)));
         return;
@@ -296,7 +295,18 @@ function receivePackage(
           ),
         );
       });
-      upload = sendToStorage(transport, stream, file, abort.signal);
+      const { contentType } = file;
+      upload = transport
+        .call('download.prepareUpload', { filename })
+        .then(({ upload_url, object_key }) => {
+          objectKey = object_key;
+          abort.signal.throwIfAborted();
+          return sendToStorage(
+            stream,
+            { uploadUrl: upload_url, objectKey: object_key, contentType },
+            abort.signal,
+          );
+        });
       upload.catch((error: unknown) => {
         fail(error);
         stream.resume();

@@ -20,8 +20,11 @@ export interface VersionDocument {
   /** `Y-m-d`, as entered in admin. */
   release_date: string | null;
   published: boolean;
-  /** When the version was uploaded (created): the latest upload wins (spec 4.4 rule 3). */
-  uploaded_at: Date;
+  /**
+   * When the version was created in admin. Not what orders versions: spec 4.4 rule 3 goes by the
+   * upload time of their files (releases.ts).
+   */
+  created_at: Date;
 }
 
 export interface FileDocument {
@@ -37,6 +40,7 @@ export interface FileDocument {
   content_type: string;
   /** Key of the object in the download service's storage. */
   object_key: string;
+  /** When the package was uploaded: it makes its version the latest (spec 4.4 rule 3). */
   uploaded_at: Date;
 }
 
@@ -69,11 +73,11 @@ export function catalogModels(connection: Connection): CatalogModels {
       release_notes: { type: String, default: null },
       release_date: { type: String, default: null },
       published: { type: Boolean, required: true },
-      uploaded_at: { type: Date, required: true },
+      created_at: { type: Date, required: true },
     },
     { collection: 'versions', versionKey: false },
   );
-  versionSchema.index({ product_id: 1, uploaded_at: -1 });
+  versionSchema.index({ product_id: 1, created_at: -1 });
 
   const fileSchema = new Schema<FileDocument>(
     {

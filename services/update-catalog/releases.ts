@@ -4,7 +4,6 @@ import type { DownloadAccess } from '../../libs/contracts/index.js';
 export interface ReleaseVersion {
   id: number;
   published: boolean;
-  uploaded_at: Date;
 }
 
 export interface ReleaseFile {
@@ -15,7 +14,8 @@ export interface ReleaseFile {
   uploaded_at: Date;
 }
 
-const newestFirst = (a: { uploaded_at: Date; id: number }, b: { uploaded_at: Date; id: number }) =>
+/** Later upload first; file ids are assigned in upload order, so they break ties of the clock. */
+const newestFirst = (a: ReleaseFile, b: ReleaseFile) =>
   b.uploaded_at.getTime() - a.uploaded_at.getTime() || b.id - a.id;
 
 /**
@@ -23,28 +23,39 @@ const newestFirst = (a: { uploaded_at: Date; id: number }, b: { uploaded_at: Dat
  * 1. only published versions count;
  * 2. only files ticked Include in auto-updates count, so a version whose files are all unticked
  *    is never offered;
- * 3. the most recently uploaded version wins, whatever its release date;
+ * 3. the most recently uploaded version wins, whatever its release date. A version is uploaded
+ *    when its package file is: its upload time, for this caller, is that of the newest of its
+ *    files that count for the caller (rules 2 and 4). So a version created long ago whose file
+ *    is uploaded today wins over one uploaded yesterday;
  * 4. without a key (planId null) only all-plans files count; with a key, files restricted to the
  *    license's plan count too and are preferred;
  * 5. a bundle key sees the all-plans files of each product in its bundle (the caller passes
  *    planId null for it).
- * A version with no file for this caller does not count for this caller.
+ * A version with no file for this caller does not count for this caller. `uploadedAt` is the
+ * version's upload time for this caller: the update check's `date` when no release date is set.
  */
 export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>(
   versions: readonly V[],
   files: readonly F[],
   planId: number | null,
-): { version: V; file: F } | null {
-  const eligible = files.filter(
-    (f) => f.include_in_updates && (f.plan_id === null || f.plan_id === planId),
-  );
-  for (const version of versions.filter((v) => v.published).sort(newestFirst)) {
-    const candidates = eligible.filter((f) => f.version_id === version.id).sort(newestFirst);
-    const file =
-      (planId !== null ? candidates.find((f) => f.plan_id === planId) : undefined) ?? candidates[0];
-    if (file) return { version, file };
-  }
-  return null;
+): { version: V; file: F; uploadedAt: Date } | null {
+  const published = new Map(versions.filter((v) => v.published).map((v) => [v.id, v]));
+  const eligible = files
+    .filter(
+      (f) =>
+        published.has(f.version_id) &&
+        f.include_in_updates &&
+        (f.plan_id === null || f.plan_id === planId),
+    )
+    .sort(newestFirst);
+  // The newest eligible file names the most recently uploaded version.
+  const newest = eligible[0];
+  if (!newest) return null;
+  const version = published.get(newest.version_id)!;
+  const candidates = eligible.filter((f) => f.version_id === version.id);
+  const file =
+    (planId !== null ? candidates.find((f) => f.plan_id === planId) : undefined) ?? newest;
+  return { version, file, uploadedAt: newest.uploaded_at };
 }
 
 /** Spec 2.6: `download_requires` for each Download API Access setting. */
@@ -54,7 +65,11 @@ export function downloadRequires(
   return access === 'public' ? null : access;
 }
 
-/** Spec 2.6 `date`: the admin-set release date, or the upload date, as `Y-m-d`. */
-export function releaseDate(version: { release_date: string | null; uploaded_at: Date }): string {
-  return version.release_date ?? version.uploaded_at.toISOString().slice(0, 10);
+/**
+ * Spec 2.6 `date`: the admin-set release date, or the upload date, as `Y-m-d` (UTC). The upload
+ * date is the version's upload time for the caller (`chooseRelease`), not when the version record
+ * was created.
+ */
+export function releaseDate(releaseDateSet: string | null, uploadedAt: Date): string {
+  return releaseDateSet ?? uploadedAt.toISOString().slice(0, 10);
 }

@@ -1,5 +1,6 @@
 import {
   LicensingError,
+  unknownProductUpdate,
   type HandlersOf,
   type MethodsOf,
   type PackageFile,
@@ -37,7 +38,14 @@ export function fileView(doc: FileDocument): PackageFile {
   };
 }
 
-function versionView(doc: VersionDocument): Omit<Version, 'files'> {
+/** The upload time of a version: that of its newest file (null without files). */
+function newestUpload(files: readonly FileDocument[]): Date | null {
+  let newest: Date | null = null;
+  for (const file of files) if (!newest || file.uploaded_at > newest) newest = file.uploaded_at;
+  return newest;
+}
+
+function versionView(doc: VersionDocument, uploadedAt: Date | null): Omit<Version, 'files'> {
   return {
     id: doc._id,
     product_id: doc.product_id,
@@ -45,8 +53,13 @@ function versionView(doc: VersionDocument): Omit<Version, 'files'> {
     release_notes: doc.release_notes,
     release_date: doc.release_date,
     published: doc.published,
-    uploaded_at: doc.uploaded_at.toISOString(),
+    created_at: doc.created_at.toISOString(),
+    uploaded_at: uploadedAt?.toISOString() ?? null,
   };
+}
+
+function versionWithFiles(doc: VersionDocument, files: readonly FileDocument[]): Version {
+  return { ...versionView(doc, newestUpload(files)), files: files.map(fileView) };
 }
 
 const releaseView = <T extends { _id: number }>(doc: T) => ({ ...doc, id: doc._id });
@@ -62,7 +75,7 @@ export function versionHandlers(deps: {
 
   async function withFiles(doc: VersionDocument): Promise<Version> {
     const files = await FileModel.find({ version_id: doc._id }).sort({ _id: 1 }).lean();
-    return { ...versionView(doc), files: files.map(fileView) };
+    return versionWithFiles(doc, files);
   }
 
   async function requireVersion(id: number): Promise<VersionDocument> {
@@ -89,7 +102,11 @@ export function versionHandlers(deps: {
     ]);
     const chosen = chooseRelease(versions.map(releaseView), files.map(releaseView), planId);
     return (
-      chosen && { version: chosen.version as VersionDocument, file: chosen.file as FileDocument }
+      chosen && {
+        version: chosen.version as VersionDocument,
+        file: chosen.file as FileDocument,
+        uploadedAt: chosen.uploadedAt,
+      }
     );
   }
 
@@ -109,7 +126,7 @@ export function versionHandlers(deps: {
                 release_notes: request.release_notes,
                 release_date: request.release_date,
                 published: request.published,
-                uploaded_at: new Date(),
+                created_at: new Date(),
               })
             ).toObject(),
           ),
@@ -137,15 +154,18 @@ export function versionHandlers(deps: {
     'update-catalog.listVersions': async ({ product_id }) => {
       await requireProduct(product_id);
       const [versions, files] = await Promise.all([
-        VersionModel.find({ product_id }).sort({ uploaded_at: -1, _id: -1 }).lean(),
+        VersionModel.find({ product_id }).lean(),
         FileModel.find({ product_id }).sort({ _id: 1 }).lean(),
       ]);
-      return {
-        versions: versions.map((v) => ({
-          ...versionView(v),
-          files: files.filter((f) => f.version_id === v._id).map(fileView),
-        })),
-      };
+      const listed = versions.map((v) =>
+        versionWithFiles(
+          v,
+          files.filter((f) => f.version_id === v._id),
+        ),
+      );
+      // Most recently uploaded first; a version without files yet counts from its creation.
+      const at = (v: Version) => Date.parse(v.uploaded_at ?? v.created_at);
+      return { versions: listed.sort((a, b) => at(b) - at(a) || b.id - a.id) };
     },
 
     'update-catalog.addFile': async (request) => {
@@ -194,7 +214,10 @@ export function versionHandlers(deps: {
       const chosen = await select(product_id, plan_id);
       return {
         product,
-        selection: chosen && { version: versionView(chosen.version), file: fileView(chosen.file) },
+        selection: chosen && {
+          version: versionView(chosen.version, chosen.uploadedAt),
+          file: fileView(chosen.file),
+        },
       };
     },
 
@@ -202,9 +225,7 @@ export function versionHandlers(deps: {
     'update-catalog.checkUpdate': async ({ product_id, license_key, downloads_url }) => {
       const product = await deps.findProduct(product_id);
       // Response 3: a product that does not exist gets the no-version shape, never an error.
-      if (!product) {
-        return { update_available: false, requires_license: false, download_requires: null };
-      }
+      if (!product) return unknownProductUpdate;
       // A key only scopes the answer (spec 5.2): an unknown or foreign key is as good as none.
       const coverage = license_key
         ? await deps.transport.call('license.coverage', {
@@ -231,7 +252,7 @@ export function versionHandlers(deps: {
           product.download_access === 'account' ? null : `${downloads_url}/${product_id}`,
         download_requires: requires,
         release_notes: chosen.version.release_notes,
-        date: releaseDate(chosen.version),
+        date: releaseDate(chosen.version.release_date, chosen.uploadedAt),
         file_size: chosen.file.size,
         requires_license: product.requires_license,
       };

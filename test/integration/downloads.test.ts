@@ -1,9 +1,23 @@
-import { get as httpGet } from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import supertest from 'supertest';
+import { loadConfig } from '../../libs/config/index.js';
 import type { DownloadAccess } from '../../libs/contracts/index.js';
+import { createLogger } from '../../libs/logging/index.js';
+import { createTransport, InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
+import { createGatewayApp } from '../../services/gateway/app.js';
+import { createRateLimits } from '../../services/gateway/rate-limits.js';
 import {
   createVersion,
   download,
   downloadLog,
+  eventually,
+  filesUnder,
   packageBytes,
   sha256,
   uploadFile,
@@ -158,6 +172,24 @@ describe('spec 4.5: License key + activated identifier downloads', () => {
     expectServed(
       await download(system, product.id, { license_key: key, identifier: ' macbook-pro ' }),
       bytes,
+    );
+  });
+
+  test('seat identifiers (e-mail addresses) match in any letter case (spec 2.4)', async () => {
+    const { product, key } = await system.license({
+      product: await newProduct('activated_identifier'),
+      activation_type: 'seat',
+    });
+    const { bytes } = await release(product.id);
+    await system.post('activate', { license_key: key, identifier: 'Jane.Doe@Example.COM' });
+    expectServed(
+      await download(system, product.id, { dlid: key, identifier: 'JANE.DOE@example.com' }),
+      bytes,
+    );
+    expectRefused(
+      await download(system, product.id, { dlid: key, identifier: 'john@example.com' }),
+      404,
+      'ACTIVATION_NOT_FOUND',
     );
   });
 
@@ -324,22 +356,37 @@ describe('resuming with Range', () => {
     expect(res.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
   });
 
-  test('a client that goes away mid-file disturbs nothing: the next download is whole', async () => {
+  test('a client that goes away mid-file: the stream from storage is closed, and the next download is whole', async () => {
     const { product, key } = await system.license();
-    const { bytes } = await release(product.id, 4 * 1024 * 1024);
+    // Far more than the socket buffers hold, so a stream left open would stay open.
+    const { bytes } = await release(product.id, 32 * 1024 * 1024);
+    const transfers = async () => {
+      const res = await fetch(`${system.running.download.url}/health`);
+      return ((await res.json()) as { data: { transfers: number } }).data.transfers;
+    };
+    expect(await transfers()).toBe(0);
     const url = `${system.running.gatewayUrl}${API_BASE}/downloads/${product.id}?dlid=${key}`;
     await new Promise<void>((resolve, reject) => {
       const req = httpGet(url, (res) => {
         expect(res.statusCode).toBe(200);
         res.once('data', () => {
-          req.destroy();
-          resolve();
+          // Stop reading: the rest of the file waits in the buffers of every hop.
+          res.pause();
+          transfers().then((open) => {
+            expect(open).toBe(1);
+            req.destroy();
+            resolve();
+          }, reject);
         });
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code !== 'ECONNRESET') reject(error);
       });
     });
+    await eventually(
+      'the download service closes the stream',
+      async () => (await transfers()) === 0,
+    );
     expectServed(await download(system, product.id, { dlid: key }), bytes);
   });
 
@@ -413,6 +460,173 @@ describe('the download log (Refused Downloads with the reason)', () => {
   });
 });
 
+describe('the download log: every refusal, wherever it is decided, with its reason', () => {
+  const entriesOf = async (productId: number) =>
+    (await downloadLog(system, { product_id: productId })).entries;
+
+  test('LICENSE_EXPIRED and PRODUCT_MISMATCH are logged as refused', async () => {
+    const { product, key } = await system.license({ expires_at: PAST });
+    await release(product.id);
+    const other = await system.license();
+    await download(system, product.id, { dlid: key });
+    await download(system, product.id, { dlid: other.key });
+    expect((await entriesOf(product.id)).map((e) => [e.outcome, e.reason, e.license_key])).toEqual([
+      ['refused', 'PRODUCT_MISMATCH', other.key],
+      ['refused', 'LICENSE_EXPIRED', key],
+    ]);
+  });
+
+  test('RANGE_NOT_SATISFIABLE is a refusal, not a served download', async () => {
+    const { product, key } = await system.license();
+    const { file, version } = await release(product.id, 5000);
+    expectRefused(
+      await download(system, product.id, { dlid: key }, { range: 'bytes=5000-' }),
+      416,
+      'RANGE_NOT_SATISFIABLE',
+    );
+    expect(await entriesOf(product.id)).toEqual([
+      expect.objectContaining({
+        outcome: 'refused',
+        reason: 'RANGE_NOT_SATISFIABLE',
+        file_id: file.id,
+        version: version.version,
+      }),
+    ]);
+  });
+
+  test('a file missing from storage is a refusal (NOT_FOUND), not a served download', async () => {
+    const product = await newProduct('public');
+    const version = await createVersion(system, product.id, '1.0.0');
+    await uploadFile(system, version.id, packageBytes(1000));
+    const [stored] = (await system.transport.call('update-catalog.getVersion', { id: version.id }))
+      .files;
+    await system.running.download.storage.remove(stored!.object_key);
+    expectRefused(await download(system, product.id), 404, 'NOT_FOUND');
+    expect(await entriesOf(product.id)).toEqual([
+      expect.objectContaining({ outcome: 'refused', reason: 'NOT_FOUND', file_id: stored!.id }),
+    ]);
+  });
+
+  test('refusals of the gateway itself (INVALID_REQUEST) are logged, with keys and identifiers cut to 255 characters', async () => {
+    const { product, key } = await system.license();
+    await release(product.id);
+    const long = 'i'.repeat(300);
+    for (const query of [
+      `dlid=${key}&identifier=${long}`,
+      `dlid=${key}&license_key=other-key`,
+      `dlid=${key}&dlid=${key}`,
+      'license_key=%20',
+      `license_key=${'k'.repeat(256)}`,
+    ]) {
+      expectRefused(await download(system, product.id, query), 400, 'INVALID_REQUEST');
+    }
+    const entries = await entriesOf(product.id);
+    expect(entries.map((e) => [e.outcome, e.reason])).toEqual(
+      Array(5).fill(['refused', 'INVALID_REQUEST']),
+    );
+    expect(entries.map((e) => [e.license_key, e.identifier])).toEqual([
+      ['k'.repeat(255), null],
+      [' ', null],
+      [key, null],
+      ['other-key', null],
+      [key, 'i'.repeat(255)],
+    ]);
+    expect(entries[0]).toMatchObject({ product_id: product.id, ip: '127.0.0.1', file_id: null });
+  });
+
+  test('a path that names no product is logged with product_id null', async () => {
+    const marker = `marker-${seq++}`;
+    expectRefused(await download(system, 'abc', { dlid: marker }), 400, 'INVALID_REQUEST');
+    const refused = await downloadLog(system, { refused: 'true', per_page: 500 });
+    expect(refused.entries.filter((e) => e.license_key === marker)).toEqual([
+      expect.objectContaining({ product_id: null, reason: 'INVALID_REQUEST' }),
+    ]);
+  });
+
+  test('a HEAD request is logged like a GET', async () => {
+    const { product, key } = await system.license();
+    await release(product.id, 5000);
+    const res = await fetch(
+      `${system.running.gatewayUrl}${API_BASE}/downloads/${product.id}?dlid=${key}`,
+      { method: 'HEAD' },
+    );
+    expect(res.status).toBe(200);
+    expect((await entriesOf(product.id)).map((e) => e.outcome)).toEqual(['served']);
+  });
+});
+
+describe('the download log when the bytes fail after authorisation (gateway and a stand-in download service)', () => {
+  /** A gateway on its own bus, whose download service authorises to a link nobody answers. */
+  async function gatewayWith(logRefusal: (request: unknown) => Promise<{ logged: boolean }>) {
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const { port } = dead.address() as AddressInfo;
+    await new Promise((resolve) => dead.close(resolve));
+    const bus = new InProcessBus();
+    const logger = createLogger('download-log-test', 'silent');
+    bus.register('download', {
+      'download.authorize': async () => ({
+        url: `http://127.0.0.1:${port}/objects/ticket`,
+        filename: 'a.zip',
+        size: 10,
+        sha256: 'a'.repeat(64),
+        content_type: 'application/zip',
+        version: '1.0',
+        log_id: '0123456789abcdef01234567',
+      }),
+      'download.logRefusal': logRefusal,
+    });
+    const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
+    const app = createGatewayApp({
+      transport,
+      logger,
+      trustProxy: false,
+      rateLimits: createRateLimits({
+        perIpPerMinute: 1000,
+        updatesPerMinute: 1000,
+        downloadsPerMinute: 1000,
+        activationsPerKeyPerHour: 1000,
+        redisPrefix: 'unused',
+      }),
+    });
+    return { app, close: () => transport.close() };
+  }
+
+  test('the served entry becomes a refusal with the code the client got (INTERNAL_ERROR)', async () => {
+    const reports: unknown[] = [];
+    const { app, close } = await gatewayWith(async (request) => {
+      reports.push(request);
+      return { logged: true };
+    });
+    try {
+      const res = await supertest(app).get(`${API_BASE}/downloads/7?dlid=key-1`);
+      expect([res.status, res.body.error.code]).toEqual([500, 'INTERNAL_ERROR']);
+      expect(reports).toEqual([
+        {
+          entry_id: '0123456789abcdef01234567',
+          product_id: 7,
+          license_key: 'key-1',
+          identifier: null,
+          ip: '127.0.0.1',
+          reason: 'INTERNAL_ERROR',
+        },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+
+  test('a download service that does not take the report does not hold up the answer for ever', async () => {
+    const { app, close } = await gatewayWith(() => new Promise(() => {}));
+    try {
+      const res = await supertest(app).get(`${API_BASE}/downloads/7?dlid=key-1`);
+      expect([res.status, res.body.error.code]).toEqual([500, 'INTERNAL_ERROR']);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe("the download service's own port", () => {
   test('serves and stores nothing without a link it signed', async () => {
     const base = system.running.download.url;
@@ -462,16 +676,101 @@ describe('request parsing', () => {
 });
 
 describe('rate limit (spec 8: per IP, RATE_LIMIT_DOWNLOADS_PER_MINUTE)', () => {
-  test('downloads over the limit get RATE_LIMITED (429) with Retry-After', async () => {
+  test('downloads over the limit get RATE_LIMITED (429) with Retry-After, and are logged', async () => {
     const limited = await bootSystem({ RATE_LIMIT_DOWNLOADS_PER_MINUTE: '2' });
     try {
+      const product = await limited.transport.call('update-catalog.createProduct', {
+        title: 'Limited',
+      });
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push(await download(limited, 1));
-      expect(statuses.map((r) => r.status)).toEqual([404, 404, 429]);
+      for (let i = 0; i < 3; i++) {
+        statuses.push(await download(limited, product.id, { dlid: `key-${i}` }));
+      }
+      expect(statuses.map((r) => r.status)).toEqual([403, 403, 429]);
       expect(statuses[2]?.error?.code).toBe('RATE_LIMITED');
       expect(statuses[2]?.headers.get('retry-after')).toEqual(expect.any(String));
+      const log = await downloadLog(limited, { product_id: product.id });
+      expect(log.entries.map((e) => [e.reason, e.license_key])).toEqual([
+        ['RATE_LIMITED', 'key-2'],
+        ['LICENSE_INVALID', 'key-1'],
+        ['LICENSE_INVALID', 'key-0'],
+      ]);
     } finally {
       await limited.stop();
     }
   });
+});
+
+describe('npm run start:download without S3_ENDPOINT (issue 3: the embedded store)', () => {
+  let child: ChildProcess | undefined;
+  let directory: string | undefined;
+  afterAll(async () => {
+    if (child?.pid !== undefined && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      process.kill(-child.pid, 'SIGTERM');
+      await exited;
+    }
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  // A service of its own process talks over RabbitMQ, which CI always provides.
+  (process.env.AMQP_URL ? test : test.skip)(
+    'runs an S3-compatible store in-process under STORAGE_DIR, warning that replicas will not share it',
+    async () => {
+      directory = await mkdtemp(path.join(tmpdir(), 'start-download-'));
+      const id = randomBytes(4).toString('hex');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        AMQP_PREFIX: `test.dl.${id}`,
+        MONGODB_DB_PREFIX: `t${id}`,
+        DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
+        DOWNLOAD_PORT: '0',
+        HOST: '127.0.0.1',
+        STORAGE_DIR: directory,
+        LOG_LEVEL: 'info',
+      };
+      delete env.S3_ENDPOINT;
+      delete env.DOWNLOAD_SERVICE_URL;
+      let output = '';
+      child = spawn('npm', ['run', 'start:download', '--silent'], {
+        env,
+        detached: true,
+        stdio: 'pipe',
+      });
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      await new Promise<void>((resolve, reject) => {
+        child!.stdout!.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('download service ready')) resolve();
+        });
+        child!.once('exit', (code) =>
+          reject(new Error(`start:download exited (${code}): ${output}`)),
+        );
+      });
+      expect(output).toContain('S3_ENDPOINT is unset');
+      expect(output).toContain('other download replicas will not share it');
+
+      const config = loadConfig(env);
+      const transport = await createTransport(config, createLogger('test', 'silent'), 'test');
+      try {
+        const { upload_url, object_key } = await transport.call('download.prepareUpload', {
+          filename: 'plugin.zip',
+        });
+        const bytes = packageBytes(10_000);
+        const res = await fetch(upload_url, { method: 'PUT', body: bytes });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { data: object }).data).toEqual({
+          object_key,
+          size: bytes.length,
+          sha256: sha256(bytes),
+        });
+        expect(await filesUnder(directory)).toContain(
+          `licensing-packages/${object_key}._S3rver_object`,
+        );
+      } finally {
+        await transport.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -1,12 +1,19 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type request from 'supertest';
+import supertest, { type default as request } from 'supertest';
+import { createLogger } from '../../libs/logging/index.js';
+import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
+import { createManagementApp } from '../../services/management/app.js';
 import { PART_SIZE } from '../../services/download/storage.js';
 import {
   AUTH,
   createVersion,
   download,
+  eventually,
+  filesUnder,
   packageBytes,
   sha256,
   upload,
@@ -57,7 +64,9 @@ describe('versions', () => {
       release_notes: 'Fixes.',
       release_date: '2026-02-03',
       published: true,
-      uploaded_at: expect.any(String),
+      created_at: expect.any(String),
+      // Spec 4.4 rule 3: a version counts as uploaded once a file of it is.
+      uploaded_at: null,
       files: [],
     });
     const minimal = await createVersion(system, product.id, '1.5.0');
@@ -81,6 +90,21 @@ describe('versions', () => {
       expect(res.body.error.message).toContain(field);
     }
     expectError(await post({ version: '1' }, 987654321), 404, 'NOT_FOUND');
+  });
+
+  test("a version's uploaded_at is the upload of its newest file, and orders the list", async () => {
+    const product = await productOf();
+    const first = await createVersion(system, product.id, '1.0.0');
+    const second = await createVersion(system, product.id, '2.0.0');
+    const file = await uploadFile(system, first.id, packageBytes(100));
+    const shown = await admin().get(`${BASE}/versions/${first.id}`).set(AUTH);
+    expect(shown.body.data.uploaded_at).toBe(
+      (shown.body.data.files as Array<{ uploaded_at: string }>)[0]!.uploaded_at,
+    );
+    expect(shown.body.data.files[0].id).toBe(file.id);
+    const list = await admin().get(`${BASE}/products/${product.id}/versions`).set(AUTH);
+    // 1.0.0 was created first, but uploaded after 2.0.0 was created.
+    expect(list.body.data.versions.map((v: { id: number }) => v.id)).toEqual([first.id, second.id]);
   });
 
   test('GET lists them most recently uploaded first; GET one; PATCH changes them', async () => {
@@ -298,6 +322,186 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
     } finally {
       await small.stop();
       await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('failed uploads leave nothing in storage (no object, no multipart upload parts)', () => {
+  const LIMIT = PART_SIZE + 1024 * 1024;
+  let directory: string;
+  let small: TestSystem;
+  beforeAll(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), 'storage-parts-'));
+    small = await bootSystem({ MAX_UPLOAD_BYTES: String(LIMIT), STORAGE_DIR: directory });
+  });
+  afterAll(async () => {
+    await small?.stop();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  /** Parts of multipart uploads in progress, in s3rver's layout. */
+  const uploadParts = async () =>
+    (await filesUnder(directory)).filter((f) => /\._S3rver_uploads\/[0-9a-f]+\/\d+$/.test(f));
+
+  async function newVersion() {
+    const product = await small.transport.call('update-catalog.createProduct', {
+      title: `Parts ${seq++}`,
+    });
+    return createVersion(small, product.id, '1.0.0');
+  }
+
+  /** PUTs `size` random bytes (chunked, no Content-Length) to a fresh upload URL. */
+  async function putChunked(size: number, options: { cutAfterFirstPart?: boolean } = {}) {
+    const { upload_url } = await small.transport.call('download.prepareUpload', {
+      filename: 'big.zip',
+    });
+    return new Promise<{ status: number; code?: string } | 'cut'>((resolve, reject) => {
+      const req = httpRequest(upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/zip', 'transfer-encoding': 'chunked' },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, code: JSON.parse(text).error?.code }),
+        );
+      });
+      req.on('error', (error) => (options.cutAfterFirstPart ? resolve('cut') : reject(error)));
+      const chunk = packageBytes(256 * 1024);
+      let sent = 0;
+      const pump = () => {
+        while (sent < size) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!options.cutAfterFirstPart) return void req.end();
+        // Cut off once a whole part is in storage, so there is something to clean up.
+        eventually('a part of the upload is stored', async () => (await uploadParts()).length > 0)
+          .then(() => req.destroy())
+          .catch(reject);
+      };
+      pump();
+    });
+  }
+
+  test(`an upload cut off midway, after its first ${PART_SIZE / 1024 ** 2} MiB part was stored`, async () => {
+    expect(await putChunked(PART_SIZE + 512 * 1024, { cutAfterFirstPart: true })).toBe('cut');
+    await eventually(
+      'the parts are removed',
+      async () => (await filesUnder(directory)).length === 0,
+    );
+  });
+
+  test('an upload over MAX_UPLOAD_BYTES (more than one part): 413, and nothing is left', async () => {
+    expect(await putChunked(LIMIT + PART_SIZE)).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    // The download service answers once it has cleaned up.
+    expect(await filesUnder(directory)).toEqual([]);
+  });
+
+  test('through the management API: too large, or the admin goes away mid-file', async () => {
+    const version = await newVersion();
+    expectError(
+      await upload(small, version.id, packageBytes(LIMIT + PART_SIZE)),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    await eventually(
+      'nothing is left of the 413',
+      async () => (await filesUnder(directory)).length === 0,
+    );
+
+    const boundary = 'cut-off-boundary';
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        `${small.running.managementUrl}${BASE}/versions/${version.id}/files`,
+        {
+          method: 'POST',
+          headers: { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        },
+      );
+      req.on('error', () => resolve());
+      req.on('response', (res) => reject(new Error(`answered ${res.statusCode} before the cut`)));
+      req.write(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\n\r\n`,
+      );
+      const chunk = packageBytes(256 * 1024);
+      let sent = 0;
+      const pump = () => {
+        while (sent < PART_SIZE + 512 * 1024) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        eventually('a part of the upload is stored', async () => (await uploadParts()).length > 0)
+          .then(() => req.destroy())
+          .catch(reject);
+      };
+      pump();
+    });
+    await eventually(
+      'the parts are removed',
+      async () => (await filesUnder(directory)).length === 0,
+    );
+    const listed = await small.admin().get(`${BASE}/versions/${version.id}`).set(AUTH);
+    expect(listed.body.data.files).toEqual([]);
+  });
+});
+
+describe('an upload whose answer is lost after the object was stored', () => {
+  test('management removes the object under the key chosen before the upload', async () => {
+    // The download port stands in: it reads the whole file, then drops the connection.
+    const port = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => port.listen(0, '127.0.0.1', resolve));
+    const { port: number } = port.address() as AddressInfo;
+    const bus = new InProcessBus();
+    const logger = createLogger('lost-answer', 'silent');
+    const deleted: string[] = [];
+    const now = new Date().toISOString();
+    bus.register('update-catalog', {
+      'update-catalog.getVersion': async () => ({
+        id: 1,
+        product_id: 1,
+        version: '1.0',
+        release_notes: null,
+        release_date: null,
+        published: true,
+        created_at: now,
+        uploaded_at: null,
+        files: [],
+      }),
+    });
+    bus.register('download', {
+      'download.prepareUpload': async () => ({
+        upload_url: `http://127.0.0.1:${number}/uploads/ticket`,
+        object_key: 'packages/lost/answer.zip',
+      }),
+      'download.deleteObject': async (request: unknown) => {
+        const { object_key } = request as { object_key: string };
+        deleted.push(object_key);
+        return { object_key, deleted: true };
+      },
+    });
+    const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
+    try {
+      const app = createManagementApp({
+        transport,
+        logger,
+        adminTokens: ['t'],
+        trustProxy: false,
+        maxUploadBytes: 1024 * 1024,
+      });
+      const res = await supertest(app)
+        .post(`${BASE}/versions/1/files`)
+        .set('Authorization', 'Bearer t')
+        .attach('file', packageBytes(1000), 'a.zip');
+      expectError(res, 500, 'INTERNAL_ERROR');
+      expect(deleted).toEqual(['packages/lost/answer.zip']);
+    } finally {
+      await transport.close();
+      await new Promise((resolve) => port.close(resolve));
     }
   });
 });

@@ -468,6 +468,55 @@ describe('(c) real responses match the documented schemas', () => {
     await oversized('activate');
   });
 
+  test('public license operations: a body in an unreadable Content-Encoding gets 415', async () => {
+    for (const operation of ['activate', 'validate', 'deactivate'] as const) {
+      const path = `${API_BASE}/licenses/${operation}`;
+      const res = await system
+        .api()
+        .post(path)
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .set('Content-Encoding', 'x-foo')
+        .send('license_key=x&identifier=a.example');
+      expect([operation, res.status, res.body.error?.code]).toEqual([
+        operation,
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ]);
+      expectDocumented(pub, 'post', path, res);
+    }
+  });
+
+  test('public license operations: the per-key and per-IP rate limits get 429', async () => {
+    const limited = await bootSystem({
+      RATE_LIMIT_PER_IP_PER_MINUTE: '3',
+      RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR: '1',
+    });
+    try {
+      const call = async (
+        operation: 'activate' | 'validate' | 'deactivate',
+        status: number,
+        fields: Record<string, string>,
+      ) => {
+        const res = await limited.post(operation, fields);
+        expect([operation, res.status]).toEqual([operation, status]);
+        expectDocumented(pub, 'post', `${API_BASE}/licenses/${operation}`, res);
+        return res;
+      };
+      const { key } = await limited.license();
+      await call('activate', 200, { license_key: key, identifier: 'a.example' });
+      // Spec 8: 20 activate calls per key per hour (1 here), before the per-IP limit (3 here).
+      const perKey = await call('activate', 429, { license_key: key, identifier: 'a.example' });
+      expect(perKey.body.error.code).toBe('RATE_LIMITED');
+      await call('validate', 200, { license_key: key });
+      for (const operation of ['activate', 'validate', 'deactivate'] as const) {
+        const res = await call(operation, 429, { license_key: key, identifier: 'a.example' });
+        expect(res.body.error.code).toBe('RATE_LIMITED');
+      }
+    } finally {
+      await limited.stop();
+    }
+  });
+
   test('public validate: known key, unknown key (nulls), errors and 413', async () => {
     const { key, product } = await system.license();
     await publicCall('validate', 200, { license_key: key });
@@ -488,7 +537,7 @@ describe('(c) real responses match the documented schemas', () => {
     await oversized('deactivate');
   });
 
-  test('public update check: both shapes, with and without license fields, and 400', async () => {
+  test('public update check: both shapes, with and without license fields, and unusable input', async () => {
     const UPDATES = `${API_BASE}/updates/{product_id}`;
     const check = async (productId: string | number, query: string, status: number) => {
       const res = await system.api().get(`${API_BASE}/updates/${productId}${query}`);
@@ -515,7 +564,9 @@ describe('(c) real responses match the documented schemas', () => {
       'expired',
     );
     await check(UNKNOWN, '', 200);
-    await check('abc', '', 400);
+    // Spec 4.4 errors are only 429 and 500: a path that names no product is answered too.
+    expect((await check('abc', '', 200)).body.data.download_requires).toBeNull();
+    await check(product.id, '?license_key=a&license_key=b', 200);
   });
 
   test('public download: the file, a range, and each refusal', async () => {

@@ -113,12 +113,15 @@ withRedis('rate limits with Redis', () => {
 });
 
 withRedis('spec 8: the shared (Redis) limit is a sliding window', () => {
-  const redis = REDIS_URL ? connectRedis(REDIS_URL, logger) : undefined;
+  let redis: ReturnType<typeof connectRedis>;
+  beforeAll(() => {
+    redis = connectRedis(REDIS_URL!, logger);
+  });
   afterAll(() => redis?.disconnect());
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   function store(windowMs: number, limit: number) {
-    const created = new RedisSlidingWindowStore(redis!, `test:rl:${Date.now()}:${Math.random()}:`);
+    const created = new RedisSlidingWindowStore(redis, `test:rl:${Date.now()}:${Math.random()}:`);
     created.init({ windowMs, limit } as Options);
     return created;
   }

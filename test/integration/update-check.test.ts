@@ -1,10 +1,23 @@
+import { request as httpRequest } from 'node:http';
+import type { Connection } from 'mongoose';
+import { connectDatabase } from '../../libs/database/index.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
+/** The update catalog's database, to put upload dates in the past (spec 2.6 `date`). */
+let catalogDb: Connection;
 beforeAll(async () => {
   system = await bootSystem({ PUBLIC_URL: 'https://updates.example.test' });
+  catalogDb = await connectDatabase(
+    system.config.MONGODB_URL!,
+    system.config.MONGODB_DB_PREFIX,
+    'update-catalog',
+  );
 });
-afterAll(() => system?.stop());
+afterAll(async () => {
+  await catalogDb?.close();
+  await system?.stop();
+});
 
 const PAST = '2020-01-01T00:00:00.000Z';
 const DOWNLOADS = `https://updates.example.test${API_BASE}/downloads`;
@@ -29,19 +42,23 @@ async function release(
     release_date: options.release_date ?? null,
     release_notes: options.release_notes ?? null,
   });
-  for (const [i, spec] of files.entries()) {
-    await system.transport.call('update-catalog.addFile', {
-      version_id: created.id,
-      filename: `${version}-${i}.zip`,
-      plan_id: spec.plan_id ?? null,
-      include_in_updates: spec.include_in_updates ?? true,
-      size: spec.size ?? 1000,
-      sha256: 'a'.repeat(64),
-      content_type: 'application/zip',
-      object_key: `packages/test/${version}-${i}.zip`,
-    });
-  }
+  for (const spec of files) await addFile(created.id, spec);
   return created;
+}
+
+let fileSeq = 0;
+/** Records an uploaded file (the update check reads metadata only); uploaded now. */
+async function addFile(versionId: number, spec: FileSpec) {
+  return system.transport.call('update-catalog.addFile', {
+    version_id: versionId,
+    filename: `file-${fileSeq}.zip`,
+    plan_id: spec.plan_id ?? null,
+    include_in_updates: spec.include_in_updates ?? true,
+    size: spec.size ?? 1000,
+    sha256: 'a'.repeat(64),
+    content_type: 'application/zip',
+    object_key: `packages/test/file-${fileSeq++}.zip`,
+  });
 }
 
 const check = (productId: number, query = '') =>
@@ -71,11 +88,21 @@ describe('spec 4.4 GET /updates/{product_id}', () => {
     });
   });
 
-  test('date falls back to the upload date (Y-m-d) when no release date is set', async () => {
+  test('date falls back to the upload date of the file (Y-m-d), not the creation of the version', async () => {
     const { product } = await system.license();
-    await release(product.id, '1.0', [{}]);
+    const version = await release(product.id, '1.0', [{}]);
+    // Dates of the past, so the answer cannot be today's date by chance.
+    await catalogDb
+      .collection<{ _id: number }>('versions')
+      .updateOne({ _id: version.id }, { $set: { created_at: new Date('2020-01-01T12:00:00Z') } });
+    await catalogDb
+      .collection('files')
+      .updateOne(
+        { version_id: version.id },
+        { $set: { uploaded_at: new Date('2021-06-15T23:30:00Z') } },
+      );
     const res = await check(product.id);
-    expect(res.body.data.date).toBe(new Date().toISOString().slice(0, 10));
+    expect(res.body.data).toMatchObject({ version: '1.0', date: '2021-06-15' });
     expect(res.body.data.release_notes).toBeNull();
   });
 
@@ -134,6 +161,15 @@ describe('spec 4.4 GET /updates/{product_id}', () => {
       include_in_updates: false,
     });
     expect((await check(product.id)).body.data.update_available).toBe(false);
+  });
+
+  test('rule 3: a version created earlier whose file is uploaded later wins', async () => {
+    const { product } = await system.license();
+    const three = await release(product.id, '3.0.0', []);
+    await release(product.id, '2.5.0', [{ size: 25 }]);
+    expect((await check(product.id)).body.data.version).toBe('2.5.0');
+    await addFile(three.id, { size: 30 });
+    expect((await check(product.id)).body.data).toMatchObject({ version: '3.0.0', file_size: 30 });
   });
 
   test('rule 3: the most recently uploaded version wins, whatever its release date', async () => {
@@ -257,18 +293,52 @@ describe('spec 4.4 GET /updates/{product_id}', () => {
     });
   });
 
-  describe('bad input', () => {
-    test('a product id that is not an integer is refused with INVALID_REQUEST', async () => {
-      const res = await system.api().get(`${API_BASE}/updates/abc`);
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('INVALID_REQUEST');
+  describe('spec 4.4 errors are only 429 and 500: input that cannot be used is answered, not refused', () => {
+    const NO_PRODUCT = {
+      data: { update_available: false, requires_license: false, download_requires: null },
+    };
+
+    test('a path that names no product gets the no-version shape with download_requires null (response 3)', async () => {
+      for (const id of ['abc', '0', '-1', '1.5', '99999999999999999999', '%E0%A4%A']) {
+        const res = await system.api().get(`${API_BASE}/updates/${id}`);
+        expect([id, res.status, res.body]).toEqual([id, 200, NO_PRODUCT]);
+      }
     });
 
-    test('a repeated or bracketed query field is refused', async () => {
-      for (const query of ['license_key=a&license_key=b', 'license_key[$ne]=x']) {
-        const res = await system.api().get(`${API_BASE}/updates/1?${query}`);
-        expect(res.status).toBe(400);
-        expect(res.body.error.code).toBe('INVALID_REQUEST');
+    test('a key that cannot be used is ignored: the answer is the one without a key (spec 5.2)', async () => {
+      const { product, plan, key } = await system.license();
+      await release(product.id, '5.0', [{ size: 100 }, { plan_id: plan.id, size: 200 }]);
+      const withoutKey = (await check(product.id)).body;
+      expect(withoutKey.data).toMatchObject({ file_size: 100 });
+      for (const query of [
+        'license_key=%20',
+        'dlid=%09',
+        `license_key=${'k'.repeat(256)}`,
+        `license_key=${key}&license_key=other`,
+        `dlid=${key}&license_key=other`,
+        `license_key[$ne]=x`,
+        `license_key=${key}%ZZ`,
+        `license_key=${key}%00`,
+      ]) {
+        const res = await check(product.id, query);
+        expect([query, res.status, res.body]).toEqual([query, 200, withoutKey]);
+      }
+    });
+
+    test('the same key sent twice, or as both license_key and dlid, is still the key', async () => {
+      const { product, plan, key } = await system.license();
+      await release(product.id, '5.0', [{ size: 100 }, { plan_id: plan.id, size: 200 }]);
+      for (const query of [
+        `license_key=${key}&license_key=${key}`,
+        `dlid=${key}&license_key=${key}`,
+      ]) {
+        const res = await check(product.id, query);
+        expect([query, res.status, res.body.data.file_size, res.body.data.license_status]).toEqual([
+          query,
+          200,
+          200,
+          'active',
+        ]);
       }
     });
   });
@@ -281,7 +351,23 @@ describe('download_url without PUBLIC_URL', () => {
   });
   afterAll(() => plain?.stop());
 
-  test('is built from the address the request reached', async () => {
+  /** A GET with a Host header of the caller's choosing. */
+  function getWithHost(path: string, host: string) {
+    return new Promise<{ status: number; body: { data?: Record<string, unknown> } }>(
+      (resolve, reject) => {
+        const { hostname, port } = new URL(plain.running.gatewayUrl);
+        const req = httpRequest({ host: hostname, port, path, headers: { host } }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end();
+      },
+    );
+  }
+
+  test("names the gateway's own address, whatever Host header the client sends", async () => {
     const product = await plain.transport.call('update-catalog.createProduct', { title: 'P' });
     const v = await plain.transport.call('update-catalog.createVersion', {
       product_id: product.id,
@@ -295,10 +381,14 @@ describe('download_url without PUBLIC_URL', () => {
       content_type: 'application/zip',
       object_key: 'packages/p.zip',
     });
-    const res = await plain.api().get(`${API_BASE}/updates/${product.id}`);
-    expect(res.body.data.download_url).toBe(
-      `${plain.running.gatewayUrl.replace('localhost', '127.0.0.1')}${API_BASE}/downloads/${product.id}`,
-    );
+    const own = `${plain.running.gatewayUrl}${API_BASE}/downloads/${product.id}`;
+    expect(
+      (await plain.api().get(`${API_BASE}/updates/${product.id}`)).body.data.download_url,
+    ).toBe(own);
+    for (const host of ['evil.example', 'evil.example:99999', 'a b', '']) {
+      const res = await getWithHost(`${API_BASE}/updates/${product.id}`, host);
+      expect([host, res.status, res.body.data?.download_url]).toEqual([host, 200, own]);
+    }
   });
 });
 

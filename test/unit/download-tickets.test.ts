@@ -13,6 +13,7 @@ const object: ObjectTicket = {
   filename: 'plugin.zip',
   content_type: 'application/zip',
   sha256: 'a'.repeat(64),
+  log_id: '0123456789abcdef01234567',
 };
 
 describe('signed tickets of the download service', () => {

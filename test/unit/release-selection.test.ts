@@ -5,11 +5,8 @@ import {
 } from '../../services/update-catalog/releases.js';
 
 const day = (n: number) => new Date(Date.UTC(2026, 0, n));
-const version = (id: number, uploadedDay: number, published = true) => ({
-  id,
-  published,
-  uploaded_at: day(uploadedDay),
-});
+const version = (id: number, published = true) => ({ id, published });
+/** A file of a version, uploaded on `day` (January 2026). File ids follow upload order. */
 const file = (
   id: number,
   versionId: number,
@@ -25,8 +22,8 @@ const file = (
 describe('spec 4.4: which version is returned', () => {
   test('1. only published versions count', () => {
     const chosen = chooseRelease(
-      [version(1, 1), version(2, 5, false)],
-      [file(10, 1), file(20, 2)],
+      [version(1), version(2, false)],
+      [file(10, 1, { day: 1 }), file(20, 2, { day: 5 })],
       null,
     );
     expect(chosen?.version.id).toBe(1);
@@ -34,29 +31,70 @@ describe('spec 4.4: which version is returned', () => {
 
   test('2. only ticked files count; a version whose files are all unticked is never offered', () => {
     const chosen = chooseRelease(
-      [version(1, 1), version(2, 5)],
-      [file(10, 1), file(20, 2, { ticked: false }), file(21, 2, { ticked: false })],
+      [version(1), version(2)],
+      [
+        file(10, 1, { day: 1 }),
+        file(20, 2, { ticked: false, day: 5 }),
+        file(21, 2, { ticked: false, day: 5 }),
+      ],
       null,
     );
     expect(chosen).toEqual({
       version: expect.objectContaining({ id: 1 }),
       file: expect.objectContaining({ id: 10 }),
+      uploadedAt: day(1),
     });
   });
 
   test('3. the most recently uploaded version wins, in whatever order they are listed', () => {
     const chosen = chooseRelease(
-      [version(2, 9), version(1, 3), version(3, 6)],
-      [file(1, 1), file(2, 2), file(3, 3)],
+      [version(2), version(1), version(3)],
+      [file(1, 1, { day: 3 }), file(3, 3, { day: 6 }), file(2, 2, { day: 9 })],
       null,
     );
     expect(chosen?.version.id).toBe(2);
   });
 
+  test('3. a version is as recent as the upload of its file, not as its creation', () => {
+    // Version 1 was created first (lower id) but its file was uploaded after version 2's.
+    const chosen = chooseRelease(
+      [version(1), version(2)],
+      [file(20, 2, { day: 2 }), file(21, 1, { day: 3 })],
+      null,
+    );
+    expect(chosen).toMatchObject({ version: { id: 1 }, file: { id: 21 }, uploadedAt: day(3) });
+  });
+
+  test('3. uploads at the same instant: the later upload (higher file id) wins', () => {
+    const chosen = chooseRelease(
+      [version(1), version(2)],
+      [file(30, 2, { day: 4 }), file(31, 1, { day: 4 })],
+      null,
+    );
+    expect(chosen?.version.id).toBe(1);
+  });
+
+  test('3. only the files that count for the caller make a version recent', () => {
+    // Version 2 was uploaded last, but only as a file of plan 7: other callers get version 1.
+    const versions = [version(1), version(2)];
+    const files = [file(10, 1, { day: 1 }), file(20, 2, { plan: 7, day: 5 })];
+    expect(chooseRelease(versions, files, null)).toMatchObject({
+      version: { id: 1 },
+      uploadedAt: day(1),
+    });
+    expect(chooseRelease(versions, files, 7)).toMatchObject({
+      version: { id: 2 },
+      uploadedAt: day(5),
+    });
+    // An unticked file uploaded later makes nothing recent.
+    const unticked = [...files, file(30, 1, { ticked: false, day: 9 })];
+    expect(chooseRelease(versions, unticked, null)?.uploadedAt).toEqual(day(1));
+  });
+
   test('4. without a key only all-plans files count', () => {
     const chosen = chooseRelease(
-      [version(1, 1), version(2, 5)],
-      [file(10, 1), file(20, 2, { plan: 7 })],
+      [version(1), version(2)],
+      [file(10, 1, { day: 1 }), file(20, 2, { plan: 7, day: 5 })],
       null,
     );
     expect(chosen?.file.id).toBe(10);
@@ -64,14 +102,20 @@ describe('spec 4.4: which version is returned', () => {
 
   test('4. with a key the plan-specific file is preferred over the all-plans file', () => {
     const files = [file(20, 2), file(21, 2, { plan: 7 }), file(22, 2, { plan: 8 })];
-    expect(chooseRelease([version(2, 5)], files, 7)?.file.id).toBe(21);
-    expect(chooseRelease([version(2, 5)], files, 9)?.file.id).toBe(20);
+    expect(chooseRelease([version(2)], files, 7)?.file.id).toBe(21);
+    expect(chooseRelease([version(2)], files, 9)?.file.id).toBe(20);
+    // Also when the all-plans file was uploaded after the plan's file.
+    const later = [file(23, 2, { plan: 7, day: 1 }), file(24, 2, { day: 2 })];
+    expect(chooseRelease([version(2)], later, 7)).toMatchObject({
+      file: { id: 23 },
+      uploadedAt: day(2),
+    });
   });
 
   test("4. a newer version with only another plan's file does not count for this caller", () => {
     const chosen = chooseRelease(
-      [version(1, 1), version(2, 5)],
-      [file(10, 1), file(20, 2, { plan: 8 })],
+      [version(1), version(2)],
+      [file(10, 1, { day: 1 }), file(20, 2, { plan: 8, day: 5 })],
       7,
     );
     expect(chosen?.version.id).toBe(1);
@@ -79,7 +123,7 @@ describe('spec 4.4: which version is returned', () => {
 
   test('among several all-plans files of a version, the latest upload is offered', () => {
     const chosen = chooseRelease(
-      [version(1, 1)],
+      [version(1)],
       [file(10, 1, { day: 1 }), file(11, 1, { day: 3 })],
       null,
     );
@@ -87,7 +131,8 @@ describe('spec 4.4: which version is returned', () => {
   });
 
   test('no published version with a file for the caller gives nothing', () => {
-    expect(chooseRelease([version(1, 1, false)], [file(10, 1)], null)).toBeNull();
+    expect(chooseRelease([version(1, false)], [file(10, 1)], null)).toBeNull();
+    expect(chooseRelease([version(1)], [], null)).toBeNull();
     expect(chooseRelease([], [], 3)).toBeNull();
   });
 });
@@ -100,10 +145,8 @@ describe('spec 2.6 fields', () => {
     expect(downloadRequires('public')).toBeNull();
   });
 
-  test('date is the admin-set release date, or the upload date, as Y-m-d', () => {
-    expect(releaseDate({ release_date: '2025-12-24', uploaded_at: day(5) })).toBe('2025-12-24');
-    expect(releaseDate({ release_date: null, uploaded_at: new Date('2026-03-04T23:59:59Z') })).toBe(
-      '2026-03-04',
-    );
+  test('date is the admin-set release date, or the upload date, as Y-m-d (UTC)', () => {
+    expect(releaseDate('2025-12-24', day(5))).toBe('2025-12-24');
+    expect(releaseDate(null, new Date('2026-03-04T23:59:59Z'))).toBe('2026-03-04');
   });
 });
