@@ -9,6 +9,11 @@ const optionalUrl = z
   .optional();
 
 const port = z.coerce.number().int().min(0).max(65535);
+/** An interval of the scheduled tasks, as Agenda reads it: `30 seconds`, `1 minute`, `6 hours`. */
+const interval = z
+  .string()
+  .trim()
+  .regex(/^[1-9][0-9]* (second|minute|hour|day)s?$/, 'must be like "30 seconds" or "1 hour"');
 const positiveMs = z.coerce.number().int().positive();
 
 /**
@@ -72,6 +77,13 @@ const EnvSchema = z.object({
     .int()
     .positive()
     .default(2 * 1024 ** 3),
+  // Scheduled tasks of the license service (spec 3.1 expiry, 2.5 rejected-attempt pruning).
+  SCHEDULED_TASKS: z.enum(['on', 'off']).default('on'),
+  EXPIRY_TASK_EVERY: interval.default('1 minute'),
+  PRUNE_TASK_EVERY: interval.default('1 hour'),
+  SCHEDULER_POLL_EVERY: interval.default('10 seconds'),
+  /** A task holding its lock longer than this counts as dead: another replica may run it. */
+  SCHEDULED_TASK_TIMEOUT: interval.default('5 minutes'),
   RPC_TIMEOUT_MS: positiveMs.default(5000),
   PRODUCT_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
   TRUST_PROXY: z.string().default('false'),
@@ -109,4 +121,24 @@ export function trustProxySetting(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+/** The license service's schedule as configured. */
+export function scheduleSettings(config: Config) {
+  return {
+    enabled: config.SCHEDULED_TASKS === 'on',
+    expiryEvery: config.EXPIRY_TASK_EVERY,
+    pruneEvery: config.PRUNE_TASK_EVERY,
+    pollEvery: config.SCHEDULER_POLL_EVERY,
+    taskTimeoutMs: intervalMs(config.SCHEDULED_TASK_TIMEOUT),
+  };
+}
+
+const UNIT_MS = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
+
+/** Milliseconds of an interval written as the config accepts it (`5 minutes`). */
+export function intervalMs(value: string): number {
+  const match = /^([1-9][0-9]*) (second|minute|hour|day)s?$/.exec(value);
+  if (!match) throw new ConfigError(`not an interval: ${value}`);
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 }

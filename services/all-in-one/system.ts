@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { generateAdminToken, trustProxySetting, type Config } from '../../libs/config/index.js';
+import {
+  generateAdminToken,
+  scheduleSettings,
+  trustProxySetting,
+  type Config,
+} from '../../libs/config/index.js';
 import { connectDatabase, startEmbeddedDatabase } from '../../libs/database/index.js';
 import { listen, type Listening } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
@@ -73,12 +78,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       logger: logger.child({ service: 'update-catalog' }),
     });
     for (let i = 0; i < (options.licenseReplicas ?? 1); i++) {
-      await startLicenseService({
+      const license = await startLicenseService({
         db: await connectDb('license'),
         transport: await connectTransport(`license-${i + 1}`),
         logger: logger.child({ service: 'license', replica: i + 1 }),
         productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
+        schedule: scheduleSettings(config),
       });
+      stops.push(license.stop);
     }
     // In one process the download port is internal: loopback, on a free port, at its own URL.
     const download = await startDownloadService({

@@ -1,3 +1,4 @@
+import { scheduleSettings } from '../../libs/config/index.js';
 import { connectDatabase } from '../../libs/database/index.js';
 import { requireSetting, runProcess } from '../../libs/process/index.js';
 import { createTransport } from '../../libs/transport/index.js';
@@ -10,13 +11,15 @@ runProcess('license', async (config, logger) => {
     'license',
   );
   const transport = await createTransport(config, logger, 'license');
-  await startLicenseService({
+  const service = await startLicenseService({
     db,
     transport,
     logger,
     productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
+    schedule: scheduleSettings(config),
   });
   return async () => {
+    await service.stop();
     await transport.close();
     await db.close();
   };

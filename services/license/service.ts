@@ -5,14 +5,20 @@ import type { Transport } from '../../libs/transport/index.js';
 import { licenseHandlers } from './handlers.js';
 import { licenseModels } from './models.js';
 import { ProductDirectory } from './product-directory.js';
+import { startScheduler, type ScheduleSettings } from './scheduler.js';
 
-/** The license service: owns plans, licenses, activations and rejected activation attempts. */
+/**
+ * The license service: owns plans, licenses, activations and rejected activation attempts, and
+ * runs their scheduled tasks (spec 2.5 and 3.1). `stop` ends the scheduler; the caller closes the
+ * connections it opened.
+ */
 export async function startLicenseService(deps: {
   db: Connection;
   transport: Transport;
   logger: Logger;
   productCacheTtlMs: number;
-}): Promise<void> {
+  schedule: ScheduleSettings;
+}): Promise<{ stop(): Promise<void> }> {
   const models = licenseModels(deps.db);
   await Promise.all(Object.values(models).map((model) => model.init()));
   const products = new ProductDirectory(deps.transport, deps.productCacheTtlMs);
@@ -21,5 +27,12 @@ export async function startLicenseService(deps: {
     'license',
     licenseHandlers({ models, sequences: new Sequences(deps.db), products, startedAt: Date.now() }),
   );
+  const scheduler = await startScheduler({
+    db: deps.db,
+    models,
+    logger: deps.logger,
+    settings: deps.schedule,
+  });
   deps.logger.info('license service ready');
+  return scheduler;
 }

@@ -32,6 +32,9 @@ export async function bootSystem(
     RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR: '100000',
     RATE_LIMIT_UPDATES_PER_MINUTE: '100000',
     RATE_LIMIT_DOWNLOADS_PER_MINUTE: '100000',
+    // The expiry task would turn a test's "active past expiry" license into an expired one at
+    // any moment; only the scheduler's own tests turn the tasks on.
+    SCHEDULED_TASKS: 'off',
     ...overrides,
   });
   const system = await startSystem({ config, licenseReplicas: options.licenseReplicas });

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../libs/config/index.js';
+import { intervalMs, loadConfig, scheduleSettings } from '../../libs/config/index.js';
 
 describe('configuration (README: Configuration)', () => {
   test('defaults: gateway on 8080, management on 8081, embedded infrastructure', () => {
@@ -32,5 +32,18 @@ describe('configuration (README: Configuration)', () => {
     ['LOG_LEVEL', 'loud'],
   ])('a bad %s (%j) refuses to start, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  test('the scheduled tasks run every minute (expiry) and hour (pruning) by default', () => {
+    expect(scheduleSettings(loadConfig({}))).toEqual({
+      enabled: true,
+      expiryEvery: '1 minute',
+      pruneEvery: '1 hour',
+      pollEvery: '10 seconds',
+      taskTimeoutMs: 5 * 60_000,
+    });
+    expect(intervalMs('90 seconds')).toBe(90_000);
+    expect(intervalMs('1 day')).toBe(86_400_000);
+    expect(() => loadConfig({ EXPIRY_TASK_EVERY: 'often' })).toThrow('EXPIRY_TASK_EVERY');
   });
 });

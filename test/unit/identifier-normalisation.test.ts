@@ -23,12 +23,18 @@ describe('spec 2.4 identifier normalisation', () => {
       expect(normaliseIdentifier('domain', raw)).toBe(expected);
     });
 
-    test.each(['https://', 'http://www.', 'www.', ':8080', '/path', '   ', 'exa mple.com', 'https:/'])(
-      'a domain that normalises to nothing (%j) is refused (null)',
-      (raw) => {
-        expect(normaliseIdentifier('domain', raw)).toBeNull();
-      },
-    );
+    test.each([
+      'https://',
+      'http://www.',
+      'www.',
+      ':8080',
+      '/path',
+      '   ',
+      'exa mple.com',
+      'https:/',
+    ])('a domain that normalises to nothing (%j) is refused (null)', (raw) => {
+      expect(normaliseIdentifier('domain', raw)).toBeNull();
+    });
   });
 
   describe('device and instance: trimmed only', () => {

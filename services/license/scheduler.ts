@@ -1,0 +1,75 @@
+import { MongoBackend } from '@agendajs/mongo-backend';
+import { Agenda } from 'agenda';
+import type { Connection } from 'mongoose';
+import type { Logger } from '../../libs/logging/index.js';
+import type { LicenseModels } from './models.js';
+import { expireLicenses, pruneRejectedAttempts } from './scheduled-tasks.js';
+
+export interface ScheduleSettings {
+  /** Off: this replica runs no scheduled tasks (others do; Agenda shares the work anyway). */
+  enabled: boolean;
+  /** How often the expiry task runs (Agenda interval: `1 minute`, `15 minutes`, ...). */
+  expiryEvery: string;
+  /** How often stale rejected attempts are pruned. */
+  pruneEvery: string;
+  /** How often each replica looks for due tasks. */
+  pollEvery: string;
+  /**
+   * How long a run may hold its task's lock; past it another replica may run the task (the tasks
+   * are idempotent). Agenda also keeps a timer of half this after every run, even once stopped.
+   */
+  taskTimeoutMs: number;
+}
+
+export const TASK_EXPIRE_LICENSES = 'license.expire-licenses';
+export const TASK_PRUNE_REJECTED_ATTEMPTS = 'license.prune-rejected-attempts';
+
+/**
+ * The license service's scheduled tasks (spec "Reminders & Expiration"), run by Agenda on the
+ * service's own database. Every replica runs a scheduler; Agenda keeps one job record per task
+ * and locks it while it runs, so each run happens on one replica only.
+ */
+export async function startScheduler(deps: {
+  db: Connection;
+  models: LicenseModels;
+  logger: Logger;
+  settings: ScheduleSettings;
+}): Promise<{ stop(): Promise<void> }> {
+  if (!deps.settings.enabled) return { stop: async () => {} };
+  const database = deps.db.db;
+  if (!database) throw new Error('the license database is not connected');
+  const agenda = new Agenda({
+    backend: new MongoBackend({ mongo: database, collection: 'scheduled_tasks' }),
+    processEvery: deps.settings.pollEvery,
+  });
+  agenda.on('error', (err: Error) => deps.logger.warn({ err: err.message }, 'scheduler error'));
+  agenda.on('fail', (err: Error, job) =>
+    deps.logger.error({ err, task: job.attrs.name }, 'scheduled task failed'),
+  );
+
+  const options = { lockLifetime: deps.settings.taskTimeoutMs, concurrency: 1 };
+  agenda.define(
+    TASK_EXPIRE_LICENSES,
+    async () => {
+      const expired = await expireLicenses(deps.models, new Date());
+      if (expired > 0) deps.logger.info({ expired }, 'licenses past their expiry date expired');
+    },
+    options,
+  );
+  agenda.define(
+    TASK_PRUNE_REJECTED_ATTEMPTS,
+    async () => {
+      const removed = await pruneRejectedAttempts(deps.models, new Date());
+      if (removed > 0) deps.logger.info({ removed }, 'stale rejected attempts removed');
+    },
+    options,
+  );
+
+  await agenda.start();
+  await agenda.every(deps.settings.expiryEvery, TASK_EXPIRE_LICENSES);
+  await agenda.every(deps.settings.pruneEvery, TASK_PRUNE_REJECTED_ATTEMPTS);
+  return {
+    // The connection is the service's; it is closed by whoever opened it.
+    stop: () => agenda.stop(false),
+  };
+}

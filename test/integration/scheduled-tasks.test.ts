@@ -1,0 +1,133 @@
+import type { Connection } from 'mongoose';
+import { connectDatabase } from '../../libs/database/index.js';
+import { licenseModels, type LicenseModels } from '../../services/license/models.js';
+import {
+  REJECTED_ATTEMPT_RETENTION_MS,
+  expireLicenses,
+  pruneRejectedAttempts,
+} from '../../services/license/scheduled-tasks.js';
+import {
+  TASK_EXPIRE_LICENSES,
+  TASK_PRUNE_REJECTED_ATTEMPTS,
+} from '../../services/license/scheduler.js';
+import { bootSystem, type TestSystem } from '../support/system.js';
+
+const PAST = '2020-01-01T00:00:00.000Z';
+const FUTURE = '2099-01-01T00:00:00.000Z';
+const DAY = 24 * 60 * 60 * 1000;
+
+/** The license service's own database, to read what is stored rather than what is reported. */
+async function licenseDatabase(system: TestSystem) {
+  const db = await connectDatabase(
+    system.config.MONGODB_URL!,
+    system.config.MONGODB_DB_PREFIX,
+    'license',
+  );
+  return { db, models: licenseModels(db) };
+}
+
+describe('scheduled tasks (Reminders & Expiration)', () => {
+  let system: TestSystem;
+  let db: Connection;
+  let models: LicenseModels;
+  beforeAll(async () => {
+    // The scheduler is off here: the tests call the tasks directly.
+    system = await bootSystem();
+    ({ db, models } = await licenseDatabase(system));
+  });
+  afterAll(async () => {
+    await db?.close();
+    await system?.stop();
+  });
+
+  const stored = async (key: string) =>
+    (await models.License.findOne({ license_key: key }).lean())!.status;
+
+  test('spec 3.1: an active license past its expiry date becomes expired; no other changes', async () => {
+    const due = await system.license({ expires_at: PAST });
+    const later = await system.license({ expires_at: FUTURE });
+    const never = await system.license({ expires_at: null });
+    const suspended = await system.license({ status: 'suspended', expires_at: PAST });
+    expect(await stored(due.key)).toBe('active');
+
+    expect(await expireLicenses(models, new Date())).toBeGreaterThanOrEqual(1);
+    expect(await stored(due.key)).toBe('expired');
+    expect(await stored(later.key)).toBe('active');
+    expect(await stored(never.key)).toBe('active');
+    expect(await stored(suspended.key)).toBe('suspended');
+  });
+
+  test('spec 3.1: validate reports expired before and after the task alike', async () => {
+    const { key } = await system.license({ expires_at: PAST });
+    const before = await system.post('validate', { license_key: key });
+    await expireLicenses(models, new Date());
+    const after = await system.post('validate', { license_key: key });
+    expect(before.body.data).toMatchObject({ valid: false, status: 'expired' });
+    expect(after.body.data).toEqual(expect.objectContaining({ valid: false, status: 'expired' }));
+  });
+
+  test('spec 2.5: rejected-attempt rows untouched for 90 days are removed, fresher ones stay', async () => {
+    const { key } = await system.license({ expires_at: PAST });
+    await system.post('activate', { license_key: key, identifier: 'old.example' });
+    await system.post('activate', { license_key: key, identifier: 'recent.example' });
+    const now = Date.now();
+    // recent.example was tried again ten days later.
+    await models.RejectedAttempt.updateOne(
+      { license_key: key, identifier_key: 'recent.example' },
+      { $set: { last_attempt_at: new Date(now + 10 * DAY) } },
+    );
+    const rows = async () =>
+      (await models.RejectedAttempt.find({ license_key: key }).lean()).map((r) => r.identifier);
+
+    await pruneRejectedAttempts(models, new Date(now + 89 * DAY));
+    expect((await rows()).sort()).toEqual(['old.example', 'recent.example']);
+
+    await pruneRejectedAttempts(models, new Date(now + REJECTED_ATTEMPT_RETENTION_MS + 1000));
+    expect(await rows()).toEqual(['recent.example']);
+  });
+});
+
+describe('the scheduler runs the tasks by itself (Agenda)', () => {
+  let system: TestSystem;
+  let db: Connection;
+  let models: LicenseModels;
+  beforeAll(async () => {
+    system = await bootSystem({
+      SCHEDULED_TASKS: 'on',
+      EXPIRY_TASK_EVERY: '1 second',
+      SCHEDULER_POLL_EVERY: '1 second',
+      // Agenda keeps a timer of half this after each run; a short one lets the test process end.
+      SCHEDULED_TASK_TIMEOUT: '2 seconds',
+    });
+    ({ db, models } = await licenseDatabase(system));
+  });
+  afterAll(async () => {
+    await db?.close();
+    await system?.stop();
+  });
+
+  test('both tasks are scheduled, and an expired license is marked without any call', async () => {
+    const { key } = await system.license({ expires_at: PAST });
+    let status: string | undefined;
+    for (let i = 0; i < 60 && status !== 'expired'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      status = (await models.License.findOne({ license_key: key }).lean())?.status;
+    }
+    expect(status).toBe('expired');
+    const tasks = await db.collection('scheduled_tasks').distinct('name');
+    expect(tasks.sort()).toEqual([TASK_EXPIRE_LICENSES, TASK_PRUNE_REJECTED_ATTEMPTS].sort());
+  });
+});
+
+describe('SCHEDULED_TASKS=off', () => {
+  test('a replica with the tasks off schedules nothing', async () => {
+    const system = await bootSystem({ SCHEDULED_TASKS: 'off' });
+    const { db } = await licenseDatabase(system);
+    try {
+      expect(await db.collection('scheduled_tasks').countDocuments()).toBe(0);
+    } finally {
+      await db.close();
+      await system.stop();
+    }
+  });
+});
