@@ -293,15 +293,7 @@ describe('spec 2.2 bundles', () => {
   });
 
   test('only one level is resolved: a bundle inside a bundle does not pass its products through', async () => {
-    const inner = await system.transport.call('update-catalog.createProduct', { title: 'Inner' });
-    const innerBundle = await system.transport.call('update-catalog.createProduct', {
-      title: 'Inner bundle',
-      bundle_items: [inner.id],
-    });
-    const outer = await system.transport.call('update-catalog.createProduct', {
-      title: 'Outer bundle',
-      bundle_items: [innerBundle.id],
-    });
+    const { item: inner, inner: innerBundle, outer } = await system.nestedBundle();
     const { key } = await system.license({ product: outer });
     const covered = await system.post('activate', {
       license_key: key,

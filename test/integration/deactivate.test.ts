@@ -93,15 +93,7 @@ describe('spec 4.3 POST /licenses/deactivate', () => {
     });
 
     test('PRODUCT_MISMATCH for a product of a bundle inside the bundle (one level only)', async () => {
-      const item = await system.transport.call('update-catalog.createProduct', { title: 'Item' });
-      const inner = await system.transport.call('update-catalog.createProduct', {
-        title: 'Inner',
-        bundle_items: [item.id],
-      });
-      const outer = await system.transport.call('update-catalog.createProduct', {
-        title: 'Outer',
-        bundle_items: [inner.id],
-      });
+      const { item, inner, outer } = await system.nestedBundle();
       const { key } = await system.license({ product: outer });
       await system.post('activate', {
         license_key: key,

@@ -10,8 +10,6 @@ import { loadConfig } from '../../libs/config/index.js';
 import type { DownloadAccess } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { createTransport, InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
-import { createGatewayApp } from '../../services/gateway/app.js';
-import { createRateLimits } from '../../services/gateway/rate-limits.js';
 import {
   createVersion,
   download,
@@ -22,7 +20,7 @@ import {
   sha256,
   uploadFile,
 } from '../support/packages.js';
-import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+import { API_BASE, bootSystem, gatewayOn, type TestSystem } from '../support/system.js';
 
 /**
  * Spec 4.5 through the gateway, with real uploads (management API, object storage) and real
@@ -577,18 +575,7 @@ describe('the download log when the bytes fail after authorisation (gateway and 
       'download.logRefusal': logRefusal,
     });
     const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
-    const app = createGatewayApp({
-      transport,
-      logger,
-      trustProxy: false,
-      rateLimits: createRateLimits({
-        perIpPerMinute: 1000,
-        updatesPerMinute: 1000,
-        downloadsPerMinute: 1000,
-        activationsPerKeyPerHour: 1000,
-        redisPrefix: 'unused',
-      }),
-    });
+    const app = gatewayOn(transport);
     return { app, close: () => transport.close() };
   }
 

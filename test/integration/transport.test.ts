@@ -10,8 +10,8 @@ import {
   InProcessTransport,
   type Transport,
 } from '../../libs/transport/index.js';
-import { API_BASE, createGatewayApp } from '../../services/gateway/app.js';
-import { createRateLimits } from '../../services/gateway/rate-limits.js';
+import { API_BASE } from '../../services/gateway/app.js';
+import { gatewayOn } from '../support/system.js';
 
 const run = promisify(execFile);
 const logger = createLogger('test', 'silent');
@@ -130,18 +130,7 @@ describe.each(pairs())('the gateway when a service does not answer ($name)', ({ 
       'license.activate': hang,
       'license.validate': hang,
     } as unknown as HandlersOf<'license'>);
-    const app = createGatewayApp({
-      transport: client,
-      logger,
-      trustProxy: false,
-      rateLimits: createRateLimits({
-        perIpPerMinute: 1000,
-        updatesPerMinute: 1000,
-        downloadsPerMinute: 1000,
-        activationsPerKeyPerHour: 1000,
-        redisPrefix: 'unused',
-      }),
-    });
+    const app = gatewayOn(client);
     const res = await request(app)
       .post(`${API_BASE}/licenses/validate`)
       .type('form')

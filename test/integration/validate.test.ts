@@ -199,17 +199,7 @@ describe('spec 4.2 POST /licenses/validate', () => {
     });
 
     test('only one level of bundle is resolved: a bundle inside a bundle passes nothing through', async () => {
-      const item = await system.transport.call('update-catalog.createProduct', {
-        title: 'Inner item',
-      });
-      const inner = await system.transport.call('update-catalog.createProduct', {
-        title: 'Inner bundle',
-        bundle_items: [item.id],
-      });
-      const outer = await system.transport.call('update-catalog.createProduct', {
-        title: 'Outer bundle',
-        bundle_items: [inner.id],
-      });
+      const { item, inner, outer } = await system.nestedBundle();
       const { key } = await system.license({ product: outer });
       const direct = await system.post('validate', { license_key: key, product_id: inner.id });
       expect(direct.body.data.valid).toBe(true);

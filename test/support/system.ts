@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { loadConfig, type Config } from '../../libs/config/index.js';
 import type { ActivationType, LicenseStatus } from '../../libs/contracts/index.js';
+import { createLogger } from '../../libs/logging/index.js';
+import type { Transport } from '../../libs/transport/index.js';
 import { startSystem, type RunningSystem } from '../../services/all-in-one/system.js';
+import { createGatewayApp } from '../../services/gateway/app.js';
+import { createRateLimits } from '../../services/gateway/rate-limits.js';
 
 export const API_BASE = '/api/index.php/v1/licensing';
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -112,7 +116,40 @@ export class TestSystem {
     return { product, plan, license, key: license.license_key };
   }
 
+  /**
+   * Spec 2.2: a bundle (`outer`) whose items include another bundle (`inner`) of one product
+   * (`item`). A key for `outer` covers `inner` but not `item`: one level only.
+   */
+  async nestedBundle() {
+    const create = (title: string, bundle_items: number[] = []) =>
+      this.transport.call('update-catalog.createProduct', {
+        title: `${title} ${unique()}`,
+        bundle_items,
+      });
+    const item = await create('Item');
+    const inner = await create('Inner bundle', [item.id]);
+    const outer = await create('Outer bundle', [inner.id]);
+    return { item, inner, outer };
+  }
+
   stop() {
     return this.running.stop();
   }
+}
+
+/** A gateway app of its own on `transport`, with limits no test reaches. */
+export function gatewayOn(transport: Transport) {
+  const logger = createLogger('test', 'silent');
+  return createGatewayApp({
+    transport,
+    logger,
+    trustProxy: false,
+    rateLimits: createRateLimits({
+      perIpPerMinute: 100_000,
+      updatesPerMinute: 100_000,
+      downloadsPerMinute: 100_000,
+      activationsPerKeyPerHour: 100_000,
+      redisPrefix: 'unused',
+    }),
+  });
 }
