@@ -219,15 +219,22 @@ describe('spec 4.5 download: saving only on HTTP 200', () => {
 
 describe('spec 4.5 download: a failure never leaves a partial package', () => {
   test('a download cut off midway is a connection error; the old file stays and no temporary file is left', async () => {
+    // The server cuts the connection once the client has the first bytes (not after a delay,
+    // which a busy machine could outrun).
+    let cut: (() => void) | undefined;
     const server = await scripted((res) => {
       res.writeHead(200, { 'Content-Length': file.length });
-      res.write(file.subarray(0, 30_000), () => setTimeout(() => res.destroy(), 20));
+      res.write(file.subarray(0, 30_000));
+      cut = () => res.destroy();
     });
     const target = join(dir, 'plugin.zip');
     await writeFile(target, 'previous version');
     const progress: DownloadProgress[] = [];
     const result = await new LicensingClient(server.url, 12, 2000).download('K', null, target, {
-      onProgress: (p) => progress.push(p),
+      onProgress: (p) => {
+        progress.push(p);
+        if (p.received > 0) cut?.();
+      },
     });
     expect(result).toMatchObject({ success: false, data: null, code: '', httpStatus: 200 });
     expect(result.message).toMatch(

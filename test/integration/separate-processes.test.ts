@@ -1,0 +1,206 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { API_BASE } from '../support/system.js';
+
+/**
+ * Issue 2: with RabbitMQ and MongoDB running elsewhere, each service runs as its own process
+ * (`npm run start:<service>`), any of them in several replicas. This starts every entry point as
+ * an operator would, two license replicas among them, and goes through the public API.
+ */
+const AMQP_URL = process.env.AMQP_URL;
+const withRabbit = AMQP_URL ? describe : describe.skip;
+
+interface Started {
+  child: ChildProcess;
+  /** The JSON log lines printed so far. */
+  lines: Array<Record<string, unknown>>;
+}
+
+const ADMIN_TOKEN = randomBytes(16).toString('hex');
+
+withRabbit('every service as its own process (npm run start:<service>)', () => {
+  const processes: Started[] = [];
+  let storage: string;
+  let env: NodeJS.ProcessEnv;
+
+  /** Starts `npm run <script>` and waits for the log line that says it is ready. */
+  function start(script: string, ready: string): Promise<Started> {
+    const child = spawn('npm', ['run', script, '--silent'], { env, detached: true, stdio: 'pipe' });
+    const started: Started = { child, lines: [] };
+    processes.push(started);
+    let output = '';
+    return new Promise((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      let pending = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        pending += chunk.toString();
+        const complete = pending.split('\n');
+        pending = complete.pop() ?? '';
+        for (const line of complete) {
+          output += `${line}\n`;
+          try {
+            const parsed = JSON.parse(line) as Record<string, unknown>;
+            started.lines.push(parsed);
+            if (parsed.msg === ready) resolve(started);
+          } catch {
+            // not a log line
+          }
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${output}`)));
+    });
+  }
+
+  const urlOf = (started: Started, message: string) =>
+    String(started.lines.find((line) => line.msg === message)?.url);
+
+  let gateway: string;
+  let management: string;
+
+  beforeAll(async () => {
+    storage = await mkdtemp(path.join(tmpdir(), 'separate-'));
+    const id = randomBytes(4).toString('hex');
+    env = {
+      ...process.env,
+      AMQP_PREFIX: `test.procs.${id}`,
+      MONGODB_DB_PREFIX: `p${id}`,
+      REDIS_PREFIX: `test:procs:${id}`,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      DOWNLOAD_PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_TOKENS: ADMIN_TOKEN,
+      DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
+      STORAGE_DIR: storage,
+      SCHEDULED_TASKS: 'off',
+      LOG_LEVEL: 'info',
+    };
+    delete env.S3_ENDPOINT;
+    delete env.PUBLIC_URL;
+    delete env.DOWNLOAD_SERVICE_URL;
+    // The services first, so that their queues exist before the gateway takes requests.
+    await Promise.all([
+      start('start:update-catalog', 'update-catalog service ready'),
+      start('start:license', 'license service ready'),
+      start('start:license', 'license service ready'),
+      start('start:download', 'download service ready'),
+    ]);
+    const [gatewayProcess, managementProcess] = await Promise.all([
+      start('start:gateway', 'gateway listening'),
+      start('start:management', 'management API listening'),
+    ]);
+    gateway = urlOf(gatewayProcess, 'gateway listening');
+    management = urlOf(managementProcess, 'management API listening');
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      processes.map(async ({ child }) => {
+        if (child.pid === undefined || child.exitCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        process.kill(-child.pid, 'SIGTERM');
+        await exited;
+      }),
+    );
+    await rm(storage, { recursive: true, force: true });
+  }, 30_000);
+
+  const admin = (method: 'get' | 'post', route: string, body?: object) => {
+    const call = request(management)[method](`/admin/v1${route}`);
+    call.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    return body ? call.send(body) : call;
+  };
+
+  test('activate, validate, the update check and a download go through the processes', async () => {
+    const product = (await admin('post', '/products', { title: 'Plugin' }).expect(201)).body.data;
+    const plan = (
+      await admin('post', '/plans', {
+        name: 'Two sites',
+        activation_type: 'domain',
+        activation_limit: 2,
+      }).expect(201)
+    ).body.data;
+    const license = (
+      await admin('post', '/licenses', { product_id: product.id, plan_id: plan.id }).expect(201)
+    ).body.data;
+
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+    const activated = await request(gateway)
+      .post(`${API_BASE}/licenses/activate`)
+      .type('form')
+      .send(form({ license_key: license.license_key, identifier: 'https://www.Shop.example/' }));
+    expect(activated.status).toBe(200);
+    expect(activated.body.data).toMatchObject({
+      product: 'Plugin',
+      plan: 'Two sites',
+      identifier: 'shop.example',
+      activations_used: 1,
+    });
+    const validated = await request(gateway)
+      .post(`${API_BASE}/licenses/validate`)
+      .type('form')
+      .send(form({ dlid: license.license_key, identifier: 'shop.example' }));
+    expect(validated.body.data).toMatchObject({ valid: true, identifier_activated: true });
+
+    const version = (
+      await admin('post', `/products/${product.id}/versions`, { version: '1.0.0' }).expect(201)
+    ).body.data;
+    const bytes = randomBytes(100_000);
+    await admin('post', `/versions/${version.id}/files`)
+      .attach('file', bytes, 'plugin-1.0.0.zip')
+      .expect(201);
+
+    const update = await request(gateway).get(
+      `${API_BASE}/updates/${product.id}?license_key=${license.license_key}`,
+    );
+    expect(update.body.data).toMatchObject({
+      update_available: true,
+      version: '1.0.0',
+      file_size: bytes.length,
+      license_status: 'active',
+    });
+    // Built from the gateway's own address (PUBLIC_URL is unset here).
+    expect(update.body.data.download_url).toBe(`${gateway}${API_BASE}/downloads/${product.id}`);
+
+    const downloaded = await request(gateway)
+      .get(`${API_BASE}/downloads/${product.id}?dlid=${license.license_key}`)
+      .set('Accept', 'application/json')
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(downloaded.status).toBe(200);
+    const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+    expect(digest(downloaded.body as Buffer)).toBe(digest(bytes));
+  });
+
+  test('the two license replicas share the work and keep the activation limit', async () => {
+    const product = (await admin('post', '/products', { title: 'Tool' }).expect(201)).body.data;
+    const plan = (
+      await admin('post', '/plans', {
+        name: 'Three devices',
+        activation_type: 'device',
+        activation_limit: 3,
+      }).expect(201)
+    ).body.data;
+    const { license_key } = (
+      await admin('post', '/licenses', { product_id: product.id, plan_id: plan.id }).expect(201)
+    ).body.data;
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        request(gateway)
+          .post(`${API_BASE}/licenses/activate`)
+          .type('form')
+          .send(`license_key=${license_key}&identifier=device-${i}`),
+      ),
+    );
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(responses.filter((r) => r.status === 403)).toHaveLength(9);
+  });
+});
