@@ -47,27 +47,33 @@ export async function startScheduler(deps: {
     deps.logger.error({ err, task: job.attrs.name }, 'scheduled task failed'),
   );
 
+  const tasks = [
+    {
+      name: TASK_EXPIRE_LICENSES,
+      every: deps.settings.expiryEvery,
+      run: expireLicenses,
+      done: 'licenses past their expiry date expired',
+    },
+    {
+      name: TASK_PRUNE_REJECTED_ATTEMPTS,
+      every: deps.settings.pruneEvery,
+      run: pruneRejectedAttempts,
+      done: 'stale rejected attempts removed',
+    },
+  ];
   const options = { lockLifetime: deps.settings.taskTimeoutMs, concurrency: 1 };
-  agenda.define(
-    TASK_EXPIRE_LICENSES,
-    async () => {
-      const expired = await expireLicenses(deps.models, new Date());
-      if (expired > 0) deps.logger.info({ expired }, 'licenses past their expiry date expired');
-    },
-    options,
-  );
-  agenda.define(
-    TASK_PRUNE_REJECTED_ATTEMPTS,
-    async () => {
-      const removed = await pruneRejectedAttempts(deps.models, new Date());
-      if (removed > 0) deps.logger.info({ removed }, 'stale rejected attempts removed');
-    },
-    options,
-  );
-
+  for (const task of tasks) {
+    agenda.define(
+      task.name,
+      async () => {
+        const changed = await task.run(deps.models, new Date());
+        if (changed > 0) deps.logger.info({ task: task.name, changed }, task.done);
+      },
+      options,
+    );
+  }
   await agenda.start();
-  await agenda.every(deps.settings.expiryEvery, TASK_EXPIRE_LICENSES);
-  await agenda.every(deps.settings.pruneEvery, TASK_PRUNE_REJECTED_ATTEMPTS);
+  for (const task of tasks) await agenda.every(task.every, task.name);
   return {
     // The connection is the service's; it is closed by whoever opened it.
     stop: () => agenda.stop(false),
