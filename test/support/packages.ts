@@ -120,11 +120,21 @@ export async function eventually(
   }
 }
 
-/** Every file (not folder) under `directory`, as paths relative to it. */
+/**
+ * Every file (not folder) under `directory`, as paths relative to it. The storage may be removing
+ * files while this reads (that is what tests wait for): a folder that vanished during the walk
+ * makes it read again.
+ */
 export async function filesUnder(directory: string): Promise<string[]> {
-  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name)))
-    .sort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+      return entries
+        .filter((entry) => entry.isFile())
+        .map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name)))
+        .sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 20) throw error;
+    }
+  }
 }
