@@ -106,15 +106,15 @@ describe.each(pairs())('RPC over the $name transport', ({ connect }) => {
     const publisher = await connect('publisher', 2000);
     opened.push(a, b, publisher);
     const seen: string[] = [];
-    const both = new Promise<void>((resolve) => {
-      const note = (who: string) => (payload: { id: number }) => {
-        seen.push(`${who}:${payload.id}`);
-        if (seen.length === 2) resolve();
-      };
-      void a.subscribe('update-catalog.product-changed', note('a'));
-      void b.subscribe('update-catalog.product-changed', note('b'));
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    let bothSeen: () => void = () => {};
+    const both = new Promise<void>((resolve) => (bothSeen = resolve));
+    const note = (who: string) => (payload: { id: number }) => {
+      seen.push(`${who}:${payload.id}`);
+      if (seen.length === 2) bothSeen();
+    };
+    // subscribe resolves once the subscription is in place.
+    await a.subscribe('update-catalog.product-changed', note('a'));
+    await b.subscribe('update-catalog.product-changed', note('b'));
     await publisher.publish('update-catalog.product-changed', { id: 42 });
     await both;
     expect(seen.sort()).toEqual(['a:42', 'b:42']);
