@@ -57,44 +57,41 @@ export function createDownloadApp(deps: {
   app.get('/objects/:ticket', async (req, res) => {
     const ticket = tickets.verify(ticketParam(req), 'object');
     if (!ticket) throw badTicket();
-    // Spec 4.5: the download was logged as served when it was authorised. When the client gets
-    // an error here instead of the file, the entry becomes a refusal with the error's code.
-    const refused = async (error: unknown): Promise<unknown> => {
+    // Everything before the first byte: stat, range, opening the object. A failure here is the
+    // client's answer instead of the file (a JSON error, headers not yet sent).
+    const open = async () => {
+      const info = await storage.stat(ticket.key);
+      if (!info) {
+        throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
+      }
+      const range = ifRangeMatches(req.get('if-range'), `"${ticket.sha256}"`, info.last_modified)
+        ? parseRange(req.get('range'), info.size)
+        : null;
+      if (range === 'unsatisfiable') {
+        res.set('Content-Range', `bytes */${info.size}`);
+        throw new LicensingError(
+          'RANGE_NOT_SATISFIABLE',
+          `The requested range is outside the file of ${info.size} bytes.`,
+        );
+      }
+      const start = range?.start ?? 0;
+      const length = range ? range.end - range.start + 1 : info.size;
+      const body = req.method === 'HEAD' ? null : await storage.read(ticket.key, start, length);
+      return { info, range, length, body };
+    };
+    let opened: Awaited<ReturnType<typeof open>>;
+    try {
+      opened = await open();
+    } catch (error) {
+      // Spec 4.5: the download was logged as served when it was authorised; the client gets an
+      // error instead of the file, so the entry becomes a refusal with the error's code.
       if (ticket.log_id !== null) {
         const reason = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
         await deps.log.servedBecameRefused(ticket.log_id, reason);
       }
-      return error;
-    };
-    const info = await storage.stat(ticket.key).catch(async (error: unknown) => {
-      throw await refused(error);
-    });
-    if (!info) {
-      throw await refused(
-        new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.'),
-      );
+      throw error;
     }
-    const range = ifRangeMatches(req.get('if-range'), `"${ticket.sha256}"`, info.last_modified)
-      ? parseRange(req.get('range'), info.size)
-      : null;
-    if (range === 'unsatisfiable') {
-      res.set('Content-Range', `bytes */${info.size}`);
-      throw await refused(
-        new LicensingError(
-          'RANGE_NOT_SATISFIABLE',
-          `The requested range is outside the file of ${info.size} bytes.`,
-        ),
-      );
-    }
-    const start = range?.start ?? 0;
-    const length = range ? range.end - range.start + 1 : info.size;
-    // Opened before any header is set, so a storage failure is still a clean JSON error.
-    const body =
-      req.method === 'HEAD'
-        ? null
-        : await storage.read(ticket.key, start, length).catch(async (error: unknown) => {
-            throw await refused(error);
-          });
+    const { info, range, length, body } = opened;
 
     res.status(range ? 206 : 200);
     res.set({

@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { LicensingError, logValue, type LogRefusalRequest } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { Form, parseProductId } from './form.js';
+import { Form, parseProductId, productIdOrNull } from './form.js';
 import type { RateLimits } from './rate-limits.js';
 import { clientIp } from './routes.js';
 
@@ -161,14 +161,8 @@ function sentRequest(req: Request): Omit<LogRefusalRequest, 'entry_id' | 'reason
   const query = new URLSearchParams(question === -1 ? '' : req.originalUrl.slice(question + 1));
   // The router-relative path, `/<product_id>`: route parameters are not set in error handlers.
   const segment = req.path.split('/')[1] ?? '';
-  let productId: number | null;
-  try {
-    productId = parseProductId(segment);
-  } catch {
-    productId = null;
-  }
   return {
-    product_id: productId,
+    product_id: productIdOrNull(segment),
     license_key: logValue(query.get('license_key') || query.get('dlid')),
     identifier: logValue(query.get('identifier')),
     ip: clientIp(req),

@@ -79,18 +79,31 @@ export class Form {
   }
 }
 
-export function parseProductId(value: string): number {
+/** A positive integer written in plain decimal digits, or null. */
+export function productIdOrNull(value: string): number | null {
   const id = /^[0-9]{1,15}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(id) || id <= 0) throw invalid('product_id must be a positive integer.');
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+export function parseProductId(value: string): number {
+  const id = productIdOrNull(value);
+  if (id === null) throw invalid('product_id must be a positive integer.');
   return id;
 }
 
-function decode(component: string): string {
+/** One form-encoded name or value (`+` is a space), or undefined when it is not valid. */
+export function decodeFormComponent(component: string): string | undefined {
   try {
     return decodeURIComponent(component.replace(/\+/g, ' '));
   } catch {
-    throw invalid('The form data is not valid percent-encoding.');
+    return undefined;
   }
+}
+
+function decode(component: string): string {
+  const value = decodeFormComponent(component);
+  if (value === undefined) throw invalid('The form data is not valid percent-encoding.');
+  return value;
 }
 
 function invalid(message: string): LicensingError {

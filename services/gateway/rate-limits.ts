@@ -12,7 +12,7 @@ export interface RateLimitSettings {
   updatesPerMinute: number;
   downloadsPerMinute: number;
   activationsPerKeyPerHour: number;
-  /** Shared counters across gateway replicas; without Redis each replica counts alone. */
+  /** Shared request logs across gateway replicas; without Redis each replica counts alone. */
   redis?: Redis;
   redisPrefix: string;
 }

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { NonEmptyShortText, unknownProductUpdate } from '../../libs/contracts/index.js';
 import { sendData } from '../../libs/http/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { parseProductId } from './form.js';
+import { decodeFormComponent, productIdOrNull } from './form.js';
 import { API_BASE } from './paths.js';
 import type { RateLimits } from './rate-limits.js';
 
@@ -16,23 +16,6 @@ export function localAddressUrl(req: Request): string {
   const plain = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress;
   const host = plain.includes(':') ? `[${plain}]` : plain;
   return `http://${host}:${String(localPort)}`;
-}
-
-/** Spec 4.4: the product id of the path, or null when it names no product at all. */
-function productIdOf(segment: string): number | null {
-  try {
-    return parseProductId(segment);
-  } catch {
-    return null;
-  }
-}
-
-function decode(component: string): string | undefined {
-  try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -50,9 +33,9 @@ export function usableLicenseKey(url: string): string | null {
   const values: string[] = [];
   for (const pair of url.slice(question + 1).split('&')) {
     const eq = pair.indexOf('=');
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    const name = decodeFormComponent(eq === -1 ? pair : pair.slice(0, eq));
     if (name !== 'license_key' && name !== 'dlid') continue;
-    const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
+    const value = eq === -1 ? '' : decodeFormComponent(pair.slice(eq + 1));
     if (value === undefined) return null;
     // An empty field counts as absent, as everywhere in the public API.
     if (value !== '') values.push(value);
@@ -79,7 +62,8 @@ export function updateRoutes(
   const router = express.Router();
   router.get('/:product_id', limits.updates, async (req, res) => {
     const param = req.params.product_id;
-    const productId = productIdOf(typeof param === 'string' ? param : '');
+    // Spec 4.4 response 3: a path that names no product gets the no-version shape.
+    const productId = productIdOrNull(typeof param === 'string' ? param : '');
     if (productId === null) {
       sendData(res, unknownProductUpdate);
       return;
