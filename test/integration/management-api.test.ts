@@ -708,6 +708,18 @@ describe('activations: admin Add (spec 3.2)', () => {
     );
   });
 
+  test('a license whose stored status is expired refuses with 409 LICENSE_INVALID (not active)', async () => {
+    const license = await createLicense({ license: { status: 'expired', expires_at: PAST } });
+    expectError(
+      await add(license.license_key, { identifier: 'a.example' }),
+      409,
+      'LICENSE_INVALID',
+    );
+    const shown = await detail(license.license_key);
+    expect(shown.activations_used).toBe(0);
+    expect(shown.rejected_attempts).toEqual([]);
+  });
+
   test('an expired license refuses with 409 LICENSE_EXPIRED', async () => {
     const license = await createLicense({ license: { expires_at: PAST } });
     expectError(

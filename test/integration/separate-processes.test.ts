@@ -115,18 +115,25 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
     return body ? call.send(body) : call;
   };
 
-  test('activate, validate, the update check and a download go through the processes', async () => {
-    const product = (await admin('post', '/products', { title: 'Plugin' }).expect(201)).body.data;
-    const plan = (
-      await admin('post', '/plans', {
-        name: 'Two sites',
-        activation_type: 'domain',
-        activation_limit: 2,
-      }).expect(201)
-    ).body.data;
+  /** A product, a plan and a license on them, issued through the management process. */
+  async function issueLicense(
+    title: string,
+    plan: { name: string; activation_type: string; activation_limit: number },
+  ) {
+    const product = (await admin('post', '/products', { title }).expect(201)).body.data;
+    const created = (await admin('post', '/plans', plan).expect(201)).body.data;
     const license = (
-      await admin('post', '/licenses', { product_id: product.id, plan_id: plan.id }).expect(201)
+      await admin('post', '/licenses', { product_id: product.id, plan_id: created.id }).expect(201)
     ).body.data;
+    return { product, license };
+  }
+
+  test('activate, validate, the update check and a download go through the processes', async () => {
+    const { product, license } = await issueLicense('Plugin', {
+      name: 'Two sites',
+      activation_type: 'domain',
+      activation_limit: 2,
+    });
 
     const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
     const activated = await request(gateway)
@@ -181,17 +188,13 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
   });
 
   test('the two license replicas share the work and keep the activation limit', async () => {
-    const product = (await admin('post', '/products', { title: 'Tool' }).expect(201)).body.data;
-    const plan = (
-      await admin('post', '/plans', {
+    const { license_key } = (
+      await issueLicense('Tool', {
         name: 'Three devices',
         activation_type: 'device',
         activation_limit: 3,
-      }).expect(201)
-    ).body.data;
-    const { license_key } = (
-      await admin('post', '/licenses', { product_id: product.id, plan_id: plan.id }).expect(201)
-    ).body.data;
+      })
+    ).license;
     const responses = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         request(gateway)
