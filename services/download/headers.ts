@@ -19,11 +19,13 @@ export function parseRange(header: string | undefined, size: number): RangeResul
     if (length === 0 || size === 0) return 'unsatisfiable';
     return { start: Math.max(0, size - length), end: size - 1 };
   }
+  // Positions are compared exactly, whatever their number of digits: a start past the end is
+  // unsatisfiable even when it is past 2^53, where plain numbers lose precision.
+  if (last !== '' && BigInt(last) < BigInt(first)) return null; // invalid (RFC 9110 14.1.1)
+  if (BigInt(first) >= BigInt(size)) return 'unsatisfiable';
   const start = Number(first);
-  const end = last === '' ? Infinity : Number(last);
-  if (!Number.isSafeInteger(start) || end < start) return null;
-  if (start >= size) return 'unsatisfiable';
-  return { start, end: Math.min(end, size - 1) };
+  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  return { start, end };
 }
 
 /**

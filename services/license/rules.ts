@@ -3,7 +3,7 @@ import {
   type ActivationType,
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
-import { identifierKey, normaliseIdentifier } from '../../libs/identifier/index.js';
+import { checkIdentifier, identifierKey } from '../../libs/identifier/index.js';
 
 /** What the rules need to know about a license; the stored record has more. */
 export interface LicenseState {
@@ -53,16 +53,14 @@ export interface NormalisedIdentifier {
   key: string;
 }
 
-/** Spec 2.4; a domain that normalises to nothing is refused with INVALID_REQUEST. */
+/**
+ * Spec 2.4; an identifier that normalises to nothing, to more than 255 characters, or (domain)
+ * to something that is not a website is refused with INVALID_REQUEST.
+ */
 export function normaliseOrRefuse(type: ActivationType, raw: string): NormalisedIdentifier {
-  const identifier = normaliseIdentifier(type, raw);
-  if (identifier === null) {
-    throw new LicensingError(
-      'INVALID_REQUEST',
-      `The identifier is not a valid ${type} identifier once normalised.`,
-    );
-  }
-  return { identifier, key: identifierKey(identifier) };
+  const checked = checkIdentifier(type, raw);
+  if ('problem' in checked) throw new LicensingError('INVALID_REQUEST', checked.problem);
+  return { identifier: checked.identifier, key: identifierKey(checked.identifier) };
 }
 
 export function findActivation<T extends { identifier_key: string }>(

@@ -269,6 +269,85 @@ describe('spec 2.4 identifier normalisation per activation type', () => {
     expect(res.body.data.identifier).toBe('jane@example.com');
     expect(res.body.data.activation_type).toBe('seat');
   });
+
+  test('the 255-character limit holds for the stored value: a seat that lower-casing lengthens past it is refused', async () => {
+    const { key } = await system.license({ activation_type: 'seat' });
+    // İ (U+0130) lower-cases to two code points: 200 sent, 400 once normalised.
+    const res = await system.post('activate', {
+      license_key: key,
+      identifier: '\u0130'.repeat(200),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: expect.stringMatching(/255 characters once normalised/),
+    });
+    expect((await detail(key)).activations_used).toBe(0);
+  });
+
+  test('whatever activate returns, deactivate accepts', async () => {
+    const { key } = await system.license({ activation_type: 'seat', activation_limit: 0 });
+    for (const identifier of ['\u0130'.repeat(127), '\u0130'.repeat(200), 'A'.repeat(255)]) {
+      const activated = await system.post('activate', { license_key: key, identifier });
+      if (activated.status !== 200) continue;
+      const stored: string = activated.body.data.identifier;
+      const removed = await system.post('deactivate', { license_key: key, identifier: stored });
+      expect({ stored, status: removed.status }).toEqual({ stored, status: 200 });
+    }
+    expect((await detail(key)).activations_used).toBe(0);
+  });
+
+  test('every spelling of one website is one activation, stored in its ASCII form', async () => {
+    const { key } = await system.license({ activation_limit: 10 });
+    const spellings = [
+      ['bücher.de', 'xn--bcher-kva.de', 'https://www.BÜCHER.de./shop'],
+      ['example.com', 'example.com.', '\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com'],
+    ];
+    for (const [first, ...others] of spellings) {
+      const activated = await system.post('activate', { license_key: key, identifier: first });
+      expect(activated.status).toBe(200);
+      for (const other of others) {
+        const again = await system.post('activate', { license_key: key, identifier: other });
+        expect(again.status).toBe(200);
+        expect(again.body.data.identifier).toBe(activated.body.data.identifier);
+      }
+    }
+    const license = await detail(key);
+    expect(license.activations.map((a) => a.identifier).sort()).toEqual([
+      'example.com',
+      'xn--bcher-kva.de',
+    ]);
+  });
+
+  test('the Unicode spelling matches the stored ASCII form on validate and deactivate', async () => {
+    const { key } = await system.license();
+    await system.post('activate', { license_key: key, identifier: 'xn--bcher-kva.de' });
+    const validated = await system.post('validate', { license_key: key, identifier: 'Bücher.de' });
+    expect(validated.body.data.identifier_activated).toBe(true);
+    const removed = await system.post('deactivate', { license_key: key, identifier: 'bücher.de' });
+    expect(removed.status).toBe(200);
+    expect(removed.body.data.identifier).toBe('xn--bcher-kva.de');
+  });
+
+  test.each([
+    '.',
+    '..',
+    '-',
+    'javascript:alert(1)',
+    '<script>alert(1)<',
+    'example.com:abc',
+    '\u200b',
+    '\u200bexample.com',
+  ])(
+    'a domain that is not a website (%j) gets INVALID_REQUEST and changes nothing',
+    async (identifier) => {
+      const { key } = await system.license({ activation_limit: 1 });
+      const res = await system.post('activate', { license_key: key, identifier });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+      expect((await detail(key)).activations_used).toBe(0);
+    },
+  );
 });
 
 describe('spec 2.2 bundles', () => {

@@ -769,6 +769,28 @@ describe('activations: admin Add (spec 3.2)', () => {
     expect((await detail(license.license_key)).activations_used).toBe(0);
   });
 
+  test('a Unicode spelling is stored in the ASCII form and matches it (spec 2.4)', async () => {
+    const license = await createLicense();
+    const res = await add(license.license_key, { identifier: 'https://www.Bücher.de/' });
+    expect(res.status).toBe(201);
+    expect(res.body.data.activations.map((a: { identifier: string }) => a.identifier)).toEqual([
+      'xn--bcher-kva.de',
+    ]);
+    expectError(
+      await add(license.license_key, { identifier: 'xn--bcher-kva.de.' }),
+      409,
+      'ACTIVATION_EXISTS',
+    );
+  });
+
+  test('a domain that is not a website gets 400 INVALID_REQUEST', async () => {
+    const license = await createLicense();
+    for (const identifier of ['..', 'javascript:alert(1)', '\u200bexample.com']) {
+      expectError(await add(license.license_key, { identifier }), 400, 'INVALID_REQUEST');
+    }
+    expect((await detail(license.license_key)).activations_used).toBe(0);
+  });
+
   test('an unknown key gets 404 NOT_FOUND', async () => {
     expectError(await add('no-such-key', { identifier: 'a.example' }), 404, 'NOT_FOUND');
   });
