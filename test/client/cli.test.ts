@@ -153,6 +153,128 @@ describe('command line: one subcommand per operation, readable output by default
   });
 });
 
+/** Spec 4.2 rule 1: what validate answers for a key the store does not know. */
+const UNKNOWN_KEY = {
+  valid: false,
+  status: 'invalid',
+  license_key: 'unknown',
+  product: null,
+  plan: null,
+  activation_type: null,
+  activation_limit: 0,
+  activations_used: 0,
+  expires_at: null,
+  identifier_activated: false,
+};
+
+/** A store whose license has `status`: validate, deactivate and the update check answer with it. */
+function storeWithLicense(status: string) {
+  const license = {
+    status,
+    license_key: 'K',
+    product: 'Test Plugin',
+    plan: 'Single site',
+    activation_type: 'domain',
+    activation_limit: 3,
+    activations_used: 1,
+    expires_at: status === 'expired' ? '2020-01-01T00:00:00Z' : null,
+  };
+  return serve((_req, res, { path }) => {
+    if (path.endsWith('/licenses/validate')) {
+      sendJson(res, 200, { data: { ...license, valid: false, identifier_activated: true } });
+    } else if (path.endsWith('/licenses/deactivate')) {
+      sendJson(res, 200, { data: { ...license, activations_used: 0, identifier: 'example.com' } });
+    } else {
+      sendJson(res, 200, {
+        data: {
+          update_available: true,
+          name: 'Test Plugin',
+          version: '2.1.0',
+          download_url: null,
+          download_requires: 'account',
+          release_notes: null,
+          date: '2026-01-15',
+          file_size: 10,
+          requires_license: true,
+          license_status: status,
+          license_expires_at: license.expires_at,
+          auto_renew: true,
+          next_payment_at: null,
+        },
+      });
+    }
+  });
+}
+
+describe('command line: what it says about the license', () => {
+  test('validate says plainly that an unknown key is unknown, and never "unlimited"', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { data: UNKNOWN_KEY }));
+    servers.push(server);
+    const common = ['validate', '--store', server.url, '--product', '1', '--key', 'unknown'];
+    for (const argv of [common, [...common, '--identifier', 'example.com']]) {
+      const result = await run(argv);
+      expect(result).toMatchObject({ code: EXIT.LICENSE, stderr: '' });
+      expect(result.stdout).toContain('The license key is unknown');
+      // Its limit of 0 and null expiry describe no license: not "0 of unlimited", not "never".
+      expect(result.stdout).not.toMatch(/unlimited|no limit|activations|expires|identifier/i);
+
+      // --json is the result as received, for scripts.
+      const json = await run([...argv, '--json']);
+      expect(json.code).toBe(EXIT.LICENSE);
+      expect(JSON.parse(json.stdout)).toEqual({
+        success: true,
+        data: UNKNOWN_KEY,
+        message: '',
+        code: '',
+        httpStatus: 200,
+      });
+    }
+  });
+
+  test.each([
+    ['expired', 'The license has expired.', 'License: expired on 2020-01-01T00:00:00Z'],
+    ['suspended', 'The license is suspended.', 'License: suspended'],
+    ['revoked', 'The license has been revoked.', 'License: revoked'],
+    ['cancelled', 'The license has been cancelled.', 'License: cancelled'],
+  ])(
+    'status %s: validate, deactivate and check-update say so',
+    async (status, sentence, update) => {
+      const server = await storeWithLicense(status);
+      servers.push(server);
+      const common = ['--store', server.url, '--product', '1', '--key', 'K'];
+
+      const validated = await run(['validate', ...common]);
+      expect(validated.code).toBe(EXIT.LICENSE);
+      expect(validated.stdout).toContain(`Valid: no (status ${status})\n${sentence}\n`);
+      expect(validated.stdout).toContain('Activations: 1 of 3 used');
+      if (status === 'expired') {
+        expect(validated.stdout).toContain('Expired: 2020-01-01T00:00:00Z');
+        expect(validated.stdout).not.toContain('Expires:');
+      }
+
+      const deactivated = await run(['deactivate', ...common, '--identifier', 'example.com']);
+      expect(deactivated.code).toBe(EXIT.OK);
+      expect(deactivated.stdout).toContain(`Deactivated: example.com\n${sentence}\n`);
+
+      const checked = await run(['check-update', ...common]);
+      expect(checked.code).toBe(EXIT.OK);
+      expect(checked.stdout).toContain(`${update}\n`);
+      expect(checked.stdout).not.toContain('renews automatically');
+      expect(checked.stdout).not.toContain('expires never');
+    },
+  );
+
+  test('a license with no activation limit says so, and an active one shows its expiry', async () => {
+    const { key, product } = await system.license({ activation_limit: 0 });
+    const common = ['--store', system.running.gatewayUrl, '--product', String(product.id)];
+    const activated = await run(['activate', ...common, '--key', key, '--identifier', 'a.com']);
+    expect(activated.code).toBe(EXIT.OK);
+    expect(activated.stdout).toContain('Activations: 1 used, no limit');
+    expect(activated.stdout).toContain('Expires: never');
+    expect(activated.stdout).not.toContain('The license');
+  });
+});
+
 describe('command line: exit codes tell success, license problems and transient failures apart', () => {
   test('3 for a license problem: an error code about the license, or a validation that is not valid', async () => {
     const { key, product } = await system.license({ activation_limit: 1 });
@@ -166,6 +288,7 @@ describe('command line: exit codes tell success, license problems and transient 
     const unknown = await run(['validate', ...common, '--key', 'nope']);
     expect(unknown.code).toBe(EXIT.LICENSE);
     expect(unknown.stdout).toContain('Valid: no (status invalid)');
+    expect(unknown.stdout).toContain('The license key is unknown');
   });
 
   test('4 for a transient failure: connection refused, or RATE_LIMITED with its Retry-After', async () => {

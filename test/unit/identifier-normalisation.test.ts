@@ -1,4 +1,8 @@
-import { checkIdentifier, identifierKey, normaliseIdentifier } from '../../libs/identifier/index.js';
+import {
+  checkIdentifier,
+  identifierKey,
+  normaliseIdentifier,
+} from '../../libs/identifier/index.js';
 
 describe('spec 2.4 identifier normalisation', () => {
   describe('domain: scheme, leading www., port and path are stripped, then lowercased', () => {

@@ -250,14 +250,25 @@ function report(
       const data = result.data as ActivationData;
       out([
         `${command === 'activate' ? 'Activated' : 'Deactivated'}: ${data.identifier}`,
+        statusSentence(data.status),
         ...licenseLines(data),
       ]);
       break;
     }
     case 'validate': {
       const data = result.data as ValidationData;
+      if (data.status === 'invalid') {
+        // Spec 4.2 rule 1: an unknown key comes with a limit of 0, which elsewhere means
+        // unlimited; its zeros and nulls describe no license, so none of them is shown.
+        out([
+          'Valid: no (status invalid)',
+          'The license key is unknown: the store has no license with this key.',
+        ]);
+        break;
+      }
       out([
         `Valid: ${data.valid ? 'yes' : 'no'} (status ${data.status})`,
+        statusSentence(data.status),
         data.identifier_activated ? null : 'Identifier: not activated on this license',
         ...licenseLines(data),
       ]);
@@ -275,9 +286,7 @@ function report(
         data.download_url
           ? `Download: ${data.download_url}${data.download_requires ? ` (needs ${data.download_requires.replace('_', ' ')})` : ''}`
           : 'Download: from the customer account only',
-        data.license_status
-          ? `License: ${data.license_status}, expires ${data.license_expires_at ?? 'never'}${data.auto_renew ? ', renews automatically' : ''}`
-          : null,
+        data.license_status ? updateLicenseLine(data) : null,
         data.release_notes ? `\n${data.release_notes}` : null,
       ]);
       break;
@@ -295,14 +304,50 @@ function report(
   return code;
 }
 
+/** A sentence for a license that is not active; none for `active` or a status added later. */
+function statusSentence(status: string): string | null {
+  switch (status) {
+    case 'expired':
+      return 'The license has expired.';
+    case 'suspended':
+      return 'The license is suspended.';
+    case 'revoked':
+      return 'The license has been revoked.';
+    case 'cancelled':
+      return 'The license has been cancelled.';
+    default:
+      return null;
+  }
+}
+
+function expiryLine(status: string, expiresAt: string | null): string | null {
+  if (status === 'expired') return expiresAt === null ? null : `Expired: ${expiresAt}`;
+  return `Expires: ${expiresAt ?? 'never'}`;
+}
+
 function licenseLines(data: ActivationData | ValidationData): Array<string | null> {
-  const limit = data.activation_limit === 0 ? 'unlimited' : String(data.activation_limit);
   return [
     data.product ? `Product: ${data.product}${data.plan ? ` (plan ${data.plan})` : ''}` : null,
     data.activation_type ? `Activation type: ${data.activation_type}` : null,
-    `Activations: ${data.activations_used} of ${limit} used`,
-    `Expires: ${data.expires_at ?? 'never'}`,
+    data.activation_limit === 0
+      ? `Activations: ${data.activations_used} used, no limit`
+      : `Activations: ${data.activations_used} of ${data.activation_limit} used`,
+    expiryLine(data.status, data.expires_at),
   ];
+}
+
+/** The license state the update check adds when a key was sent. */
+function updateLicenseLine(data: UpdateInfo): string {
+  const expiresAt = data.license_expires_at ?? null;
+  switch (data.license_status) {
+    case 'active':
+      return `License: active, ${expiresAt === null ? 'does not expire' : `expires ${expiresAt}`}${data.auto_renew ? ', renews automatically' : ''}`;
+    case 'expired':
+      return `License: expired${expiresAt === null ? '' : ` on ${expiresAt}`}`;
+    default:
+      // Suspended, revoked or cancelled: the expiry date no longer matters.
+      return `License: ${data.license_status}`;
+  }
 }
 
 function bytes(size: number): string {
