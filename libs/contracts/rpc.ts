@@ -121,9 +121,24 @@ export type MethodsOf<S extends ServiceName> = {
   [M in MethodName]: RpcMethods[M]['service'] extends S ? M : never;
 }[MethodName];
 
+/**
+ * What a handler knows of the call it answers. The caller stops waiting at `deadline` and then
+ * reports INTERNAL_ERROR to its client, so work done after it must not take effect: a handler
+ * calls `beforeWrite()` immediately before each database or storage write it makes, and that
+ * throws INTERNAL_ERROR once the deadline has passed (docs/architecture.md).
+ */
+export interface CallContext {
+  /** When the caller's timeout fires: absolute epoch milliseconds, on the caller's clock. */
+  readonly deadline: number;
+  beforeWrite(): void;
+}
+
 /** Handlers a service registers: one per method it answers. */
 export type HandlersOf<S extends ServiceName> = {
-  [M in MethodsOf<S>]: (request: ParsedRequestOf<M>) => Promise<ResponseOf<M>>;
+  [M in MethodsOf<S>]: (
+    request: ParsedRequestOf<M>,
+    context: CallContext,
+  ) => Promise<ResponseOf<M>>;
 };
 
 /** Broadcast events: fire-and-forget notifications to every interested replica. */

@@ -178,7 +178,8 @@ export class AmqpTransport implements Transport {
     callOptions: CallOptions = {},
   ): Promise<ResponseOf<M>> {
     const timeoutMs = callOptions.timeoutMs ?? this.options.timeoutMs;
-    const text = encodeRequest(method, request);
+    // The moment the timer below fires: the service skips work for a caller that has gone.
+    const text = encodeRequest(method, request, Date.now() + timeoutMs);
     const id = randomUUID();
     return new Promise<string>((resolve, reject) => {
       if (this.closing) return reject(internalError('The message bus is closed.'));

@@ -4,6 +4,7 @@ import {
   isErrorCode,
   rpcEvents,
   rpcMethods,
+  type CallContext,
   type ErrorDetails,
   type EventName,
   type EventOf,
@@ -15,7 +16,8 @@ import type { Logger } from '../logging/index.js';
 /**
  * The wire format shared by every transport. Requests and replies always travel as JSON text, so
  * the in-process transport behaves exactly like RabbitMQ (no shared object references, dates as
- * strings, the same validation on both ends).
+ * strings, the same validation on both ends). A request is `{method, deadline, request}`, where
+ * `deadline` is the moment the caller's timeout fires, in epoch milliseconds.
  */
 type WireReply =
   | { ok: true; result: unknown }
@@ -24,11 +26,40 @@ type WireReply =
       error: { code: string; message: string; status: number; details: ErrorDetails };
     };
 
-export type AnyHandler = (request: unknown) => Promise<unknown>;
+export type AnyHandler = (request: unknown, context: CallContext) => Promise<unknown>;
 export type HandlerTable = Partial<Record<MethodName, AnyHandler>>;
 
-export function encodeRequest(method: MethodName, request: unknown): string {
-  return JSON.stringify({ method, request });
+export function encodeRequest(method: MethodName, request: unknown, deadline: number): string {
+  return JSON.stringify({ method, deadline, request });
+}
+
+function isDeadline(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+/**
+ * The context of one call, handed to its handler. The deadline is absolute, so it means the same
+ * in every process as long as their clocks agree (docs/architecture.md).
+ */
+export class DeadlineContext implements CallContext {
+  /** Set when `beforeWrite` refused a write, so the dispatcher can say so in the log. */
+  writeRefused = false;
+
+  constructor(
+    readonly method: MethodName,
+    readonly deadline: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get passed(): boolean {
+    return this.now() >= this.deadline;
+  }
+
+  beforeWrite(): void {
+    if (!this.passed) return;
+    this.writeRefused = true;
+    throw internalError(`The caller of ${this.method} stopped waiting; nothing more was written.`);
+  }
 }
 
 function isMethodName(value: unknown): value is MethodName {
@@ -50,7 +81,9 @@ function encodeError(error: LicensingError): string {
 
 /**
  * Answers one request: validates it against the method's request schema, runs the handler and
- * encodes the reply. Never throws; every failure becomes an error reply.
+ * encodes the reply. Never throws; every failure becomes an error reply. A request whose caller
+ * has already stopped waiting is not run at all: its reply is read by nobody, and running it
+ * would change data behind the back of a client that was told INTERNAL_ERROR.
  */
 export async function dispatch(
   handlers: HandlerTable,
@@ -73,6 +106,22 @@ export async function dispatch(
       new LicensingError('INVALID_REQUEST', `Unknown RPC method ${String(method)}.`),
     );
   }
+  const deadline = (envelope as { deadline?: unknown }).deadline;
+  if (!isDeadline(deadline)) {
+    return encodeError(
+      new LicensingError('INVALID_REQUEST', 'The RPC request carries no valid deadline.'),
+    );
+  }
+  const context = new DeadlineContext(method, deadline);
+  if (context.passed) {
+    logger.warn(
+      { method, late_ms: Date.now() - deadline },
+      'RPC request arrived after its deadline',
+    );
+    return encodeError(
+      internalError(`The caller stopped waiting for ${method} before the request arrived.`),
+    );
+  }
   const parsed = rpcMethods[method].request.safeParse(
     (envelope as { request?: unknown }).request ?? {},
   );
@@ -84,9 +133,12 @@ export async function dispatch(
     );
   }
   try {
-    const result = await handler(parsed.data);
+    const result = await handler(parsed.data, context);
     return JSON.stringify({ ok: true, result } satisfies WireReply);
   } catch (error) {
+    if (context.writeRefused) {
+      logger.warn({ method }, 'RPC deadline passed before a write; the call was abandoned');
+    }
     if (error instanceof LicensingError) return encodeError(error);
     logger.error({ err: error, method }, 'RPC handler failed');
     return encodeError(internalError());

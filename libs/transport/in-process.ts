@@ -76,7 +76,8 @@ export class InProcessTransport implements Transport {
     callOptions: CallOptions = {},
   ): Promise<ResponseOf<M>> {
     const timeoutMs = callOptions.timeoutMs ?? this.options.timeoutMs;
-    const text = encodeRequest(method, request);
+    // The moment the timer below fires: the service skips work for a caller that has gone.
+    const text = encodeRequest(method, request, Date.now() + timeoutMs);
     return new Promise<ResponseOf<M>>((resolve, reject) => {
       let settled = false;
       const timer = setTimeout(() => {

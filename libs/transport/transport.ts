@@ -9,14 +9,15 @@ import type {
 } from '../contracts/index.js';
 
 export interface CallOptions {
-  /** Overrides the transport's default timeout for this call. */
+  /** Overrides the transport's default timeout for this call, and so the deadline it carries. */
   timeoutMs?: number;
 }
 
 /**
  * Request/reply RPC plus broadcast events between the gateway, the management API and the
  * services. Every call has a timeout: a service that does not answer in time gives the caller an
- * INTERNAL_ERROR instead of a hung request.
+ * INTERNAL_ERROR instead of a hung request. The request carries the moment that timeout fires
+ * (its deadline), so the service does not run it, or write for it, after the caller gave up.
  */
 export interface Transport {
   call<M extends MethodName>(

@@ -97,19 +97,23 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
       uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000),
     }),
 
-    'download.authorize': async (request): Promise<AuthorizedDownload> => {
+    'download.authorize': async (request, context): Promise<AuthorizedDownload> => {
       let selection;
       try {
         selection = await decide(request);
       } catch (error) {
         const reason = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
-        await log.refused(request, reason);
+        await log.refused(request, reason, context);
         throw error;
       }
       const { file, version } = selection;
       // Logged as served now; the byte port (or the gateway) turns the entry into a refusal
       // when the file does not reach the client after all (docs/api-decisions.md, The log).
-      const logId = await log.served(request, { file_id: file.id, version: version.version });
+      const logId = await log.served(
+        request,
+        { file_id: file.id, version: version.version },
+        context,
+      );
       const ticket = deps.tickets.issue(
         {
           kind: 'object',
@@ -132,22 +136,24 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
       };
     },
 
-    'download.logRefusal': async ({ entry_id, reason, ...request }) => ({
+    'download.logRefusal': async ({ entry_id, reason, ...request }, context) => ({
       logged:
         entry_id !== null
-          ? await log.servedBecameRefused(entry_id, reason)
-          : await log.refused(request, reason),
+          ? await log.servedBecameRefused(entry_id, reason, context)
+          : await log.refused(request, reason, context),
     }),
 
-    'download.prepareUpload': async ({ filename }) => {
+    'download.prepareUpload': async ({ filename }, context) => {
+      // The ticket lets its holder write to the bucket; a caller that gave up gets none.
+      context.beforeWrite();
       const objectKey = objectKeyFor(filename);
       const ticket = deps.tickets.issue({ kind: 'upload', key: objectKey }, UPLOAD_TICKET_TTL_MS);
       return { upload_url: `${base}/uploads/${ticket}`, object_key: objectKey };
     },
 
-    'download.deleteObject': async ({ object_key }) => ({
+    'download.deleteObject': async ({ object_key }, context) => ({
       object_key,
-      deleted: await deps.storage.remove(object_key),
+      deleted: await deps.storage.remove(object_key, context),
     }),
 
     'download.listLog': async ({ product_id, refused, page, per_page }) => {

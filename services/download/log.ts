@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import { logValue } from '../../libs/contracts/index.js';
+import { logValue, type CallContext } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { DownloadLogDocument, DownloadModels } from './models.js';
 
@@ -11,7 +11,9 @@ type Request = Pick<DownloadLogDocument, 'product_id' | 'license_key' | 'identif
 /**
  * The download log (spec 4.5): one entry per download request, `served` or `refused` with the
  * error code the client got as its reason. Every write is bounded in time and never throws: the
- * answer to the client does not depend on the log.
+ * answer to the client does not depend on the log. The one exception: a write for an RPC call
+ * whose deadline has passed is not made, and the context's error is thrown, as for every write
+ * of a call its caller gave up on (docs/architecture.md).
  */
 export class DownloadLogWriter {
   constructor(
@@ -20,7 +22,12 @@ export class DownloadLogWriter {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  private async bounded<T>(what: string, write: () => Promise<T>): Promise<T | null> {
+  private async bounded<T>(
+    what: string,
+    write: () => Promise<T>,
+    context: CallContext | undefined,
+  ): Promise<T | null> {
+    context?.beforeWrite();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`${what} timed out`)), LOG_WRITE_TIMEOUT_MS);
@@ -49,28 +56,35 @@ export class DownloadLogWriter {
   async served(
     request: Request,
     file: { file_id: number; version: string },
+    context?: CallContext,
   ): Promise<string | null> {
-    const created = await this.bounded('served', () =>
-      this.models.DownloadLog.create({
-        ...this.entry(request),
-        outcome: 'served',
-        reason: null,
-        ...file,
-      }),
+    const created = await this.bounded(
+      'served',
+      () =>
+        this.models.DownloadLog.create({
+          ...this.entry(request),
+          outcome: 'served',
+          reason: null,
+          ...file,
+        }),
+      context,
     );
     return created ? created._id.toHexString() : null;
   }
 
   /** A new refused entry, with the error code the client got. */
-  async refused(request: Request, reason: string): Promise<boolean> {
-    const created = await this.bounded('refused', () =>
-      this.models.DownloadLog.create({
-        ...this.entry(request),
-        outcome: 'refused',
-        reason,
-        file_id: null,
-        version: null,
-      }),
+  async refused(request: Request, reason: string, context?: CallContext): Promise<boolean> {
+    const created = await this.bounded(
+      'refused',
+      () =>
+        this.models.DownloadLog.create({
+          ...this.entry(request),
+          outcome: 'refused',
+          reason,
+          file_id: null,
+          version: null,
+        }),
+      context,
     );
     return created !== null;
   }
@@ -81,13 +95,20 @@ export class DownloadLogWriter {
    * the entry becomes a refusal with the reason, keeping the file and version it was for. An
    * entry that is already a refusal is left alone.
    */
-  async servedBecameRefused(entryId: string, reason: string): Promise<boolean> {
+  async servedBecameRefused(
+    entryId: string,
+    reason: string,
+    context?: CallContext,
+  ): Promise<boolean> {
     if (!Types.ObjectId.isValid(entryId)) return false;
-    const result = await this.bounded('refusal after authorisation', () =>
-      this.models.DownloadLog.updateOne(
-        { _id: new Types.ObjectId(entryId), outcome: 'served' },
-        { $set: { outcome: 'refused', reason } },
-      ),
+    const result = await this.bounded(
+      'refusal after authorisation',
+      () =>
+        this.models.DownloadLog.updateOne(
+          { _id: new Types.ObjectId(entryId), outcome: 'served' },
+          { $set: { outcome: 'refused', reason } },
+        ),
+      context,
     );
     return (result?.modifiedCount ?? 0) > 0;
   }

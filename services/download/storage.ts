@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Client } from 'minio';
-import { LicensingError } from '../../libs/contracts/index.js';
+import { LicensingError, type CallContext } from '../../libs/contracts/index.js';
 
 /**
  * Parts of multipart uploads. Bytes are buffered one part at a time by the minio client, so this
@@ -234,10 +234,13 @@ export class PackageStorage {
     return Readable.from(exactly(source, length), { objectMode: false });
   }
 
-  /** Removes an object; false when there was none. */
-  async remove(key: string): Promise<boolean> {
+  /** Removes an object; false when there was none. `context`: the RPC call it is done for. */
+  async remove(key: string, context?: CallContext): Promise<boolean> {
     const existed = (await this.stat(key)) !== null;
-    if (existed) await this.client.removeObject(this.bucket, key);
+    if (existed) {
+      context?.beforeWrite();
+      await this.client.removeObject(this.bucket, key);
+    }
     return existed;
   }
 }

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { LicensingError, internalError, type HandlersOf } from '../../libs/contracts/index.js';
+import {
+  LicensingError,
+  internalError,
+  type CallContext,
+  type HandlersOf,
+} from '../../libs/contracts/index.js';
 import { isDuplicateKey, type Sequences } from '../../libs/database/index.js';
 import { identifierKey, normaliseIdentifier } from '../../libs/identifier/index.js';
 import type { ActivationRecord, LicenseDocument, LicenseModels } from './models.js';
@@ -69,17 +74,20 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     licenseKey: string,
     identifier: NormalisedIdentifier,
     now: Date,
+    context: CallContext,
   ): Promise<void> {
     const filter = { license_key: licenseKey, identifier_key: identifier.key };
     const update = {
       $inc: { tries: 1 },
       $set: { identifier: identifier.identifier, last_attempt_at: now },
     };
+    context.beforeWrite();
     try {
       await RejectedAttempt.updateOne(filter, update, { upsert: true });
     } catch (error) {
       // Two first refusals raced to insert the row: the loser increments the winner's row.
       if (!isDuplicateKey(error)) throw error;
+      context.beforeWrite();
       await RejectedAttempt.updateOne(filter, update);
     }
   }
@@ -93,7 +101,9 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     license: LicenseDocument,
     activation: ActivationRecord,
     now: Date,
+    context: CallContext,
   ): Promise<LicenseDocument | null> {
+    context.beforeWrite();
     return License.findOneAndUpdate(
       {
         _id: license._id,
@@ -120,6 +130,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     licenseKey: string,
     request: { identifier: string; product_id: number | null; name: string | null; ip: string },
     recordRefusals: boolean,
+    context: CallContext,
   ): Promise<
     { license: LicenseDocument; identifier: string; created: boolean } | { refusal: LicensingError }
   > {
@@ -130,7 +141,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
       const decision = decideActivation(license, product, request, now);
       if (decision.outcome === 'refuse') {
         if (recordRefusals && license && decision.recordAttempt) {
-          await recordRejectedAttempt(license.license_key, decision.recordAttempt, now);
+          await recordRejectedAttempt(license.license_key, decision.recordAttempt, now, context);
         }
         return { refusal: decision.error };
       }
@@ -147,6 +158,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
           activated_at: now,
         },
         now,
+        context,
       );
       if (updated)
         return { license: updated, identifier: decision.identifier.identifier, created: true };
@@ -158,9 +170,11 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
   async function removeActivation(
     license: LicenseDocument,
     rawIdentifier: string,
+    context: CallContext,
   ): Promise<{ license: LicenseDocument; identifier: string }> {
     const { key } = normaliseOrRefuse(license.activation_type, rawIdentifier);
     // The document as it was just before the atomic removal names the activation removed.
+    context.beforeWrite();
     const before = await License.findOneAndUpdate(
       { _id: license._id, 'activations.identifier_key': key },
       { $pull: { activations: { identifier_key: key } } },
@@ -205,8 +219,8 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     }),
 
     // ---- Spec 4.1 ----
-    'license.activate': async (request) => {
-      const result = await activate(request.license_key, request, true);
+    'license.activate': async (request, context) => {
+      const result = await activate(request.license_key, request, true, context);
       if ('refusal' in result) throw result.refusal;
       const { license, identifier } = result;
       const [product, plan] = await Promise.all([
@@ -217,7 +231,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     },
 
     // ---- Spec 4.2 ----
-    'license.validate': async (request) => {
+    'license.validate': async (request, context) => {
       const now = clock();
       const license = await findLicense(request.license_key);
       if (!license) return unknownKeyView(request.license_key);
@@ -229,6 +243,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
         request.identifier === null || isActivated(license, request.identifier);
       // Rule 3: only a check without identifier, or with an activated one, counts as a check.
       if (identifierActivated) {
+        context.beforeWrite();
         await License.updateOne(
           { _id: license._id },
           { $set: { last_check_at: now, last_check_ip: request.ip }, $inc: { check_count: 1 } },
@@ -244,7 +259,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     },
 
     // ---- Spec 4.3 (completed in docs/api-decisions.md) ----
-    'license.deactivate': async (request) => {
+    'license.deactivate': async (request, context) => {
       const license = await findLicense(request.license_key);
       if (!license) throw new LicensingError('LICENSE_INVALID', 'This license key is not valid.');
       normaliseOrRefuse(license.activation_type, request.identifier);
@@ -252,7 +267,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
       if (request.product_id !== null && !coversProduct(product, request.product_id)) {
         throw productMismatch();
       }
-      const removed = await removeActivation(license, request.identifier);
+      const removed = await removeActivation(license, request.identifier, context);
       return activationResultView(
         removed.license,
         product,
@@ -293,16 +308,21 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     },
 
     // ---- Plans ----
-    'license.createPlan': async (request) => {
+    'license.createPlan': async (request, context) => {
       const fields = {
         name: request.name,
         activation_type: request.activation_type,
         activation_limit: request.activation_limit,
       };
+      // Checked before the sequence counter is incremented too, and again before each insert.
+      context.beforeWrite();
       return deps.sequences.insert(
         'plan',
         request.id,
-        async (id) => planView((await Plan.create({ _id: id, ...fields })).toObject()),
+        async (id) => {
+          context.beforeWrite();
+          return planView((await Plan.create({ _id: id, ...fields })).toObject());
+        },
         () => new LicensingError('ALREADY_EXISTS', `Plan ${request.id} already exists.`),
       );
     },
@@ -318,7 +338,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     }),
 
     // ---- Licenses (admin) ----
-    'license.createLicense': async (request) => {
+    'license.createLicense': async (request, context) => {
       const plan = await Plan.findById(request.plan_id).lean();
       if (!plan) {
         throw new LicensingError('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`);
@@ -330,6 +350,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
         );
       }
       try {
+        context.beforeWrite();
         const created = await License.create({
           license_key: request.license_key ?? generateLicenseKey(),
           product_id: request.product_id,
@@ -354,7 +375,10 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
 
     'license.getLicense': async ({ license_key }) => detail(await requireLicense(license_key)),
 
-    'license.updateLicense': async ({ license_key, status, expires_at, activation_limit }) => {
+    'license.updateLicense': async (
+      { license_key, status, expires_at, activation_limit },
+      context,
+    ) => {
       const set: Partial<Pick<LicenseDocument, 'status' | 'expires_at' | 'activation_limit'>> = {};
       if (status !== undefined) set.status = status;
       if (expires_at !== undefined)
@@ -365,6 +389,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
         activation_limit === undefined || activation_limit === 0
           ? {}
           : { $expr: { $lte: [{ $size: '$activations' }, activation_limit] } };
+      context.beforeWrite();
       const updated = await License.findOneAndUpdate(
         { license_key, ...limitFits },
         { $set: set },
@@ -385,13 +410,14 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
     },
 
     // ---- Spec 3.2: Add and Remove in admin ----
-    'license.addActivation': async ({ license_key, identifier, name }) => {
+    'license.addActivation': async ({ license_key, identifier, name }, context) => {
       await requireLicense(license_key);
       // Spec 2.5 records refusals of the activate call; an admin's refused Add is not recorded.
       const result = await activate(
         license_key,
         { identifier, name, product_id: null, ip: '' },
         false,
+        context,
       );
       if ('refusal' in result) throw asConflict(result.refusal);
       if (!result.created) {
@@ -403,8 +429,12 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
       return detail(result.license);
     },
 
-    'license.removeActivation': async ({ license_key, identifier }) => {
-      const removed = await removeActivation(await requireLicense(license_key), identifier);
+    'license.removeActivation': async ({ license_key, identifier }, context) => {
+      const removed = await removeActivation(
+        await requireLicense(license_key),
+        identifier,
+        context,
+      );
       return detail(removed.license);
     },
   };

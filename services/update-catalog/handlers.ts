@@ -1,4 +1,9 @@
-import { LicensingError, type HandlersOf, type Product } from '../../libs/contracts/index.js';
+import {
+  LicensingError,
+  type CallContext,
+  type HandlersOf,
+  type Product,
+} from '../../libs/contracts/index.js';
 import type { Sequences } from '../../libs/database/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { checkBundleItems } from './bundles.js';
@@ -43,7 +48,9 @@ export function catalogHandlers(
   async function insert(
     id: number,
     fields: Omit<ProductDocument, '_id' | 'created_at' | 'updated_at'>,
+    context: CallContext,
   ) {
+    context.beforeWrite();
     const created = await Product.create({ _id: id, ...fields });
     return toProduct(created.toObject());
   }
@@ -57,7 +64,7 @@ export function catalogHandlers(
       uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
     }),
 
-    'update-catalog.createProduct': async (request) => {
+    'update-catalog.createProduct': async (request, context) => {
       const bundleItems = checkBundleItems(
         request.id,
         request.bundle_items,
@@ -69,10 +76,12 @@ export function catalogHandlers(
         download_access: request.download_access,
         bundle_items: bundleItems,
       };
+      // Checked before the sequence counter is incremented too, and again before each insert.
+      context.beforeWrite();
       return sequences.insert(
         'product',
         request.id,
-        (id) => insert(id, fields),
+        (id) => insert(id, fields, context),
         () => new LicensingError('ALREADY_EXISTS', `Product ${request.id} already exists.`),
       );
     },
@@ -88,7 +97,7 @@ export function catalogHandlers(
       return { products: docs.map(toProduct) };
     },
 
-    'update-catalog.updateProduct': async ({ id, ...changes }) => {
+    'update-catalog.updateProduct': async ({ id, ...changes }, context) => {
       const update: Partial<ProductDocument> = {};
       if (changes.title !== undefined) update.title = changes.title;
       if (changes.requires_license !== undefined)
@@ -101,6 +110,7 @@ export function catalogHandlers(
           await existingIds(changes.bundle_items),
         );
       }
+      context.beforeWrite();
       const doc = await Product.findByIdAndUpdate(
         id,
         { $set: update },

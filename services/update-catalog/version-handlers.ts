@@ -111,37 +111,39 @@ export function versionHandlers(deps: {
   }
 
   return {
-    'update-catalog.createVersion': async (request) => {
+    'update-catalog.createVersion': async (request, context) => {
       await requireProduct(request.product_id);
+      // Checked before the sequence counter is incremented too, and again before each insert.
+      context.beforeWrite();
       return deps.sequences.insert(
         'version',
         undefined,
-        async (id) =>
-          withFiles(
-            (
-              await VersionModel.create({
-                _id: id,
-                product_id: request.product_id,
-                version: request.version,
-                release_notes: request.release_notes,
-                release_date: request.release_date,
-                published: request.published,
-                created_at: new Date(),
-              })
-            ).toObject(),
-          ),
+        async (id) => {
+          context.beforeWrite();
+          const created = await VersionModel.create({
+            _id: id,
+            product_id: request.product_id,
+            version: request.version,
+            release_notes: request.release_notes,
+            release_date: request.release_date,
+            published: request.published,
+            created_at: new Date(),
+          });
+          return withFiles(created.toObject());
+        },
         () => new LicensingError('INTERNAL_ERROR', 'Could not assign a version id.'),
       );
     },
 
     'update-catalog.getVersion': async ({ id }) => withFiles(await requireVersion(id)),
 
-    'update-catalog.updateVersion': async ({ id, ...changes }) => {
+    'update-catalog.updateVersion': async ({ id, ...changes }, context) => {
       const set: Partial<VersionDocument> = {};
       if (changes.version !== undefined) set.version = changes.version;
       if (changes.release_notes !== undefined) set.release_notes = changes.release_notes;
       if (changes.release_date !== undefined) set.release_date = changes.release_date;
       if (changes.published !== undefined) set.published = changes.published;
+      context.beforeWrite();
       const doc = await VersionModel.findByIdAndUpdate(
         id,
         { $set: set },
@@ -168,32 +170,34 @@ export function versionHandlers(deps: {
       return { versions: listed.sort((a, b) => at(b) - at(a) || b.id - a.id) };
     },
 
-    'update-catalog.addFile': async (request) => {
+    'update-catalog.addFile': async (request, context) => {
       const version = await requireVersion(request.version_id);
+      // Checked before the sequence counter is incremented too, and again before each insert.
+      context.beforeWrite();
       return deps.sequences.insert(
         'file',
         undefined,
-        async (id) =>
-          fileView(
-            (
-              await FileModel.create({
-                _id: id,
-                ...request,
-                product_id: version.product_id,
-                uploaded_at: new Date(),
-              })
-            ).toObject(),
-          ),
+        async (id) => {
+          context.beforeWrite();
+          const created = await FileModel.create({
+            _id: id,
+            ...request,
+            product_id: version.product_id,
+            uploaded_at: new Date(),
+          });
+          return fileView(created.toObject());
+        },
         () => new LicensingError('INTERNAL_ERROR', 'Could not assign a file id.'),
       );
     },
 
-    'update-catalog.updateFile': async ({ id, ...changes }) => {
+    'update-catalog.updateFile': async ({ id, ...changes }, context) => {
       const set: Partial<FileDocument> = {};
       if (changes.plan_id !== undefined) set.plan_id = changes.plan_id;
       if (changes.include_in_updates !== undefined) {
         set.include_in_updates = changes.include_in_updates;
       }
+      context.beforeWrite();
       const doc = await FileModel.findByIdAndUpdate(
         id,
         { $set: set },
@@ -203,7 +207,8 @@ export function versionHandlers(deps: {
       return fileView(doc);
     },
 
-    'update-catalog.deleteFile': async ({ id }) => {
+    'update-catalog.deleteFile': async ({ id }, context) => {
+      context.beforeWrite();
       const doc = await FileModel.findByIdAndDelete(id).lean();
       if (!doc) throw new LicensingError('NOT_FOUND', `File ${id} does not exist.`);
       return fileView(doc);

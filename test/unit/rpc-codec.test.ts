@@ -1,9 +1,18 @@
-import { LicensingError } from '../../libs/contracts/index.js';
+import { LicensingError, type CallContext, type HandlersOf } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { decodeReply, dispatch, encodeRequest } from '../../libs/transport/codec.js';
+import {
+  DeadlineContext,
+  decodeReply,
+  dispatch,
+  encodeRequest,
+} from '../../libs/transport/codec.js';
+import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 
 const logger = createLogger('test', 'silent');
 const health = async () => ({ service: 'download', status: 'ok' as const, uptime_seconds: 1 });
+/** A deadline no test reaches. */
+const later = () => Date.now() + 60_000;
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function replyError(text: string, handlers = {}) {
   const reply = await dispatch(handlers, text, logger);
@@ -19,7 +28,7 @@ describe('RPC wire format (libs/transport/codec)', () => {
   test('a request and its reply round-trip as JSON', async () => {
     const reply = await dispatch(
       { 'download.health': health },
-      encodeRequest('download.health', {}),
+      encodeRequest('download.health', {}, later()),
       logger,
     );
     expect(decodeReply('download.health', reply)).toEqual({
@@ -49,6 +58,7 @@ describe('RPC wire format (libs/transport/codec)', () => {
     };
     const text = JSON.stringify({
       method: 'license.validate',
+      deadline: later(),
       request: { license_key: { $ne: 'x' }, identifier: null, product_id: null, ip: '' },
     });
     const reply = JSON.parse(await dispatch(handlers, text, logger));
@@ -65,7 +75,7 @@ describe('RPC wire format (libs/transport/codec)', () => {
         });
       },
     };
-    const error = await replyError(encodeRequest('download.health', {}), handlers);
+    const error = await replyError(encodeRequest('download.health', {}, later()), handlers);
     expect(error).toBeInstanceOf(LicensingError);
     expect(error.toBody()).toEqual({
       error: {
@@ -84,7 +94,7 @@ describe('RPC wire format (libs/transport/codec)', () => {
         throw new Error('secret database detail');
       },
     };
-    const error = await replyError(encodeRequest('download.health', {}), handlers);
+    const error = await replyError(encodeRequest('download.health', {}, later()), handlers);
     expect(error.code).toBe('INTERNAL_ERROR');
     expect(error.status).toBe(500);
     expect(error.message).not.toMatch(/secret/);
@@ -97,5 +107,123 @@ describe('RPC wire format (libs/transport/codec)', () => {
     expect(() => decodeReply('download.health', 'garbage')).toThrow(
       expect.objectContaining({ code: 'INTERNAL_ERROR' }),
     );
+  });
+});
+
+describe('RPC deadlines (libs/transport/codec)', () => {
+  test('every request envelope carries the deadline it was given', () => {
+    const deadline = Date.UTC(2030, 0, 1);
+    expect(JSON.parse(encodeRequest('download.health', {}, deadline))).toEqual({
+      method: 'download.health',
+      deadline,
+      request: {},
+    });
+  });
+
+  test("a call's deadline is the moment its timeout fires (transport default or per call)", async () => {
+    const bus = new InProcessBus();
+    const server = new InProcessTransport(bus, { timeoutMs: 1000, logger });
+    const client = new InProcessTransport(bus, { timeoutMs: 4000, logger });
+    const seen: number[] = [];
+    await server.serve('download', {
+      'download.health': async (_request: unknown, context: CallContext) => {
+        seen.push(context.deadline);
+        return health();
+      },
+    } as Partial<HandlersOf<'download'>> as HandlersOf<'download'>);
+    for (const [options, timeoutMs] of [
+      [undefined, 4000],
+      [{ timeoutMs: 700 }, 700],
+    ] as const) {
+      const before = Date.now();
+      await client.call('download.health', {}, options);
+      const after = Date.now();
+      const deadline = seen.pop();
+      expect(deadline).toBeGreaterThanOrEqual(before + timeoutMs);
+      expect(deadline).toBeLessThanOrEqual(after + timeoutMs);
+    }
+    await Promise.all([server.close(), client.close()]);
+  });
+
+  test('a request that arrives after its deadline is not handed to its handler', async () => {
+    let called = false;
+    const handlers = {
+      'download.health': async () => {
+        called = true;
+        return health();
+      },
+    };
+    const error = await replyError(encodeRequest('download.health', {}, Date.now() - 1), handlers);
+    expect(error.code).toBe('INTERNAL_ERROR');
+    expect(error.message).toMatch(/stopped waiting/);
+    expect(called).toBe(false);
+  });
+
+  test.each([
+    ['no deadline', { method: 'download.health', request: {} }],
+    [
+      'a deadline that is text',
+      { method: 'download.health', deadline: '1893456000000', request: {} },
+    ],
+    [
+      'a deadline that is not an integer',
+      { method: 'download.health', deadline: 1.5e12 + 0.5, request: {} },
+    ],
+    ['a negative deadline', { method: 'download.health', deadline: -1, request: {} }],
+    ['a null deadline', { method: 'download.health', deadline: null, request: {} }],
+  ])(
+    'a request with %s is malformed (INVALID_REQUEST) and never reaches its handler',
+    async (_, envelope) => {
+      let called = false;
+      const handlers = {
+        'download.health': async () => {
+          called = true;
+          return health();
+        },
+      };
+      const error = await replyError(JSON.stringify(envelope), handlers);
+      expect(error.code).toBe('INVALID_REQUEST');
+      expect(error.message).toMatch(/deadline/);
+      expect(called).toBe(false);
+    },
+  );
+
+  test('beforeWrite passes before the deadline and throws INTERNAL_ERROR from the deadline on', () => {
+    let now = 1_000;
+    const context = new DeadlineContext('license.activate', 2_000, () => now);
+    expect(context.deadline).toBe(2_000);
+    expect(() => context.beforeWrite()).not.toThrow();
+    now = 1_999;
+    expect(() => context.beforeWrite()).not.toThrow();
+    now = 2_000;
+    expect(() => context.beforeWrite()).toThrow(
+      expect.objectContaining({ code: 'INTERNAL_ERROR', status: 500 }),
+    );
+    now = 5_000;
+    expect(() => context.beforeWrite()).toThrow(LicensingError);
+  });
+
+  test('a handler that reaches its write after the deadline does not write, and its caller gets INTERNAL_ERROR', async () => {
+    let checkedInTime = false;
+    let wrote = false;
+    const handlers = {
+      'download.health': async (_request: unknown, context: CallContext) => {
+        context.beforeWrite();
+        checkedInTime = true;
+        // The database stalls past the deadline between the handler's read and its write.
+        await delay(context.deadline - Date.now() + 20);
+        context.beforeWrite();
+        wrote = true;
+        return health();
+      },
+    };
+    const error = await replyError(
+      encodeRequest('download.health', {}, Date.now() + 100),
+      handlers,
+    );
+    expect(checkedInTime).toBe(true);
+    expect(wrote).toBe(false);
+    expect(error.code).toBe('INTERNAL_ERROR');
+    expect(error.message).toMatch(/stopped waiting/);
   });
 });

@@ -1,0 +1,150 @@
+import { MongoMemoryServer } from 'mongodb-memory-server';
+import { bootSystem, type TestSystem } from '../support/system.js';
+
+/**
+ * A database that stalls must not turn a request whose client got INTERNAL_ERROR into a change
+ * made later: the caller's deadline travels with every RPC request, and handlers check it before
+ * each write (docs/architecture.md). This file stalls its own MongoDB server (SIGSTOP), so it
+ * never touches the server the other test files share.
+ */
+
+const RPC_TIMEOUT_MS = 1500;
+/** How long the licenses must stay unchanged before the handlers still running count as done. */
+const SETTLE_MS = RPC_TIMEOUT_MS;
+const WAIT_LIMIT_MS = 30_000;
+
+let database: MongoMemoryServer | undefined;
+let system: TestSystem | undefined;
+let stalledPid: number | undefined;
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function stallDatabase(): void {
+  const pid = database?.instanceInfo?.instance.mongodProcess?.pid;
+  if (pid === undefined) throw new Error('The test MongoDB server has no process to stall.');
+  process.kill(pid, 'SIGSTOP');
+  stalledPid = pid;
+}
+
+/** Safe to call any number of times; also runs when the test process exits. */
+function resumeDatabase(): void {
+  if (stalledPid === undefined) return;
+  try {
+    process.kill(stalledPid, 'SIGCONT');
+  } catch {
+    // already gone
+  }
+  stalledPid = undefined;
+}
+process.once('exit', resumeDatabase);
+
+/** Runs `work` while the database is stopped, and resumes it whatever happens. */
+async function whileDatabaseStalls<T>(work: () => Promise<T>): Promise<T> {
+  stallDatabase();
+  try {
+    return await work();
+  } finally {
+    resumeDatabase();
+  }
+}
+
+beforeAll(async () => {
+  database = await MongoMemoryServer.create();
+  system = await bootSystem({
+    MONGODB_URL: database.getUri(),
+    RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  resumeDatabase();
+  await system?.stop();
+  await database?.stop();
+}, 60_000);
+
+function sys(): TestSystem {
+  if (!system) throw new Error('The system did not start.');
+  return system;
+}
+
+async function activationsOf(keys: readonly string[]): Promise<Record<string, string[]>> {
+  const entries = await Promise.all(
+    keys.map(async (key) => {
+      const license = await sys().transport.call('license.getLicense', { license_key: key });
+      return [key, license.activations.map((a) => a.identifier).sort()] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** Polls until the database answers a read through the license service again. */
+async function untilDatabaseAnswers(key: string): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      await sys().transport.call('license.getLicense', { license_key: key });
+      return;
+    } catch (error) {
+      if (Date.now() - started > WAIT_LIMIT_MS) throw error;
+      await delay(100);
+    }
+  }
+}
+
+/**
+ * The activations once they have stopped changing for SETTLE_MS: handlers that were waiting on
+ * the stalled database need a few operations after it answers, and would write in that time.
+ */
+async function settledActivations(keys: readonly string[]): Promise<Record<string, string[]>> {
+  const started = Date.now();
+  let last = await activationsOf(keys);
+  let unchangedSince = Date.now();
+  while (Date.now() - unchangedSince < SETTLE_MS) {
+    if (Date.now() - started > WAIT_LIMIT_MS) throw new Error('The licenses kept changing.');
+    await delay(200);
+    const next = await activationsOf(keys);
+    if (JSON.stringify(next) !== JSON.stringify(last)) {
+      last = next;
+      unchangedSince = Date.now();
+    }
+  }
+  return last;
+}
+
+describe('RPC deadlines', () => {
+  test('activations and deactivations whose clients got INTERNAL_ERROR while the database stalled are not stored when it answers again', async () => {
+    const licenses = await Promise.all(
+      [1, 2, 3, 4].map(() => sys().license({ activation_limit: 10 })),
+    );
+    const keys = licenses.map((l) => l.key);
+    // Two activations per license before the stall. The products are in the license service's
+    // cache by now, so the handlers below wait on the database only.
+    for (const key of keys) {
+      for (const identifier of ['kept-1.example.com', 'kept-2.example.com']) {
+        const res = await sys().post('activate', { license_key: key, identifier });
+        expect(res.status).toBe(200);
+      }
+    }
+    const before = await activationsOf(keys);
+    for (const key of keys) {
+      expect(before[key]).toEqual(['kept-1.example.com', 'kept-2.example.com']);
+    }
+
+    const answers = await whileDatabaseStalls(() =>
+      Promise.all(
+        keys.flatMap((key) => [
+          sys().post('activate', { license_key: key, identifier: 'late-1.example.com' }),
+          sys().post('activate', { license_key: key, identifier: 'late-2.example.com' }),
+          sys().post('deactivate', { license_key: key, identifier: 'kept-1.example.com' }),
+        ]),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('INTERNAL_ERROR');
+    }
+
+    await untilDatabaseAnswers(keys[0]!);
+    expect(await settledActivations(keys)).toEqual(before);
+  }, 120_000);
+});
