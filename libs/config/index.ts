@@ -16,6 +16,11 @@ const interval = z
   .regex(/^[1-9][0-9]* (second|minute|hour|day)s?$/, 'must be like "30 seconds" or "1 hour"');
 const positiveMs = z.coerce.number().int().positive();
 
+/** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** The largest package file the management API accepts: 2 GiB. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+
 /**
  * Every environment variable the system reads, with its default (README: Configuration).
  * Each process loads the whole set once at start-up and fails fast on a bad value.
@@ -72,11 +77,7 @@ const EnvSchema = z.object({
   /** Signs the short-lived upload and download URLs; the same on every download replica. */
   DOWNLOAD_SIGNING_KEY: z.string().default(''),
   /** The largest package file the management API accepts (bytes; default 2 GiB). */
-  MAX_UPLOAD_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(2 * 1024 ** 3),
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(DEFAULT_MAX_UPLOAD_BYTES),
   // Scheduled tasks of the license service (spec 3.1 expiry, 2.5 rejected-attempt pruning).
   SCHEDULED_TASKS: z.enum(['on', 'off']).default('on'),
   EXPIRY_TASK_EVERY: interval.default('1 minute'),
@@ -85,6 +86,7 @@ const EnvSchema = z.object({
   /** A task holding its lock longer than this counts as dead: another replica may run it. */
   SCHEDULED_TASK_TIMEOUT: interval.default('5 minutes'),
   RPC_TIMEOUT_MS: positiveMs.default(5000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveMs.default(DEFAULT_REQUEST_TIMEOUT_MS),
   PRODUCT_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
   TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -3,6 +3,8 @@ import {
   ClientIp,
   Id,
   MAX_FIELD_LENGTH,
+  MAX_PAGE,
+  MAX_PER_PAGE,
   NonEmptyShortText,
   ShortText,
   Timestamp,
@@ -107,8 +109,9 @@ export type DownloadLogEntry = z.infer<typeof DownloadLogEntry>;
 export const DownloadLogRequest = z.strictObject({
   product_id: Id.nullable().default(null),
   refused: z.boolean().nullable().default(null),
-  page: z.number().int().positive().default(1),
-  per_page: z.number().int().positive().max(500).default(50),
+  // Bounded, so a deep page is refused rather than turned into a huge skip.
+  page: z.number().int().positive().max(MAX_PAGE).default(1),
+  per_page: z.number().int().positive().max(MAX_PER_PAGE).default(50),
 });
 export type DownloadLogRequest = z.infer<typeof DownloadLogRequest>;
 

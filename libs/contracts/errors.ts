@@ -23,7 +23,10 @@ export const errorStatus = {
   ALREADY_EXISTS: 409,
   ACTIVATION_EXISTS: 409,
   ACTIVATION_LIMIT_TOO_LOW: 409,
+  // HTTP edge: requests refused before any route reads them (docs/api-decisions.md).
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  REQUEST_HEADERS_TOO_LARGE: 431,
   UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
 } as const;

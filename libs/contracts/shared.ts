@@ -28,6 +28,10 @@ export function characterLength(value: string): number {
   return Array.from(value).length;
 }
 
+/** Paged lists: at most this many entries per page, and pages up to this number. */
+export const MAX_PER_PAGE = 500;
+export const MAX_PAGE = 10_000;
+
 export const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const Timestamp = z.iso.datetime({ offset: true });
 export const ShortText = z

@@ -1,5 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ErrorRequestHandler, Express, RequestHandler, Response } from 'express';
 import { LicensingError, internalError } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
@@ -22,30 +20,16 @@ export const unknownRoute: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * Client errors raised inside Express rather than by our code: body-parser errors (they carry a
- * `type`, or only a 4xx `status`, as for a body that cannot be decompressed) and the router's
- * URIError for a path that is not valid percent-encoding.
+ * Client errors raised inside Express rather than by our code: the router's URIError for a path
+ * that is not valid percent-encoding, and any other error that carries a 4xx status.
  */
 function fromExpressError(error: unknown): LicensingError | undefined {
   if (error instanceof URIError) {
     return new LicensingError('INVALID_REQUEST', 'The URL path is not valid percent-encoding.');
   }
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { type, status } = error as { type?: unknown; status?: unknown };
-  switch (type) {
-    case 'entity.too.large':
-      return new LicensingError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
-    case 'entity.parse.failed':
-      return new LicensingError('INVALID_REQUEST', 'The request body is not valid JSON.');
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new LicensingError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'The request body encoding is not supported.',
-      );
-  }
+  const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new LicensingError('INVALID_REQUEST', 'The request body could not be read.');
+    return new LicensingError('INVALID_REQUEST', 'The request could not be read.');
   }
   return undefined;
 }
@@ -69,48 +53,5 @@ export function configureApp(app: Express, trustProxy: boolean | number | string
   app.set('etag', false);
 }
 
-export interface Listening {
-  server: Server;
-  url: string;
-  close(): Promise<void>;
-}
-
-export interface ListenOptions {
-  /**
-   * Time allowed to receive a whole request (default 30 s). Servers that accept package uploads
-   * need longer; an idle connection is still closed after `idleTimeoutMs`.
-   */
-  requestTimeoutMs?: number;
-  /** Closes a connection on which nothing moved for this long (default: never). */
-  idleTimeoutMs?: number;
-}
-
-/** Starts listening; port 0 picks a free port. The URL names the address actually bound. */
-export function listen(
-  app: Express,
-  port: number,
-  host: string,
-  options: ListenOptions = {},
-): Promise<Listening> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => {
-      if (error) return reject(error);
-      const address = server.address() as AddressInfo;
-      const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-      resolve({
-        server,
-        url: `http://${shownHost}:${address.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
-      });
-    });
-    // Slow clients cannot hold a connection open forever.
-    server.requestTimeout = options.requestTimeoutMs ?? 30_000;
-    server.headersTimeout = 10_000;
-    if (options.idleTimeoutMs !== undefined) server.timeout = options.idleTimeoutMs;
-    server.on('error', reject);
-  });
-}
+export * from './body.js';
+export * from './server.js';

@@ -14,7 +14,7 @@ import { startDownloadService, type RunningDownloadService } from '../download/s
 import { createGatewayApp } from '../gateway/app.js';
 import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
 import { startLicenseService } from '../license/service.js';
-import { createManagementApp, MANAGEMENT_LISTEN_OPTIONS } from '../management/app.js';
+import { createManagementApp, managementListenOptions } from '../management/app.js';
 import { startUpdateCatalogService } from '../update-catalog/service.js';
 
 export interface SystemOptions {
@@ -114,9 +114,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         publicUrl: () => config.PUBLIC_URL ?? gatewayUrl,
         logger: logger.child({ service: 'gateway' }),
         trustProxy,
+        requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       }),
       config.PORT,
       config.HOST,
+      { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS },
     );
     stops.push(gateway.close);
     gatewayUrl = gateway.url;
@@ -127,10 +129,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         adminTokens,
         trustProxy,
         maxUploadBytes: config.MAX_UPLOAD_BYTES,
+        requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       }),
       config.ADMIN_PORT,
       config.HOST,
-      MANAGEMENT_LISTEN_OPTIONS,
+      managementListenOptions(config.HTTP_REQUEST_TIMEOUT_MS),
     );
     stops.push(management.close);
 

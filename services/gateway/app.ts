@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../libs/config/index.js';
 import { errorHandler, configureApp, sendData, unknownRoute } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
@@ -11,6 +12,9 @@ import { licenseRoutes } from './routes.js';
 import { localAddressUrl, updateRoutes } from './updates.js';
 
 export { API_BASE };
+
+/** Spec 1: POST bodies are form fields. Field values are short, so bodies are small. */
+const MAX_FORM_BYTES = 16 * 1024;
 
 /**
  * The public gateway: stateless, owns no data. It validates form input and turns each request
@@ -27,13 +31,21 @@ export function createGatewayApp(deps: {
    * connection. Never anything the client sends, such as its Host header.
    */
   publicUrl?: () => string;
+  /** Time allowed to receive a request body (HTTP_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy);
   app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
   app.get('/openapi.json', (_req, res) => res.json(publicOpenApi));
   app.use(API_BASE, publicCors);
-  app.use(`${API_BASE}/licenses`, licenseRoutes(deps.transport, deps.rateLimits));
+  app.use(
+    `${API_BASE}/licenses`,
+    licenseRoutes(deps.transport, deps.rateLimits, {
+      maxBytes: MAX_FORM_BYTES,
+      timeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    }),
+  );
   app.use(
     `${API_BASE}/updates`,
     updateRoutes(deps.transport, deps.rateLimits, deps.publicUrl ?? localAddressUrl),

@@ -16,8 +16,11 @@ runProcess('gateway', async (config, logger) => {
     transport,
     logger,
     trustProxy: trustProxySetting(config.TRUST_PROXY),
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
   });
-  const server = await listen(app, config.PORT, config.HOST);
+  const server = await listen(app, config.PORT, config.HOST, {
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+  });
   ownUrl = server.url;
   logger.info({ url: server.url }, 'gateway listening');
   if (!config.PUBLIC_URL) {

@@ -25,7 +25,9 @@ const errorCodesOfPublicApi = [
   'RATE_LIMITED',
   'INTERNAL_ERROR',
   'NOT_FOUND',
+  'REQUEST_TIMEOUT',
   'PAYLOAD_TOO_LARGE',
+  'REQUEST_HEADERS_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
 ] as const;
 
@@ -130,6 +132,7 @@ export const publicOpenApi = {
             'LICENSE_INVALID, PRODUCT_MISMATCH, LICENSE_EXPIRED or ACTIVATION_LIMIT_REACHED ' +
               '(which also carries activation_limit and activations_used)',
           ),
+          '408': errorResponse('REQUEST_TIMEOUT: the body did not arrive in time'),
           '413': errorResponse('PAYLOAD_TOO_LARGE'),
           '415': unsupportedEncoding,
           '429': rateLimited(
@@ -156,6 +159,7 @@ export const publicOpenApi = {
           '200': dataOf('#/components/schemas/Validation'),
           '400': errorResponse('INVALID_REQUEST'),
           '403': errorResponse('PRODUCT_MISMATCH'),
+          '408': errorResponse('REQUEST_TIMEOUT: the body did not arrive in time'),
           '413': errorResponse('PAYLOAD_TOO_LARGE'),
           '415': unsupportedEncoding,
           '429': rateLimited('RATE_LIMITED: the per-IP limit of the license operations'),
@@ -180,6 +184,7 @@ export const publicOpenApi = {
           '400': errorResponse('INVALID_REQUEST'),
           '403': errorResponse('LICENSE_INVALID or PRODUCT_MISMATCH'),
           '404': errorResponse('ACTIVATION_NOT_FOUND'),
+          '408': errorResponse('REQUEST_TIMEOUT: the body did not arrive in time'),
           '413': errorResponse('PAYLOAD_TOO_LARGE'),
           '415': unsupportedEncoding,
           '429': rateLimited('RATE_LIMITED: the per-IP limit of the license operations'),

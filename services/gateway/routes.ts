@@ -1,30 +1,18 @@
 import { isIP } from 'node:net';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { LicensingError } from '../../libs/contracts/index.js';
-import { sendData } from '../../libs/http/index.js';
+import { readBody, sendData, utf8Body, type BodyLimits } from '../../libs/http/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { Form } from './form.js';
 import type { RateLimits } from './rate-limits.js';
 
-/** Spec 1: POST bodies are form fields. Field values are short, so bodies are small. */
-const MAX_BODY_BYTES = 16 * 1024;
 const FORM_TYPE = 'application/x-www-form-urlencoded';
-
-const rawForm = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The form of a POST request; an absent body is an empty form, any other type is refused. */
 function readForm(req: Request): Form {
-  const body: unknown = req.body;
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-  if (bytes.length > 0 && !req.is(FORM_TYPE)) {
+  const text = utf8Body(req);
+  if (text.length > 0 && !req.is(FORM_TYPE)) {
     throw new LicensingError('INVALID_REQUEST', `The request body must be ${FORM_TYPE}.`);
-  }
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new LicensingError('INVALID_REQUEST', 'The request body is not valid UTF-8.');
   }
   return Form.parse(text);
 }
@@ -58,9 +46,13 @@ function formOf(res: Response): Form {
 }
 
 /** The license operations of spec 4.1 to 4.3 under `{api_base}/licenses`. */
-export function licenseRoutes(transport: Transport, limits: RateLimits): Router {
+export function licenseRoutes(
+  transport: Transport,
+  limits: RateLimits,
+  bodyLimits: BodyLimits,
+): Router {
   const router = express.Router();
-  router.use(limits.perIp, rawForm, parseForm);
+  router.use(limits.perIp, readBody(bodyLimits), parseForm);
 
   router.post(
     '/activate',

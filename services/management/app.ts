@@ -1,5 +1,12 @@
 import express, { type Express, type RequestHandler } from 'express';
-import { configureApp, errorHandler, sendData, unknownRoute } from '../../libs/http/index.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../libs/config/index.js';
+import {
+  configureApp,
+  errorHandler,
+  readBody,
+  sendData,
+  unknownRoute,
+} from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { ListenOptions } from '../../libs/http/index.js';
@@ -9,15 +16,19 @@ import { packageRoutes } from './packages.js';
 import { ADMIN_BASE, adminRoutes } from './routes.js';
 
 /** Admin bodies are small JSON objects; anything bigger is refused with 413. */
-const MAX_BODY = '64kb';
-/** Package files (multipart uploads) are streamed, up to this size unless configured. */
-const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+const MAX_JSON_BYTES = 64 * 1024;
 
-/** Package uploads take a while; a connection on which nothing moves is still closed. */
-export const MANAGEMENT_LISTEN_OPTIONS: ListenOptions = {
-  requestTimeoutMs: 60 * 60_000,
-  idleTimeoutMs: 60_000,
-};
+/**
+ * Package uploads take a while: a whole request may take an hour, but its headers must come
+ * within the usual time, and a connection on which nothing moves is closed.
+ */
+export function managementListenOptions(requestTimeoutMs: number): ListenOptions {
+  return {
+    headersTimeoutMs: requestTimeoutMs,
+    requestTimeoutMs: 60 * 60_000,
+    idleTimeoutMs: 60_000,
+  };
+}
 
 /** Admin answers carry license keys: no cache may keep them. */
 const noStore: RequestHandler = (_req, res, next) => {
@@ -45,6 +56,8 @@ export function createManagementApp(deps: {
   trustProxy: boolean | number | string;
   /** The largest package file accepted (MAX_UPLOAD_BYTES). */
   maxUploadBytes?: number;
+  /** Time allowed to receive a JSON body (HTTP_REQUEST_TIMEOUT_MS); uploads stream for longer. */
+  requestTimeoutMs?: number;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy);
@@ -56,7 +69,11 @@ export function createManagementApp(deps: {
     ADMIN_BASE,
     noStore,
     requireAdminToken(deps.adminTokens),
-    express.json({ limit: MAX_BODY }),
+    // Package uploads (multipart) are streamed by their route; every other body is JSON.
+    readBody(
+      { maxBytes: MAX_JSON_BYTES, timeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
+      (req) => req.is('multipart/form-data') !== false,
+    ),
     adminRoutes(deps.transport),
     packageRoutes(deps.transport, {
       maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,

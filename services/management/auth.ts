@@ -15,6 +15,13 @@ const digest = (token: string): Buffer => createHash('sha256').update(token, 'ut
 export function requireAdminToken(adminTokens: readonly string[]): RequestHandler {
   const known = adminTokens.map(digest);
   return (req, res, next) => {
+    // Node keeps the first of repeated Authorization headers; which one a proxy in front would
+    // have used is unknown, so a request carrying two is refused rather than guessed at.
+    if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+      return next(
+        new LicensingError('INVALID_REQUEST', 'Send the Authorization header only once.'),
+      );
+    }
     const header = req.get('authorization');
     const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
     const presented = match?.[1];

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { LicensingError } from '../../libs/contracts/index.js';
+import { utf8Body } from '../../libs/http/index.js';
 
 /** Validation at the edge: every failure is a 400 INVALID_REQUEST naming the field. */
 
@@ -38,14 +39,23 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.out
 }
 
 /**
- * The parsed JSON body. express.json() only reads application/json, so anything else (or no
- * body at all) is refused here instead of being mistaken for an empty object.
+ * The JSON body, read as UTF-8 (bytes that are not UTF-8 are refused, never replaced). Anything
+ * but application/json, or no body at all, is refused instead of being mistaken for `{}`.
  */
 export function jsonBody(req: Request): unknown {
-  if (!req.is('application/json') || req.body === undefined) {
+  const text = req.is('application/json') ? utf8Body(req) : '';
+  if (text === '') {
     throw invalid('The request body must be a JSON object sent as application/json.');
   }
-  return req.body;
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    throw new LicensingError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalid('The request body is not valid JSON.');
+  }
 }
 
 /** A path id: a positive safe integer written in plain decimal digits. */

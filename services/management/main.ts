@@ -2,7 +2,7 @@ import { trustProxySetting } from '../../libs/config/index.js';
 import { listen } from '../../libs/http/index.js';
 import { requireSetting, runProcess } from '../../libs/process/index.js';
 import { createTransport } from '../../libs/transport/index.js';
-import { createManagementApp, MANAGEMENT_LISTEN_OPTIONS } from './app.js';
+import { createManagementApp, managementListenOptions } from './app.js';
 
 runProcess('management', async (config, logger) => {
   if (config.ADMIN_TOKENS.length === 0) requireSetting(undefined, 'ADMIN_TOKENS');
@@ -13,8 +13,14 @@ runProcess('management', async (config, logger) => {
     adminTokens: config.ADMIN_TOKENS,
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
   });
-  const server = await listen(app, config.ADMIN_PORT, config.HOST, MANAGEMENT_LISTEN_OPTIONS);
+  const server = await listen(
+    app,
+    config.ADMIN_PORT,
+    config.HOST,
+    managementListenOptions(config.HTTP_REQUEST_TIMEOUT_MS),
+  );
   logger.info({ url: server.url }, 'management API listening');
   return async () => {
     await server.close();

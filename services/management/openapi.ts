@@ -25,7 +25,9 @@ const errorCodesOfManagementApi = [
   'ACTIVATION_EXISTS',
   'ACTIVATION_NOT_FOUND',
   'ACTIVATION_LIMIT_TOO_LOW',
+  'REQUEST_TIMEOUT',
   'PAYLOAD_TOO_LARGE',
+  'REQUEST_HEADERS_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
@@ -130,6 +132,7 @@ const bodyErrors = {
   '400': errorResponse(
     'INVALID_REQUEST: malformed JSON, not application/json, or a field that fails validation.',
   ),
+  '408': errorResponse('REQUEST_TIMEOUT: the body did not arrive within HTTP_REQUEST_TIMEOUT_MS.'),
   '413': errorResponse('PAYLOAD_TOO_LARGE: the body is over 64 KiB.'),
   '415': errorResponse('UNSUPPORTED_MEDIA_TYPE: a charset or encoding that is not supported.'),
 };

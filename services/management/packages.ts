@@ -5,13 +5,14 @@ import busboy from 'busboy';
 import express, { type Request, type Router } from 'express';
 import {
   CreateVersionRequest,
+  DownloadLogRequest,
   LicensingError,
   UpdateFileRequest,
   UpdateVersionRequest,
   isErrorCode,
   type PackageFile,
 } from '../../libs/contracts/index.js';
-import { sendData } from '../../libs/http/index.js';
+import { declaredLength, refuseUnreadBody, sendData } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { jsonBody, parseWith, pathId } from './input.js';
@@ -27,6 +28,8 @@ const FilePatch = UpdateFileRequest.omit({ id: true }).refine(nonEmptyPatch, EMP
 
 /** The form fields an upload may carry beside `file`. */
 const UPLOAD_FIELDS = new Set(['plan_id', 'include_in_updates']);
+/** Room for the multipart envelope around the file: boundaries, part headers, the fields. */
+const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
 /** Waiting for the download service: connecting, its answer, or a stall mid-upload. */
 const UPLOAD_IDLE_TIMEOUT_MS = 120_000;
 
@@ -394,6 +397,16 @@ export function packageRoutes(
     if (!req.is('multipart/form-data')) {
       throw invalid('The request body must be multipart/form-data with the package as "file".');
     }
+    const declared = declaredLength(req);
+    if (declared !== undefined && declared > options.maxUploadBytes + MULTIPART_ALLOWANCE_BYTES) {
+      throw refuseUnreadBody(
+        res,
+        new LicensingError(
+          'PAYLOAD_TOO_LARGE',
+          `file: the package is over the limit of ${options.maxUploadBytes} bytes.`,
+        ),
+      );
+    }
     // The version must exist before any byte is stored.
     await transport.call('update-catalog.getVersion', { id: version_id });
     const received = await receivePackage(req, transport, options.maxUploadBytes);
@@ -444,17 +457,13 @@ export function packageRoutes(
   router.get('/download-log', async (req, res) => {
     const query = queryOf(req, ['product_id', 'refused', 'page', 'per_page']);
     const refused = query.get('refused');
-    const perPage = positiveInteger('per_page', query.get('per_page'));
-    if (perPage !== undefined && perPage > 500) throw invalid('per_page: must be at most 500.');
-    sendData(
-      res,
-      await transport.call('download.listLog', {
-        product_id: positiveInteger('product_id', query.get('product_id')) ?? null,
-        refused: refused === undefined ? null : parseBoolean('refused', refused),
-        page: positiveInteger('page', query.get('page')),
-        per_page: perPage,
-      }),
-    );
+    const request = parseWith(DownloadLogRequest, {
+      product_id: positiveInteger('product_id', query.get('product_id')) ?? null,
+      refused: refused === undefined ? null : parseBoolean('refused', refused),
+      page: positiveInteger('page', query.get('page')),
+      per_page: positiveInteger('per_page', query.get('per_page')),
+    });
+    sendData(res, await transport.call('download.listLog', request));
   });
 
   return router;

@@ -1,9 +1,9 @@
-import type { Server } from 'node:http';
+import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import request from 'supertest';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
@@ -193,14 +193,16 @@ let system: TestSystem;
 /** The Express apps the running system listens with, found by the port they listen on. */
 const runningApps = new Map<number, Express>();
 beforeAll(async () => {
-  const listen = jest.spyOn(express.application, 'listen');
+  const listen = jest.spyOn(Server.prototype, 'listen');
   try {
     system = await bootSystem();
-    // Read before mockRestore(), which also clears what the spy recorded.
-    listen.mock.results.forEach((result, i) => {
-      const { port } = (result.value as Server).address() as AddressInfo;
-      runningApps.set(port, listen.mock.contexts[i] as Express);
-    });
+    // Read before mockRestore(), which also clears what the spy recorded. Each server's request
+    // listener is the Express app it serves.
+    for (const server of listen.mock.contexts as Server[]) {
+      const [app] = server.listeners('request');
+      const address = server.address() as AddressInfo | null;
+      if (address && app) runningApps.set(address.port, app as unknown as Express);
+    }
   } finally {
     listen.mockRestore();
   }

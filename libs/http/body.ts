@@ -1,0 +1,137 @@
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Request, RequestHandler, Response } from 'express';
+import getRawBody from 'raw-body';
+import { LicensingError } from '../contracts/index.js';
+
+export interface BodyLimits {
+  /** The largest body accepted, after decompression. */
+  maxBytes: number;
+  /** Time allowed to receive the whole body. */
+  timeoutMs: number;
+}
+
+/** The request's declared `Content-Length`, or undefined when it sends none (chunked). */
+export function declaredLength(req: Request): number | undefined {
+  const header = req.headers['content-length'];
+  return header === undefined ? undefined : Number(header);
+}
+
+/**
+ * A refusal given before the body has been read: the connection is closed after the answer, so
+ * the server neither waits for nor reads a body it has already refused.
+ */
+export function refuseUnreadBody(res: Response, error: LicensingError): LicensingError {
+  res.set('Connection', 'close');
+  return error;
+}
+
+export function tooLarge(res: Response, maxBytes: number): LicensingError {
+  return refuseUnreadBody(
+    res,
+    new LicensingError('PAYLOAD_TOO_LARGE', `The request body is over ${maxBytes} bytes.`),
+  );
+}
+
+const decompressors: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/**
+ * Reads the request body into `req.body` (a Buffer; empty when there is none) within limits of
+ * size and time. A declared `Content-Length` over the limit is refused at once, a body that grows
+ * past it as soon as it does, and one still arriving after `timeoutMs` gets 408: no client holds
+ * a request open by sending slowly, or makes the server read what it will refuse. Bodies that
+ * `skip` selects are left unread for their route (package uploads are streamed).
+ */
+export function readBody(limits: BodyLimits, skip?: (req: Request) => boolean): RequestHandler {
+  return (req, res, next) => {
+    if (skip?.(req)) return next();
+    const length = declaredLength(req);
+    if (length === undefined && req.headers['transfer-encoding'] === undefined) {
+      req.body = Buffer.alloc(0);
+      return next();
+    }
+    if (length !== undefined && length > limits.maxBytes)
+      return next(tooLarge(res, limits.maxBytes));
+
+    const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    let stream: Readable = req;
+    if (encoding !== 'identity') {
+      const decompress = decompressors[encoding];
+      if (!decompress) {
+        return next(
+          refuseUnreadBody(
+            res,
+            new LicensingError(
+              'UNSUPPORTED_MEDIA_TYPE',
+              `The content encoding ${encoding} is not supported.`,
+            ),
+          ),
+        );
+      }
+      stream = req.pipe(decompress()) as unknown as Readable;
+    }
+
+    let settled = false;
+    const settle = (error?: LicensingError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (stream !== req) req.unpipe();
+      next(error === undefined ? undefined : refuseUnreadBody(res, error));
+    };
+    const timer = setTimeout(() => {
+      settle(
+        new LicensingError(
+          'REQUEST_TIMEOUT',
+          `The request body did not arrive within ${limits.timeoutMs} ms.`,
+        ),
+      );
+      if (stream !== req) stream.destroy();
+    }, limits.timeoutMs);
+
+    getRawBody(stream, {
+      // The declared length is checked by raw-body only where it describes the bytes read.
+      length: stream === req ? length : undefined,
+      limit: limits.maxBytes,
+    }).then(
+      (body) => {
+        req.body = body;
+        settle();
+      },
+      (error: unknown) => settle(bodyError(error, limits.maxBytes)),
+    );
+  };
+}
+
+function bodyError(error: unknown, maxBytes: number): LicensingError {
+  const type = (error as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') {
+    return new LicensingError('PAYLOAD_TOO_LARGE', `The request body is over ${maxBytes} bytes.`);
+  }
+  if (type === 'request.size.invalid') {
+    return new LicensingError('INVALID_REQUEST', 'The request body does not match its length.');
+  }
+  if (type === undefined) {
+    // A decompression stream failed: the body is not what its Content-Encoding says.
+    return new LicensingError('INVALID_REQUEST', 'The request body could not be decompressed.');
+  }
+  return new LicensingError('INVALID_REQUEST', 'The request body could not be read.');
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text; bytes that are not UTF-8 are refused, never replaced by U+FFFD. */
+export function utf8Body(req: Request): string {
+  const body: unknown = req.body;
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new LicensingError('INVALID_REQUEST', 'The request body is not valid UTF-8.');
+  }
+}
