@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { z } from 'zod';
 
 const optionalUrl = z
@@ -28,7 +29,9 @@ export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 const EnvSchema = z.object({
   PORT: port.default(8080),
   ADMIN_PORT: port.default(8081),
-  HOST: z.string().default('0.0.0.0'),
+  // Loopback unless said otherwise: `npm start` is not reachable from the network by accident.
+  // Containers set 0.0.0.0.
+  HOST: z.string().default('127.0.0.1'),
   PUBLIC_URL: optionalUrl,
   ADMIN_TOKENS: z
     .string()
@@ -45,7 +48,22 @@ const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9_.-]+$/)
     .default('licensing'),
   AMQP_PREFETCH: z.coerce.number().int().positive().default(32),
-  MONGODB_URL: optionalUrl,
+  // A MongoDB connection string may name several hosts (`mongodb://h1,h2/?replicaSet=rs`), which
+  // no URL parser reads: only its scheme is checked here, the driver reads the rest.
+  MONGODB_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(
+          /^mongodb(\+srv)?:\/\/\S+$/,
+          'must be a mongodb:// or mongodb+srv:// connection string',
+        )
+        .optional(),
+    )
+    .optional(),
   MONGODB_DB_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
@@ -68,7 +86,13 @@ const EnvSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
     .default('licensing-packages'),
   S3_REGION: z.string().default('us-east-1'),
-  /** Where the embedded storage keeps its data when S3_ENDPOINT is unset (default: a temp dir). */
+  /**
+   * Where the embedded parts keep their data, so a restart loses nothing: the embedded MongoDB
+   * (`mongodb/`), the embedded package storage (`packages/`) and the generated admin token.
+   * Empty: nothing is kept (a temporary directory, removed at stop).
+   */
+  DATA_DIR: z.string().trim().default('./data'),
+  /** Where the embedded storage keeps its files when S3_ENDPOINT is unset (default: DATA_DIR). */
   STORAGE_DIR: z.string().default(''),
   /** The download service's own HTTP port (package bytes in and out). */
   DOWNLOAD_PORT: port.default(8082),
@@ -90,6 +114,8 @@ const EnvSchema = z.object({
   PRODUCT_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
   TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` lines, or `pretty` text for a person; `auto`: pretty on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
 });
 
 export type Config = z.infer<typeof EnvSchema>;
@@ -143,4 +169,35 @@ export function intervalMs(value: string): number {
   const match = /^([1-9][0-9]*) (second|minute|hour|day)s?$/.exec(value);
   if (!match) throw new ConfigError(`not an interval: ${value}`);
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}
+
+/** A place under DATA_DIR, or undefined when nothing is to be kept (DATA_DIR empty). */
+function dataPath(config: Pick<Config, 'DATA_DIR'>, name: string): string | undefined {
+  return config.DATA_DIR === '' ? undefined : path.resolve(config.DATA_DIR, name);
+}
+
+/** The embedded MongoDB's data (`npm start` without MONGODB_URL). */
+export function embeddedDatabaseDirectory(config: Pick<Config, 'DATA_DIR'>): string | undefined {
+  return dataPath(config, 'mongodb');
+}
+
+/** The embedded package storage's files (no S3_ENDPOINT): STORAGE_DIR, else under DATA_DIR. */
+export function embeddedStorageDirectory(
+  config: Pick<Config, 'DATA_DIR' | 'STORAGE_DIR'>,
+): string | undefined {
+  return config.STORAGE_DIR === ''
+    ? dataPath(config, 'packages')
+    : path.resolve(config.STORAGE_DIR);
+}
+
+/** Where `npm start` keeps the admin token it generated when ADMIN_TOKENS is unset. */
+export function adminTokenFile(config: Pick<Config, 'DATA_DIR'>): string | undefined {
+  return dataPath(config, 'admin-token');
+}
+
+/** A URL as it may be shown or logged: the password, if any, left out. */
+export function displayUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^:/@]*):[^@/]*@/i, (_all, scheme, user) =>
+    user === '' ? scheme : `${scheme}${user}@`,
+  );
 }

@@ -1,4 +1,6 @@
+import { mkdir } from 'node:fs/promises';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
+import { ConfigError } from '../config/index.js';
 
 /**
  * Each service owns its collections in a database of its own (`<prefix>_<service>`) on the
@@ -26,10 +28,36 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** The embedded default when MONGODB_URL is unset: a MongoDB server run by this process. */
-export async function startEmbeddedDatabase(): Promise<EmbeddedDatabase> {
+/**
+ * The embedded default when MONGODB_URL is unset: a MongoDB server run by this process
+ * (`mongodb-memory-server`). With a directory its data is kept there across restarts; without,
+ * it lives in a temporary directory removed at stop. When no server can be started (it cannot
+ * be downloaded, or MONGOMS_SYSTEM_BINARY names nothing usable), the error says what to set.
+ */
+export async function startEmbeddedDatabase(directory?: string): Promise<EmbeddedDatabase> {
   const { MongoMemoryServer } = await import('mongodb-memory-server');
-  const server = await MongoMemoryServer.create();
+  if (directory !== undefined) await mkdir(directory, { recursive: true });
+  let server: InstanceType<typeof MongoMemoryServer>;
+  // mongodb-memory-server prints a failure to start, stack trace and all, on console.warn (unless
+  // its debug log is on, DEBUG=MongoMS:*); the error below says it in one line instead.
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    server = await MongoMemoryServer.create(
+      directory === undefined
+        ? {}
+        : { instance: { dbPath: directory, storageEngine: 'wiredTiger' } },
+    );
+  } catch (error) {
+    const reason = ((error as Error).message ?? String(error)).split('\n')[0];
+    throw new ConfigError(
+      `The embedded MongoDB server could not be started (${reason}). Set MONGODB_URL to the ` +
+        'address of a MongoDB server, or MONGOMS_SYSTEM_BINARY to the path of a mongod binary ' +
+        '(DEBUG=MongoMS:* shows the details).',
+    );
+  } finally {
+    console.warn = warn;
+  }
   return {
     url: server.getUri(),
     stop: async () => {

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Express, RequestHandler, Response } from 'express';
 import { LicensingError, internalError } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
+import { requestId, requestLog, routeTemplate } from './request-log.js';
 
 /**
  * The HTTP edge shared by the gateway and the management API: the spec's envelopes
@@ -39,19 +40,33 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(error);
     let licensingError = error instanceof LicensingError ? error : fromExpressError(error);
     if (!licensingError) {
-      logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+      logger.error(
+        {
+          err: error,
+          method: req.method,
+          route: routeTemplate(req, res),
+          request_id: requestId(res),
+        },
+        'request failed',
+      );
       licensingError = internalError();
     }
     sendError(res, licensingError);
   };
 }
 
-/** Common hardening of both Express apps. */
-export function configureApp(app: Express, trustProxy: boolean | number | string): void {
+/** Common set-up of every Express app: hardening and the request log. */
+export function configureApp(
+  app: Express,
+  trustProxy: boolean | number | string,
+  logger: Logger,
+): void {
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
   app.set('etag', false);
+  app.use(requestLog(logger));
 }
 
 export * from './body.js';
 export * from './server.js';
+export { requestId, routeBase, routeTemplate } from './request-log.js';

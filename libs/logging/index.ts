@@ -1,12 +1,60 @@
-import { pino, type Logger as PinoLogger } from 'pino';
+import { createHash } from 'node:crypto';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type Logger = PinoLogger;
 
+export interface LoggerOptions {
+  level: string;
+  /** `json` lines, `pretty` text, or `auto`: pretty when stdout is a terminal. */
+  format?: 'auto' | 'json' | 'pretty';
+  /** Where lines go (default stdout); tests read them from a stream of their own. */
+  destination?: DestinationStream;
+}
+
 /**
- * The one logger of the system: JSON lines on stdout. Every line names its process; where one
- * process runs several services (`npm start`), each service logs through a child that adds
- * `service`, so the two keys never collide.
+ * A license key is a credential (spec 5.1): logs carry a fingerprint that tells keys apart and
+ * matches the same key in every line, never the key itself.
  */
-export function createLogger(processName: string, level: string): Logger {
-  return pino({ level, base: { process: processName } });
+export function keyFingerprint(licenseKey: string): string {
+  return `key#${createHash('sha256').update(licenseKey, 'utf8').digest('hex').slice(0, 12)}`;
+}
+
+/** Fields that may hold a license key, wherever a log line carries them. */
+const KEY_FIELDS = ['license_key', 'dlid', '*.license_key', '*.dlid', '*.*.license_key'];
+
+/**
+ * The one logger of the system: JSON lines on stdout, or readable lines on a terminal. Every
+ * line names its process; where one process runs several services (`npm start`), each service
+ * logs through a child that adds `service`, so the two keys never collide.
+ */
+export function createLogger(processName: string, settings: string | LoggerOptions): Logger {
+  const options = typeof settings === 'string' ? { level: settings } : settings;
+  const format =
+    options.format === undefined || options.format === 'auto'
+      ? process.stdout.isTTY
+        ? 'pretty'
+        : 'json'
+      : options.format;
+  const destination =
+    options.destination ??
+    (format === 'pretty'
+      ? pretty({
+          sync: true,
+          colorize: process.stdout.isTTY === true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+        })
+      : undefined);
+  return pino(
+    {
+      level: options.level,
+      base: { process: processName },
+      redact: {
+        paths: KEY_FIELDS,
+        censor: (value) => (typeof value === 'string' ? keyFingerprint(value) : value),
+      },
+    },
+    destination,
+  );
 }

@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 
 /**
@@ -16,7 +16,7 @@ export function runProcess(
     console.error((error as Error).message);
     process.exit(1);
   }
-  const logger = createLogger(name, config.LOG_LEVEL);
+  const logger = createLogger(name, { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   start(config, logger).then(
     (stop) => {
       let stopping = false;
@@ -35,7 +35,9 @@ export function runProcess(
       process.on('SIGTERM', () => shutdown('SIGTERM'));
     },
     (error: unknown) => {
-      logger.fatal({ err: error }, 'start-up failed');
+      // A setting to fix is said in one plain line; anything else is a fault, with its stack.
+      if (error instanceof ConfigError) console.error(error.message);
+      else logger.fatal({ err: error }, 'start-up failed');
       process.exit(1);
     },
   );
@@ -43,6 +45,8 @@ export function runProcess(
 
 /** Services that run as their own process need the shared infrastructure's addresses. */
 export function requireSetting(value: string | undefined, name: string): string {
-  if (!value) throw new Error(`${name} is required when this service runs as its own process.`);
+  if (!value) {
+    throw new ConfigError(`${name} is required when this service runs as its own process.`);
+  }
   return value;
 }

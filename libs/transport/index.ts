@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
 import { AmqpTransport } from './amqp.js';
 import { InProcessTransport, type InProcessBus } from './in-process.js';
@@ -29,7 +29,7 @@ export async function createTransport(
     });
   }
   if (!bus) {
-    throw new Error(
+    throw new ConfigError(
       'AMQP_URL is required when a service runs as its own process (the in-process bus only ' +
         'works for `npm start`, which runs every service in one process).',
     );

@@ -1,16 +1,60 @@
+import { parseArgs } from 'node:util';
 import { runProcess } from '../../libs/process/index.js';
-import { startSystem } from './system.js';
+import { API_BASE } from '../gateway/paths.js';
+import { ADMIN_BASE } from '../management/routes.js';
+import { startSystem, type RunningSystem } from './system.js';
+
+const USAGE = `Usage: npm start [-- --ephemeral]
+
+Runs every service in one process, on embedded defaults where nothing is configured.
+  --ephemeral   keep nothing: data lives in a temporary directory removed at stop
+                (the same as DATA_DIR= )
+Configuration: environment variables (README.md, Configuration).
+`;
+
+function parseCommandLine(): { ephemeral: boolean } {
+  try {
+    const { values } = parseArgs({
+      options: { ephemeral: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    return { ephemeral: values.ephemeral === true };
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+/** What a person starting the system reads: where to reach it and what it runs on. */
+function banner(system: RunningSystem): string {
+  const { setup } = system;
+  const token = setup.adminTokenFile
+    ? `${system.adminToken}   (kept in ${setup.adminTokenFile})`
+    : system.adminToken;
+  return [
+    'Licensing service: every service in this process',
+    `  Public API:      ${system.gatewayUrl}${API_BASE}`,
+    `  Management API:  ${system.managementUrl}${ADMIN_BASE}`,
+    `  Admin token:     ${token}`,
+    `  Message bus:     ${setup.transport}`,
+    `  Database:        ${setup.database}`,
+    `  Package storage: ${setup.storage}`,
+    `  Data directory:  ${setup.dataDirectory ?? 'none (ephemeral): nothing is kept after stop'}`,
+    'Stop with Ctrl+C.',
+    '',
+  ].join('\n');
+}
+
+if (parseCommandLine().ephemeral) process.env.DATA_DIR = '';
 
 /** `npm start`: the whole system in one process, on embedded defaults where nothing is set. */
 runProcess('all-in-one', async (config, logger) => {
   const system = await startSystem({ config, logger });
-  const lines = [
-    `Gateway:        ${system.gatewayUrl}`,
-    `Public API:     ${system.gatewayUrl}/api/index.php/v1/licensing`,
-    `Management API: ${system.managementUrl}/admin/v1`,
-    `Admin token:    ${system.adminToken}`,
-  ];
-  // Printed plainly (not as log JSON): this is what a person starting the system reads.
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // Printed plainly (not as a log line): this is what a person starting the system reads.
+  process.stdout.write(banner(system));
   return system.stop;
 });

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Connection } from 'mongoose';
 import {
+  adminTokenFile,
+  displayUrl,
+  embeddedDatabaseDirectory,
+  embeddedStorageDirectory,
   generateAdminToken,
   scheduleSettings,
   trustProxySetting,
@@ -28,6 +34,16 @@ export interface RunningSystem {
   gatewayUrl: string;
   managementUrl: string;
   adminToken: string;
+  /** What the system runs on, in words, for the start-up banner. */
+  setup: {
+    transport: string;
+    database: string;
+    storage: string;
+    /** The directory the data is kept in, or null when nothing is kept (DATA_DIR empty). */
+    dataDirectory: string | null;
+    /** Where the generated admin token is kept, when it was generated and is kept. */
+    adminTokenFile: string | null;
+  };
   /** A transport of the system's own, for tests and tools that call services directly. */
   transport: Transport;
   /** The download service: its internal URL and the package storage (tests, the benchmark). */
@@ -42,7 +58,9 @@ export interface RunningSystem {
  */
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
   const { config } = options;
-  const logger = options.logger ?? createLogger('all-in-one', config.LOG_LEVEL);
+  const logger =
+    options.logger ??
+    createLogger('all-in-one', { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) {
@@ -56,7 +74,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   try {
     let mongoUrl = config.MONGODB_URL;
     if (!mongoUrl) {
-      const embedded = await startEmbeddedDatabase();
+      const embedded = await startEmbeddedDatabase(embeddedDatabaseDirectory(config));
       stops.push(embedded.stop);
       mongoUrl = embedded.url;
     }
@@ -99,7 +117,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     });
     stops.push(download.stop);
 
-    const adminToken = config.ADMIN_TOKENS[0] ?? generateAdminToken();
+    const tokenFile = config.ADMIN_TOKENS.length > 0 ? undefined : adminTokenFile(config);
+    const adminToken =
+      config.ADMIN_TOKENS[0] ??
+      (tokenFile ? await keptAdminToken(tokenFile) : generateAdminToken());
     const adminTokens = config.ADMIN_TOKENS.length > 0 ? config.ADMIN_TOKENS : [adminToken];
     const trustProxy = trustProxySetting(config.TRUST_PROXY);
     const gatewayTransport = await connectTransport('gateway');
@@ -141,6 +162,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       gatewayUrl: gateway.url,
       managementUrl: management.url,
       adminToken,
+      setup: describeSetup(config, tokenFile),
       transport: gatewayTransport,
       download: { url: download.url, storage: download.storage },
       stop,
@@ -149,4 +171,40 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     await stop();
     throw error;
   }
+}
+
+/**
+ * The admin token `npm start` generated on an earlier run, or a new one kept for the next run:
+ * readable by this user only, since it opens the management API.
+ */
+async function keptAdminToken(file: string): Promise<string> {
+  try {
+    const kept = (await readFile(file, 'utf8')).trim();
+    if (kept !== '') return kept;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOENT') throw error;
+  }
+  const token = generateAdminToken();
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+function describeSetup(config: Config, tokenFile: string | undefined): RunningSystem['setup'] {
+  const lost = 'in a temporary directory, removed at stop';
+  const databaseDirectory = embeddedDatabaseDirectory(config);
+  const storageDirectory = embeddedStorageDirectory(config);
+  return {
+    transport: config.AMQP_URL
+      ? `RabbitMQ at ${displayUrl(config.AMQP_URL)}`
+      : 'in-process message bus',
+    database: config.MONGODB_URL
+      ? `MongoDB at ${displayUrl(config.MONGODB_URL)}`
+      : `embedded MongoDB, data ${databaseDirectory ? `in ${databaseDirectory}` : lost}`,
+    storage: config.S3_ENDPOINT
+      ? `S3 at ${displayUrl(config.S3_ENDPOINT)}, bucket ${config.S3_BUCKET}`
+      : `embedded S3 store, files ${storageDirectory ? `in ${storageDirectory}` : lost}`,
+    dataDirectory: config.DATA_DIR === '' ? null : path.resolve(config.DATA_DIR),
+    adminTokenFile: tokenFile ?? null,
+  };
 }

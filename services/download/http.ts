@@ -30,7 +30,7 @@ export function createDownloadApp(deps: {
 }): Express {
   const { storage, tickets, logger } = deps;
   const app = express();
-  configureApp(app, false);
+  configureApp(app, false, logger);
   /** Files being sent right now: a stream that outlives its client shows up here. */
   let transfers = 0;
   app.get('/health', (_req, res) => sendData(res, { status: 'ok', transfers }));

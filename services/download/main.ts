@@ -1,3 +1,4 @@
+import { embeddedStorageDirectory } from '../../libs/config/index.js';
 import { connectDatabase } from '../../libs/database/index.js';
 import { requireSetting, runProcess } from '../../libs/process/index.js';
 import { createTransport } from '../../libs/transport/index.js';
@@ -6,10 +7,10 @@ import { startDownloadService } from './service.js';
 runProcess('download', async (config, logger) => {
   const signingKey = requireSetting(config.DOWNLOAD_SIGNING_KEY, 'DOWNLOAD_SIGNING_KEY');
   if (!config.S3_ENDPOINT) {
-    // Issue 3: without S3_ENDPOINT a local S3-compatible server runs in this process. Its files
-    // are this replica's alone, which is fine for one replica and wrong for several.
+    // Without S3_ENDPOINT a local S3-compatible server runs in this process. Its files are this
+    // replica's alone, which is fine for one replica and wrong for several.
     logger.warn(
-      { directory: config.STORAGE_DIR || 'a temporary directory' },
+      { directory: embeddedStorageDirectory(config) ?? 'a temporary directory' },
       'S3_ENDPOINT is unset: package files are kept in an embedded store in this process; ' +
         'other download replicas will not share it',
     );

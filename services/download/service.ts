@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import type { Config } from '../../libs/config/index.js';
+import { embeddedStorageDirectory, type Config } from '../../libs/config/index.js';
 import { listen } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
@@ -23,6 +23,7 @@ export type DownloadSettings = Pick<
   | 'S3_BUCKET'
   | 'S3_REGION'
   | 'STORAGE_DIR'
+  | 'DATA_DIR'
   | 'DOWNLOAD_SERVICE_URL'
   | 'MAX_UPLOAD_BYTES'
 >;
@@ -61,7 +62,7 @@ export async function startDownloadService(deps: {
     let endpoint = settings.S3_ENDPOINT;
     let credentials = { accessKey: settings.S3_ACCESS_KEY, secretKey: settings.S3_SECRET_KEY };
     if (!endpoint) {
-      const embedded = await startEmbeddedStorage(settings.STORAGE_DIR || undefined);
+      const embedded = await startEmbeddedStorage(embeddedStorageDirectory(settings));
       stops.push(embedded.stop);
       endpoint = embedded.endpoint;
       credentials = { accessKey: embedded.accessKey, secretKey: embedded.secretKey };

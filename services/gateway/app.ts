@@ -1,6 +1,12 @@
 import express, { type Express } from 'express';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../libs/config/index.js';
-import { errorHandler, configureApp, sendData, unknownRoute } from '../../libs/http/index.js';
+import {
+  errorHandler,
+  configureApp,
+  routeBase,
+  sendData,
+  unknownRoute,
+} from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { downloadRoutes } from './downloads.js';
@@ -35,12 +41,13 @@ export function createGatewayApp(deps: {
   requestTimeoutMs?: number;
 }): Express {
   const app = express();
-  configureApp(app, deps.trustProxy);
+  configureApp(app, deps.trustProxy, deps.logger);
   app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
   app.get('/openapi.json', (_req, res) => res.json(publicOpenApi));
   app.use(API_BASE, publicCors);
   app.use(
     `${API_BASE}/licenses`,
+    routeBase,
     licenseRoutes(deps.transport, deps.rateLimits, {
       maxBytes: MAX_FORM_BYTES,
       timeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
@@ -48,9 +55,14 @@ export function createGatewayApp(deps: {
   );
   app.use(
     `${API_BASE}/updates`,
+    routeBase,
     updateRoutes(deps.transport, deps.rateLimits, deps.publicUrl ?? localAddressUrl),
   );
-  app.use(`${API_BASE}/downloads`, downloadRoutes(deps.transport, deps.rateLimits, deps.logger));
+  app.use(
+    `${API_BASE}/downloads`,
+    routeBase,
+    downloadRoutes(deps.transport, deps.rateLimits, deps.logger),
+  );
   app.use(unknownRoute);
   app.use(errorHandler(deps.logger));
   return app;

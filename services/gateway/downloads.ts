@@ -175,7 +175,7 @@ function sentRequest(req: Request): Omit<LogRefusalRequest, 'entry_id' | 'reason
  * RPC and logs the outcome; the bytes then come from its HTTP port through here, so the client
  * gets a 200 (or 206) with the file, or a JSON error, from the one public address.
  *
- * Every refusal is logged with its reason (issue 3). `download.authorize` logs the ones it
+ * Every refusal is logged with its reason (spec 4.5). `download.authorize` logs the ones it
  * decides; the error handler of this router reports the others to the download service: those
  * of the gateway itself (the per-IP rate limit, a malformed query), and a download that was
  * authorised (logged as served) but failed before its first byte reached the client.

@@ -4,6 +4,7 @@ import {
   configureApp,
   errorHandler,
   readBody,
+  routeBase,
   sendData,
   unknownRoute,
 } from '../../libs/http/index.js';
@@ -60,13 +61,14 @@ export function createManagementApp(deps: {
   requestTimeoutMs?: number;
 }): Express {
   const app = express();
-  configureApp(app, deps.trustProxy);
+  configureApp(app, deps.trustProxy, deps.logger);
   app.use(noAutomaticOptions);
   // Public: liveness of this process (the services are checked by /admin/v1/health) and the doc.
   app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
   app.get('/openapi.json', (_req, res) => res.json(managementOpenApi));
   app.use(
     ADMIN_BASE,
+    routeBase,
     noStore,
     requireAdminToken(deps.adminTokens),
     // Package uploads (multipart) are streamed by their route; every other body is JSON.

@@ -701,7 +701,7 @@ describe('rate limit (spec 8: per IP, RATE_LIMIT_DOWNLOADS_PER_MINUTE)', () => {
   });
 });
 
-describe('npm run start:download without S3_ENDPOINT (issue 3: the embedded store)', () => {
+describe('npm run start:download without S3_ENDPOINT (the embedded store)', () => {
   let child: ChildProcess | undefined;
   let directory: string | undefined;
   afterAll(async () => {

@@ -1,81 +1,235 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
 
 /**
- * Issue 2: `npm start` runs the whole system in one process on the embedded default and prints
- * the gateway URL, the management URL and an admin token. This boots it exactly that way.
+ * `npm start` runs the whole system in one process on the embedded defaults, keeps what it
+ * stores in DATA_DIR so a restart loses nothing, and says what it runs on. These tests start it
+ * exactly as a person would, with nothing configured but free ports.
  */
-describe('npm start (the embedded default)', () => {
-  let child: ChildProcess | undefined;
-  let output = '';
 
-  afterAll(async () => {
-    if (!child?.pid) return;
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    process.kill(-child.pid, 'SIGTERM');
-    await exited;
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  banner: {
+    publicApi: string;
+    gateway: string;
+    managementApi: string;
+    management: string;
+    token: string;
+    lines: Record<string, string>;
+  };
+}
+
+const running = new Set<ChildProcess>();
+
+function embeddedEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    ADMIN_PORT: '0',
+    LOG_LEVEL: 'warn',
+    AMQP_PREFIX: `test.start.${randomBytes(4).toString('hex')}`,
+    ...extra,
+  };
+  // The embedded default: no admin tokens, MongoDB server, RabbitMQ or bind address configured.
+  for (const name of ['ADMIN_TOKENS', 'MONGODB_URL', 'AMQP_URL', 'HOST', 'S3_ENDPOINT']) {
+    delete env[name];
+  }
+  return env;
+}
+
+function start(extra: Record<string, string>, args: string[] = []): Promise<Started> {
+  const child = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
+    env: embeddedEnv(extra),
+    detached: true,
+    stdio: 'pipe',
   });
-
-  test('prints its URLs and an admin token, and a license can be activated through it', async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      AMQP_PREFIX: `test.start.${randomBytes(4).toString('hex')}`,
-    };
-    // The embedded default: no admin tokens, MongoDB server or RabbitMQ configured.
-    delete env.ADMIN_TOKENS;
-    delete env.MONGODB_URL;
-    delete env.AMQP_URL;
-    child = spawn('npm', ['start', '--silent'], { env, detached: true, stdio: 'pipe' });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const printed = await new Promise<Record<string, string>>((resolve, reject) => {
-      child!.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const gateway = /Gateway:\s+(http:\/\/\S+)/.exec(output)?.[1];
-        const management = /Management API:\s+(http:\/\/\S+)\/admin\/v1/.exec(output)?.[1];
-        const token = /Admin token:\s+(\S+)/.exec(output)?.[1];
-        if (gateway && management && token) resolve({ gateway, management, token });
+  running.add(child);
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise<Started>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!/Stop with Ctrl\+C/.test(output)) return;
+      const lines: Record<string, string> = {};
+      for (const m of output.matchAll(/^ {2}([A-Z][A-Za-z ]+):\s+(.+)$/gm)) lines[m[1]!] = m[2]!;
+      const publicApi = lines['Public API']!;
+      const managementApi = lines['Management API']!;
+      resolve({
+        child,
+        output: () => output,
+        banner: {
+          publicApi,
+          gateway: new URL(publicApi).origin,
+          managementApi,
+          management: new URL(managementApi).origin,
+          token: lines['Admin token']!.split(/\s+/)[0]!,
+          lines,
+        },
       });
-      child!.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${output}`)));
     });
+    child.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${output}`)));
+  });
+}
 
-    const admin = request(printed.management!);
-    const auth = { Authorization: `Bearer ${printed.token}` };
-    const product = await admin
-      .post('/admin/v1/products')
-      .set(auth)
-      .send({ title: 'Started Plugin' });
-    expect(product.status).toBe(201);
-    const plan = await admin
-      .post('/admin/v1/plans')
-      .set(auth)
-      .send({ name: 'Single site', activation_type: 'domain', activation_limit: 1 });
-    expect(plan.status).toBe(201);
-    const license = await admin
-      .post('/admin/v1/licenses')
-      .set(auth)
-      .send({ product_id: product.body.data.id, plan_id: plan.body.data.id });
-    expect(license.status).toBe(201);
+async function stop(child: ChildProcess): Promise<void> {
+  if (!child.pid || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  process.kill(-child.pid, 'SIGTERM');
+  await exited;
+  running.delete(child);
+}
 
-    const res = await request(printed.gateway!)
-      .post('/api/index.php/v1/licensing/licenses/activate')
-      .type('form')
-      .send({
-        license_key: license.body.data.license_key,
-        identifier: 'https://www.example.com',
-        product_id: String(product.body.data.id),
+afterAll(async () => {
+  for (const child of running) await stop(child);
+});
+
+function tempDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'npm-start-'));
+}
+
+/** Command lines of this machine's processes: the embedded mongod is one of them. */
+function processArgs(): string {
+  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+}
+
+describe('npm start (the embedded default)', () => {
+  test('says what it runs on, and a license can be activated through it', async () => {
+    const dataDir = tempDir();
+    try {
+      const { child, banner } = await start({ DATA_DIR: dataDir });
+      expect(banner.lines).toMatchObject({
+        'Message bus': 'in-process message bus',
+        Database: `embedded MongoDB, data in ${path.join(dataDir, 'mongodb')}`,
+        'Package storage': `embedded S3 store, files in ${path.join(dataDir, 'packages')}`,
+        'Data directory': dataDir,
       });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({
-      status: 'active',
-      product: 'Started Plugin',
-      plan: 'Single site',
-      identifier: 'example.com',
-      activations_used: 1,
-    });
+      // Loopback unless HOST says otherwise: not reachable from the network by accident.
+      expect(banner.publicApi).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/api\/index\.php\/v1\/licensing$/,
+      );
+      expect(banner.managementApi).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/admin\/v1$/);
+
+      const admin = request(banner.management);
+      const auth = { Authorization: `Bearer ${banner.token}` };
+      const product = await admin
+        .post('/admin/v1/products')
+        .set(auth)
+        .send({ title: 'Started Plugin' });
+      expect(product.status).toBe(201);
+      const plan = await admin
+        .post('/admin/v1/plans')
+        .set(auth)
+        .send({ name: 'Single site', activation_type: 'domain', activation_limit: 1 });
+      expect(plan.status).toBe(201);
+      const license = await admin
+        .post('/admin/v1/licenses')
+        .set(auth)
+        .send({ product_id: product.body.data.id, plan_id: plan.body.data.id });
+      expect(license.status).toBe(201);
+
+      const res = await request(banner.gateway)
+        .post('/api/index.php/v1/licensing/licenses/activate')
+        .type('form')
+        .send({
+          license_key: license.body.data.license_key,
+          identifier: 'https://www.example.com',
+          product_id: String(product.body.data.id),
+        });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({
+        status: 'active',
+        product: 'Started Plugin',
+        plan: 'Single site',
+        identifier: 'example.com',
+        activations_used: 1,
+      });
+      await stop(child);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 120_000);
+
+  test('a restart keeps the admin token, the package files and the database directory', async () => {
+    const dataDir = tempDir();
+    try {
+      const first = await start({ DATA_DIR: dataDir });
+      const tokenFile = path.join(dataDir, 'admin-token');
+      expect(first.banner.lines['Admin token']).toBe(
+        `${first.banner.token}   (kept in ${tokenFile})`,
+      );
+      expect(readFileSync(tokenFile, 'utf8').trim()).toBe(first.banner.token);
+      // The embedded MongoDB server keeps its files in DATA_DIR/mongodb.
+      expect(processArgs()).toContain(`--dbpath ${path.join(dataDir, 'mongodb')}`);
+
+      const admin = request(first.banner.management);
+      const auth = { Authorization: `Bearer ${first.banner.token}` };
+      const product = await admin.post('/admin/v1/products').set(auth).send({ title: 'Kept' });
+      const version = await admin
+        .post(`/admin/v1/products/${product.body.data.id}/versions`)
+        .set(auth)
+        .send({ version: '1.0.0' });
+      const upload = await admin
+        .post(`/admin/v1/versions/${version.body.data.id}/files`)
+        .set(auth)
+        .attach('file', Buffer.from('a package kept across restarts'), 'kept-1.0.0.zip');
+      expect(upload.status).toBe(201);
+      const stored = () =>
+        readdirSync(path.join(dataDir, 'packages'), { recursive: true, encoding: 'utf8' }).filter(
+          (name) => name.includes('kept-1.0.0.zip'),
+        );
+      expect(stored().length).toBeGreaterThan(0);
+      await stop(first.child);
+
+      const second = await start({ DATA_DIR: dataDir });
+      expect(second.banner.token).toBe(first.banner.token);
+      expect(stored().length).toBeGreaterThan(0);
+      const again = await request(second.banner.management)
+        .get('/admin/v1/plans')
+        .set({ Authorization: `Bearer ${first.banner.token}` });
+      expect(again.status).toBe(200);
+      await stop(second.child);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  test('--ephemeral keeps nothing', async () => {
+    const dataDir = tempDir();
+    try {
+      const { child, banner } = await start({ DATA_DIR: dataDir }, ['--ephemeral']);
+      expect(banner.lines['Data directory']).toMatch(/^none/);
+      expect(banner.lines.Database).toMatch(/temporary directory, removed at stop/);
+      expect(banner.lines['Admin token']).toBe(banner.token);
+      await stop(child);
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  test('an embedded MongoDB that cannot start is one line saying what to set, no stack trace', async () => {
+    const child = spawn('npm', ['start', '--silent'], {
+      env: embeddedEnv({ DATA_DIR: '', MONGOMS_SYSTEM_BINARY: '/nonexistent/mongod' }),
+      stdio: 'pipe',
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    const lines = output
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !/^npm warn/i.test(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/embedded MongoDB server could not be started/);
+    expect(lines[0]).toMatch(/MONGODB_URL/);
+    expect(lines[0]).toMatch(/MONGOMS_SYSTEM_BINARY/);
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(existsSync('/nonexistent')).toBe(false);
+  }, 60_000);
 });

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { API_BASE } from '../support/system.js';
 
 /**
- * Issue 2: with RabbitMQ and MongoDB running elsewhere, each service runs as its own process
+ * With RabbitMQ and MongoDB running elsewhere, each service runs as its own process
  * (`npm run start:<service>`), any of them in several replicas. This starts every entry point as
  * an operator would, two license replicas among them, and goes through the public API.
  */

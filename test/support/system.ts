@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { loadConfig, type Config } from '../../libs/config/index.js';
 import type { ActivationType, LicenseStatus } from '../../libs/contracts/index.js';
-import { createLogger } from '../../libs/logging/index.js';
+import { createLogger, type Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startSystem, type RunningSystem } from '../../services/all-in-one/system.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
@@ -18,7 +18,7 @@ export const ADMIN_TOKEN = 'test-admin-token';
  */
 export async function bootSystem(
   overrides: Partial<Record<string, string>> = {},
-  options: { licenseReplicas?: number } = {},
+  options: { licenseReplicas?: number; logger?: Logger } = {},
 ): Promise<TestSystem> {
   const id = randomBytes(4).toString('hex');
   const config: Config = loadConfig({
@@ -39,9 +39,15 @@ export async function bootSystem(
     // The expiry task would turn a test's "active past expiry" license into an expired one at
     // any moment; only the scheduler's own tests turn the tasks on.
     SCHEDULED_TASKS: 'off',
+    // Nothing is kept after a test system stops.
+    DATA_DIR: '',
     ...overrides,
   });
-  const system = await startSystem({ config, licenseReplicas: options.licenseReplicas });
+  const system = await startSystem({
+    config,
+    licenseReplicas: options.licenseReplicas,
+    logger: options.logger,
+  });
   return new TestSystem(system, config);
 }
 

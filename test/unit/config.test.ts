@@ -1,4 +1,13 @@
-import { intervalMs, loadConfig, scheduleSettings } from '../../libs/config/index.js';
+import path from 'node:path';
+import {
+  adminTokenFile,
+  displayUrl,
+  embeddedDatabaseDirectory,
+  embeddedStorageDirectory,
+  intervalMs,
+  loadConfig,
+  scheduleSettings,
+} from '../../libs/config/index.js';
 
 describe('configuration (README: Configuration)', () => {
   test('defaults: gateway on 8080, management on 8081, embedded infrastructure', () => {
@@ -20,6 +29,38 @@ describe('configuration (README: Configuration)', () => {
     expect(config.RATE_LIMIT_UPDATES_PER_MINUTE).toBe(60);
   });
 
+  test('the servers bind to loopback unless HOST says otherwise', () => {
+    expect(loadConfig({}).HOST).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+  });
+
+  test('data is kept under ./data by default; DATA_DIR empty keeps nothing', () => {
+    const kept = loadConfig({});
+    expect(embeddedDatabaseDirectory(kept)).toBe(path.resolve('data', 'mongodb'));
+    expect(embeddedStorageDirectory(kept)).toBe(path.resolve('data', 'packages'));
+    expect(adminTokenFile(kept)).toBe(path.resolve('data', 'admin-token'));
+    const ephemeral = loadConfig({ DATA_DIR: '' });
+    expect(embeddedDatabaseDirectory(ephemeral)).toBeUndefined();
+    expect(embeddedStorageDirectory(ephemeral)).toBeUndefined();
+    expect(adminTokenFile(ephemeral)).toBeUndefined();
+    expect(embeddedStorageDirectory(loadConfig({ DATA_DIR: '', STORAGE_DIR: '/srv/p' }))).toBe(
+      '/srv/p',
+    );
+  });
+
+  test('a MongoDB connection string may name several hosts', () => {
+    const url = 'mongodb://app:secret@db1:27017,db2:27017/?replicaSet=rs0';
+    expect(loadConfig({ MONGODB_URL: url }).MONGODB_URL).toBe(url);
+    expect(() => loadConfig({ MONGODB_URL: 'http://db1' })).toThrow('MONGODB_URL');
+  });
+
+  test('URLs are shown without their password', () => {
+    expect(displayUrl('amqp://guest:guest@rabbitmq:5672')).toBe('amqp://guest@rabbitmq:5672');
+    expect(displayUrl('mongodb://app:s3cr3t@db1,db2/x')).toBe('mongodb://app@db1,db2/x');
+    expect(displayUrl('redis://:pw@redis:6379')).toBe('redis://redis:6379');
+    expect(displayUrl('http://minio:9000')).toBe('http://minio:9000');
+  });
+
   test('ADMIN_TOKENS is a comma-separated list; blanks are dropped', () => {
     expect(loadConfig({ ADMIN_TOKENS: ' one, ,two ' }).ADMIN_TOKENS).toEqual(['one', 'two']);
   });
@@ -30,6 +71,8 @@ describe('configuration (README: Configuration)', () => {
     ['AMQP_URL', 'not a url'],
     ['RATE_LIMIT_UPDATES_PER_MINUTE', '0'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'xml'],
+    ['HTTP_REQUEST_TIMEOUT_MS', '0'],
   ])('a bad %s (%j) refuses to start, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });

@@ -1,0 +1,143 @@
+import { createLogger, keyFingerprint } from '../../libs/logging/index.js';
+import { AUTH, createVersion, uploadFile } from '../support/packages.js';
+import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+
+/**
+ * Logs a person can read: one line per HTTP request at `info` in every process that serves
+ * HTTP (method, route template, status, duration, request id), and never a license key whole.
+ */
+
+const lines: string[] = [];
+const logger = createLogger('log-test', {
+  level: 'trace',
+  format: 'json',
+  destination: { write: (line: string) => void lines.push(line) },
+});
+
+let system: TestSystem;
+beforeAll(async () => {
+  system = await bootSystem({}, { logger });
+});
+afterAll(() => system?.stop());
+
+interface RequestLine {
+  level: number;
+  msg: string;
+  service?: string;
+  method: string;
+  route: string | null;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+}
+
+const requestLines = () =>
+  lines.map((line) => JSON.parse(line) as RequestLine).filter((line) => line.msg === 'request');
+
+/** The line logged for the request that was answered with this X-Request-Id. */
+async function lineOf(requestId: string): Promise<RequestLine> {
+  // The line is written when the response has ended, a moment after the client has it.
+  for (let i = 0; i < 100; i++) {
+    const found = requestLines().filter((line) => line.request_id === requestId);
+    if (found.length > 0) {
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no request line for ${requestId}`);
+}
+
+describe('one line per HTTP request, at info', () => {
+  test('the line names method, route template, status, duration and request id', async () => {
+    const { key, product } = await system.license();
+    const res = await system.post('activate', {
+      license_key: key,
+      identifier: 'log.example',
+      product_id: product.id,
+    });
+    expect(res.status).toBe(200);
+    const id = res.headers['x-request-id']!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await lineOf(id)).toMatchObject({
+      level: 30,
+      service: 'gateway',
+      method: 'POST',
+      route: `${API_BASE}/licenses/activate`,
+      status: 200,
+      duration_ms: expect.any(Number),
+    });
+  });
+
+  test('a request id the client sends is kept and returned', async () => {
+    const res = await system
+      .api()
+      .get(`${API_BASE}/updates/999999`)
+      .set('X-Request-Id', 'client-chosen.42');
+    expect(res.headers['x-request-id']).toBe('client-chosen.42');
+    expect(await lineOf('client-chosen.42')).toMatchObject({
+      route: `${API_BASE}/updates/:product_id`,
+      status: 200,
+    });
+    const odd = await system.api().get(`${API_BASE}/updates/1`).set('X-Request-Id', 'no spaces');
+    expect(odd.headers['x-request-id']).not.toBe('no spaces');
+  });
+
+  test('an error is logged under the route it happened on, and an unknown path under none', async () => {
+    const refused = await system.post('activate', {
+      license_key: 'no-such-key',
+      identifier: 'a.b',
+    });
+    expect(await lineOf(refused.headers['x-request-id']!)).toMatchObject({
+      route: `${API_BASE}/licenses/activate`,
+      status: 403,
+    });
+    const admin = await system.admin().get('/admin/v1/licenses/no-such-key').set(AUTH);
+    expect(await lineOf(admin.headers['x-request-id']!)).toMatchObject({
+      service: 'management',
+      route: '/admin/v1/licenses/:key',
+      status: 404,
+    });
+    const unknown = await system.api().get('/no/such/path');
+    expect(await lineOf(unknown.headers['x-request-id']!)).toMatchObject({
+      route: null,
+      status: 404,
+    });
+  });
+});
+
+describe('license keys are never logged whole', () => {
+  test('a whole flow, refusals included, leaves no key in any log line', async () => {
+    const { key, product } = await system.license();
+    const version = await createVersion(system, product.id, '1.0.0');
+    await uploadFile(system, version.id, Buffer.from('package'), 'plugin.zip');
+    await system.post('activate', { license_key: key, identifier: 'flow.example' });
+    await system.post('validate', { license_key: key, identifier: 'flow.example' });
+    await system.post('activate', { dlid: key, identifier: 'https://' });
+    await system.api().get(`${API_BASE}/updates/${product.id}?dlid=${key}`);
+    await system.api().get(`${API_BASE}/downloads/${product.id}?dlid=${key}`);
+    await system.api().get(`${API_BASE}/downloads/${product.id}?license_key=${key}&identifier=x`);
+    await system.admin().get(`/admin/v1/licenses/${key}`).set(AUTH);
+    await system.post('deactivate', { license_key: key, identifier: 'flow.example' });
+    await system.admin().get('/admin/v1/download-log').set(AUTH);
+    // Every request has been logged, the download service's byte port included.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(requestLines().some((line) => line.route === '/objects/:ticket')).toBe(true);
+    expect(lines.join('\n')).not.toContain(key);
+  });
+
+  test('a key in a logged field is replaced by its fingerprint', () => {
+    const captured: string[] = [];
+    const log = createLogger('fingerprint', {
+      level: 'info',
+      format: 'json',
+      destination: { write: (line: string) => void captured.push(line) },
+    });
+    log.info({ license_key: 'SECRET-KEY-1', request: { dlid: 'SECRET-KEY-2' } }, 'checked');
+    const text = captured.join('');
+    expect(text).not.toContain('SECRET-KEY');
+    expect(text).toContain(keyFingerprint('SECRET-KEY-1'));
+    expect(text).toContain(keyFingerprint('SECRET-KEY-2'));
+    expect(keyFingerprint('SECRET-KEY-1')).not.toBe(keyFingerprint('SECRET-KEY-2'));
+  });
+});
