@@ -328,6 +328,10 @@ function checkDockerfile(text: string, ctx: Context): string[] {
     problems.push('the runtime stage is the build stage');
   }
 
+  // The services bind to loopback by default; in a container that would answer nobody.
+  const env = (runtime?.lines ?? []).filter((l) => /^ENV\s/i.test(l)).join(' ');
+  if (!/\bHOST=0\.0\.0\.0\b/.test(env)) problems.push('the image does not set HOST=0.0.0.0');
+
   const user = runtime?.lines
     .filter((l) => /^USER\s/i.test(l))
     .at(-1)
@@ -525,6 +529,11 @@ describe('infra/Dockerfile', () => {
     expect(checkDockerfile(dockerfileText.replace(/^USER .*$/m, ''), ctx)).toContain(
       'the image runs as root',
     );
+  });
+
+  test('an image whose services would listen on loopback only is caught', () => {
+    const broken = dockerfileText.replace(/HOST=0\.0\.0\.0/, 'HOST=127.0.0.1');
+    expect(checkDockerfile(broken, ctx)).toContain('the image does not set HOST=0.0.0.0');
   });
 
   test('a single-stage image is caught', () => {
