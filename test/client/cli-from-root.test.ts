@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { EXIT, main } from '../../libs/client/src/cli-main.js';
-import { API, sendJson, serve, type LocalServer } from './servers.js';
+import { API, UNKNOWN_KEY, sendJson, serve, type LocalServer } from './servers.js';
 
 /**
  * `npx licensing ...` from the repository root after `npm install`: npm runs the root
@@ -63,22 +63,7 @@ describe('npx licensing from the repository root', () => {
 
   test('npx --no-install licensing validate says an unknown key is unknown, and exits 3', async () => {
     // Spec 4.2 rule 1: the answer for a key the store does not know.
-    const server = await serve((_req, res) =>
-      sendJson(res, 200, {
-        data: {
-          valid: false,
-          status: 'invalid',
-          license_key: 'unknown',
-          product: null,
-          plan: null,
-          activation_type: null,
-          activation_limit: 0,
-          activations_used: 0,
-          expires_at: null,
-          identifier_activated: false,
-        },
-      }),
-    );
+    const server = await serve((_req, res) => sendJson(res, 200, { data: UNKNOWN_KEY }));
     servers.push(server);
     const result = await npx([
       'validate',

@@ -11,6 +11,7 @@ import {
   serve,
   specServer,
   type LocalServer,
+  UNKNOWN_KEY,
 } from './servers.js';
 
 /** Runs the command line in this process and captures what it prints. */
@@ -152,20 +153,6 @@ describe('command line: one subcommand per operation, readable output by default
     }
   });
 });
-
-/** Spec 4.2 rule 1: what validate answers for a key the store does not know. */
-const UNKNOWN_KEY = {
-  valid: false,
-  status: 'invalid',
-  license_key: 'unknown',
-  product: null,
-  plan: null,
-  activation_type: null,
-  activation_limit: 0,
-  activations_used: 0,
-  expires_at: null,
-  identifier_activated: false,
-};
 
 /** A store whose license has `status`: validate, deactivate and the update check answer with it. */
 function storeWithLicense(status: string) {

@@ -190,3 +190,17 @@ export function specServer(options: SpecServerOptions): Promise<LocalServer> {
     return server;
   });
 }
+
+/** Spec 4.2 rule 1: what validate answers for a key the store does not know. */
+export const UNKNOWN_KEY = {
+  valid: false,
+  status: 'invalid',
+  license_key: 'unknown',
+  product: null,
+  plan: null,
+  activation_type: null,
+  activation_limit: 0,
+  activations_used: 0,
+  expires_at: null,
+  identifier_activated: false,
+};
