@@ -43,7 +43,11 @@ export function createLogger(processName: string, settings: string | LoggerOptio
           sync: true,
           colorize: process.stdout.isTTY === true,
           translateTime: 'SYS:HH:MM:ss.l',
-          ignore: 'pid,hostname',
+          // One line per entry, as in JSON, with the fields a person scans first in front.
+          singleLine: true,
+          ignore: 'pid,hostname,process',
+          messageFormat:
+            '{if service}[{service}] {end}{msg}{if method} {method} {route} {status}{end}',
         })
       : undefined);
   return pino(
