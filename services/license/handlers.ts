@@ -34,12 +34,6 @@ function generateLicenseKey(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** The same refusal, answered as a conflict: admin Add reports refusals with 409. */
-function asConflict(error: LicensingError): LicensingError {
-  if (error.code === 'INVALID_REQUEST') return error;
-  return new LicensingError(error.code, error.message, { status: 409, details: error.details });
-}
-
 export interface LicenseServiceDeps {
   models: LicenseModels;
   sequences: Sequences;
@@ -419,7 +413,7 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
         false,
         context,
       );
-      if ('refusal' in result) throw asConflict(result.refusal);
+      if ('refusal' in result) throw result.refusal;
       if (!result.created) {
         throw new LicensingError(
           'ACTIVATION_EXISTS',

@@ -38,6 +38,15 @@ function created(res: Response, location: string, data: unknown): void {
   sendData(res, data, 201);
 }
 
+/**
+ * Admin Add is refused for the reasons activate is (spec 3.2: not active, expired, full), but an
+ * admin's refused Add is a conflict with the license's state: 409, with the spec's code.
+ */
+function asConflict(error: unknown): unknown {
+  if (!(error instanceof LicensingError) || error.status !== 403) return error;
+  return new LicensingError(error.code, error.message, { status: 409, details: error.details });
+}
+
 const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
 
 /** The admin resources. Each route validates its input and makes one RPC call. */
@@ -102,7 +111,11 @@ export function adminRoutes(transport: Transport): Router {
   router.post('/licenses/:key/activations', async (req, res) => {
     const { license_key } = parseWith(LicenseRef, { license_key: pathText(req, 'key') });
     const activation = parseWith(ActivationToAdd, jsonBody(req));
-    const detail = await transport.call('license.addActivation', { license_key, ...activation });
+    const detail = await transport
+      .call('license.addActivation', { license_key, ...activation })
+      .catch((error: unknown) => {
+        throw asConflict(error);
+      });
     sendData(res, detail, 201);
   });
 
