@@ -5,23 +5,25 @@ import {
   type CallContext,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
-import { isDuplicateKey, type Sequences } from '../../libs/database/index.js';
-import { identifierKey, normaliseIdentifier } from '../../libs/identifier/index.js';
-import type { ActivationRecord, LicenseDocument, LicenseModels } from './models.js';
-import type { ProductDirectory } from './product-directory.js';
+import type { ProductLookup } from './product-directory.js';
 import {
-  coversProduct,
+  activationNotFound,
   decideActivation,
-  effectiveStatus,
-  findActivation,
-  normaliseOrRefuse,
-  productMismatch,
-  type NormalisedIdentifier,
+  decideDeactivation,
+  decideValidation,
+  isIdentifierActivated,
+  limitBelowActivations,
+  refusal,
+  type LicensedProduct,
+  type Refusal,
 } from './rules.js';
+import type { LicenseChanges, LicenseRecord, LicenseStores } from './stores.js';
 import {
   activationResultView,
+  coverageView,
   licenseDetailView,
   planView,
+  unknownKeyCoverageView,
   unknownKeyView,
   validationView,
 } from './views.js';
@@ -34,337 +36,261 @@ function generateLicenseKey(): string {
   return randomBytes(16).toString('hex');
 }
 
-export interface LicenseServiceDeps {
-  models: LicenseModels;
-  sequences: Sequences;
-  products: ProductDirectory;
-  startedAt: number;
-  clock?: () => Date;
+/** The one place a refusal becomes the error the caller receives. */
+function refuse(refused: Refusal): never {
+  throw new LicensingError(refused.code, refused.message, { details: refused.details });
 }
 
-/** RPC handlers of the license service: plans, licenses, activations, rejected attempts. */
-export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'> {
-  const { License, Plan, RejectedAttempt } = deps.models;
-  const { products } = deps;
-  const clock = deps.clock ?? (() => new Date());
+const unknownLicense = () => refusal('NOT_FOUND', 'There is no license with this key.');
 
-  const findLicense = (licenseKey: string) =>
-    License.findOne({ license_key: licenseKey }).lean<LicenseDocument>();
+/**
+ * RPC handlers of the license service: plans, licenses, activations, rejected attempts. They
+ * read through the stores, decide with the pure rules of rules.ts, and call
+ * `context.beforeWrite()` immediately before each store method that writes.
+ */
+export function createLicenseHandlers({
+  stores,
+  products,
+  clock,
+  startedAt,
+}: {
+  stores: LicenseStores;
+  products: ProductLookup;
+  clock: () => Date;
+  /** When the service started, in epoch milliseconds. */
+  startedAt: number;
+}): HandlersOf<'license'> {
+  const { licenses, plans, rejectedAttempts } = stores;
 
-  async function requireLicense(licenseKey: string): Promise<LicenseDocument> {
-    const license = await findLicense(licenseKey);
-    if (!license) throw new LicensingError('NOT_FOUND', 'There is no license with this key.');
-    return license;
+  async function requireLicense(licenseKey: string): Promise<LicenseRecord> {
+    return (await licenses.findByKey(licenseKey)) ?? refuse(unknownLicense());
+  }
+
+  /** The product a license belongs to: it must exist, so its absence is a server fault. */
+  async function productOf(license: LicenseRecord): Promise<LicensedProduct> {
+    const product = await products.find(license.product_id);
+    if (product) return product;
+    throw internalError(`The product ${license.product_id} of this license is missing.`);
   }
 
   async function planName(planId: number): Promise<string> {
-    const plan = await Plan.findById(planId, { name: 1 }).lean();
+    const plan = await plans.find(planId);
     if (!plan) throw internalError(`The plan ${planId} of this license is missing.`);
     return plan.name;
   }
 
-  /** Spec 2.5: one row per identifier, its try count increased on every refusal. */
-  async function recordRejectedAttempt(
-    licenseKey: string,
-    identifier: NormalisedIdentifier,
-    now: Date,
-    context: CallContext,
-  ): Promise<void> {
-    const filter = { license_key: licenseKey, identifier_key: identifier.key };
-    const update = {
-      $inc: { tries: 1 },
-      $set: { identifier: identifier.identifier, last_attempt_at: now },
-    };
-    context.beforeWrite();
-    try {
-      await RejectedAttempt.updateOne(filter, update, { upsert: true });
-    } catch (error) {
-      // Two first refusals raced to insert the row: the loser increments the winner's row.
-      if (!isDuplicateKey(error)) throw error;
-      context.beforeWrite();
-      await RejectedAttempt.updateOne(filter, update);
-    }
-  }
-
-  /**
-   * Takes a slot in one atomic update of the license document. The filter re-checks every
-   * condition of spec 3.2 (active, unexpired, identifier not yet active, below the limit), so
-   * concurrent requests on any number of replicas can never exceed the limit.
-   */
-  function claimSlot(
-    license: LicenseDocument,
-    activation: ActivationRecord,
-    now: Date,
-    context: CallContext,
-  ): Promise<LicenseDocument | null> {
-    context.beforeWrite();
-    return License.findOneAndUpdate(
-      {
-        _id: license._id,
-        status: 'active',
-        $or: [{ expires_at: null }, { expires_at: { $gt: now } }],
-        'activations.identifier_key': { $ne: activation.identifier_key },
-        $expr: {
-          $or: [
-            { $eq: ['$activation_limit', 0] },
-            { $lt: [{ $size: '$activations' }, '$activation_limit'] },
-          ],
-        },
-      },
-      { $push: { activations: activation } },
-      { returnDocument: 'after' },
-    ).lean<LicenseDocument>();
-  }
-
   /**
    * Decides and, when allowed, claims a slot; decides again when the license changed between the
-   * read and the atomic write. `refuse` returns the refusal, recorded when spec 2.5 says so.
+   * read and the atomic claim. Refusals are recorded when spec 2.5 says so and `recordRefusals`.
    */
-  async function activate(
-    licenseKey: string,
-    request: { identifier: string; product_id: number | null; name: string | null; ip: string },
-    recordRefusals: boolean,
-    context: CallContext,
-  ): Promise<
-    { license: LicenseDocument; identifier: string; created: boolean } | { refusal: LicensingError }
+  async function activate({
+    licenseKey,
+    request,
+    recordRefusals,
+    context,
+  }: {
+    licenseKey: string;
+    request: { identifier: string; product_id: number | null; name: string | null; ip: string };
+    recordRefusals: boolean;
+    context: CallContext;
+  }): Promise<
+    | { outcome: 'claimed' | 'already-active'; license: LicenseRecord; identifier: string }
+    | { outcome: 'refused'; refusal: Refusal }
   > {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const now = clock();
-      const license = await findLicense(licenseKey);
-      const product = license ? await products.get(license.product_id) : null;
+      const license = await licenses.findByKey(licenseKey);
+      const product = license && (await productOf(license));
       const decision = decideActivation(license, product, request, now);
       if (decision.outcome === 'refuse') {
         if (recordRefusals && license && decision.recordAttempt) {
-          await recordRejectedAttempt(license.license_key, decision.recordAttempt, now, context);
+          await rejectedAttempts.record({
+            licenseKey,
+            identifier: decision.recordAttempt.identifier,
+            at: now,
+            beforeEachWrite: () => context.beforeWrite(),
+          });
         }
-        return { refusal: decision.error };
+        return { outcome: 'refused', refusal: decision.refusal };
       }
       if (decision.outcome === 'already-active') {
-        return { license: license!, identifier: decision.identifier, created: false };
+        return { outcome: 'already-active', license: license!, identifier: decision.identifier };
       }
-      const updated = await claimSlot(
-        license!,
-        {
+      context.beforeWrite();
+      const claimed = await licenses.claimSlot({
+        licenseKey,
+        activation: {
           identifier: decision.identifier.identifier,
-          identifier_key: decision.identifier.key,
           name: request.name,
           ip: request.ip,
           activated_at: now,
         },
         now,
-        context,
-      );
-      if (updated)
-        return { license: updated, identifier: decision.identifier.identifier, created: true };
+      });
+      if (claimed) {
+        return { outcome: 'claimed', license: claimed, identifier: decision.identifier.identifier };
+      }
     }
     throw internalError('The license changed too often during this activation; try again.');
   }
 
   /** Frees a slot (spec 3.2: deactivate, and Remove in admin). */
-  async function removeActivation(
-    license: LicenseDocument,
-    rawIdentifier: string,
-    context: CallContext,
-  ): Promise<{ license: LicenseDocument; identifier: string }> {
-    const { key } = normaliseOrRefuse(license.activation_type, rawIdentifier);
-    // The document as it was just before the atomic removal names the activation removed.
+  async function deactivate({
+    license,
+    product,
+    request,
+    context,
+  }: {
+    license: LicenseRecord | null;
+    product: LicensedProduct | null;
+    request: { identifier: string; product_id: number | null };
+    context: CallContext;
+  }): Promise<{ license: LicenseRecord; identifier: string }> {
+    const decision = decideDeactivation({ license, product, request });
+    if (decision.outcome === 'refuse') refuse(decision.refusal);
     context.beforeWrite();
-    const before = await License.findOneAndUpdate(
-      { _id: license._id, 'activations.identifier_key': key },
-      { $pull: { activations: { identifier_key: key } } },
-      { returnDocument: 'before' },
-    ).lean<LicenseDocument>();
-    const removed = before && findActivation(before.activations, key);
-    if (!before || !removed) {
-      throw new LicensingError(
-        'ACTIVATION_NOT_FOUND',
-        'This identifier is not activated on this license.',
-      );
-    }
-    const activations = before.activations.filter((a) => a.identifier_key !== key);
-    return { license: { ...before, activations }, identifier: removed.identifier };
+    const released = await licenses.releaseSlot({
+      licenseKey: license!.license_key,
+      identifier: decision.identifier.identifier,
+    });
+    // Removed by a concurrent call since the read.
+    if (!released) refuse(activationNotFound());
+    return { license: released.license, identifier: released.released.identifier };
   }
 
-  /** Whether an identifier, normalised as in 2.4, is activated; one that cannot be is not. */
-  function isActivated(license: LicenseDocument, rawIdentifier: string): boolean {
-    const identifier = normaliseIdentifier(license.activation_type, rawIdentifier);
-    return (
-      identifier !== null &&
-      findActivation(license.activations, identifierKey(identifier)) !== undefined
-    );
-  }
-
-  async function detail(license: LicenseDocument) {
+  async function detail(license: LicenseRecord) {
     const [product, plan, attempts] = await Promise.all([
       products.find(license.product_id),
-      Plan.findById(license.plan_id, { name: 1 }).lean(),
-      RejectedAttempt.find({ license_key: license.license_key })
-        .sort({ last_attempt_at: -1 })
-        .lean(),
+      plans.find(license.plan_id),
+      rejectedAttempts.listForLicense(license.license_key),
     ]);
-    return licenseDetailView(license, product, plan?.name ?? null, attempts, clock());
+    return licenseDetailView({
+      license,
+      product,
+      planName: plan?.name ?? null,
+      rejectedAttempts: attempts,
+      now: clock(),
+    });
   }
 
   return {
     'license.health': async () => ({
       service: 'license',
       status: 'ok',
-      uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000),
+      uptime_seconds: Math.round((clock().getTime() - startedAt) / 1000),
     }),
 
     // ---- Spec 4.1 ----
     'license.activate': async (request, context) => {
-      const result = await activate(request.license_key, request, true, context);
-      if ('refusal' in result) throw result.refusal;
+      const result = await activate({
+        licenseKey: request.license_key,
+        request,
+        recordRefusals: true,
+        context,
+      });
+      if (result.outcome === 'refused') refuse(result.refusal);
       const { license, identifier } = result;
-      const [product, plan] = await Promise.all([
-        products.get(license.product_id),
-        planName(license.plan_id),
-      ]);
-      return activationResultView(license, product, plan, identifier, clock());
+      const [product, plan] = await Promise.all([productOf(license), planName(license.plan_id)]);
+      return activationResultView({ license, product, planName: plan, identifier, now: clock() });
     },
 
     // ---- Spec 4.2 ----
     'license.validate': async (request, context) => {
       const now = clock();
-      const license = await findLicense(request.license_key);
-      if (!license) return unknownKeyView(request.license_key);
-      const product = await products.get(license.product_id);
-      if (request.product_id !== null && !coversProduct(product, request.product_id)) {
-        throw productMismatch();
+      const license = await licenses.findByKey(request.license_key);
+      const product = license && (await productOf(license));
+      const decision = decideValidation({ license, product, request, now });
+      if (decision.outcome === 'refuse') refuse(decision.refusal);
+      if (decision.outcome === 'unknown-key' || !license || !product) {
+        return unknownKeyView(request.license_key);
       }
-      const identifierActivated =
-        request.identifier === null || isActivated(license, request.identifier);
-      // Rule 3: only a check without identifier, or with an activated one, counts as a check.
-      if (identifierActivated) {
+      if (decision.countsAsCheck) {
         context.beforeWrite();
-        await License.updateOne(
-          { _id: license._id },
-          { $set: { last_check_at: now, last_check_ip: request.ip }, $inc: { check_count: 1 } },
-        );
+        await licenses.touchCheck({ licenseKey: license.license_key, at: now, ip: request.ip });
       }
-      return validationView(
+      return validationView({
         license,
         product,
-        await planName(license.plan_id),
-        identifierActivated,
-        now,
-      );
+        planName: await planName(license.plan_id),
+        report: decision,
+      });
     },
 
     // ---- Spec 4.3 (completed in docs/api-decisions.md) ----
     'license.deactivate': async (request, context) => {
-      const license = await findLicense(request.license_key);
-      if (!license) throw new LicensingError('LICENSE_INVALID', 'This license key is not valid.');
-      normaliseOrRefuse(license.activation_type, request.identifier);
-      const product = await products.get(license.product_id);
-      if (request.product_id !== null && !coversProduct(product, request.product_id)) {
-        throw productMismatch();
-      }
-      const removed = await removeActivation(license, request.identifier, context);
-      return activationResultView(
-        removed.license,
-        product,
-        await planName(license.plan_id),
-        removed.identifier,
-        clock(),
-      );
+      const license = await licenses.findByKey(request.license_key);
+      const product = license && (await productOf(license));
+      const removed = await deactivate({ license, product, request, context });
+      return activationResultView({
+        license: removed.license,
+        product: product!,
+        planName: await planName(removed.license.plan_id),
+        identifier: removed.identifier,
+        now: clock(),
+      });
     },
 
     // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----
     'license.coverage': async ({ license_key, product_id, identifier }) => {
-      const license = await findLicense(license_key);
-      if (!license) {
-        return {
-          found: false,
-          covers: false,
-          status: null,
-          plan_id: null,
-          expires_at: null,
-          auto_renew: false,
-          next_payment_at: null,
-          identifier_activated: identifier === null ? null : false,
-        };
-      }
-      const product = await products.get(license.product_id);
-      const covers = coversProduct(product, product_id);
-      return {
-        found: true,
-        covers,
-        status: effectiveStatus(license, clock()),
-        // A bundle key sees only all-plans files of the bundle's products (spec 4.4 rule 5).
-        plan_id: covers && license.product_id === product_id ? license.plan_id : null,
-        expires_at: license.expires_at?.toISOString() ?? null,
-        auto_renew: license.auto_renew,
-        next_payment_at: license.next_payment_at?.toISOString() ?? null,
-        identifier_activated: identifier === null ? null : isActivated(license, identifier),
-      };
+      const license = await licenses.findByKey(license_key);
+      if (!license) return unknownKeyCoverageView(identifier !== null);
+      return coverageView({
+        license,
+        product: await productOf(license),
+        productId: product_id,
+        identifierActivated:
+          identifier === null ? null : isIdentifierActivated(license, identifier),
+        now: clock(),
+      });
     },
 
     // ---- Plans ----
-    'license.createPlan': async (request, context) => {
-      const fields = {
-        name: request.name,
-        activation_type: request.activation_type,
-        activation_limit: request.activation_limit,
-      };
-      // Checked before the sequence counter is incremented too, and again before each insert.
-      context.beforeWrite();
-      return deps.sequences.insert(
-        'plan',
-        request.id,
-        async (id) => {
-          context.beforeWrite();
-          return planView((await Plan.create({ _id: id, ...fields })).toObject());
-        },
-        () => new LicensingError('ALREADY_EXISTS', `Plan ${request.id} already exists.`),
-      );
+    'license.createPlan': async ({ id, ...plan }, context) => {
+      const created = await plans.create({
+        plan,
+        id,
+        // The store writes the sequence counter, then the plan, perhaps more than once.
+        beforeEachWrite: () => context.beforeWrite(),
+      });
+      if (created.outcome === 'id-taken') {
+        refuse(refusal('ALREADY_EXISTS', `Plan ${id} already exists.`));
+      }
+      return planView(created.plan);
     },
 
     'license.getPlan': async ({ id }) => {
-      const plan = await Plan.findById(id).lean();
-      if (!plan) throw new LicensingError('NOT_FOUND', `Plan ${id} does not exist.`);
+      const plan = await plans.find(id);
+      if (!plan) refuse(refusal('NOT_FOUND', `Plan ${id} does not exist.`));
       return planView(plan);
     },
 
-    'license.listPlans': async () => ({
-      plans: (await Plan.find().sort({ _id: 1 }).lean()).map(planView),
-    }),
+    'license.listPlans': async () => ({ plans: (await plans.list()).map(planView) }),
 
     // ---- Licenses (admin) ----
     'license.createLicense': async (request, context) => {
-      const plan = await Plan.findById(request.plan_id).lean();
-      if (!plan) {
-        throw new LicensingError('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`);
-      }
+      const plan = await plans.find(request.plan_id);
+      if (!plan) refuse(refusal('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`));
       if (!(await products.find(request.product_id))) {
-        throw new LicensingError(
-          'INVALID_REQUEST',
-          `Product ${request.product_id} does not exist.`,
-        );
+        refuse(refusal('INVALID_REQUEST', `Product ${request.product_id} does not exist.`));
       }
-      try {
-        context.beforeWrite();
-        const created = await License.create({
-          license_key: request.license_key ?? generateLicenseKey(),
-          product_id: request.product_id,
-          plan_id: plan._id,
-          status: request.status,
-          expires_at: request.expires_at === null ? null : new Date(request.expires_at),
-          auto_renew: request.auto_renew,
-          next_payment_at:
-            request.next_payment_at === null ? null : new Date(request.next_payment_at),
-          // Spec 2.1: the license copies the plan's limit (and type) when it is issued.
-          activation_type: plan.activation_type,
-          activation_limit: plan.activation_limit,
-        });
-        return await detail(created.toObject());
-      } catch (error) {
-        if (isDuplicateKey(error)) {
-          throw new LicensingError('ALREADY_EXISTS', 'A license with this key already exists.');
-        }
-        throw error;
+      context.beforeWrite();
+      const issued = await licenses.issue({
+        license_key: request.license_key ?? generateLicenseKey(),
+        product_id: request.product_id,
+        plan_id: plan.id,
+        status: request.status,
+        expires_at: request.expires_at === null ? null : new Date(request.expires_at),
+        auto_renew: request.auto_renew,
+        next_payment_at:
+          request.next_payment_at === null ? null : new Date(request.next_payment_at),
+        // Spec 2.1: the license copies the plan's limit (and type) when it is issued.
+        activation_type: plan.activation_type,
+        activation_limit: plan.activation_limit,
+      });
+      if (issued.outcome === 'key-taken') {
+        refuse(refusal('ALREADY_EXISTS', 'A license with this key already exists.'));
       }
+      return detail(issued.license);
     },
 
     'license.getLicense': async ({ license_key }) => detail(await requireLicense(license_key)),
@@ -373,62 +299,49 @@ export function licenseHandlers(deps: LicenseServiceDeps): HandlersOf<'license'>
       { license_key, status, expires_at, activation_limit },
       context,
     ) => {
-      const set: Partial<Pick<LicenseDocument, 'status' | 'expires_at' | 'activation_limit'>> = {};
-      if (status !== undefined) set.status = status;
-      if (expires_at !== undefined)
-        set.expires_at = expires_at === null ? null : new Date(expires_at);
-      if (activation_limit !== undefined) set.activation_limit = activation_limit;
-      // Spec 3.3: a limit below the activations in use is refused, atomically.
-      const limitFits =
-        activation_limit === undefined || activation_limit === 0
-          ? {}
-          : { $expr: { $lte: [{ $size: '$activations' }, activation_limit] } };
+      const changes: LicenseChanges = { status, activation_limit };
+      if (expires_at !== undefined) {
+        changes.expires_at = expires_at === null ? null : new Date(expires_at);
+      }
+      // Spec 3.3: a limit below the activations in use is refused, atomically, with the rest.
       context.beforeWrite();
-      const updated = await License.findOneAndUpdate(
-        { license_key, ...limitFits },
-        { $set: set },
-        { returnDocument: 'after' },
-      ).lean<LicenseDocument>();
-      if (updated) return detail(updated);
-      const license = await requireLicense(license_key);
-      throw new LicensingError(
-        'ACTIVATION_LIMIT_TOO_LOW',
-        'The activation limit cannot be lower than the number of activations in use.',
-        {
-          details: {
-            activation_limit: activation_limit ?? license.activation_limit,
-            activations_used: license.activations.length,
-          },
-        },
-      );
+      const updated = await licenses.update({ licenseKey: license_key, changes });
+      switch (updated.outcome) {
+        case 'updated':
+          return detail(updated.license);
+        case 'unknown-license':
+          return refuse(unknownLicense());
+        case 'limit-below-activations':
+          return refuse(limitBelowActivations(updated));
+      }
     },
 
     // ---- Spec 3.2: Add and Remove in admin ----
     'license.addActivation': async ({ license_key, identifier, name }, context) => {
       await requireLicense(license_key);
       // Spec 2.5 records refusals of the activate call; an admin's refused Add is not recorded.
-      const result = await activate(
-        license_key,
-        { identifier, name, product_id: null, ip: '' },
-        false,
+      const result = await activate({
+        licenseKey: license_key,
+        request: { identifier, name, product_id: null, ip: '' },
+        recordRefusals: false,
         context,
-      );
-      if ('refusal' in result) throw result.refusal;
-      if (!result.created) {
-        throw new LicensingError(
-          'ACTIVATION_EXISTS',
-          'This identifier is already activated on this license.',
+      });
+      if (result.outcome === 'refused') refuse(result.refusal);
+      if (result.outcome === 'already-active') {
+        refuse(
+          refusal('ACTIVATION_EXISTS', 'This identifier is already activated on this license.'),
         );
       }
       return detail(result.license);
     },
 
     'license.removeActivation': async ({ license_key, identifier }, context) => {
-      const removed = await removeActivation(
-        await requireLicense(license_key),
-        identifier,
+      const removed = await deactivate({
+        license: await requireLicense(license_key),
+        product: null,
+        request: { identifier, product_id: null },
         context,
-      );
+      });
       return detail(removed.license);
     },
   };

@@ -1,27 +1,15 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import {
-  activationTypes,
-  licenseStatuses,
-  type ActivationType,
-  type LicenseStatus,
-} from '../../libs/contracts/index.js';
+import { activationTypes, licenseStatuses } from '../../libs/contracts/index.js';
+import type {
+  ActivationRecord,
+  LicenseRecord,
+  PlanRecord,
+  RejectedAttemptRecord,
+} from './stores.js';
 
-export interface PlanDocument {
+/** The stored shapes: the records of stores.ts under MongoDB's ids. */
+export interface PlanDocument extends Omit<PlanRecord, 'id'> {
   _id: number;
-  name: string;
-  activation_type: ActivationType;
-  activation_limit: number;
-  created_at: Date;
-}
-
-export interface ActivationRecord {
-  /** Normalised identifier as stored and shown (spec 2.3). */
-  identifier: string;
-  /** Lower-cased identifier: identifiers match case-insensitively (spec 2.4). */
-  identifier_key: string;
-  name: string | null;
-  ip: string;
-  activated_at: Date;
 }
 
 /**
@@ -29,33 +17,12 @@ export interface ActivationRecord {
  * update of one document, which holds under any number of concurrent requests and replicas
  * without transactions (docs/architecture.md).
  */
-export interface LicenseDocument {
+export interface LicenseDocument extends LicenseRecord {
   _id: Types.ObjectId;
-  license_key: string;
-  product_id: number;
-  plan_id: number;
-  status: LicenseStatus;
-  expires_at: Date | null;
-  auto_renew: boolean;
-  next_payment_at: Date | null;
-  activation_type: ActivationType;
-  activation_limit: number;
-  activations: ActivationRecord[];
-  last_check_at: Date | null;
-  last_check_ip: string | null;
-  check_count: number;
-  created_at: Date;
   updated_at: Date;
 }
 
-/** Spec 2.5: one row per identifier and license, with a count of tries. */
-export interface RejectedAttemptDocument {
-  license_key: string;
-  identifier: string;
-  identifier_key: string;
-  tries: number;
-  last_attempt_at: Date;
-}
+export type RejectedAttemptDocument = RejectedAttemptRecord;
 
 export interface LicenseModels {
   Plan: Model<PlanDocument>;

@@ -1,13 +1,19 @@
-import { LicensingError, internalError } from '../../libs/contracts/index.js';
+import { LicensingError } from '../../libs/contracts/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { LicensedProduct } from './rules.js';
+
+/** Where the license service learns a product's title and bundle items (spec 2.2). */
+export interface ProductLookup {
+  /** The product, or null when the catalog says it does not exist. */
+  find(id: number): Promise<LicensedProduct | null>;
+}
 
 /**
  * Product titles and bundle contents, which the update-catalog service owns, cached for the hot
  * path (every activate and validate needs them). Entries expire after `ttlMs` and are dropped at
  * once when the catalog announces a change; concurrent misses share one request.
  */
-export class ProductDirectory {
+export class ProductDirectory implements ProductLookup {
   private readonly entries = new Map<number, { product: LicensedProduct; expiresAt: number }>();
   private readonly inFlight = new Map<number, Promise<LicensedProduct>>();
   /** Bumped by every change event: a fetch that began before a change must not be cached. */
@@ -44,13 +50,6 @@ export class ProductDirectory {
       if (error instanceof LicensingError && error.code === 'NOT_FOUND') return null;
       throw error;
     }
-  }
-
-  /** The product a license belongs to: it must exist, so its absence is a server fault. */
-  async get(id: number): Promise<LicensedProduct> {
-    const product = await this.find(id);
-    if (!product) throw internalError(`The product ${id} of this license is missing.`);
-    return product;
   }
 
   private generation(id: number): number {

@@ -1,7 +1,8 @@
-import {
-  LicensingError,
-  type ActivationType,
-  type LicenseStatus,
+import type {
+  ActivationType,
+  ErrorCode,
+  ErrorDetails,
+  LicenseStatus,
 } from '../../libs/contracts/index.js';
 import { checkIdentifier, identifierKey } from '../../libs/identifier/index.js';
 
@@ -48,6 +49,24 @@ export function isFull(license: Pick<LicenseState, 'activation_limit' | 'activat
   return license.activation_limit !== 0 && license.activations.length >= license.activation_limit;
 }
 
+/**
+ * A refusal as a value: the spec's error code, a message for the client and the extra fields of
+ * the error object. The rules return it; the handlers turn it into the error they answer with.
+ */
+export interface Refusal {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: ErrorDetails;
+}
+
+export function refusal(code: ErrorCode, message: string, details: ErrorDetails = {}): Refusal {
+  return { code, message, details };
+}
+
+export function isRefusal<T extends object>(value: T | Refusal): value is Refusal {
+  return 'code' in value && 'message' in value;
+}
+
 export interface NormalisedIdentifier {
   identifier: string;
   key: string;
@@ -57,9 +76,12 @@ export interface NormalisedIdentifier {
  * Spec 2.4; an identifier that normalises to nothing, to more than 255 characters, or (domain)
  * to something that is not a website is refused with INVALID_REQUEST.
  */
-export function normaliseOrRefuse(type: ActivationType, raw: string): NormalisedIdentifier {
+export function normaliseOrRefuse(
+  type: ActivationType,
+  raw: string,
+): NormalisedIdentifier | Refusal {
   const checked = checkIdentifier(type, raw);
-  if ('problem' in checked) throw new LicensingError('INVALID_REQUEST', checked.problem);
+  if ('problem' in checked) return refusal('INVALID_REQUEST', checked.problem);
   return { identifier: checked.identifier, key: identifierKey(checked.identifier) };
 }
 
@@ -70,32 +92,72 @@ export function findActivation<T extends { identifier_key: string }>(
   return activations.find((a) => a.identifier_key === key);
 }
 
-export function limitReached(
-  license: Pick<LicenseState, 'activation_limit' | 'activations'>,
-  status?: number,
-): LicensingError {
-  return new LicensingError(
-    'ACTIVATION_LIMIT_REACHED',
-    'All activation slots of this license are in use.',
-    {
-      status,
-      details: {
-        activation_limit: license.activation_limit,
-        activations_used: license.activations.length,
-      },
-    },
+/**
+ * Whether an identifier, normalised as in 2.4, is activated on the license. One that cannot be
+ * normalised is not (docs/api-decisions.md: validate answers rather than refuses).
+ */
+export function isIdentifierActivated(
+  license: Pick<LicenseState, 'activation_type' | 'activations'>,
+  raw: string,
+): boolean {
+  const identifier = normaliseOrRefuse(license.activation_type, raw);
+  return (
+    !isRefusal(identifier) && findActivation(license.activations, identifier.key) !== undefined
   );
 }
+
+// ---- The refusals the rules make ----
+
+export function unknownKey(): Refusal {
+  return refusal('LICENSE_INVALID', 'This license key is not valid.');
+}
+
+export function productMismatch(): Refusal {
+  return refusal('PRODUCT_MISMATCH', 'This license key does not cover this product.');
+}
+
+export function limitReached(
+  license: Pick<LicenseState, 'activation_limit' | 'activations'>,
+): Refusal {
+  return refusal('ACTIVATION_LIMIT_REACHED', 'All activation slots of this license are in use.', {
+    activation_limit: license.activation_limit,
+    activations_used: license.activations.length,
+  });
+}
+
+export function activationNotFound(): Refusal {
+  return refusal('ACTIVATION_NOT_FOUND', 'This identifier is not activated on this license.');
+}
+
+/** Spec 3.3: a limit below the activations in use is refused. */
+export function limitBelowActivations(counts: {
+  activation_limit: number;
+  activations_used: number;
+}): Refusal {
+  return refusal(
+    'ACTIVATION_LIMIT_TOO_LOW',
+    'The activation limit cannot be lower than the number of activations in use.',
+    { activation_limit: counts.activation_limit, activations_used: counts.activations_used },
+  );
+}
+
+/** Spec 4.1 order 3, 4.2 rule 4 and deactivate: `product_id` sent and not covered. */
+function mismatches(product: LicensedProduct | null, productId: number | null): boolean {
+  return productId !== null && product !== null && !coversProduct(product, productId);
+}
+
+// ---- Spec 4.1 and 3.2: activate ----
 
 /** The outcome of checking an activate request against a license (spec 4.1 and 3.2). */
 export type ActivationDecision =
   | { outcome: 'claim'; identifier: NormalisedIdentifier }
   | { outcome: 'already-active'; identifier: string }
-  | { outcome: 'refuse'; error: LicensingError; recordAttempt: NormalisedIdentifier | null };
+  | { outcome: 'refuse'; refusal: Refusal; recordAttempt: NormalisedIdentifier | null };
 
 /**
  * The errors of spec 4.1 in their order: INVALID_REQUEST, LICENSE_INVALID, PRODUCT_MISMATCH,
- * LICENSE_EXPIRED, ACTIVATION_LIMIT_REACHED. LICENSE_INVALID covers every stored status but
+ * LICENSE_EXPIRED, ACTIVATION_LIMIT_REACHED. An unknown key has no activation type to normalise
+ * the identifier for, so it is LICENSE_INVALID. LICENSE_INVALID covers every stored status but
  * `active`, `expired` included (4.1 order 2); LICENSE_EXPIRED is for an active license past its
  * date, which only the scheduled task turns into `expired` (3.1). Refusals for an expired
  * license, by date or by status, and for a full one are recorded as rejected attempts (2.5).
@@ -106,39 +168,115 @@ export function decideActivation(
   request: { identifier: string; product_id: number | null },
   now: Date,
 ): ActivationDecision {
-  if (license === null) {
-    return {
-      outcome: 'refuse',
-      error: new LicensingError('LICENSE_INVALID', 'This license key is not valid.'),
-      recordAttempt: null,
-    };
-  }
+  if (license === null) return { outcome: 'refuse', refusal: unknownKey(), recordAttempt: null };
   const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (isRefusal(identifier)) return { outcome: 'refuse', refusal: identifier, recordAttempt: null };
   if (license.status !== 'active') {
     return {
       outcome: 'refuse',
-      error: new LicensingError('LICENSE_INVALID', `This license is ${license.status}.`),
+      refusal: refusal('LICENSE_INVALID', `This license is ${license.status}.`),
       recordAttempt: license.status === 'expired' ? identifier : null,
     };
   }
-  if (request.product_id !== null && product && !coversProduct(product, request.product_id)) {
-    return { outcome: 'refuse', error: productMismatch(), recordAttempt: null };
+  if (mismatches(product, request.product_id)) {
+    return { outcome: 'refuse', refusal: productMismatch(), recordAttempt: null };
   }
   if (isPastExpiry(license, now)) {
     return {
       outcome: 'refuse',
-      error: new LicensingError('LICENSE_EXPIRED', 'This license has expired.'),
+      refusal: refusal('LICENSE_EXPIRED', 'This license has expired.'),
       recordAttempt: identifier,
     };
   }
   const existing = findActivation(license.activations, identifier.key);
   if (existing) return { outcome: 'already-active', identifier: existing.identifier };
   if (isFull(license)) {
-    return { outcome: 'refuse', error: limitReached(license), recordAttempt: identifier };
+    return { outcome: 'refuse', refusal: limitReached(license), recordAttempt: identifier };
   }
   return { outcome: 'claim', identifier };
 }
 
-export function productMismatch(): LicensingError {
-  return new LicensingError('PRODUCT_MISMATCH', 'This license key does not cover this product.');
+// ---- Spec 4.2: validate ----
+
+/** The outcome of a validate request (spec 4.2). */
+export type ValidationDecision =
+  /** Rule 1: the answer for an unknown key; nothing is touched. */
+  | { outcome: 'unknown-key' }
+  | { outcome: 'refuse'; refusal: Refusal }
+  | {
+      outcome: 'report';
+      /** Rule 1: an active license past its expiry date reports `expired`. */
+      status: LicenseStatus;
+      /** Rule 1: only an active, unexpired license is valid. */
+      valid: boolean;
+      /** True when no identifier was sent, else whether it is activated. */
+      identifierActivated: boolean;
+      /** Rule 3: last_check_at, last_check_ip and check_count are updated. */
+      countsAsCheck: boolean;
+    };
+
+/**
+ * Spec 4.2. Rules 1 and 2: an unknown, inactive or expired key is answered, never refused with
+ * LICENSE_INVALID or LICENSE_EXPIRED. Rule 3: a check without identifier, or with an activated
+ * one, counts as a check; one with an identifier that is not activated does not. Rule 4: the
+ * only refusal here is PRODUCT_MISMATCH (INVALID_REQUEST is the request schema's).
+ */
+export function decideValidation({
+  license,
+  product,
+  request,
+  now,
+}: {
+  license: LicenseState | null;
+  product: LicensedProduct | null;
+  request: { identifier: string | null; product_id: number | null };
+  now: Date;
+}): ValidationDecision {
+  if (license === null) return { outcome: 'unknown-key' };
+  if (mismatches(product, request.product_id)) {
+    return { outcome: 'refuse', refusal: productMismatch() };
+  }
+  const status = effectiveStatus(license, now);
+  const identifierActivated =
+    request.identifier === null || isIdentifierActivated(license, request.identifier);
+  return {
+    outcome: 'report',
+    status,
+    valid: status === 'active',
+    identifierActivated,
+    countsAsCheck: identifierActivated,
+  };
+}
+
+// ---- Spec 4.3 (completed in docs/api-decisions.md): deactivate ----
+
+export type DeactivationDecision =
+  | { outcome: 'release'; identifier: NormalisedIdentifier }
+  | { outcome: 'refuse'; refusal: Refusal };
+
+/**
+ * Deactivate's errors in their order (docs/api-decisions.md "Deactivate"): INVALID_REQUEST,
+ * LICENSE_INVALID (an unknown key only: deactivation works whatever the status, so a customer
+ * can always free a slot), PRODUCT_MISMATCH, ACTIVATION_NOT_FOUND. An unknown key has no
+ * activation type to normalise the identifier for, so it is LICENSE_INVALID.
+ */
+export function decideDeactivation({
+  license,
+  product,
+  request,
+}: {
+  license: LicenseState | null;
+  product: LicensedProduct | null;
+  request: { identifier: string; product_id: number | null };
+}): DeactivationDecision {
+  if (license === null) return { outcome: 'refuse', refusal: unknownKey() };
+  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (isRefusal(identifier)) return { outcome: 'refuse', refusal: identifier };
+  if (mismatches(product, request.product_id)) {
+    return { outcome: 'refuse', refusal: productMismatch() };
+  }
+  if (!findActivation(license.activations, identifier.key)) {
+    return { outcome: 'refuse', refusal: activationNotFound() };
+  }
+  return { outcome: 'release', identifier };
 }

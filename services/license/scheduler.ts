@@ -2,8 +2,7 @@ import { MongoBackend } from '@agendajs/mongo-backend';
 import { Agenda } from 'agenda';
 import type { Connection } from 'mongoose';
 import type { Logger } from '../../libs/logging/index.js';
-import type { LicenseModels } from './models.js';
-import { expireLicenses, pruneRejectedAttempts } from './scheduled-tasks.js';
+import { expireLicenses, pruneRejectedAttempts, type TaskStores } from './scheduled-tasks.js';
 
 export interface ScheduleSettings {
   /** Off: this replica runs no scheduled tasks (others do; Agenda shares the work anyway). */
@@ -31,7 +30,7 @@ export const TASK_PRUNE_REJECTED_ATTEMPTS = 'license.prune-rejected-attempts';
  */
 export async function startScheduler(deps: {
   db: Connection;
-  models: LicenseModels;
+  stores: TaskStores;
   logger: Logger;
   settings: ScheduleSettings;
 }): Promise<{ stop(): Promise<void> }> {
@@ -66,7 +65,7 @@ export async function startScheduler(deps: {
     agenda.define(
       task.name,
       async () => {
-        const changed = await task.run(deps.models, new Date());
+        const changed = await task.run(deps.stores, new Date());
         if (changed > 0) deps.logger.info({ task: task.name, changed }, task.done);
       },
       options,

@@ -1,9 +1,8 @@
 import type { Connection } from 'mongoose';
-import { Sequences } from '../../libs/database/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { licenseHandlers } from './handlers.js';
-import { licenseModels } from './models.js';
+import { createLicenseHandlers } from './handlers.js';
+import { openMongoStores } from './mongo-stores.js';
 import { ProductDirectory } from './product-directory.js';
 import { startScheduler, type ScheduleSettings } from './scheduler.js';
 
@@ -19,17 +18,21 @@ export async function startLicenseService(deps: {
   productCacheTtlMs: number;
   schedule: ScheduleSettings;
 }): Promise<{ stop(): Promise<void> }> {
-  const models = licenseModels(deps.db);
-  await Promise.all(Object.values(models).map((model) => model.init()));
+  const stores = await openMongoStores(deps.db);
   const products = new ProductDirectory(deps.transport, deps.productCacheTtlMs);
   await products.start();
   await deps.transport.serve(
     'license',
-    licenseHandlers({ models, sequences: new Sequences(deps.db), products, startedAt: Date.now() }),
+    createLicenseHandlers({
+      stores,
+      products,
+      clock: () => new Date(),
+      startedAt: Date.now(),
+    }),
   );
   const scheduler = await startScheduler({
     db: deps.db,
-    models,
+    stores,
     logger: deps.logger,
     settings: deps.schedule,
   });

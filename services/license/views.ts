@@ -1,19 +1,25 @@
 import type {
   ActivationResult,
+  LicenseCoverage,
   LicenseDetail,
   Plan,
   ValidationResult,
 } from '../../libs/contracts/index.js';
-import type { LicenseDocument, PlanDocument, RejectedAttemptDocument } from './models.js';
-import { effectiveStatus, type LicensedProduct } from './rules.js';
+import {
+  coversProduct,
+  effectiveStatus,
+  type LicensedProduct,
+  type ValidationDecision,
+} from './rules.js';
+import type { LicenseRecord, PlanRecord, RejectedAttemptRecord } from './stores.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-export function planView(plan: PlanDocument): Plan {
+export function planView(plan: PlanRecord): Plan {
   return {
-    id: plan._id,
+    id: plan.id,
     name: plan.name,
     activation_type: plan.activation_type,
     activation_limit: plan.activation_limit,
@@ -22,13 +28,19 @@ export function planView(plan: PlanDocument): Plan {
 }
 
 /** Spec 4.1 success payload (deactivate answers with the same shape). */
-export function activationResultView(
-  license: LicenseDocument,
-  product: LicensedProduct,
-  planName: string,
-  identifier: string,
-  now: Date,
-): ActivationResult {
+export function activationResultView({
+  license,
+  product,
+  planName,
+  identifier,
+  now,
+}: {
+  license: LicenseRecord;
+  product: LicensedProduct;
+  planName: string;
+  identifier: string;
+  now: Date;
+}): ActivationResult {
   return {
     status: effectiveStatus(license, now),
     license_key: license.license_key,
@@ -43,17 +55,20 @@ export function activationResultView(
 }
 
 /** Spec 4.2 success payload for a known key. */
-export function validationView(
-  license: LicenseDocument,
-  product: LicensedProduct,
-  planName: string,
-  identifierActivated: boolean,
-  now: Date,
-): ValidationResult {
-  const status = effectiveStatus(license, now);
+export function validationView({
+  license,
+  product,
+  planName,
+  report,
+}: {
+  license: LicenseRecord;
+  product: LicensedProduct;
+  planName: string;
+  report: Extract<ValidationDecision, { outcome: 'report' }>;
+}): ValidationResult {
   return {
-    valid: status === 'active',
-    status,
+    valid: report.valid,
+    status: report.status,
     license_key: license.license_key,
     product: product.title,
     plan: planName,
@@ -61,7 +76,7 @@ export function validationView(
     activation_limit: license.activation_limit,
     activations_used: license.activations.length,
     expires_at: iso(license.expires_at),
-    identifier_activated: identifierActivated,
+    identifier_activated: report.identifierActivated,
   };
 }
 
@@ -81,13 +96,62 @@ export function unknownKeyView(licenseKey: string): ValidationResult {
   };
 }
 
-export function licenseDetailView(
-  license: LicenseDocument,
-  product: LicensedProduct | null,
-  planName: string | null,
-  attempts: RejectedAttemptDocument[],
-  now: Date,
-): LicenseDetail {
+/** Spec 4.4 and 4.5: what the update check and downloads learn of a key for one product. */
+export function coverageView({
+  license,
+  product,
+  productId,
+  identifierActivated,
+  now,
+}: {
+  license: LicenseRecord;
+  product: LicensedProduct;
+  productId: number;
+  /** Null when no identifier was sent. */
+  identifierActivated: boolean | null;
+  now: Date;
+}): LicenseCoverage {
+  const covers = coversProduct(product, productId);
+  return {
+    found: true,
+    covers,
+    status: effectiveStatus(license, now),
+    // A bundle key sees only all-plans files of the bundle's products (spec 4.4 rule 5).
+    plan_id: covers && license.product_id === productId ? license.plan_id : null,
+    expires_at: iso(license.expires_at),
+    auto_renew: license.auto_renew,
+    next_payment_at: iso(license.next_payment_at),
+    identifier_activated: identifierActivated,
+  };
+}
+
+/** The coverage of an unknown key: none. */
+export function unknownKeyCoverageView(identifierSent: boolean): LicenseCoverage {
+  return {
+    found: false,
+    covers: false,
+    status: null,
+    plan_id: null,
+    expires_at: null,
+    auto_renew: false,
+    next_payment_at: null,
+    identifier_activated: identifierSent ? false : null,
+  };
+}
+
+export function licenseDetailView({
+  license,
+  product,
+  planName,
+  rejectedAttempts,
+  now,
+}: {
+  license: LicenseRecord;
+  product: LicensedProduct | null;
+  planName: string | null;
+  rejectedAttempts: RejectedAttemptRecord[];
+  now: Date;
+}): LicenseDetail {
   return {
     license_key: license.license_key,
     status: effectiveStatus(license, now),
@@ -111,7 +175,7 @@ export function licenseDetailView(
       ip: a.ip,
       activated_at: a.activated_at.toISOString(),
     })),
-    rejected_attempts: attempts.map((r) => ({
+    rejected_attempts: rejectedAttempts.map((r) => ({
       identifier: r.identifier,
       tries: r.tries,
       last_attempt_at: r.last_attempt_at.toISOString(),

@@ -2,9 +2,14 @@ import type { Connection } from 'mongoose';
 import { connectDatabase } from '../../libs/database/index.js';
 import { licenseModels, type LicenseModels } from '../../services/license/models.js';
 import {
+  MongoLicenseStore,
+  MongoRejectedAttemptStore,
+} from '../../services/license/mongo-stores.js';
+import {
   REJECTED_ATTEMPT_RETENTION_MS,
   expireLicenses,
   pruneRejectedAttempts,
+  type TaskStores,
 } from '../../services/license/scheduled-tasks.js';
 import {
   TASK_EXPIRE_LICENSES,
@@ -23,17 +28,24 @@ async function licenseDatabase(system: TestSystem) {
     system.config.MONGODB_DB_PREFIX,
     'license',
   );
-  return { db, models: licenseModels(db) };
+  const models = licenseModels(db);
+  // The tasks work on the service's stores; the test reads the records through the models.
+  const stores = {
+    licenses: new MongoLicenseStore(models.License),
+    rejectedAttempts: new MongoRejectedAttemptStore(models.RejectedAttempt),
+  };
+  return { db, models, stores };
 }
 
 describe('scheduled tasks (Reminders & Expiration)', () => {
   let system: TestSystem;
   let db: Connection;
   let models: LicenseModels;
+  let stores: TaskStores;
   beforeAll(async () => {
     // The scheduler is off here: the tests call the tasks directly.
     system = await bootSystem();
-    ({ db, models } = await licenseDatabase(system));
+    ({ db, models, stores } = await licenseDatabase(system));
   });
   afterAll(async () => {
     await db?.close();
@@ -50,7 +62,7 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
     const suspended = await system.license({ status: 'suspended', expires_at: PAST });
     expect(await stored(due.key)).toBe('active');
 
-    expect(await expireLicenses(models, new Date())).toBeGreaterThanOrEqual(1);
+    expect(await expireLicenses(stores, new Date())).toBeGreaterThanOrEqual(1);
     expect(await stored(due.key)).toBe('expired');
     expect(await stored(later.key)).toBe('active');
     expect(await stored(never.key)).toBe('active');
@@ -60,7 +72,7 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
   test('spec 3.1: validate reports expired before and after the task alike', async () => {
     const { key } = await system.license({ expires_at: PAST });
     const before = await system.post('validate', { license_key: key });
-    await expireLicenses(models, new Date());
+    await expireLicenses(stores, new Date());
     const after = await system.post('validate', { license_key: key });
     expect(before.body.data).toMatchObject({ valid: false, status: 'expired' });
     expect(after.body.data).toEqual(expect.objectContaining({ valid: false, status: 'expired' }));
@@ -79,10 +91,10 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
     const rows = async () =>
       (await models.RejectedAttempt.find({ license_key: key }).lean()).map((r) => r.identifier);
 
-    await pruneRejectedAttempts(models, new Date(now + 89 * DAY));
+    await pruneRejectedAttempts(stores, new Date(now + 89 * DAY));
     expect((await rows()).sort()).toEqual(['old.example', 'recent.example']);
 
-    await pruneRejectedAttempts(models, new Date(now + REJECTED_ATTEMPT_RETENTION_MS + 1000));
+    await pruneRejectedAttempts(stores, new Date(now + REJECTED_ATTEMPT_RETENTION_MS + 1000));
     expect(await rows()).toEqual(['recent.example']);
   });
 });

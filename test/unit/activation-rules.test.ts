@@ -1,10 +1,14 @@
-import type { LicensingError } from '../../libs/contracts/index.js';
 import {
   coversProduct,
   decideActivation,
+  decideDeactivation,
+  decideValidation,
   effectiveStatus,
+  limitBelowActivations,
+  normaliseOrRefuse,
   type LicenseState,
   type LicensedProduct,
+  type Refusal,
 } from '../../services/license/rules.js';
 
 const now = new Date('2026-06-01T12:00:00Z');
@@ -28,9 +32,9 @@ const activation = (identifier: string) => ({
   identifier_key: identifier.toLowerCase(),
 });
 
-function refusal(decision: ReturnType<typeof decideActivation>): LicensingError {
+function refusal(decision: ReturnType<typeof decideActivation>): Refusal {
   if (decision.outcome !== 'refuse') throw new Error(`expected a refusal, got ${decision.outcome}`);
-  return decision.error;
+  return decision.refusal;
 }
 
 describe('spec 3.1 effective status', () => {
@@ -66,14 +70,16 @@ describe('spec 4.1 activate: errors in their order', () => {
   const request = { identifier: 'example.com', product_id: null };
 
   test('1. INVALID_REQUEST for a domain that normalises to nothing, before the status check', () => {
-    expect(() =>
-      decideActivation(
-        license({ status: 'revoked' }),
-        product,
-        { ...request, identifier: 'https://' },
-        now,
+    expect(
+      refusal(
+        decideActivation(
+          license({ status: 'revoked' }),
+          product,
+          { ...request, identifier: 'https://' },
+          now,
+        ),
       ),
-    ).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }));
+    ).toEqual(expect.objectContaining({ code: 'INVALID_REQUEST' }));
   });
 
   test('2. LICENSE_INVALID for an unknown key', () => {
@@ -209,4 +215,195 @@ describe('spec 3.2 activation lifecycle', () => {
       decideActivation(license(), bundle, { identifier: 'a.com', product_id: 30 }, now).outcome,
     ).toBe('claim');
   });
+});
+
+describe('spec 2.4 identifier normalisation: a refusal is a value', () => {
+  test('an identifier that normalises to nothing is refused with INVALID_REQUEST, not thrown', () => {
+    expect(normaliseOrRefuse('domain', 'https://')).toEqual({
+      code: 'INVALID_REQUEST',
+      message: expect.any(String),
+      details: {},
+    });
+  });
+
+  test('a normalisable identifier gives the stored form and its case-insensitive key', () => {
+    expect(normaliseOrRefuse('device', ' PC-One ')).toEqual({
+      identifier: 'PC-One',
+      key: 'pc-one',
+    });
+  });
+});
+
+describe('spec 3.3 limit changes', () => {
+  test('a limit below the activations in use is refused with ACTIVATION_LIMIT_TOO_LOW and both counts', () => {
+    expect(limitBelowActivations({ activation_limit: 1, activations_used: 2 })).toEqual({
+      code: 'ACTIVATION_LIMIT_TOO_LOW',
+      message: expect.any(String),
+      details: { activation_limit: 1, activations_used: 2 },
+    });
+  });
+});
+
+describe('spec 4.2 validate', () => {
+  const validate = (
+    state: LicenseState | null,
+    request: { identifier?: string | null; product_id?: number | null } = {},
+    licensed: LicensedProduct = product,
+  ) =>
+    decideValidation({
+      license: state,
+      product: state === null ? null : licensed,
+      request: { identifier: request.identifier ?? null, product_id: request.product_id ?? null },
+      now,
+    });
+
+  describe('rule 1: unknown, inactive or expired keys are answered with valid false', () => {
+    test('an unknown key gets the unknown-key answer, whatever else is sent', () => {
+      expect(validate(null, { identifier: 'a.com', product_id: 5 })).toEqual({
+        outcome: 'unknown-key',
+      });
+    });
+
+    test.each(['suspended', 'revoked', 'cancelled', 'expired'] as const)(
+      'a %s license reports its status with valid false',
+      (status) => {
+        expect(validate(license({ status }))).toMatchObject({
+          outcome: 'report',
+          status,
+          valid: false,
+        });
+      },
+    );
+
+    test('an active license past its expiry date reports expired with valid false', () => {
+      expect(validate(license({ expires_at: past }))).toMatchObject({
+        outcome: 'report',
+        status: 'expired',
+        valid: false,
+      });
+    });
+
+    test('an active license before its expiry date is valid', () => {
+      expect(validate(license({ expires_at: future }))).toMatchObject({
+        outcome: 'report',
+        status: 'active',
+        valid: true,
+      });
+    });
+  });
+
+  test('rule 2: validate never refuses with LICENSE_INVALID or LICENSE_EXPIRED', () => {
+    const states = [
+      null,
+      license({ status: 'revoked', expires_at: past }),
+      license({ status: 'expired' }),
+      license({ expires_at: past }),
+    ];
+    for (const state of states) {
+      expect(validate(state, { identifier: 'a.com' }).outcome).not.toBe('refuse');
+    }
+  });
+
+  describe('rule 3: what counts as a check', () => {
+    test('a check without identifier counts, and reports identifier_activated true', () => {
+      expect(validate(license())).toMatchObject({
+        identifierActivated: true,
+        countsAsCheck: true,
+      });
+    });
+
+    test('a check with an activated identifier, in any spelling, counts', () => {
+      const state = license({ activations: [activation('a.com')] });
+      expect(validate(state, { identifier: 'https://www.A.com/' })).toMatchObject({
+        identifierActivated: true,
+        countsAsCheck: true,
+      });
+    });
+
+    test.each([
+      ['not activated', 'b.com'],
+      ['sent empty', ''],
+      ['that cannot be normalised', 'https://'],
+    ])('a check with an identifier %s does not count', (_, identifier) => {
+      const state = license({ activations: [activation('a.com')] });
+      expect(validate(state, { identifier })).toMatchObject({
+        identifierActivated: false,
+        countsAsCheck: false,
+      });
+    });
+
+    test('an expired license is still checked', () => {
+      expect(validate(license({ expires_at: past }))).toMatchObject({ countsAsCheck: true });
+    });
+  });
+
+  describe('rule 4: errors', () => {
+    test('PRODUCT_MISMATCH for a key that does not cover product_id, also when suspended', () => {
+      for (const status of ['active', 'suspended'] as const) {
+        const decision = validate(license({ status }), { product_id: 99 });
+        expect(decision.outcome === 'refuse' && decision.refusal.code).toBe('PRODUCT_MISMATCH');
+      }
+    });
+
+    test('a bundle key validates for a product of its bundle', () => {
+      expect(validate(license(), { product_id: 30 }, bundle)).toMatchObject({ valid: true });
+    });
+  });
+});
+
+describe('spec 4.3 deactivate: errors in their order (docs/api-decisions.md)', () => {
+  const deactivate = (
+    state: LicenseState | null,
+    request: { identifier: string; product_id?: number | null },
+  ) =>
+    decideDeactivation({
+      license: state,
+      product: state === null ? null : product,
+      request: { identifier: request.identifier, product_id: request.product_id ?? null },
+    });
+  const refusalOf = (decision: ReturnType<typeof decideDeactivation>) =>
+    decision.outcome === 'refuse' ? decision.refusal.code : decision.outcome;
+
+  test('1. INVALID_REQUEST for an identifier that normalises to nothing, before PRODUCT_MISMATCH', () => {
+    expect(refusalOf(deactivate(license(), { identifier: 'https://', product_id: 99 }))).toBe(
+      'INVALID_REQUEST',
+    );
+  });
+
+  test('2. LICENSE_INVALID for an unknown key', () => {
+    expect(refusalOf(deactivate(null, { identifier: 'a.com' }))).toBe('LICENSE_INVALID');
+  });
+
+  test('3. PRODUCT_MISMATCH before ACTIVATION_NOT_FOUND', () => {
+    expect(refusalOf(deactivate(license(), { identifier: 'a.com', product_id: 99 }))).toBe(
+      'PRODUCT_MISMATCH',
+    );
+  });
+
+  test('4. ACTIVATION_NOT_FOUND for an identifier that is not activated', () => {
+    const state = license({ activations: [activation('a.com')] });
+    expect(refusalOf(deactivate(state, { identifier: 'b.com' }))).toBe('ACTIVATION_NOT_FOUND');
+  });
+
+  test('an activated identifier, matched after normalisation, is released', () => {
+    const state = license({ activations: [activation('example.com')] });
+    expect(deactivate(state, { identifier: 'https://www.EXAMPLE.com/', product_id: 10 })).toEqual({
+      outcome: 'release',
+      identifier: { identifier: 'example.com', key: 'example.com' },
+    });
+  });
+
+  test.each([
+    ['past its expiry date', { expires_at: past }],
+    ['expired', { status: 'expired' as const }],
+    ['suspended', { status: 'suspended' as const }],
+    ['revoked', { status: 'revoked' as const }],
+    ['cancelled', { status: 'cancelled' as const }],
+  ])(
+    'deactivating works on a license that is %s, so a customer can free a slot',
+    (_, overrides) => {
+      const state = license({ ...overrides, activations: [activation('a.com')] });
+      expect(deactivate(state, { identifier: 'a.com' }).outcome).toBe('release');
+    },
+  );
 });

@@ -1,0 +1,305 @@
+import type { Connection } from 'mongoose';
+import { Sequences, isDuplicateKey } from '../../libs/database/index.js';
+import { identifierKey } from '../../libs/identifier/index.js';
+import {
+  licenseModels,
+  type LicenseDocument,
+  type LicenseModels,
+  type PlanDocument,
+  type RejectedAttemptDocument,
+} from './models.js';
+import type {
+  ActivationRecord,
+  BeforeEachWrite,
+  LicenseChanges,
+  LicenseRecord,
+  LicenseStore,
+  LicenseStores,
+  LicenseUpdate,
+  NewActivation,
+  NewLicense,
+  PlanRecord,
+  PlanStore,
+  RejectedAttemptRecord,
+  RejectedAttemptStore,
+} from './stores.js';
+
+/** The stores on the service's own database: its models are created and their indexes built. */
+export async function openMongoStores(db: Connection): Promise<LicenseStores> {
+  const models = licenseModels(db);
+  await Promise.all(Object.values(models).map((model) => model.init()));
+  return {
+    licenses: new MongoLicenseStore(models.License),
+    plans: new MongoPlanStore(models.Plan, new Sequences(db)),
+    rejectedAttempts: new MongoRejectedAttemptStore(models.RejectedAttempt),
+  };
+}
+
+const noWriteCheck: BeforeEachWrite = () => {};
+
+function activationRecord(a: ActivationRecord): ActivationRecord {
+  return {
+    identifier: a.identifier,
+    identifier_key: a.identifier_key,
+    name: a.name ?? null,
+    ip: a.ip ?? '',
+    activated_at: a.activated_at,
+  };
+}
+
+function licenseRecord(doc: LicenseDocument): LicenseRecord {
+  return {
+    license_key: doc.license_key,
+    product_id: doc.product_id,
+    plan_id: doc.plan_id,
+    status: doc.status,
+    expires_at: doc.expires_at ?? null,
+    auto_renew: doc.auto_renew,
+    next_payment_at: doc.next_payment_at ?? null,
+    activation_type: doc.activation_type,
+    activation_limit: doc.activation_limit,
+    activations: doc.activations.map(activationRecord),
+    last_check_at: doc.last_check_at ?? null,
+    last_check_ip: doc.last_check_ip ?? null,
+    check_count: doc.check_count,
+    created_at: doc.created_at,
+  };
+}
+
+function planRecord(doc: PlanDocument): PlanRecord {
+  return {
+    id: doc._id,
+    name: doc.name,
+    activation_type: doc.activation_type,
+    activation_limit: doc.activation_limit,
+    created_at: doc.created_at,
+  };
+}
+
+function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRecord {
+  return {
+    license_key: doc.license_key,
+    identifier: doc.identifier,
+    identifier_key: doc.identifier_key,
+    tries: doc.tries,
+    last_attempt_at: doc.last_attempt_at,
+  };
+}
+
+/** Activations are embedded in the license document, so each rule is one single-document update. */
+export class MongoLicenseStore implements LicenseStore {
+  constructor(private readonly License: LicenseModels['License']) {}
+
+  async findByKey(licenseKey: string): Promise<LicenseRecord | null> {
+    const doc = await this.License.findOne({ license_key: licenseKey }).lean<LicenseDocument>();
+    return doc && licenseRecord(doc);
+  }
+
+  async issue(
+    license: NewLicense,
+  ): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }> {
+    try {
+      const created = await this.License.create(license);
+      return { outcome: 'issued', license: licenseRecord(created.toObject()) };
+    } catch (error) {
+      if (isDuplicateKey(error)) return { outcome: 'key-taken' };
+      throw error;
+    }
+  }
+
+  async claimSlot({
+    licenseKey,
+    activation,
+    now,
+  }: {
+    licenseKey: string;
+    activation: NewActivation;
+    now: Date;
+  }): Promise<LicenseRecord | null> {
+    const key = identifierKey(activation.identifier);
+    const doc = await this.License.findOneAndUpdate(
+      {
+        license_key: licenseKey,
+        status: 'active',
+        $or: [{ expires_at: null }, { expires_at: { $gt: now } }],
+        'activations.identifier_key': { $ne: key },
+        $expr: {
+          $or: [
+            { $eq: ['$activation_limit', 0] },
+            { $lt: [{ $size: '$activations' }, '$activation_limit'] },
+          ],
+        },
+      },
+      { $push: { activations: { ...activation, identifier_key: key } } },
+      { returnDocument: 'after' },
+    ).lean<LicenseDocument>();
+    return doc && licenseRecord(doc);
+  }
+
+  async releaseSlot({
+    licenseKey,
+    identifier,
+  }: {
+    licenseKey: string;
+    identifier: string;
+  }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null> {
+    const key = identifierKey(identifier);
+    // The document as it was just before the atomic removal names the activation removed.
+    const before = await this.License.findOneAndUpdate(
+      { license_key: licenseKey, 'activations.identifier_key': key },
+      { $pull: { activations: { identifier_key: key } } },
+      { returnDocument: 'before' },
+    ).lean<LicenseDocument>();
+    const released = before?.activations.find((a) => a.identifier_key === key);
+    if (!before || !released) return null;
+    const license = licenseRecord(before);
+    license.activations = license.activations.filter((a) => a.identifier_key !== key);
+    return { license, released: activationRecord(released) };
+  }
+
+  async touchCheck({
+    licenseKey,
+    at,
+    ip,
+  }: {
+    licenseKey: string;
+    at: Date;
+    ip: string;
+  }): Promise<void> {
+    await this.License.updateOne(
+      { license_key: licenseKey },
+      { $set: { last_check_at: at, last_check_ip: ip }, $inc: { check_count: 1 } },
+    );
+  }
+
+  async update({
+    licenseKey,
+    changes,
+  }: {
+    licenseKey: string;
+    changes: LicenseChanges;
+  }): Promise<LicenseUpdate> {
+    const limit = changes.activation_limit;
+    const limitFits =
+      limit === undefined || limit === 0
+        ? {}
+        : { $expr: { $lte: [{ $size: '$activations' }, limit] } };
+    const set: LicenseChanges = {};
+    if (changes.status !== undefined) set.status = changes.status;
+    if (changes.expires_at !== undefined) set.expires_at = changes.expires_at;
+    if (limit !== undefined) set.activation_limit = limit;
+    const updated = await this.License.findOneAndUpdate(
+      { license_key: licenseKey, ...limitFits },
+      { $set: set },
+      { returnDocument: 'after' },
+    ).lean<LicenseDocument>();
+    if (updated) return { outcome: 'updated', license: licenseRecord(updated) };
+    if (limit === undefined || limit === 0) return { outcome: 'unknown-license' };
+    // The filter did not match: either there is no such license, or the limit did not fit.
+    const current = await this.findByKey(licenseKey);
+    if (!current) return { outcome: 'unknown-license' };
+    return {
+      outcome: 'limit-below-activations',
+      activation_limit: limit,
+      activations_used: current.activations.length,
+    };
+  }
+
+  async expirePastDue(now: Date): Promise<number> {
+    // The filter is the rule itself, so a license renewed meanwhile is left alone.
+    const result = await this.License.updateMany(
+      { status: 'active', expires_at: { $ne: null, $lte: now } },
+      { $set: { status: 'expired' } },
+    );
+    return result.modifiedCount;
+  }
+}
+
+export class MongoPlanStore implements PlanStore {
+  constructor(
+    private readonly Plan: LicenseModels['Plan'],
+    private readonly sequences: Sequences,
+  ) {}
+
+  async create({
+    plan,
+    id,
+    beforeEachWrite = noWriteCheck,
+  }: {
+    plan: Omit<PlanRecord, 'id' | 'created_at'>;
+    id?: number;
+    beforeEachWrite?: BeforeEachWrite;
+  }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
+    const insert = async (chosen: number) => {
+      beforeEachWrite();
+      return planRecord((await this.Plan.create({ _id: chosen, ...plan })).toObject());
+    };
+    if (id !== undefined) {
+      try {
+        return { outcome: 'created', plan: await insert(id) };
+      } catch (error) {
+        if (isDuplicateKey(error)) return { outcome: 'id-taken' };
+        throw error;
+      }
+    }
+    for (;;) {
+      beforeEachWrite();
+      const next = await this.sequences.next('plan');
+      try {
+        return { outcome: 'created', plan: await insert(next) };
+      } catch (error) {
+        // An admin chose this id before the sequence reached it: take the next one.
+        if (!isDuplicateKey(error)) throw error;
+      }
+    }
+  }
+
+  async find(id: number): Promise<PlanRecord | null> {
+    const doc = await this.Plan.findById(id).lean<PlanDocument>();
+    return doc && planRecord(doc);
+  }
+
+  async list(): Promise<PlanRecord[]> {
+    return (await this.Plan.find().sort({ _id: 1 }).lean<PlanDocument[]>()).map(planRecord);
+  }
+}
+
+export class MongoRejectedAttemptStore implements RejectedAttemptStore {
+  constructor(private readonly RejectedAttempt: LicenseModels['RejectedAttempt']) {}
+
+  async record({
+    licenseKey,
+    identifier,
+    at,
+    beforeEachWrite = noWriteCheck,
+  }: {
+    licenseKey: string;
+    identifier: string;
+    at: Date;
+    beforeEachWrite?: BeforeEachWrite;
+  }): Promise<void> {
+    const filter = { license_key: licenseKey, identifier_key: identifierKey(identifier) };
+    const update = { $inc: { tries: 1 }, $set: { identifier, last_attempt_at: at } };
+    beforeEachWrite();
+    try {
+      await this.RejectedAttempt.updateOne(filter, update, { upsert: true });
+    } catch (error) {
+      // Two first refusals raced to insert the row: the loser increments the winner's row.
+      if (!isDuplicateKey(error)) throw error;
+      beforeEachWrite();
+      await this.RejectedAttempt.updateOne(filter, update);
+    }
+  }
+
+  async listForLicense(licenseKey: string): Promise<RejectedAttemptRecord[]> {
+    const docs = await this.RejectedAttempt.find({ license_key: licenseKey })
+      .sort({ last_attempt_at: -1 })
+      .lean<RejectedAttemptDocument[]>();
+    return docs.map(rejectedAttemptRecord);
+  }
+
+  async pruneUntouchedSince(date: Date): Promise<number> {
+    const result = await this.RejectedAttempt.deleteMany({ last_attempt_at: { $lte: date } });
+    return result.deletedCount;
+  }
+}

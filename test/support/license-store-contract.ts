@@ -1,0 +1,509 @@
+import { randomBytes } from 'node:crypto';
+import type {
+  LicenseRecord,
+  LicenseStores,
+  NewActivation,
+  NewLicense,
+} from '../../services/license/stores.js';
+
+/** Opens empty stores; `close` removes whatever they hold. */
+export type OpenStores = () => Promise<{ stores: LicenseStores; close(): Promise<void> }>;
+
+const NOW = new Date('2026-06-01T12:00:00.000Z');
+const EARLIER = new Date('2026-05-01T00:00:00.000Z');
+const LATER = new Date('2027-01-01T00:00:00.000Z');
+const DAY = 24 * 60 * 60 * 1000;
+
+const uniqueKey = () => `key-${randomBytes(6).toString('hex')}`;
+
+function newLicense(overrides: Partial<NewLicense> = {}): NewLicense {
+  return {
+    license_key: uniqueKey(),
+    product_id: 10,
+    plan_id: 1,
+    status: 'active',
+    expires_at: null,
+    auto_renew: false,
+    next_payment_at: null,
+    activation_type: 'domain',
+    activation_limit: 3,
+    ...overrides,
+  };
+}
+
+function activation(identifier: string, overrides: Partial<NewActivation> = {}): NewActivation {
+  return { identifier, name: null, ip: '192.0.2.1', activated_at: EARLIER, ...overrides };
+}
+
+const identifiers = (license: LicenseRecord | null) =>
+  license?.activations.map((a) => a.identifier).sort() ?? [];
+
+/**
+ * What every implementation of the license service's stores must do (services/license/stores.ts),
+ * run against each of them with the same body.
+ */
+export function describeLicenseStores(implementation: string, open: OpenStores): void {
+  /** Fresh stores for each group, so counts over a whole store see only the group's records. */
+  function withStores(): () => LicenseStores {
+    let opened: Awaited<ReturnType<OpenStores>> | undefined;
+    beforeAll(async () => {
+      opened = await open();
+    });
+    afterAll(async () => {
+      await opened?.close();
+    });
+    return () => {
+      if (!opened) throw new Error('The stores did not open.');
+      return opened.stores;
+    };
+  }
+
+  describe(`${implementation}: licenses (spec 2.2)`, () => {
+    const stores = withStores();
+    const issue = async (overrides: Partial<NewLicense> = {}) => {
+      const issued = await stores().licenses.issue(newLicense(overrides));
+      if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
+      return issued.license;
+    };
+
+    test('an issued license starts without activations or checks, and is found by its key', async () => {
+      const license = await issue({ expires_at: LATER, activation_type: 'seat' });
+      expect(license).toEqual({
+        ...newLicense({
+          license_key: license.license_key,
+          expires_at: LATER,
+          activation_type: 'seat',
+        }),
+        activations: [],
+        last_check_at: null,
+        last_check_ip: null,
+        check_count: 0,
+        created_at: expect.any(Date),
+      });
+      expect(await stores().licenses.findByKey(license.license_key)).toEqual(license);
+    });
+
+    test('an unknown key finds nothing', async () => {
+      expect(await stores().licenses.findByKey(uniqueKey())).toBeNull();
+    });
+
+    test('a license key is unique: a taken key issues nothing and changes nothing', async () => {
+      const first = await issue();
+      const again = await stores().licenses.issue(
+        newLicense({ license_key: first.license_key, plan_id: 2 }),
+      );
+      expect(again).toEqual({ outcome: 'key-taken' });
+      expect(await stores().licenses.findByKey(first.license_key)).toEqual(first);
+    });
+
+    test('license keys are matched exactly: a key in other letter case is another license', async () => {
+      const key = `Key-${randomBytes(6).toString('hex')}`;
+      await issue({ license_key: key });
+      expect(await stores().licenses.findByKey(key.toLowerCase())).toBeNull();
+      expect(
+        (await stores().licenses.issue(newLicense({ license_key: key.toLowerCase() }))).outcome,
+      ).toBe('issued');
+    });
+
+    test('records and their dates are copies: changing one changes nothing stored', async () => {
+      const expiry = new Date(LATER);
+      const license = await issue({ expires_at: expiry });
+      expiry.setTime(0);
+      license.activations.push({ ...activation('x.com'), identifier_key: 'x.com' });
+      license.expires_at?.setTime(0);
+      const read = await stores().licenses.findByKey(license.license_key);
+      expect(read?.expires_at).toEqual(LATER);
+      expect(read?.activations).toEqual([]);
+      read!.created_at.setTime(0);
+      expect(
+        (await stores().licenses.findByKey(license.license_key))?.created_at.getTime(),
+      ).not.toBe(0);
+    });
+
+    describe('spec 4.2 rule 3: checks', () => {
+      test('a check sets last_check_at and last_check_ip and increments check_count', async () => {
+        const { license_key } = await issue();
+        const at = new Date(NOW);
+        await stores().licenses.touchCheck({ licenseKey: license_key, at, ip: '203.0.113.9' });
+        at.setTime(0);
+        await stores().licenses.touchCheck({ licenseKey: license_key, at: LATER, ip: '::1' });
+        expect(await stores().licenses.findByKey(license_key)).toMatchObject({
+          last_check_at: LATER,
+          last_check_ip: '::1',
+          check_count: 2,
+        });
+      });
+
+      test('a check of an unknown key changes nothing', async () => {
+        await expect(
+          stores().licenses.touchCheck({ licenseKey: uniqueKey(), at: NOW, ip: '::1' }),
+        ).resolves.toBeUndefined();
+      });
+    });
+
+    describe('spec 3.3: changes of status, expiry and limit', () => {
+      const withActivations = async (limit: number, count: number) => {
+        const { license_key } = await issue({ activation_limit: limit });
+        for (let i = 0; i < count; i++) {
+          await stores().licenses.claimSlot({
+            licenseKey: license_key,
+            activation: activation(`site-${i}.example`),
+            now: NOW,
+          });
+        }
+        return license_key;
+      };
+
+      test('status, expiry and limit change together', async () => {
+        const licenseKey = await withActivations(3, 1);
+        const updated = await stores().licenses.update({
+          licenseKey,
+          changes: { status: 'suspended', expires_at: LATER, activation_limit: 5 },
+        });
+        expect(updated).toEqual({
+          outcome: 'updated',
+          license: expect.objectContaining({
+            status: 'suspended',
+            expires_at: LATER,
+            activation_limit: 5,
+          }),
+        });
+        expect(await stores().licenses.findByKey(licenseKey)).toEqual(
+          updated.outcome === 'updated' ? updated.license : null,
+        );
+      });
+
+      test('fields not named are left alone, and an expiry of null clears it', async () => {
+        const { license_key: licenseKey } = await issue({ expires_at: LATER, activation_limit: 4 });
+        const updated = await stores().licenses.update({
+          licenseKey,
+          changes: { expires_at: null },
+        });
+        expect(updated).toMatchObject({
+          outcome: 'updated',
+          license: { status: 'active', expires_at: null, activation_limit: 4 },
+        });
+      });
+
+      test('a limit below the activations in use is refused, and nothing else changes either', async () => {
+        const licenseKey = await withActivations(3, 2);
+        const before = await stores().licenses.findByKey(licenseKey);
+        expect(
+          await stores().licenses.update({
+            licenseKey,
+            changes: { activation_limit: 1, status: 'suspended' },
+          }),
+        ).toEqual({ outcome: 'limit-below-activations', activation_limit: 1, activations_used: 2 });
+        expect(await stores().licenses.findByKey(licenseKey)).toEqual(before);
+      });
+
+      test('a limit equal to the activations in use, or 0 (unlimited), is accepted', async () => {
+        const licenseKey = await withActivations(3, 2);
+        for (const limit of [2, 0]) {
+          expect(
+            await stores().licenses.update({ licenseKey, changes: { activation_limit: limit } }),
+          ).toMatchObject({ outcome: 'updated', license: { activation_limit: limit } });
+        }
+      });
+
+      test('an unknown key is reported as such', async () => {
+        for (const changes of [{ status: 'active' as const }, { activation_limit: 5 }]) {
+          expect(await stores().licenses.update({ licenseKey: uniqueKey(), changes })).toEqual({
+            outcome: 'unknown-license',
+          });
+        }
+      });
+
+      test('lowering the limit while claims race never leaves more activations than the new limit', async () => {
+        const licenseKey = await withActivations(10, 3);
+        const [lowered] = await Promise.all([
+          stores().licenses.update({ licenseKey, changes: { activation_limit: 4 } }),
+          ...Array.from({ length: 8 }, (_, i) =>
+            stores().licenses.claimSlot({
+              licenseKey,
+              activation: activation(`race-${i}.example`),
+              now: NOW,
+            }),
+          ),
+        ]);
+        const license = await stores().licenses.findByKey(licenseKey);
+        if (lowered.outcome === 'updated') {
+          expect(license?.activation_limit).toBe(4);
+          expect(license?.activations.length).toBeLessThanOrEqual(4);
+        } else {
+          expect(lowered.outcome).toBe('limit-below-activations');
+          expect(license?.activation_limit).toBe(10);
+          expect(license?.activations.length).toBeGreaterThan(4);
+        }
+      });
+    });
+  });
+
+  describe(`${implementation}: activations (spec 3.2)`, () => {
+    const stores = withStores();
+    const issue = async (overrides: Partial<NewLicense> = {}) => {
+      const issued = await stores().licenses.issue(newLicense(overrides));
+      if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
+      return issued.license.license_key;
+    };
+    const claim = (licenseKey: string, identifier: string, now = NOW) =>
+      stores().licenses.claimSlot({ licenseKey, activation: activation(identifier), now });
+
+    test('a claim stores the activation with its key and answers with the license after it', async () => {
+      const licenseKey = await issue({ activation_type: 'device' });
+      const claimed = await stores().licenses.claimSlot({
+        licenseKey,
+        activation: activation('PC-One', { name: 'Office', ip: '' }),
+        now: NOW,
+      });
+      const stored = {
+        identifier: 'PC-One',
+        identifier_key: 'pc-one',
+        name: 'Office',
+        ip: '',
+        activated_at: EARLIER,
+      };
+      expect(claimed?.activations).toEqual([stored]);
+      expect((await stores().licenses.findByKey(licenseKey))?.activations).toEqual([stored]);
+    });
+
+    test('an identifier already activated, in any letter case, takes no second slot', async () => {
+      const licenseKey = await issue({ activation_type: 'device' });
+      expect(await claim(licenseKey, 'PC-One')).not.toBeNull();
+      expect(await claim(licenseKey, 'pc-ONE')).toBeNull();
+      expect(identifiers(await stores().licenses.findByKey(licenseKey))).toEqual(['PC-One']);
+    });
+
+    test('a full license takes no claim; limit 0 means unlimited', async () => {
+      const full = await issue({ activation_limit: 1 });
+      expect(await claim(full, 'a.com')).not.toBeNull();
+      expect(await claim(full, 'b.com')).toBeNull();
+      const unlimited = await issue({ activation_limit: 0 });
+      for (let i = 0; i < 5; i++) expect(await claim(unlimited, `s${i}.com`)).not.toBeNull();
+    });
+
+    test.each(['suspended', 'revoked', 'cancelled', 'expired'] as const)(
+      'a license whose status is %s takes no claim',
+      async (status) => {
+        expect(await claim(await issue({ status }), 'a.com')).toBeNull();
+      },
+    );
+
+    test('a license takes claims until its expiry instant, and none from it on', async () => {
+      const licenseKey = await issue({ expires_at: NOW });
+      expect(await claim(licenseKey, 'before.com', new Date(NOW.getTime() - 1))).not.toBeNull();
+      expect(await claim(licenseKey, 'at.com', NOW)).toBeNull();
+    });
+
+    test('an unknown key takes no claim', async () => {
+      expect(await claim(uniqueKey(), 'a.com')).toBeNull();
+    });
+
+    test('concurrent claims never exceed the limit: 20 claims on a limit of 3, exactly 3 succeed', async () => {
+      const licenseKey = await issue({ activation_limit: 3 });
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => claim(licenseKey, `site-${i}.example`)),
+      );
+      expect(claims.filter((c) => c !== null)).toHaveLength(3);
+      expect((await stores().licenses.findByKey(licenseKey))?.activations).toHaveLength(3);
+    });
+
+    test('concurrent claims of one identifier take one slot', async () => {
+      const licenseKey = await issue({ activation_limit: 5 });
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, () => claim(licenseKey, 'same.com')),
+      );
+      expect(claims.filter((c) => c !== null)).toHaveLength(1);
+      expect(identifiers(await stores().licenses.findByKey(licenseKey))).toEqual(['same.com']);
+    });
+
+    test('a release frees the slot of an identifier in any letter case, and names it as stored', async () => {
+      const licenseKey = await issue({ activation_type: 'device', activation_limit: 1 });
+      await claim(licenseKey, 'Laptop-7');
+      const released = await stores().licenses.releaseSlot({ licenseKey, identifier: 'laptop-7' });
+      expect(released).toEqual({
+        license: expect.objectContaining({ license_key: licenseKey, activations: [] }),
+        released: expect.objectContaining({ identifier: 'Laptop-7', identifier_key: 'laptop-7' }),
+      });
+      expect(await claim(licenseKey, 'Desktop-1')).not.toBeNull();
+    });
+
+    test('releasing an identifier that is not activated, or twice, releases nothing', async () => {
+      const licenseKey = await issue();
+      await claim(licenseKey, 'a.com');
+      expect(await stores().licenses.releaseSlot({ licenseKey, identifier: 'b.com' })).toBeNull();
+      expect(
+        await stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' }),
+      ).not.toBeNull();
+      expect(await stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' })).toBeNull();
+      expect(
+        await stores().licenses.releaseSlot({ licenseKey: uniqueKey(), identifier: 'a.com' }),
+      ).toBeNull();
+    });
+
+    test('concurrent releases of one identifier release it once', async () => {
+      const licenseKey = await issue();
+      await claim(licenseKey, 'a.com');
+      await claim(licenseKey, 'b.com');
+      const releases = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' }),
+        ),
+      );
+      expect(releases.filter((r) => r !== null)).toHaveLength(1);
+      expect(identifiers(await stores().licenses.findByKey(licenseKey))).toEqual(['b.com']);
+    });
+  });
+
+  describe(`${implementation}: spec 3.1 expiry (scheduled task)`, () => {
+    const stores = withStores();
+
+    test('every active license whose expiry date is now or earlier becomes expired; nothing else changes', async () => {
+      const keys = {
+        due: newLicense({ expires_at: EARLIER }),
+        dueNow: newLicense({ expires_at: NOW }),
+        later: newLicense({ expires_at: LATER }),
+        never: newLicense({ expires_at: null }),
+        suspended: newLicense({ status: 'suspended', expires_at: EARLIER }),
+      };
+      for (const license of Object.values(keys)) await stores().licenses.issue(license);
+      expect(await stores().licenses.expirePastDue(NOW)).toBe(2);
+      const status = async (license: NewLicense) =>
+        (await stores().licenses.findByKey(license.license_key))?.status;
+      expect(await status(keys.due)).toBe('expired');
+      expect(await status(keys.dueNow)).toBe('expired');
+      expect(await status(keys.later)).toBe('active');
+      expect(await status(keys.never)).toBe('active');
+      expect(await status(keys.suspended)).toBe('suspended');
+      expect(await stores().licenses.expirePastDue(NOW)).toBe(0);
+    });
+  });
+
+  describe(`${implementation}: plans (spec 2.1)`, () => {
+    const stores = withStores();
+    const plan = { name: 'Agency', activation_type: 'domain' as const, activation_limit: 25 };
+
+    test('plans get ids from a sequence, are found by id and listed by id', async () => {
+      const first = await stores().plans.create({ plan });
+      const second = await stores().plans.create({ plan: { ...plan, name: 'Solo' } });
+      if (first.outcome !== 'created' || second.outcome !== 'created')
+        throw new Error('not created');
+      expect(first.plan).toEqual({ ...plan, id: expect.any(Number), created_at: expect.any(Date) });
+      expect(second.plan.id).toBeGreaterThan(first.plan.id);
+      expect(await stores().plans.find(first.plan.id)).toEqual(first.plan);
+      const listed = await stores().plans.list();
+      expect(listed.map((p) => p.id)).toEqual([...listed.map((p) => p.id)].sort((a, b) => a - b));
+      expect(listed).toEqual(expect.arrayContaining([first.plan, second.plan]));
+    });
+
+    test('a chosen id is used; a chosen id already taken creates nothing', async () => {
+      const id = 900_000 + Math.floor(Math.random() * 1000);
+      expect(await stores().plans.create({ plan, id })).toMatchObject({
+        outcome: 'created',
+        plan: { id },
+      });
+      expect(await stores().plans.create({ plan: { ...plan, name: 'Other' }, id })).toEqual({
+        outcome: 'id-taken',
+      });
+      expect((await stores().plans.find(id))?.name).toBe('Agency');
+    });
+
+    test('the sequence skips ids an admin chose', async () => {
+      const before = await stores().plans.create({ plan });
+      if (before.outcome !== 'created') throw new Error('not created');
+      await stores().plans.create({ plan, id: before.plan.id + 1 });
+      const after = await stores().plans.create({ plan });
+      expect(after).toMatchObject({ outcome: 'created', plan: { id: before.plan.id + 2 } });
+    });
+
+    test('an unknown id finds nothing', async () => {
+      expect(await stores().plans.find(987_654_321)).toBeNull();
+    });
+
+    test('a write check that throws stops the creation before anything is written', async () => {
+      const count = (await stores().plans.list()).length;
+      const stop = () => {
+        throw new Error('deadline passed');
+      };
+      await expect(stores().plans.create({ plan, beforeEachWrite: stop })).rejects.toThrow(
+        'deadline passed',
+      );
+      await expect(
+        stores().plans.create({ plan, id: 990_001, beforeEachWrite: stop }),
+      ).rejects.toThrow('deadline passed');
+      expect(await stores().plans.list()).toHaveLength(count);
+    });
+  });
+
+  describe(`${implementation}: rejected attempts (spec 2.5)`, () => {
+    const stores = withStores();
+    const record = (licenseKey: string, identifier: string, at = NOW) =>
+      stores().rejectedAttempts.record({ licenseKey, identifier, at });
+
+    test('one row per identifier, in any letter case, with its count of tries', async () => {
+      const licenseKey = uniqueKey();
+      await record(licenseKey, 'PC-One', EARLIER);
+      await record(licenseKey, 'pc-one', NOW);
+      await record(licenseKey, 'PC-Two', EARLIER);
+      expect(await stores().rejectedAttempts.listForLicense(licenseKey)).toEqual([
+        {
+          license_key: licenseKey,
+          identifier: 'pc-one',
+          identifier_key: 'pc-one',
+          tries: 2,
+          last_attempt_at: NOW,
+        },
+        {
+          license_key: licenseKey,
+          identifier: 'PC-Two',
+          identifier_key: 'pc-two',
+          tries: 1,
+          last_attempt_at: EARLIER,
+        },
+      ]);
+    });
+
+    test('rows belong to their license', async () => {
+      const [one, other] = [uniqueKey(), uniqueKey()];
+      await record(one, 'a.com');
+      await record(other, 'a.com');
+      expect(await stores().rejectedAttempts.listForLicense(one)).toHaveLength(1);
+      expect(await stores().rejectedAttempts.listForLicense(uniqueKey())).toEqual([]);
+    });
+
+    test('first refusals that race count as tries of one row', async () => {
+      const licenseKey = uniqueKey();
+      await Promise.all(Array.from({ length: 5 }, () => record(licenseKey, 'a.com')));
+      expect(await stores().rejectedAttempts.listForLicense(licenseKey)).toEqual([
+        expect.objectContaining({ identifier: 'a.com', tries: 5 }),
+      ]);
+    });
+
+    test('a write check that throws stops the record before anything is written', async () => {
+      const licenseKey = uniqueKey();
+      await expect(
+        stores().rejectedAttempts.record({
+          licenseKey,
+          identifier: 'a.com',
+          at: NOW,
+          beforeEachWrite: () => {
+            throw new Error('deadline passed');
+          },
+        }),
+      ).rejects.toThrow('deadline passed');
+      expect(await stores().rejectedAttempts.listForLicense(licenseKey)).toEqual([]);
+    });
+
+    test('rows untouched since a date, that date included, are pruned; fresher ones stay', async () => {
+      const licenseKey = uniqueKey();
+      const cutoff = new Date(NOW.getTime() - 90 * DAY);
+      await record(licenseKey, 'old.example', new Date(cutoff.getTime() - DAY));
+      await record(licenseKey, 'edge.example', cutoff);
+      await record(licenseKey, 'recent.example', new Date(cutoff.getTime() + 1));
+      expect(await stores().rejectedAttempts.pruneUntouchedSince(cutoff)).toBe(2);
+      expect(
+        (await stores().rejectedAttempts.listForLicense(licenseKey)).map((r) => r.identifier),
+      ).toEqual(['recent.example']);
+    });
+  });
+}

@@ -1,0 +1,9 @@
+import { describeLicenseStores } from '../support/license-store-contract.js';
+import { memoryLicenseStores } from '../support/license-memory-stores.js';
+
+// The in-memory stores the handler tests use keep the contract of the MongoDB ones
+// (test/integration/license-stores.test.ts runs the same body on MongoDB).
+describeLicenseStores('in-memory stores', async () => ({
+  stores: memoryLicenseStores(),
+  close: async () => {},
+}));
