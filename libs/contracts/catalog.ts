@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DownloadAccess, Id, NonEmptyShortText, Timestamp } from './shared.js';
+import { DownloadAccess, Id, LicenseStatus, NonEmptyShortText, Timestamp } from './shared.js';
 
 /** A product of the update catalog. A product with bundle items is a bundle (spec 2.2). */
 export const Product = z.object({
@@ -184,7 +184,7 @@ export const UpdateInfo = z.union([
     date: CalendarDate,
     file_size: z.number().int().nonnegative(),
     requires_license: z.boolean(),
-    license_status: z.string().optional(),
+    license_status: LicenseStatus.optional(),
     license_expires_at: Timestamp.nullable().optional(),
     auto_renew: z.boolean().optional(),
     next_payment_at: Timestamp.nullable().optional(),

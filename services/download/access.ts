@@ -1,8 +1,4 @@
-import {
-  LicensingError,
-  type DownloadAccess,
-  type LicenseCoverage,
-} from '../../libs/contracts/index.js';
+import type { DownloadAccess, LicenseCoverage } from '../../libs/contracts/index.js';
 
 export interface AccessRequest {
   /** The product's Download API Access (spec 2.7). */
@@ -15,11 +11,28 @@ export interface AccessRequest {
   coverage: LicenseCoverage | null;
 }
 
-/** Allowed, with the plan whose restricted files the caller may get (null: all-plans files). */
-export type AccessDecision =
-  { ok: true; planId: number | null } | { ok: false; error: LicensingError };
+/** Why a download is refused: the error code the client gets (and the log's reason). */
+export interface DownloadRefusal {
+  code:
+    | 'DOWNLOAD_NOT_AVAILABLE'
+    | 'LICENSE_INVALID'
+    | 'PRODUCT_MISMATCH'
+    | 'LICENSE_EXPIRED'
+    | 'ACTIVATION_REQUIRED'
+    | 'ACTIVATION_NOT_FOUND'
+    | 'NOT_FOUND';
+  message: string;
+}
 
-const refuse = (error: LicensingError): AccessDecision => ({ ok: false, error });
+export type Refused = { ok: false; refusal: DownloadRefusal };
+
+/** Allowed, with the plan whose restricted files the caller may get (null: all-plans files). */
+export type AccessDecision = { ok: true; planId: number | null } | Refused;
+
+const refuse = (code: DownloadRefusal['code'], message: string): Refused => ({
+  ok: false,
+  refusal: { code, message },
+});
 
 /**
  * Spec 4.5, every rule, checked in this order (docs/api-decisions.md):
@@ -34,47 +47,46 @@ export function decideDownloadAccess(request: AccessRequest): AccessDecision {
   const { access, coverage } = request;
   if (access === 'account') {
     return refuse(
-      new LicensingError(
-        'DOWNLOAD_NOT_AVAILABLE',
-        "This product's files are available only from the customer's account.",
-      ),
+      'DOWNLOAD_NOT_AVAILABLE',
+      "This product's files are available only from the customer's account.",
     );
   }
   if (access === 'public') {
     return { ok: true, planId: coverage?.covers ? coverage.plan_id : null };
   }
   if (!request.keySent || coverage === null) {
-    return refuse(new LicensingError('LICENSE_INVALID', 'This download needs a license key.'));
+    return refuse('LICENSE_INVALID', 'This download needs a license key.');
   }
   if (!coverage.found || coverage.status === null) {
-    return refuse(new LicensingError('LICENSE_INVALID', 'The license key is not valid.'));
+    return refuse('LICENSE_INVALID', 'The license key is not valid.');
   }
   if (coverage.status !== 'active' && coverage.status !== 'expired') {
-    return refuse(new LicensingError('LICENSE_INVALID', `The license is ${coverage.status}.`));
+    return refuse('LICENSE_INVALID', `The license is ${coverage.status}.`);
   }
   if (!coverage.covers) {
-    return refuse(
-      new LicensingError('PRODUCT_MISMATCH', 'The license key is not for this product.'),
-    );
+    return refuse('PRODUCT_MISMATCH', 'The license key is not for this product.');
   }
   if (coverage.status === 'expired') {
-    return refuse(new LicensingError('LICENSE_EXPIRED', 'The license has expired.'));
+    return refuse('LICENSE_EXPIRED', 'The license has expired.');
   }
   if (access === 'activated_identifier' && !request.identifierSent) {
     return refuse(
-      new LicensingError(
-        'ACTIVATION_REQUIRED',
-        'This download needs an identifier that is activated on the license.',
-      ),
+      'ACTIVATION_REQUIRED',
+      'This download needs an identifier that is activated on the license.',
     );
   }
   if (request.identifierSent && coverage.identifier_activated !== true) {
-    return refuse(
-      new LicensingError(
-        'ACTIVATION_NOT_FOUND',
-        'The identifier is not activated on this license.',
-      ),
-    );
+    return refuse('ACTIVATION_NOT_FOUND', 'The identifier is not activated on this license.');
   }
   return { ok: true, planId: coverage.plan_id };
+}
+
+/**
+ * Spec 4.5 after the access rules: the file of the version a caller gets (the rules of 4.4). A
+ * product with no such file has nothing to download.
+ */
+export function fileToDownload<S>(selection: S | null): { ok: true; selection: S } | Refused {
+  return selection === null
+    ? refuse('NOT_FOUND', 'This product has no file to download.')
+    : { ok: true, selection };
 }

@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { QueryFilter } from 'mongoose';
 import {
   LicensingError,
   type AuthorizeDownloadRequest,
-  type AuthorizedDownload,
-  type DownloadLogEntry,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { decideDownloadAccess } from './access.js';
+import { decideDownloadAccess, fileToDownload, type DownloadRefusal } from './access.js';
 import type { DownloadLogWriter } from './log.js';
-import type { DownloadLogDocument, DownloadModels } from './models.js';
 import type { PackageStorage } from './storage.js';
+import type { DownloadLogStore } from './stores.js';
 import type { TicketSigner } from './tickets.js';
+import { authorizedDownloadView, logPageView } from './views.js';
 
 /** The gateway fetches the file at once; a download URL is good for this long. */
 export const DOWNLOAD_TICKET_TTL_MS = 60_000;
@@ -29,42 +27,45 @@ export function objectKeyFor(filename: string): string {
   return `packages/${randomUUID()}/${safe || 'package'}`;
 }
 
-function logView(doc: DownloadLogDocument): DownloadLogEntry {
-  return {
-    id: doc._id.toString(),
-    at: doc.at.toISOString(),
-    product_id: doc.product_id,
-    license_key: doc.license_key,
-    identifier: doc.identifier,
-    ip: doc.ip,
-    outcome: doc.outcome,
-    reason: doc.reason,
-    file_id: doc.file_id,
-    version: doc.version,
-  };
-}
-
-export interface DownloadServiceDeps {
-  models: DownloadModels;
-  storage: PackageStorage;
-  transport: Transport;
+export interface DownloadDeps {
+  /** The download log, read for the admin list. */
+  downloadLog: DownloadLogStore;
+  /** Writes the download log, bounded in time (shared with the byte port). */
+  logWriter: DownloadLogWriter;
+  /** Package storage: the handlers only remove objects; bytes move on the byte port. */
+  storage: Pick<PackageStorage, 'remove'>;
+  /** What the handlers ask of the update catalog and the license service. */
+  transport: Pick<Transport, 'call'>;
   tickets: TicketSigner;
   /** How the gateway and management reach this service's HTTP port. */
   baseUrl: string;
-  log: DownloadLogWriter;
-  startedAt: number;
+  clock?: () => Date;
+}
+
+/** The one place where a refusal of the download rules becomes the caller's error. */
+function refusalError(refusal: DownloadRefusal): LicensingError {
+  return new LicensingError(refusal.code, refusal.message);
 }
 
 /** RPC handlers of the download service: access decisions, upload URLs, objects, the log. */
-export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'download'> {
-  const { DownloadLog } = deps.models;
-  const { transport, log } = deps;
-  const base = deps.baseUrl.replace(/\/+$/, '');
+export function createDownloadHandlers({
+  downloadLog,
+  logWriter,
+  storage,
+  transport,
+  tickets,
+  baseUrl,
+  clock = () => new Date(),
+}: DownloadDeps): HandlersOf<'download'> {
+  const base = baseUrl.replace(/\/+$/, '');
+  const startedAt = clock().getTime();
 
-  /** Spec 4.5: the product's access rule, then the file the caller gets (4.4 rules). */
+  /**
+   * Spec 4.5: the product's access rule, then the file the caller gets (4.4 rules). A product
+   * that does not exist is the catalog's NOT_FOUND, thrown by the call.
+   */
   async function decide(request: AuthorizeDownloadRequest) {
     const product = await transport.call('update-catalog.getProduct', { id: request.product_id });
-    const keySent = request.license_key !== null;
     const coverage =
       request.license_key !== null && product.download_access !== 'account'
         ? await transport.call('license.coverage', {
@@ -73,48 +74,50 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
             identifier: request.identifier,
           })
         : null;
-    const decision = decideDownloadAccess({
+    const access = decideDownloadAccess({
       access: product.download_access,
-      keySent,
+      keySent: request.license_key !== null,
       identifierSent: request.identifier !== null,
       coverage,
     });
-    if (!decision.ok) throw decision.error;
+    if (!access.ok) return access;
     const { selection } = await transport.call('update-catalog.selectFile', {
       product_id: request.product_id,
-      plan_id: decision.planId,
+      plan_id: access.planId,
     });
-    if (!selection) {
-      throw new LicensingError('NOT_FOUND', 'This product has no file to download.');
-    }
-    return selection;
+    return fileToDownload(selection);
   }
 
   return {
     'download.health': async () => ({
       service: 'download',
       status: 'ok',
-      uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000),
+      uptime_seconds: Math.round((clock().getTime() - startedAt) / 1000),
     }),
 
-    'download.authorize': async (request, context): Promise<AuthorizedDownload> => {
-      let selection;
+    'download.authorize': async (request, context) => {
+      let decision;
       try {
-        selection = await decide(request);
+        decision = await decide(request);
       } catch (error) {
+        // Spec 4.5: every refusal is logged with the code the client gets, this one too.
         const reason = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
-        await log.refused(request, reason, context);
+        await logWriter.refused({ request, reason, context });
         throw error;
       }
-      const { file, version } = selection;
+      if (!decision.ok) {
+        await logWriter.refused({ request, reason: decision.refusal.code, context });
+        throw refusalError(decision.refusal);
+      }
+      const { file, version } = decision.selection;
       // Logged as served now; the byte port (or the gateway) turns the entry into a refusal
       // when the file does not reach the client after all (docs/api-decisions.md, The log).
-      const logId = await log.served(
+      const logId = await logWriter.served({
         request,
-        { file_id: file.id, version: version.version },
+        file: { file_id: file.id, version: version.version },
         context,
-      );
-      const ticket = deps.tickets.issue(
+      });
+      const ticket = tickets.issue(
         {
           kind: 'object',
           key: file.object_key,
@@ -125,50 +128,36 @@ export function downloadHandlers(deps: DownloadServiceDeps): HandlersOf<'downloa
         },
         DOWNLOAD_TICKET_TTL_MS,
       );
-      return {
+      return authorizedDownloadView({
+        selection: decision.selection,
         url: `${base}/objects/${ticket}`,
-        filename: file.filename,
-        size: file.size,
-        sha256: file.sha256,
-        content_type: file.content_type,
-        version: version.version,
-        log_id: logId,
-      };
+        logId,
+      });
     },
 
     'download.logRefusal': async ({ entry_id, reason, ...request }, context) => ({
       logged:
         entry_id !== null
-          ? await log.servedBecameRefused(entry_id, reason, context)
-          : await log.refused(request, reason, context),
+          ? await logWriter.servedBecameRefused({ entryId: entry_id, reason, context })
+          : await logWriter.refused({ request, reason, context }),
     }),
 
     'download.prepareUpload': async ({ filename }, context) => {
       // The ticket lets its holder write to the bucket; a caller that gave up gets none.
       context.beforeWrite();
       const objectKey = objectKeyFor(filename);
-      const ticket = deps.tickets.issue({ kind: 'upload', key: objectKey }, UPLOAD_TICKET_TTL_MS);
+      const ticket = tickets.issue({ kind: 'upload', key: objectKey }, UPLOAD_TICKET_TTL_MS);
       return { upload_url: `${base}/uploads/${ticket}`, object_key: objectKey };
     },
 
     'download.deleteObject': async ({ object_key }, context) => ({
       object_key,
-      deleted: await deps.storage.remove(object_key, context),
+      deleted: await storage.remove(object_key, context),
     }),
 
     'download.listLog': async ({ product_id, refused, page, per_page }) => {
-      const filter: QueryFilter<DownloadLogDocument> = {};
-      if (product_id !== null) filter.product_id = product_id;
-      if (refused !== null) filter.outcome = refused ? 'refused' : 'served';
-      const [docs, total] = await Promise.all([
-        DownloadLog.find(filter)
-          .sort({ at: -1, _id: -1 })
-          .skip((page - 1) * per_page)
-          .limit(per_page)
-          .lean<DownloadLogDocument[]>(),
-        DownloadLog.countDocuments(filter),
-      ]);
-      return { entries: docs.map(logView), page, per_page, total };
+      const { entries, total } = await downloadLog.list({ product_id, refused, page, per_page });
+      return logPageView({ entries, total, page, per_page });
     },
   };
 }

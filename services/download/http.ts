@@ -25,7 +25,8 @@ export function createDownloadApp(deps: {
   storage: PackageStorage;
   tickets: TicketSigner;
   logger: Logger;
-  log: DownloadLogWriter;
+  /** The download log, written through the same store as the RPC handlers'. */
+  logWriter: DownloadLogWriter;
   maxUploadBytes: number;
 }): Express {
   const { storage, tickets, logger } = deps;
@@ -87,7 +88,7 @@ export function createDownloadApp(deps: {
       // error instead of the file, so the entry becomes a refusal with the error's code.
       if (ticket.log_id !== null) {
         const reason = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
-        await deps.log.servedBecameRefused(ticket.log_id, reason);
+        await deps.logWriter.servedBecameRefused({ entryId: ticket.log_id, reason });
       }
       throw error;
     }

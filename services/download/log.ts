@@ -1,32 +1,40 @@
-import { Types } from 'mongoose';
 import { logValue, type CallContext } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
-import type { DownloadLogDocument, DownloadModels } from './models.js';
+import type { DownloadLogStore, DownloadRequestRecord } from './stores.js';
 
 /** Writing the log must never hold up the client's answer for long (docs/api-decisions.md). */
 const LOG_WRITE_TIMEOUT_MS = 2000;
 
-type Request = Pick<DownloadLogDocument, 'product_id' | 'license_key' | 'identifier' | 'ip'>;
+/** A download request as it was sent: the writer stamps the time and cuts over-long values. */
+export type LoggedRequest = Omit<DownloadRequestRecord, 'at'>;
 
 /**
- * The download log (spec 4.5): one entry per download request, `served` or `refused` with the
- * error code the client got as its reason. Every write is bounded in time and never throws: the
- * answer to the client does not depend on the log. The one exception: a write for an RPC call
- * whose deadline has passed is not made, and the context's error is thrown, as for every write
- * of a call its caller gave up on (docs/architecture.md).
+ * Writes the download log (spec 4.5) for the RPC handlers and the byte port alike. Every write
+ * is bounded in time and never throws: the answer to the client does not depend on the log. The
+ * one exception: a write for an RPC call whose deadline has passed is not made, and the
+ * context's error is thrown, as for every write of a call its caller gave up on
+ * (docs/architecture.md).
  */
 export class DownloadLogWriter {
-  constructor(
-    private readonly models: DownloadModels,
-    private readonly logger: Logger,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+  private readonly store: DownloadLogStore;
+  private readonly logger: Logger;
+  private readonly clock: () => Date;
 
-  private async bounded<T>(
-    what: string,
-    write: () => Promise<T>,
-    context: CallContext | undefined,
-  ): Promise<T | null> {
+  constructor(deps: { store: DownloadLogStore; logger: Logger; clock?: () => Date }) {
+    this.store = deps.store;
+    this.logger = deps.logger;
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  private async bounded<T>({
+    what,
+    write,
+    context,
+  }: {
+    what: string;
+    write: () => Promise<T>;
+    context: CallContext | undefined;
+  }): Promise<T | null> {
     context?.beforeWrite();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
@@ -42,7 +50,7 @@ export class DownloadLogWriter {
     }
   }
 
-  private entry(request: Request) {
+  private entry(request: LoggedRequest): DownloadRequestRecord {
     return {
       at: this.clock(),
       product_id: request.product_id,
@@ -53,40 +61,38 @@ export class DownloadLogWriter {
   }
 
   /** A download allowed by `download.authorize`; answers the entry id (null if not written). */
-  async served(
-    request: Request,
-    file: { file_id: number; version: string },
-    context?: CallContext,
-  ): Promise<string | null> {
-    const created = await this.bounded(
-      'served',
-      () =>
-        this.models.DownloadLog.create({
-          ...this.entry(request),
-          outcome: 'served',
-          reason: null,
-          ...file,
-        }),
+  served({
+    request,
+    file,
+    context,
+  }: {
+    request: LoggedRequest;
+    file: { file_id: number; version: string };
+    context?: CallContext;
+  }): Promise<string | null> {
+    return this.bounded({
+      what: 'served',
+      write: () => this.store.recordServed({ ...this.entry(request), ...file }),
       context,
-    );
-    return created ? created._id.toHexString() : null;
+    });
   }
 
-  /** A new refused entry, with the error code the client got. */
-  async refused(request: Request, reason: string, context?: CallContext): Promise<boolean> {
-    const created = await this.bounded(
-      'refused',
-      () =>
-        this.models.DownloadLog.create({
-          ...this.entry(request),
-          outcome: 'refused',
-          reason,
-          file_id: null,
-          version: null,
-        }),
+  /** A new refused entry, with the error code the client got; whether it was written. */
+  async refused({
+    request,
+    reason,
+    context,
+  }: {
+    request: LoggedRequest;
+    reason: string;
+    context?: CallContext;
+  }): Promise<boolean> {
+    const id = await this.bounded({
+      what: 'refused',
+      write: () => this.store.recordRefused({ ...this.entry(request), reason }),
       context,
-    );
-    return created !== null;
+    });
+    return id !== null;
   }
 
   /**
@@ -95,21 +101,20 @@ export class DownloadLogWriter {
    * the entry becomes a refusal with the reason, keeping the file and version it was for. An
    * entry that is already a refusal is left alone.
    */
-  async servedBecameRefused(
-    entryId: string,
-    reason: string,
-    context?: CallContext,
-  ): Promise<boolean> {
-    if (!Types.ObjectId.isValid(entryId)) return false;
-    const result = await this.bounded(
-      'refusal after authorisation',
-      () =>
-        this.models.DownloadLog.updateOne(
-          { _id: new Types.ObjectId(entryId), outcome: 'served' },
-          { $set: { outcome: 'refused', reason } },
-        ),
+  async servedBecameRefused({
+    entryId,
+    reason,
+    context,
+  }: {
+    entryId: string;
+    reason: string;
+    context?: CallContext;
+  }): Promise<boolean> {
+    const changed = await this.bounded({
+      what: 'refusal after authorisation',
+      write: () => this.store.markServedAsRefused({ id: entryId, reason }),
       context,
-    );
-    return (result?.modifiedCount ?? 0) > 0;
+    });
+    return changed === true;
   }
 }

@@ -4,10 +4,10 @@ import { listen } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startEmbeddedStorage } from './embedded-storage.js';
-import { downloadHandlers } from './handlers.js';
+import { createDownloadHandlers } from './handlers.js';
 import { createDownloadApp } from './http.js';
 import { DownloadLogWriter } from './log.js';
-import { downloadModels } from './models.js';
+import { openMongoDownloadLog } from './mongo-stores.js';
 import { PackageStorage } from './storage.js';
 import { TicketSigner } from './tickets.js';
 
@@ -75,16 +75,15 @@ export async function startDownloadService(deps: {
       region: settings.S3_REGION,
     });
 
-    const models = downloadModels(deps.db);
-    await Promise.all(Object.values(models).map((model) => model.init()));
-    const log = new DownloadLogWriter(models, logger);
+    const downloadLog = await openMongoDownloadLog(deps.db);
+    const logWriter = new DownloadLogWriter({ store: downloadLog, logger });
 
     const server = await listen(
       createDownloadApp({
         storage,
         tickets,
         logger,
-        log,
+        logWriter,
         maxUploadBytes: settings.MAX_UPLOAD_BYTES,
       }),
       deps.port,
@@ -96,14 +95,13 @@ export async function startDownloadService(deps: {
 
     await deps.transport.serve(
       'download',
-      downloadHandlers({
-        models,
+      createDownloadHandlers({
+        downloadLog,
+        logWriter,
         storage,
         transport: deps.transport,
         tickets,
         baseUrl: url,
-        log,
-        startedAt: Date.now(),
       }),
     );
     logger.info({ url, bucket: settings.S3_BUCKET }, 'download service ready');

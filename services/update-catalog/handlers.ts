@@ -1,126 +1,217 @@
 import {
   LicensingError,
-  type CallContext,
+  unknownProductUpdate,
+  type ErrorCode,
   type HandlersOf,
-  type Product,
 } from '../../libs/contracts/index.js';
-import type { Sequences } from '../../libs/database/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { checkBundleItems } from './bundles.js';
-import { versionHandlers } from './version-handlers.js';
-import type { CatalogModels, ProductDocument } from './models.js';
+import { chooseRelease, planScope, reportedLicenseState } from './releases.js';
+import type { CatalogStores } from './stores.js';
+import {
+  fileView,
+  noUpdateView,
+  productView,
+  selectedFileView,
+  updateView,
+  versionListView,
+  versionWithFilesView,
+} from './views.js';
 
-function toProduct(doc: ProductDocument): Product {
-  return {
-    id: doc._id,
-    title: doc.title,
-    requires_license: doc.requires_license,
-    download_access: doc.download_access,
-    bundle_items: doc.bundle_items,
-    created_at: doc.created_at.toISOString(),
-    updated_at: doc.updated_at.toISOString(),
-  };
+export interface UpdateCatalogDeps {
+  stores: CatalogStores;
+  /** What the handlers ask of the license service, and the product changes they announce. */
+  transport: Pick<Transport, 'call' | 'publish'>;
+  /** Upload and creation times of versions and files, and the uptime. */
+  clock?: () => Date;
 }
 
-function notFound(id: number): LicensingError {
-  return new LicensingError('NOT_FOUND', `Product ${id} does not exist.`);
+/** The one place where a refusal, of a rule or for a record that is not there, becomes an error. */
+function refusalError(refusal: { code: ErrorCode; message: string }): LicensingError {
+  return new LicensingError(refusal.code, refusal.message);
 }
 
-/** RPC handlers of the update-catalog service: products and bundles. */
-export function catalogHandlers(
-  models: CatalogModels,
-  sequences: Sequences,
-  transport: Transport,
-  startedAt: number,
-): HandlersOf<'update-catalog'> {
-  const { Product } = models;
-  const findProduct = async (id: number) => {
-    const doc = await Product.findById(id).lean();
-    return doc ? toProduct(doc) : null;
-  };
+const notFound = (what: 'Product' | 'Version' | 'File', id: number) =>
+  refusalError({ code: 'NOT_FOUND', message: `${what} ${id} does not exist.` });
 
-  async function existingIds(ids: readonly number[]): Promise<Set<number>> {
-    if (ids.length === 0) return new Set();
-    const found = await Product.find({ _id: { $in: [...new Set(ids)] } }, { _id: 1 }).lean();
-    return new Set(found.map((p) => p._id));
+/**
+ * RPC handlers of the update-catalog service: products and bundles, versions and their package
+ * files, and the update check (spec 2.6, 2.7, 4.4). Each write is preceded by the call's deadline
+ * check (`context.beforeWrite()`, docs/architecture.md).
+ */
+export function createUpdateCatalogHandlers({
+  stores,
+  transport,
+  clock = () => new Date(),
+}: UpdateCatalogDeps): HandlersOf<'update-catalog'> {
+  const { products, versions, packageFiles } = stores;
+  const startedAt = clock().getTime();
+
+  async function requireProduct(id: number) {
+    const product = await products.find(id);
+    if (!product) throw notFound('Product', id);
+    return product;
   }
 
-  async function insert(
-    id: number,
-    fields: Omit<ProductDocument, '_id' | 'created_at' | 'updated_at'>,
-    context: CallContext,
-  ) {
-    context.beforeWrite();
-    const created = await Product.create({ _id: id, ...fields });
-    return toProduct(created.toObject());
+  async function requireVersion(id: number) {
+    const version = await versions.find(id);
+    if (!version) throw notFound('Version', id);
+    return version;
+  }
+
+  async function bundleItems(bundleId: number | undefined, items: readonly number[]) {
+    const check = checkBundleItems({
+      bundleId,
+      items,
+      existingIds: await products.existingIds(items),
+    });
+    if (!check.ok) throw refusalError(check.refusal);
+    return check.items;
+  }
+
+  /** Spec 4.4 rules 1-5 for one product and the caller's plan (null: all-plans files only). */
+  async function release(productId: number, planId: number | null) {
+    const [published, files] = await Promise.all([
+      versions.list({ product_id: productId, published: true }),
+      packageFiles.listInAutoUpdates({ product_id: productId, plan_id: planId }),
+    ]);
+    return chooseRelease({ versions: published, files, planId });
   }
 
   return {
-    ...versionHandlers({ models, sequences, transport, findProduct }),
-
     'update-catalog.health': async () => ({
       service: 'update-catalog',
       status: 'ok',
-      uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
+      uptime_seconds: Math.round((clock().getTime() - startedAt) / 1000),
     }),
 
+    // ---- Products and bundles ----
     'update-catalog.createProduct': async (request, context) => {
-      const bundleItems = checkBundleItems(
-        request.id,
-        request.bundle_items,
-        await existingIds(request.bundle_items),
-      );
-      const fields = {
+      const product = {
         title: request.title,
         requires_license: request.requires_license,
         download_access: request.download_access,
-        bundle_items: bundleItems,
+        bundle_items: await bundleItems(request.id, request.bundle_items),
       };
-      // Checked before the sequence counter is incremented too, and again before each insert.
       context.beforeWrite();
-      return sequences.insert(
-        'product',
-        request.id,
-        (id) => insert(id, fields, context),
-        () => new LicensingError('ALREADY_EXISTS', `Product ${request.id} already exists.`),
-      );
-    },
-
-    'update-catalog.getProduct': async ({ id }) => {
-      const product = await findProduct(id);
-      if (!product) throw notFound(id);
-      return product;
-    },
-
-    'update-catalog.listProducts': async () => {
-      const docs = await Product.find().sort({ _id: 1 }).lean();
-      return { products: docs.map(toProduct) };
-    },
-
-    'update-catalog.updateProduct': async ({ id, ...changes }, context) => {
-      const update: Partial<ProductDocument> = {};
-      if (changes.title !== undefined) update.title = changes.title;
-      if (changes.requires_license !== undefined)
-        update.requires_license = changes.requires_license;
-      if (changes.download_access !== undefined) update.download_access = changes.download_access;
-      if (changes.bundle_items !== undefined) {
-        update.bundle_items = checkBundleItems(
-          id,
-          changes.bundle_items,
-          await existingIds(changes.bundle_items),
-        );
+      const created = await products.create({
+        product,
+        id: request.id,
+        beforeEachWrite: () => context.beforeWrite(),
+      });
+      if (created.outcome === 'id-taken') {
+        throw refusalError({
+          code: 'ALREADY_EXISTS',
+          message: `Product ${request.id} already exists.`,
+        });
       }
+      return productView(created.product);
+    },
+
+    'update-catalog.getProduct': async ({ id }) => productView(await requireProduct(id)),
+
+    'update-catalog.listProducts': async () => ({
+      products: (await products.list()).map(productView),
+    }),
+
+    'update-catalog.updateProduct': async ({ id, bundle_items, ...changes }, context) => {
+      const items = bundle_items === undefined ? undefined : await bundleItems(id, bundle_items);
       context.beforeWrite();
-      const doc = await Product.findByIdAndUpdate(
-        id,
-        { $set: update },
-        {
-          returnDocument: 'after',
-        },
-      ).lean();
-      if (!doc) throw notFound(id);
+      const updated = await products.update(id, { ...changes, bundle_items: items });
+      if (!updated) throw notFound('Product', id);
       await transport.publish('update-catalog.product-changed', { id });
-      return toProduct(doc);
+      return productView(updated);
+    },
+
+    // ---- Versions ----
+    'update-catalog.createVersion': async (request, context) => {
+      await requireProduct(request.product_id);
+      context.beforeWrite();
+      const created = await versions.create({
+        version: {
+          product_id: request.product_id,
+          version: request.version,
+          release_notes: request.release_notes,
+          release_date: request.release_date,
+          published: request.published,
+          created_at: clock(),
+        },
+        beforeEachWrite: () => context.beforeWrite(),
+      });
+      return versionWithFilesView(created, []);
+    },
+
+    'update-catalog.getVersion': async ({ id }) => {
+      const version = await requireVersion(id);
+      return versionWithFilesView(version, await packageFiles.list({ version_id: id }));
+    },
+
+    'update-catalog.updateVersion': async ({ id, ...changes }, context) => {
+      context.beforeWrite();
+      const updated = await versions.update(id, changes);
+      if (!updated) throw notFound('Version', id);
+      return versionWithFilesView(updated, await packageFiles.list({ version_id: id }));
+    },
+
+    'update-catalog.listVersions': async ({ product_id }) => {
+      await requireProduct(product_id);
+      const [listed, files] = await Promise.all([
+        versions.list({ product_id }),
+        packageFiles.list({ product_id }),
+      ]);
+      return versionListView(listed, files);
+    },
+
+    // ---- Package files ----
+    'update-catalog.addFile': async (request, context) => {
+      const version = await requireVersion(request.version_id);
+      context.beforeWrite();
+      const created = await packageFiles.create({
+        file: { ...request, product_id: version.product_id, uploaded_at: clock() },
+        beforeEachWrite: () => context.beforeWrite(),
+      });
+      return fileView(created);
+    },
+
+    'update-catalog.updateFile': async ({ id, ...changes }, context) => {
+      context.beforeWrite();
+      const updated = await packageFiles.update(id, changes);
+      if (!updated) throw notFound('File', id);
+      return fileView(updated);
+    },
+
+    'update-catalog.deleteFile': async ({ id }, context) => {
+      context.beforeWrite();
+      const deleted = await packageFiles.delete(id);
+      if (!deleted) throw notFound('File', id);
+      return fileView(deleted);
+    },
+
+    // ---- Spec 4.4 ----
+    'update-catalog.selectFile': async ({ product_id, plan_id }) => {
+      const product = await requireProduct(product_id);
+      return selectedFileView(product, await release(product_id, plan_id));
+    },
+
+    'update-catalog.checkUpdate': async ({ product_id, license_key, downloads_url }) => {
+      const product = await products.find(product_id);
+      // Response 3: a product that does not exist gets the no-version shape, never an error.
+      if (!product) return unknownProductUpdate;
+      const coverage = license_key
+        ? await transport.call('license.coverage', {
+            license_key,
+            product_id,
+            identifier: null,
+          })
+        : null;
+      const chosen = await release(product_id, planScope(coverage));
+      if (!chosen) return noUpdateView(product);
+      return updateView({
+        product,
+        release: chosen,
+        downloadsUrl: downloads_url,
+        licenseState: reportedLicenseState(coverage),
+      });
     },
   };
 }

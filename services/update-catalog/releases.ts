@@ -1,4 +1,4 @@
-import type { DownloadAccess } from '../../libs/contracts/index.js';
+import type { DownloadAccess, LicenseCoverage, LicenseStatus } from '../../libs/contracts/index.js';
 
 /** What the release rules need of a version and a file; the stored records have more. */
 export interface ReleaseVersion {
@@ -12,6 +12,16 @@ export interface ReleaseFile {
   plan_id: number | null;
   include_in_updates: boolean;
   uploaded_at: Date;
+}
+
+/** The version and file a caller gets, and the version's upload time for this caller. */
+export interface Release<
+  V extends ReleaseVersion = ReleaseVersion,
+  F extends ReleaseFile = ReleaseFile,
+> {
+  version: V;
+  file: F;
+  uploadedAt: Date;
 }
 
 /** Later upload first; file ids are assigned in upload order, so they break ties of the clock. */
@@ -29,16 +39,20 @@ const newestFirst = (a: ReleaseFile, b: ReleaseFile) =>
  *    is uploaded today wins over one uploaded yesterday;
  * 4. without a key (planId null) only all-plans files count; with a key, files restricted to the
  *    license's plan count too and are preferred;
- * 5. a bundle key sees the all-plans files of each product in its bundle (the caller passes
+ * 5. a bundle key sees the all-plans files of each product in its bundle (`planScope` gives
  *    planId null for it).
  * A version with no file for this caller does not count for this caller. `uploadedAt` is the
  * version's upload time for this caller: the update check's `date` when no release date is set.
  */
-export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>(
-  versions: readonly V[],
-  files: readonly F[],
-  planId: number | null,
-): { version: V; file: F; uploadedAt: Date } | null {
+export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
+  versions,
+  files,
+  planId,
+}: {
+  versions: readonly V[];
+  files: readonly F[];
+  planId: number | null;
+}): Release<V, F> | null {
   const published = new Map(versions.filter((v) => v.published).map((v) => [v.id, v]));
   const eligible = files
     .filter(
@@ -56,6 +70,56 @@ export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>(
   const file =
     (planId !== null ? candidates.find((f) => f.plan_id === planId) : undefined) ?? newest;
   return { version, file, uploadedAt: newest.uploaded_at };
+}
+
+/**
+ * Spec 4.4 rules 4 and 5: whose files the update check offers, as the plan whose restricted files
+ * count too (null: all-plans files only). No key, an unknown key or a key for another product
+ * only scope the answer (spec 5.2), so they are as good as none. A key covering the product
+ * directly brings its plan. A bundle key sees the all-plans files: `license.coverage` reports no
+ * plan for a key that covers the product through its bundle.
+ */
+export function planScope(
+  coverage: Pick<LicenseCoverage, 'covers' | 'plan_id'> | null,
+): number | null {
+  return coverage?.covers ? coverage.plan_id : null;
+}
+
+/** The license state response 1 adds for a covering key (spec 2.6). */
+export interface ReportedLicenseState {
+  license_status: LicenseStatus;
+  license_expires_at: string | null;
+  auto_renew: boolean;
+  next_payment_at: string | null;
+}
+
+/**
+ * Spec 4.4 rule 6: the update check never refuses. A key covering the product gets its state
+ * added, whatever it is (expired, suspended, revoked, cancelled); the download endpoint is where
+ * access is enforced. Any other key adds nothing (a key that covers a product is always found,
+ * so it always has a status).
+ */
+export function reportedLicenseState(
+  coverage: Pick<
+    LicenseCoverage,
+    'covers' | 'status' | 'expires_at' | 'auto_renew' | 'next_payment_at'
+  > | null,
+): ReportedLicenseState | null {
+  if (!coverage?.covers || coverage.status === null) return null;
+  return {
+    license_status: coverage.status,
+    license_expires_at: coverage.expires_at,
+    auto_renew: coverage.auto_renew,
+    next_payment_at: coverage.next_payment_at,
+  };
+}
+
+/** Spec 2.6: `download_url` is the download endpoint of the product, null for Account only. */
+export function downloadUrl(
+  product: { id: number; download_access: DownloadAccess },
+  downloadsUrl: string,
+): string | null {
+  return product.download_access === 'account' ? null : `${downloadsUrl}/${product.id}`;
 }
 
 /** Spec 2.6: `download_requires` for each Download API Access setting. */

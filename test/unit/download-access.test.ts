@@ -1,5 +1,14 @@
-import type { DownloadAccess, LicenseCoverage } from '../../libs/contracts/index.js';
-import { decideDownloadAccess, type AccessRequest } from '../../services/download/access.js';
+import {
+  errorStatus,
+  type DownloadAccess,
+  type LicenseCoverage,
+} from '../../libs/contracts/index.js';
+import {
+  decideDownloadAccess,
+  fileToDownload,
+  type AccessRequest,
+  type Refused,
+} from '../../services/download/access.js';
 
 /** A covering, active license of plan 7, with the identifier (when sent) activated. */
 const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => ({
@@ -24,7 +33,16 @@ function decide(
     identifierSent: request.identifierSent ?? false,
     coverage: request.coverage === undefined ? coverage() : request.coverage,
   });
-  return decision.ok ? decision : { code: decision.error.code, status: decision.error.status };
+  return answer(decision);
+}
+
+/** A refusal is a value: what the client gets is its code, with the HTTP status it maps to. */
+function answer<T extends { ok: true }>(
+  decision: T | Refused,
+): T | { code: string; status: number } {
+  return decision.ok
+    ? decision
+    : { code: decision.refusal.code, status: errorStatus[decision.refusal.code] };
 }
 
 const refused = (code: string, status: number) => ({ code, status });
@@ -151,5 +169,12 @@ describe('the identifier rule that differs', () => {
 
   test('License key + activated identifier: no identifier is ACTIVATION_REQUIRED (403)', () => {
     expect(decide('activated_identifier')).toEqual(refused('ACTIVATION_REQUIRED', 403));
+  });
+});
+
+describe('spec 4.5: a product with nothing to download', () => {
+  test('no file for the caller: NOT_FOUND (404)', () => {
+    expect(answer(fileToDownload(null))).toEqual(refused('NOT_FOUND', 404));
+    expect(fileToDownload({ file: 1 })).toEqual({ ok: true, selection: { file: 1 } });
   });
 });

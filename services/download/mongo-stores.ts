@@ -1,0 +1,61 @@
+import { Types, type Connection, type QueryFilter } from 'mongoose';
+import type { DownloadLogStore } from './stores.js';
+import { downloadModels, type DownloadLogDocument, type DownloadModels } from './models.js';
+
+/** The download log in the service's own database; creates the indexes of `models.ts`. */
+export async function openMongoDownloadLog(connection: Connection): Promise<DownloadLogStore> {
+  const models = downloadModels(connection);
+  await Promise.all(Object.values(models).map((model) => model.init()));
+  return mongoDownloadLog(models);
+}
+
+const entryOf = ({ _id, ...rest }: DownloadLogDocument) => ({ id: _id.toHexString(), ...rest });
+
+/** An entry id as MongoDB keeps it; null for a string that names no ObjectId. */
+function objectIdOf(id: string): Types.ObjectId | null {
+  return /^[0-9a-f]{24}$/i.test(id) ? new Types.ObjectId(id) : null;
+}
+
+export function mongoDownloadLog({ DownloadLog }: DownloadModels): DownloadLogStore {
+  return {
+    async recordServed(entry) {
+      const created = await DownloadLog.create({ ...entry, outcome: 'served', reason: null });
+      return created._id.toHexString();
+    },
+
+    async recordRefused(entry) {
+      const created = await DownloadLog.create({
+        ...entry,
+        outcome: 'refused',
+        file_id: null,
+        version: null,
+      });
+      return created._id.toHexString();
+    },
+
+    async markServedAsRefused({ id, reason }) {
+      const _id = objectIdOf(id);
+      if (!_id) return false;
+      const result = await DownloadLog.updateOne(
+        { _id, outcome: 'served' },
+        { $set: { outcome: 'refused', reason } },
+      );
+      return result.modifiedCount > 0;
+    },
+
+    async list({ product_id, refused, page, per_page }) {
+      const filter: QueryFilter<DownloadLogDocument> = {};
+      if (product_id !== null) filter.product_id = product_id;
+      if (refused !== null) filter.outcome = refused ? 'refused' : 'served';
+      const [docs, total] = await Promise.all([
+        DownloadLog.find(filter)
+          .sort({ at: -1, _id: -1 })
+          .skip((page - 1) * per_page)
+          .limit(per_page)
+          .lean<DownloadLogDocument[]>(),
+        DownloadLog.countDocuments(filter),
+      ]);
+      return { entries: docs.map(entryOf), total };
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type {
+  AuthorizedDownload,
+  DownloadLogEntry,
+  DownloadLogPage,
+  SelectedFile,
+} from '../../libs/contracts/index.js';
+import type { DownloadLogRecord } from './stores.js';
+
+/** Response shapes built from stored records and the catalog's answers. */
+
+export function logEntryView(entry: DownloadLogRecord): DownloadLogEntry {
+  return {
+    id: entry.id,
+    at: entry.at.toISOString(),
+    product_id: entry.product_id,
+    license_key: entry.license_key,
+    identifier: entry.identifier,
+    ip: entry.ip,
+    outcome: entry.outcome,
+    reason: entry.reason,
+    file_id: entry.file_id,
+    version: entry.version,
+  };
+}
+
+export function logPageView({
+  entries,
+  total,
+  page,
+  per_page,
+}: {
+  entries: readonly DownloadLogRecord[];
+  total: number;
+  page: number;
+  per_page: number;
+}): DownloadLogPage {
+  return { entries: entries.map(logEntryView), page, per_page, total };
+}
+
+/** The answer to an allowed download: the file, and the link to its bytes on the byte port. */
+export function authorizedDownloadView({
+  selection,
+  url,
+  logId,
+}: {
+  selection: NonNullable<SelectedFile['selection']>;
+  url: string;
+  /** The log entry written as served (null when the log could not be written). */
+  logId: string | null;
+}): AuthorizedDownload {
+  const { file, version } = selection;
+  return {
+    url,
+    filename: file.filename,
+    size: file.size,
+    sha256: file.sha256,
+    content_type: file.content_type,
+    version: version.version,
+    log_id: logId,
+  };
+}

@@ -1,0 +1,188 @@
+import type { Connection } from 'mongoose';
+import { isDuplicateKey, Sequences } from '../../libs/database/index.js';
+import { catalogModels, type CatalogModels } from './models.js';
+import type {
+  CatalogStores,
+  PackageFileRecord,
+  PackageFileStore,
+  ProductCreation,
+  ProductStore,
+  VersionRecord,
+  VersionStore,
+} from './stores.js';
+
+/** The catalog's stores in the service's own database; creates the indexes of `models.ts`. */
+export async function openMongoCatalogStores(connection: Connection): Promise<CatalogStores> {
+  const models = catalogModels(connection);
+  await Promise.all(Object.values(models).map((model) => model.init()));
+  return mongoCatalogStores(models, new Sequences(connection));
+}
+
+const withId = <T extends { _id: number }>({ _id, ...rest }: T) => ({ id: _id, ...rest });
+
+/** `$set` of the changes given; a key whose value is undefined is not a change. */
+function setOf<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(changes).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+}
+
+/**
+ * Inserts under the next id of `sequence`; an id already taken (an admin chose it) is skipped.
+ * The sequence names are those the service has always used, so existing counters go on.
+ */
+async function insertWithSequence<T>({
+  sequences,
+  sequence,
+  beforeEachWrite,
+  insert,
+}: {
+  sequences: Sequences;
+  sequence: 'product' | 'version' | 'file';
+  beforeEachWrite: () => void;
+  insert: (id: number) => Promise<T>;
+}): Promise<T> {
+  for (;;) {
+    beforeEachWrite();
+    const id = await sequences.next(sequence);
+    beforeEachWrite();
+    try {
+      return await insert(id);
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+}
+
+export function mongoCatalogStores(models: CatalogModels, sequences: Sequences): CatalogStores {
+  const { Product, Version, File } = models;
+
+  const products: ProductStore = {
+    async find(id) {
+      const doc = await Product.findById(id).lean();
+      return doc && withId(doc);
+    },
+
+    async existingIds(ids) {
+      if (ids.length === 0) return new Set();
+      const found = await Product.find({ _id: { $in: [...new Set(ids)] } }, { _id: 1 }).lean();
+      return new Set(found.map((p) => p._id));
+    },
+
+    async list() {
+      const docs = await Product.find().sort({ _id: 1 }).lean();
+      return docs.map(withId);
+    },
+
+    async create({ product, id, beforeEachWrite }) {
+      const insert = async (chosen: number): Promise<ProductCreation> => ({
+        outcome: 'created',
+        product: withId((await Product.create({ _id: chosen, ...product })).toObject()),
+      });
+      if (id === undefined) {
+        return insertWithSequence({ sequences, sequence: 'product', beforeEachWrite, insert });
+      }
+      beforeEachWrite();
+      try {
+        return await insert(id);
+      } catch (error) {
+        if (isDuplicateKey(error)) return { outcome: 'id-taken' };
+        throw error;
+      }
+    },
+
+    async update(id, changes) {
+      const doc = await Product.findByIdAndUpdate(
+        id,
+        { $set: setOf(changes) },
+        { returnDocument: 'after' },
+      ).lean();
+      return doc && withId(doc);
+    },
+  };
+
+  const versions: VersionStore = {
+    async find(id) {
+      const doc = await Version.findById(id).lean();
+      return doc && withId(doc);
+    },
+
+    async list({ product_id, published }) {
+      const filter = published === undefined ? { product_id } : { product_id, published };
+      const docs = await Version.find(filter).sort({ _id: 1 }).lean();
+      return docs.map(withId);
+    },
+
+    create({ version, beforeEachWrite }) {
+      return insertWithSequence({
+        sequences,
+        sequence: 'version',
+        beforeEachWrite,
+        insert: async (id): Promise<VersionRecord> =>
+          withId((await Version.create({ _id: id, ...version })).toObject()),
+      });
+    },
+
+    async update(id, changes) {
+      const doc = await Version.findByIdAndUpdate(
+        id,
+        { $set: setOf(changes) },
+        { returnDocument: 'after' },
+      ).lean();
+      return doc && withId(doc);
+    },
+  };
+
+  const packageFiles: PackageFileStore = {
+    async find(id) {
+      const doc = await File.findById(id).lean();
+      return doc && withId(doc);
+    },
+
+    async list(filter) {
+      const query =
+        'version_id' in filter
+          ? { version_id: filter.version_id }
+          : { product_id: filter.product_id };
+      const docs = await File.find(query).sort({ _id: 1 }).lean();
+      return docs.map(withId);
+    },
+
+    async listInAutoUpdates({ product_id, plan_id }) {
+      const docs = await File.find({
+        product_id,
+        include_in_updates: true,
+        plan_id: { $in: plan_id === null ? [null] : [null, plan_id] },
+      })
+        .sort({ _id: 1 })
+        .lean();
+      return docs.map(withId);
+    },
+
+    create({ file, beforeEachWrite }) {
+      return insertWithSequence({
+        sequences,
+        sequence: 'file',
+        beforeEachWrite,
+        insert: async (id): Promise<PackageFileRecord> =>
+          withId((await File.create({ _id: id, ...file })).toObject()),
+      });
+    },
+
+    async update(id, changes) {
+      const doc = await File.findByIdAndUpdate(
+        id,
+        { $set: setOf(changes) },
+        { returnDocument: 'after' },
+      ).lean();
+      return doc && withId(doc);
+    },
+
+    async delete(id) {
+      const doc = await File.findByIdAndDelete(id).lean();
+      return doc && withId(doc);
+    },
+  };
+
+  return { products, versions, packageFiles };
+}

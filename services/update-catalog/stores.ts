@@ -1,0 +1,131 @@
+import type { DownloadAccess } from '../../libs/contracts/index.js';
+
+/**
+ * What the update catalog keeps: products (a product with bundle items is a bundle, spec 2.2),
+ * their versions and the package files of each version (spec 2.6, 2.7). The handlers see only
+ * these interfaces; `mongo-stores.ts` keeps them in MongoDB. Every method answers copies: changing
+ * a returned record changes nothing stored.
+ */
+
+export interface ProductRecord {
+  id: number;
+  title: string;
+  requires_license: boolean;
+  /** Download API Access (spec 2.7). */
+  download_access: DownloadAccess;
+  /** The products of a bundle; empty for a plain product. */
+  bundle_items: number[];
+  /** Kept by the store: set when the product is created, and on every change. */
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewProduct = Pick<
+  ProductRecord,
+  'title' | 'requires_license' | 'download_access' | 'bundle_items'
+>;
+export type ProductChanges = Partial<NewProduct>;
+
+export interface VersionRecord {
+  id: number;
+  product_id: number;
+  version: string;
+  release_notes: string | null;
+  /** `Y-m-d`, as entered in admin. */
+  release_date: string | null;
+  published: boolean;
+  /**
+   * When the version was created in admin. Not what orders versions: spec 4.4 rule 3 goes by the
+   * upload time of their files (releases.ts).
+   */
+  created_at: Date;
+}
+
+export type NewVersion = Omit<VersionRecord, 'id'>;
+export type VersionChanges = Partial<
+  Pick<VersionRecord, 'version' | 'release_notes' | 'release_date' | 'published'>
+>;
+
+export interface PackageFileRecord {
+  id: number;
+  version_id: number;
+  product_id: number;
+  filename: string;
+  /** Null: the file is for every plan. */
+  plan_id: number | null;
+  /** Include in auto-updates (spec 2.7). */
+  include_in_updates: boolean;
+  size: number;
+  sha256: string;
+  content_type: string;
+  /** Key of the object in the download service's storage. */
+  object_key: string;
+  /** When the package was uploaded: it makes its version the latest (spec 4.4 rule 3). */
+  uploaded_at: Date;
+}
+
+export type NewPackageFile = Omit<PackageFileRecord, 'id'>;
+export type PackageFileChanges = Partial<Pick<PackageFileRecord, 'plan_id' | 'include_in_updates'>>;
+
+/**
+ * Creating a record takes more than one write (the id sequence, then the insert, again when an
+ * id is taken): the store calls `beforeEachWrite` immediately before each of them, so a caller can
+ * stop between two (the RPC deadline, libs/contracts/rpc.ts `CallContext`).
+ */
+export interface CreateOptions {
+  beforeEachWrite: () => void;
+}
+
+export type ProductCreation =
+  | { outcome: 'created'; product: ProductRecord }
+  /** The id an admin chose names another product already; nothing was stored. */
+  | { outcome: 'id-taken' };
+
+export interface ProductStore {
+  find(id: number): Promise<ProductRecord | null>;
+  /** Which of `ids` name products. */
+  existingIds(ids: readonly number[]): Promise<Set<number>>;
+  /** Every product and bundle, by id. */
+  list(): Promise<ProductRecord[]>;
+  /**
+   * A new product under the id an admin chose, or else under the next id of the product
+   * sequence, skipping ids admins chose.
+   */
+  create(options: CreateOptions & { product: NewProduct; id?: number }): Promise<ProductCreation>;
+  /** The product after the change; null when there is none with this id. */
+  update(id: number, changes: ProductChanges): Promise<ProductRecord | null>;
+}
+
+export interface VersionStore {
+  find(id: number): Promise<VersionRecord | null>;
+  /** The versions of a product, by id; with `published`, only those (spec 4.4 rule 1). */
+  list(filter: { product_id: number; published?: boolean }): Promise<VersionRecord[]>;
+  /** A new version under the next id of the version sequence. */
+  create(options: CreateOptions & { version: NewVersion }): Promise<VersionRecord>;
+  update(id: number, changes: VersionChanges): Promise<VersionRecord | null>;
+}
+
+export interface PackageFileStore {
+  find(id: number): Promise<PackageFileRecord | null>;
+  /** The files of one version, or of every version of a product, by id. */
+  list(filter: { version_id: number } | { product_id: number }): Promise<PackageFileRecord[]>;
+  /**
+   * The files of a product ticked Include in auto-updates (spec 4.4 rule 2) that are for every
+   * plan, or for `plan_id` (rule 4; null: every-plan files only), by id.
+   */
+  listInAutoUpdates(filter: {
+    product_id: number;
+    plan_id: number | null;
+  }): Promise<PackageFileRecord[]>;
+  /** A new file under the next id of the file sequence. */
+  create(options: CreateOptions & { file: NewPackageFile }): Promise<PackageFileRecord>;
+  update(id: number, changes: PackageFileChanges): Promise<PackageFileRecord | null>;
+  /** Forgets the file and answers it; null when there is none with this id. */
+  delete(id: number): Promise<PackageFileRecord | null>;
+}
+
+export interface CatalogStores {
+  products: ProductStore;
+  versions: VersionStore;
+  packageFiles: PackageFileStore;
+}

@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { connectDatabase } from '../../libs/database/index.js';
+import { openMongoDownloadLog } from '../../services/download/mongo-stores.js';
+import type { DownloadLogStore, DownloadRequestRecord } from '../../services/download/stores.js';
+import { memoryDownloadLog } from '../support/memory-download-log.js';
+
+/**
+ * The contract of the download log store, run against MongoDB (the test server, a database of
+ * this file's own, dropped after) and against the in-memory fake the handler tests use: both
+ * must answer alike.
+ */
+
+interface Implementation {
+  start(): Promise<void>;
+  /** A log with no entries. */
+  fresh(): Promise<DownloadLogStore>;
+  stop(): Promise<void>;
+}
+
+function mongo(): Implementation {
+  let connection: Connection | undefined;
+  let store: DownloadLogStore | undefined;
+  return {
+    async start() {
+      const url = process.env.MONGODB_URL;
+      if (!url) throw new Error('MONGODB_URL is set by test/support/global-setup.ts.');
+      connection = await connectDatabase(url, `t${randomBytes(4).toString('hex')}`, 'download');
+      store = await openMongoDownloadLog(connection);
+    },
+    async fresh() {
+      await connection!.collection('download_log').deleteMany({});
+      return store!;
+    },
+    async stop() {
+      await connection?.dropDatabase();
+      await connection?.close();
+    },
+  };
+}
+
+function inMemory(): Implementation {
+  return {
+    start: async () => {},
+    fresh: async () => memoryDownloadLog(),
+    stop: async () => {},
+  };
+}
+
+const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 9, minute));
+
+const request = (fields: Partial<DownloadRequestRecord> = {}): DownloadRequestRecord => ({
+  at: at(0),
+  product_id: 12,
+  license_key: 'KEY',
+  identifier: 'example.com',
+  ip: '203.0.113.5',
+  ...fields,
+});
+
+const everything = { product_id: null, refused: null, page: 1, per_page: 50 };
+
+describe.each([
+  ['MongoDB', mongo()],
+  ['in memory', inMemory()],
+])('the download log store (%s)', (_name, implementation) => {
+  let log: DownloadLogStore;
+  beforeAll(() => implementation.start());
+  afterAll(() => implementation.stop());
+  beforeEach(async () => {
+    log = await implementation.fresh();
+  });
+
+  test('a served download and a refused one are recorded with everything the admin log shows', async () => {
+    const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
+    const refused = await log.recordRefused({
+      ...request({ at: at(1), product_id: null, license_key: null, identifier: null }),
+      reason: 'INVALID_REQUEST',
+    });
+    expect(served).toMatch(/^[0-9a-f]{24}$/);
+    expect(refused).toMatch(/^[0-9a-f]{24}$/);
+    expect(refused > served).toBe(true);
+    expect(await log.list(everything)).toEqual({
+      total: 2,
+      entries: [
+        {
+          id: refused,
+          at: at(1),
+          product_id: null,
+          license_key: null,
+          identifier: null,
+          ip: '203.0.113.5',
+          outcome: 'refused',
+          reason: 'INVALID_REQUEST',
+          file_id: null,
+          version: null,
+        },
+        {
+          id: served,
+          ...request(),
+          outcome: 'served',
+          reason: null,
+          file_id: 3,
+          version: '1.2.0',
+        },
+      ],
+    });
+  });
+
+  test('entries are listed newest first; entries of the same moment, the later recorded first', async () => {
+    const first = await log.recordRefused({ ...request({ at: at(5) }), reason: 'A' });
+    const second = await log.recordRefused({ ...request({ at: at(5) }), reason: 'B' });
+    const older = await log.recordRefused({ ...request({ at: at(1) }), reason: 'C' });
+    const newer = await log.recordRefused({ ...request({ at: at(9) }), reason: 'D' });
+    expect((await log.list(everything)).entries.map((e) => e.id)).toEqual([
+      newer,
+      second,
+      first,
+      older,
+    ]);
+  });
+
+  test('filters by product and by outcome, with one page and the total of all that match', async () => {
+    for (let minute = 0; minute < 5; minute++) {
+      await log.recordServed({ ...request({ at: at(minute) }), file_id: minute, version: '1' });
+      await log.recordRefused({
+        ...request({ at: at(minute), product_id: 13 }),
+        reason: `R${minute}`,
+      });
+    }
+    const refused = await log.list({ product_id: null, refused: true, page: 2, per_page: 2 });
+    expect(refused.total).toBe(5);
+    expect(refused.entries.map((e) => e.reason)).toEqual(['R2', 'R1']);
+    const served = await log.list({ product_id: 12, refused: false, page: 3, per_page: 2 });
+    expect(served.total).toBe(5);
+    expect(served.entries.map((e) => e.file_id)).toEqual([0]);
+    expect(await log.list({ product_id: 12, refused: true, page: 1, per_page: 10 })).toEqual({
+      entries: [],
+      total: 0,
+    });
+    expect((await log.list({ ...everything, page: 9, per_page: 2 })).entries).toEqual([]);
+  });
+
+  test('a served entry becomes a refusal with the reason, keeping file and version; only once', async () => {
+    const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
+    const refused = await log.recordRefused({ ...request(), reason: 'LICENSE_EXPIRED' });
+    expect(await log.markServedAsRefused({ id: served, reason: 'NOT_FOUND' })).toBe(true);
+    expect(await log.markServedAsRefused({ id: served, reason: 'INTERNAL_ERROR' })).toBe(false);
+    expect(await log.markServedAsRefused({ id: refused, reason: 'INTERNAL_ERROR' })).toBe(false);
+    expect((await log.list(everything)).entries).toEqual([
+      expect.objectContaining({ id: refused, reason: 'LICENSE_EXPIRED' }),
+      expect.objectContaining({
+        id: served,
+        outcome: 'refused',
+        reason: 'NOT_FOUND',
+        file_id: 3,
+        version: '1.2.0',
+      }),
+    ]);
+  });
+
+  test('an entry id is read in either letter case; an unknown or malformed one changes nothing', async () => {
+    const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
+    for (const id of ['0123456789abcdef01234567', 'not-an-id', '', `${served}0`]) {
+      expect(await log.markServedAsRefused({ id, reason: 'NOT_FOUND' })).toBe(false);
+    }
+    expect(await log.markServedAsRefused({ id: served.toUpperCase(), reason: 'NOT_FOUND' })).toBe(
+      true,
+    );
+  });
+
+  test('entries are copies: changing one changes nothing stored', async () => {
+    await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
+    const [entry] = (await log.list(everything)).entries;
+    entry!.at.setUTCFullYear(1999);
+    entry!.reason = 'CHANGED';
+    expect((await log.list(everything)).entries[0]).toMatchObject({ at: at(0), reason: null });
+  });
+});

@@ -1,0 +1,149 @@
+import {
+  LicensingError,
+  rpcMethods,
+  type CallContext,
+  type EventName,
+  type EventOf,
+  type LicenseCoverage,
+  type LicenseCoverageRequest,
+  type LicenseStatus,
+  type MethodName,
+  type ParsedRequestOf,
+  type RequestOf,
+  type ResponseOf,
+} from '../../libs/contracts/index.js';
+import { DeadlineContext } from '../../libs/transport/codec.js';
+import type { Transport } from '../../libs/transport/index.js';
+
+/** Fakes of what the services' handlers reach over the transport, for fast handler tests. */
+
+/** A clock that stands still until a test moves it. */
+export interface TestClock {
+  (): Date;
+  advance(ms: number): void;
+}
+
+export function fixedClock(start: string): TestClock {
+  let now = Date.parse(start);
+  const clock = (() => new Date(now)) as TestClock;
+  clock.advance = (ms) => {
+    now += ms;
+  };
+  return clock;
+}
+
+/** A call context on `clock` whose caller stops waiting at `deadline` (epoch milliseconds). */
+export function callContext({
+  method,
+  clock,
+  deadline = clock().getTime() + 5000,
+}: {
+  method: MethodName;
+  clock: () => Date;
+  deadline?: number;
+}): DeadlineContext {
+  return new DeadlineContext(method, deadline, () => clock().getTime());
+}
+
+export type Answers = {
+  [M in MethodName]?: (request: ParsedRequestOf<M>, context: CallContext) => Promise<ResponseOf<M>>;
+};
+
+/**
+ * The transport as the handlers see it: requests are checked and completed with the contract
+ * schemas and answered by `answers` (handlers of a service, or a fake), answers are checked
+ * against the contract too, and every call has a deadline on the test's clock. Errors of an
+ * answer reach the caller as they were thrown.
+ */
+export class FakeTransport implements Pick<Transport, 'call' | 'publish'> {
+  readonly calls: Array<{ method: MethodName; request: unknown }> = [];
+  readonly published: Array<{ event: EventName; payload: unknown }> = [];
+  private readonly answers: Answers = {};
+
+  constructor(private readonly clock: () => Date) {}
+
+  /** Adds the answers of a service (its handlers) or of a fake. */
+  answer(answers: Answers): this {
+    Object.assign(this.answers, answers);
+    return this;
+  }
+
+  async call<M extends MethodName>(method: M, request: RequestOf<M>): Promise<ResponseOf<M>> {
+    const contract = rpcMethods[method];
+    const parsed = contract.request.parse(request) as ParsedRequestOf<M>;
+    this.calls.push({ method, request: parsed });
+    const answer = this.answers[method] as Answers[M];
+    if (!answer) throw new LicensingError('INTERNAL_ERROR', `Nobody answers ${method}.`);
+    const response = await answer(parsed, callContext({ method, clock: this.clock }));
+    return contract.response.parse(response) as ResponseOf<M>;
+  }
+
+  async publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void> {
+    this.published.push({ event, payload });
+  }
+
+  /** The requests made of one method, in order. */
+  requestsOf<M extends MethodName>(method: M): Array<ParsedRequestOf<M>> {
+    return this.calls
+      .filter((call) => call.method === method)
+      .map((call) => call.request as ParsedRequestOf<M>);
+  }
+}
+
+/** A license as the fake license service knows it. */
+export interface FakeLicense {
+  key: string;
+  /** The product, or the bundle, it was bought for. */
+  product_id: number;
+  /** The products of that bundle (spec 2.2: one level). */
+  bundle_items?: number[];
+  plan_id: number;
+  /** The reported status: an active license past its expiry date is `expired` (spec 3.1). */
+  status?: LicenseStatus;
+  expires_at?: string | null;
+  auto_renew?: boolean;
+  next_payment_at?: string | null;
+  /** Identifiers activated on it, as the license service matches them after normalisation. */
+  activated?: string[];
+}
+
+/**
+ * `license.coverage` as the license service answers it: whether the key covers the product
+ * directly or through its bundle, and the license's plan only for a key covering the product
+ * directly (a bundle key sees all-plans files, spec 4.4 rule 5).
+ */
+export function fakeLicenseService(licenses: readonly FakeLicense[]): Answers {
+  const coverage = async ({
+    license_key,
+    product_id,
+    identifier,
+  }: LicenseCoverageRequest): Promise<LicenseCoverage> => {
+    const license = licenses.find((l) => l.key === license_key);
+    if (!license) {
+      return {
+        found: false,
+        covers: false,
+        status: null,
+        plan_id: null,
+        expires_at: null,
+        auto_renew: false,
+        next_payment_at: null,
+        identifier_activated: identifier === null ? null : false,
+      };
+    }
+    const direct = license.product_id === product_id;
+    const covers = direct || (license.bundle_items ?? []).includes(product_id);
+    return {
+      found: true,
+      covers,
+      status: license.status ?? 'active',
+      plan_id: covers && direct ? license.plan_id : null,
+      expires_at: license.expires_at ?? null,
+      auto_renew: license.auto_renew ?? false,
+      next_payment_at: license.next_payment_at ?? null,
+      identifier_activated:
+        identifier === null ? null : (license.activated ?? []).includes(identifier),
+    };
+  };
+  return { 'license.coverage': coverage };
+}
