@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import {
   access,
   constants,
+  cp,
   mkdir,
   mkdtemp,
   readFile,
@@ -17,7 +18,7 @@ import { packageBytes, sha256Hex, specServer, type LocalServer } from './servers
 /**
  * The package as it is published: built with tsup, then loaded through its `exports` by `import`
  * and by `require` in child processes, its declarations type-checked by browser and CommonJS
- * consumers, and its bin run.
+ * consumers (also in a project that has nothing but the package installed), and its bin run.
  */
 const run = promisify(execFile);
 const PACKAGE_DIR = resolve('libs/client');
@@ -26,17 +27,26 @@ const TSC = resolve('node_modules/typescript/bin/tsc');
 const file = packageBytes(70_000);
 
 let consumer: string;
+/** A project with a copy of the built package and nothing else: no zod, no way into the repository. */
+let isolated: string;
 let server: LocalServer;
 beforeAll(async () => {
   await run('npm', ['run', 'build', '--silent'], { cwd: PACKAGE_DIR });
   consumer = await mkdtemp(join(tmpdir(), 'licensing-consumer-'));
   await mkdir(join(consumer, 'node_modules', '@licensing-service'), { recursive: true });
   await symlink(PACKAGE_DIR, join(consumer, 'node_modules', NAME), 'dir');
+  // A symlink would let the compiler resolve the package's imports from the repository's
+  // node_modules (it follows the link), so this project gets a copy of what is published.
+  isolated = await mkdtemp(join(tmpdir(), 'licensing-isolated-'));
+  const installed = join(isolated, 'node_modules', NAME);
+  await cp(join(PACKAGE_DIR, 'dist'), join(installed, 'dist'), { recursive: true });
+  await cp(join(PACKAGE_DIR, 'package.json'), join(installed, 'package.json'));
   server = await specServer({ productId: 12, file, keys: { GOOD: {} } });
 }, 120_000);
 afterAll(async () => {
   await server?.close();
   if (consumer) await rm(consumer, { recursive: true, force: true });
+  if (isolated) await rm(isolated, { recursive: true, force: true });
 });
 
 /** Validates an unknown key, checks for an update and downloads the package, printing JSON. */
@@ -100,6 +110,8 @@ describe('the package: ESM and CommonJS builds through exports', () => {
     });
     expect(pkg.bin).toEqual({ licensing: './dist/cli.js' });
     expect(pkg.dependencies ?? {}).toEqual({});
+    expect(pkg.peerDependencies ?? {}).toEqual({});
+    expect(pkg.optionalDependencies ?? {}).toEqual({});
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: PACKAGE_DIR,
     });
@@ -132,6 +144,8 @@ describe('the package: ESM and CommonJS builds through exports', () => {
         name,
         expect.stringMatching(/\b(Buffer|process|__dirname|__filename)\b/),
       ]);
+      // The payload types come from libs/contracts by type-only imports: no code of it, nor zod.
+      expect([name, code]).not.toEqual([name, expect.stringMatching(/zod|contracts/i)]);
     }
   });
 
@@ -220,6 +234,150 @@ export { run };
     );
     await expect(browser).resolves.toMatchObject({ stdout: '' });
     await expect(cjs).resolves.toMatchObject({ stdout: '' });
+  }, 120_000);
+
+  test('are self-contained: they import nothing, neither zod nor a path to libs/contracts', async () => {
+    const ts = (await import('typescript')).default;
+    for (const name of ['dist/index.d.ts', 'dist/index.d.cts']) {
+      const text = await readFile(join(PACKAGE_DIR, name), 'utf8');
+      // The compiler's own scan: imports, re-exports, import() types and reference directives.
+      const found = ts.preProcessFile(text, true, true);
+      const specifiers = [
+        ...found.importedFiles,
+        ...found.referencedFiles,
+        ...found.typeReferenceDirectives,
+      ].map((reference) => reference.fileName);
+      expect([name, specifiers]).toEqual([name, []]);
+    }
+  });
+
+  /** Exact equality of two types (optional and readonly modifiers included), for the checks below. */
+  const typeChecks = `
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Expect<T extends true> = T;
+`;
+
+  test('a project with only the package installed (no zod), skipLibCheck off, sees the exact payload types', async () => {
+    const usage = `${typeChecks}
+type Status = 'active' | 'expired' | 'suspended' | 'revoked' | 'cancelled';
+type Requires = 'license_key' | 'activated_identifier' | 'account' | null;
+export type Checks = [
+  Expect<Same<LicenseStatus, Status>>,
+  Expect<Same<ActivationType, 'domain' | 'device' | 'seat' | 'instance'>>,
+  Expect<Same<ActivationData, {
+    status: Status; license_key: string; product: string; plan: string;
+    activation_type: ActivationType; activation_limit: number; activations_used: number;
+    expires_at: string | null; identifier: string;
+  }>>,
+  Expect<Same<ValidationData, {
+    valid: boolean; status: Status | 'invalid'; license_key: string; product: string | null;
+    plan: string | null; activation_type: ActivationType | null; activation_limit: number;
+    activations_used: number; expires_at: string | null; identifier_activated: boolean;
+  }>>,
+  Expect<Same<UpdateInfo, {
+    update_available: true; name: string; version: string; download_url: string | null;
+    download_requires: Requires; release_notes: string | null; date: string; file_size: number;
+    requires_license: boolean; license_status?: Status; license_expires_at?: string | null;
+    auto_renew?: boolean; next_payment_at?: string | null;
+  } | { update_available: false; requires_license: boolean; download_requires: Requires }>>,
+];
+
+const unknownKey: ValidationData['status'] = 'invalid';
+// @ts-expect-error not a status of spec 4.2
+const bogus: ValidationData['status'] = 'bogus';
+// @ts-expect-error \`invalid\` is only a validation answer, never a license's status
+const stored: LicenseStatus = 'invalid';
+const types: Array<ActivationData['activation_type']> = ['domain', 'device', 'seat', 'instance'];
+// @ts-expect-error not an activation type of spec 2.1
+const user: ActivationData['activation_type'] = 'user';
+
+async function update(client: LicensingClient): Promise<string> {
+  const result = await client.checkUpdate('K');
+  if (!result.success) return result.code;
+  // @ts-expect-error the answer without a version has no \`version\`
+  const unchecked: string = result.data.version;
+  if (!result.data.update_available) return 'none';
+  // @ts-expect-error spec 2.6 lists five statuses for \`license_status\`
+  const reported: NonNullable<typeof result.data.license_status> = 'invalid';
+  const status: LicenseStatus | undefined = result.data.license_status;
+  return \`\${result.data.version} \${result.data.file_size} \${status}\`;
+}
+export { bogus, stored, types, unknownKey, update, user };
+`;
+    const names = 'ActivationData, ActivationType, LicenseStatus, UpdateInfo, ValidationData';
+    const projects = {
+      esm: {
+        compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler' },
+        files: ['app.ts'],
+        text: `import { LicensingClient, type ${names.replaceAll(', ', ', type ')} } from '${NAME}';\n`,
+      },
+      cjs: {
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+        files: ['app.cts'],
+        text: `import sdk = require('${NAME}');\ntype LicensingClient = sdk.LicensingClient;\n${names
+          .split(', ')
+          .map((n) => `type ${n} = sdk.${n};`)
+          .join('\n')}\n`,
+      },
+    };
+    for (const [dir, project] of Object.entries(projects)) {
+      await mkdir(join(isolated, dir), { recursive: true });
+      const tsconfig = {
+        compilerOptions: {
+          ...project.compilerOptions,
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: project.files,
+      };
+      await writeFile(join(isolated, dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+      await writeFile(join(isolated, dir, project.files[0]!), project.text + usage);
+      const checked = await run(process.execPath, [TSC, '-p', join(isolated, dir)], {
+        cwd: isolated,
+      }).catch((error: { stdout: string }) => error);
+      expect([dir, checked.stdout]).toEqual([dir, '']);
+    }
+  }, 120_000);
+
+  test('the published payload types are exactly the outputs of the service schemas', async () => {
+    const contracts = resolve('libs/contracts');
+    const checked = check(
+      'contracts',
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+          strict: true,
+          // zod's own declarations are not what is under test here.
+          skipLibCheck: true,
+          noEmit: true,
+        },
+        files: ['app.ts'],
+      },
+      {
+        'app.ts': `import type { ActivationData, ActivationType, LicenseStatus, UpdateInfo, ValidationData } from '${NAME}';
+import type { UpdateInfo as UpdateInfoSchema } from '${contracts}/catalog.js';
+import type { ActivationResult, ValidationResult } from '${contracts}/license.js';
+import type { ActivationType as ActivationTypeSchema, LicenseStatus as LicenseStatusSchema } from '${contracts}/shared.js';
+${typeChecks}
+export type Checks = [
+  Expect<Same<ActivationType, ActivationTypeSchema>>,
+  Expect<Same<LicenseStatus, LicenseStatusSchema>>,
+  Expect<Same<ActivationData, ActivationResult>>,
+  Expect<Same<ValidationData, ValidationResult>>,
+  Expect<Same<UpdateInfo, UpdateInfoSchema>>,
+];
+`,
+      },
+    ).catch((error: { stdout: string }) => error);
+    expect((await checked).stdout).toBe('');
   }, 120_000);
 });
 

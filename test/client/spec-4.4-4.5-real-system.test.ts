@@ -52,7 +52,9 @@ describe('spec 4.4 and 4.5 through the client, against the real system', () => {
       message: '',
       code: '',
     });
-    if (!update.success || !update.data.download_url) throw new Error('no download_url');
+    if (!update.success || !update.data.update_available || !update.data.download_url) {
+      throw new Error('no download_url');
+    }
     expect(new URL(update.data.download_url).pathname).toBe(
       `/api/index.php/v1/licensing/downloads/${product.id}`,
     );

@@ -72,7 +72,9 @@ describe('spec 4.5 download: the request', () => {
     const server = await start(specServer({ productId: 12, file, keys: KEYS }));
     const client = new LicensingClient(server.url, 12, 2000);
     const update = await client.checkUpdate('GOOD');
-    if (!update.success || !update.data.download_url) throw new Error('no download_url');
+    if (!update.success || !update.data.update_available || !update.data.download_url) {
+      throw new Error('no download_url');
+    }
     const result = await client.download('GOOD', 'example.com', dir, {
       url: update.data.download_url,
       expectedSize: update.data.file_size,

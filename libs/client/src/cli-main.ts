@@ -337,7 +337,7 @@ function licenseLines(data: ActivationData | ValidationData): Array<string | nul
 }
 
 /** The license state the update check adds when a key was sent. */
-function updateLicenseLine(data: UpdateInfo): string {
+function updateLicenseLine(data: Extract<UpdateInfo, { update_available: true }>): string {
   const expiresAt = data.license_expires_at ?? null;
   switch (data.license_status) {
     case 'active':

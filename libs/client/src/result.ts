@@ -2,61 +2,31 @@
  * The result every client call returns (spec 7, rule 3), the payload types of the service (spec
  * 4), and the helper that tells a license problem from a transient failure (spec 7, rule 2).
  */
+// The payload types are the service's own (libs/contracts), as plain types checked against its
+// schemas. Type-only imports: nothing of the contracts or of zod reaches the built JavaScript,
+// and tsup copies the declarations into this package's `.d.ts`.
+import type {
+  PlainActivationResult,
+  PlainActivationType,
+  PlainLicenseStatus,
+  PlainUpdateInfo,
+  PlainValidationResult,
+} from '../../contracts/payload-types.js';
 
-export type ActivationType = 'domain' | 'device' | 'seat' | 'instance';
-export type LicenseStatus = 'active' | 'expired' | 'suspended' | 'revoked' | 'cancelled';
+export type ActivationType = PlainActivationType;
+export type LicenseStatus = PlainLicenseStatus;
 
 /** Payload of activate (spec 4.1) and deactivate. */
-export interface ActivationData {
-  status: LicenseStatus;
-  license_key: string;
-  product: string;
-  plan: string;
-  activation_type: ActivationType;
-  /** `0` means unlimited. */
-  activation_limit: number;
-  activations_used: number;
-  expires_at: string | null;
-  /** The normalised identifier the server stored; use it for a later deactivation. */
-  identifier: string;
-}
+export type ActivationData = PlainActivationResult;
 
 /** Payload of validate (spec 4.2). */
-export interface ValidationData {
-  /** `true` only when the license is active and not expired. */
-  valid: boolean;
-  /** `invalid` for an unknown key. */
-  status: LicenseStatus | 'invalid';
-  license_key: string;
-  product: string | null;
-  plan: string | null;
-  activation_type: ActivationType | null;
-  activation_limit: number;
-  activations_used: number;
-  expires_at: string | null;
-  /** `true` when no identifier was sent, else whether that identifier is activated. */
-  identifier_activated: boolean;
-}
+export type ValidationData = PlainValidationResult;
 
-/** Payload of the update check (spec 2.6 and 4.4). Without a version only a few fields appear. */
-export interface UpdateInfo {
-  update_available: boolean;
-  name?: string;
-  version?: string;
-  /** Absolute URL of the download endpoint; `null` for an account-only product. */
-  download_url?: string | null;
-  download_requires?: 'license_key' | 'activated_identifier' | 'account' | null;
-  release_notes?: string | null;
-  /** Release date, `Y-m-d`. */
-  date?: string;
-  /** Size in bytes of the file an updater would receive. */
-  file_size?: number;
-  requires_license?: boolean;
-  license_status?: LicenseStatus;
-  license_expires_at?: string | null;
-  auto_renew?: boolean;
-  next_payment_at?: string | null;
-}
+/**
+ * Payload of the update check (spec 2.6 and 4.4). Without a version only a few fields appear:
+ * check `update_available` first.
+ */
+export type UpdateInfo = PlainUpdateInfo;
 
 /** What `download` saved (the client builds this; it is not a server payload). */
 export interface DownloadData {

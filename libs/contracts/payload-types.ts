@@ -1,0 +1,110 @@
+import type { z } from 'zod';
+import type { UpdateInfo } from './catalog.js';
+import type { ActivationResult, ValidationResult } from './license.js';
+import type { ActivationType, activationTypes, LicenseStatus, licenseStatuses } from './shared.js';
+
+// The success payloads of the public API (spec 2.6, 4.1, 4.2, 4.4) as plain types. The client
+// package imports these, and its published declarations include them: a `z.infer` type there
+// would need zod, which the client does not depend on. `PayloadTypesMatchSchemas` (below) does
+// not compile when one of them differs from the output of its schema.
+
+/** Spec 2.1: the four activation types. */
+export type PlainActivationType = (typeof activationTypes)[number];
+
+/** Spec 3.1: the five stored license statuses. */
+export type PlainLicenseStatus = (typeof licenseStatuses)[number];
+
+/** Spec 4.1 success payload of activate; deactivate answers with the same shape. */
+export interface PlainActivationResult {
+  status: PlainLicenseStatus;
+  license_key: string;
+  /** Product title. */
+  product: string;
+  /** Plan name. */
+  plan: string;
+  activation_type: PlainActivationType;
+  /** `0` means unlimited. */
+  activation_limit: number;
+  activations_used: number;
+  /** ISO 8601 timestamp; `null` for a license that does not expire. */
+  expires_at: string | null;
+  /** The normalised identifier the server stored; use it for a later deactivation. */
+  identifier: string;
+}
+
+/** Spec 4.2 success payload of validate. */
+export interface PlainValidationResult {
+  /** `true` only when the license is active and not expired. */
+  valid: boolean;
+  /** `invalid` for an unknown key. A license past its expiry date reports `expired`. */
+  status: PlainLicenseStatus | 'invalid';
+  license_key: string;
+  /** Product title; `null` for an unknown key. */
+  product: string | null;
+  /** Plan name; `null` for an unknown key. */
+  plan: string | null;
+  /** `null` for an unknown key. */
+  activation_type: PlainActivationType | null;
+  /** `0` means unlimited (and is also what an unknown key gets). */
+  activation_limit: number;
+  activations_used: number;
+  /** ISO 8601 timestamp; `null` for a license that does not expire, or an unknown key. */
+  expires_at: string | null;
+  /** `true` when no identifier was sent, else whether that identifier is activated. */
+  identifier_activated: boolean;
+}
+
+/** Spec 2.6: what the download endpoint needs; `null` when the download is public. */
+export type PlainDownloadRequires = 'license_key' | 'activated_identifier' | 'account' | null;
+
+/** Spec 2.6 and 4.4 response 1: a published version exists. */
+export interface PlainUpdateAvailable {
+  update_available: true;
+  /** Product title. */
+  name: string;
+  /** Version string as entered in admin. */
+  version: string;
+  /** Absolute URL of the download endpoint; `null` for an account-only product. */
+  download_url: string | null;
+  download_requires: PlainDownloadRequires;
+  release_notes: string | null;
+  /** Release date, `Y-m-d`. */
+  date: string;
+  /** Size in bytes of the file an updater would receive. */
+  file_size: number;
+  /** The product's Requires License setting. */
+  requires_license: boolean;
+  /** Only with a key that covers the product. An active license past its expiry date reports `expired`. */
+  license_status?: PlainLicenseStatus;
+  /** Only with a key that covers the product. ISO 8601 timestamp; `null` when it does not expire. */
+  license_expires_at?: string | null;
+  /** Only with a key that covers the product: whether the license renews by subscription. */
+  auto_renew?: boolean;
+  /** Only with a key that covers the product. ISO 8601 timestamp of the next renewal. */
+  next_payment_at?: string | null;
+}
+
+/** Spec 4.4 responses 2 and 3: no published version, or no such product (`download_requires` null). */
+export interface PlainNoUpdate {
+  update_available: false;
+  /** The product's Requires License setting. */
+  requires_license: boolean;
+  download_requires: PlainDownloadRequires;
+}
+
+/** Spec 2.6: the two shapes of the update check's answer, told apart by `update_available`. */
+export type PlainUpdateInfo = PlainUpdateAvailable | PlainNoUpdate;
+
+/** `true` only when `A` and `B` are the same type, optional and readonly modifiers included. */
+type Same<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Expect<T extends true> = T;
+
+/** Each plain type above is exactly the output type of its schema. */
+export type PayloadTypesMatchSchemas = [
+  Expect<Same<PlainActivationType, ActivationType>>,
+  Expect<Same<PlainLicenseStatus, LicenseStatus>>,
+  Expect<Same<PlainActivationResult, z.output<typeof ActivationResult>>>,
+  Expect<Same<PlainValidationResult, z.output<typeof ValidationResult>>>,
+  Expect<Same<PlainUpdateInfo, z.output<typeof UpdateInfo>>>,
+];
