@@ -4,3 +4,4 @@ export * from './catalog.js';
 export * from './download.js';
 export * from './license.js';
 export * from './rpc.js';
+export * from './http.js';

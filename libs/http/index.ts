@@ -69,4 +69,8 @@ export function configureApp(
 
 export * from './body.js';
 export * from './server.js';
-export { requestId, routeBase, routeTemplate } from './request-log.js';
+export { requestId, routeTemplate } from './request-log.js';
+export * from './route-table.js';
+export * from './reference-pages.js';
+export * from './validation.js';
+export * from './form.js';

@@ -6,23 +6,14 @@ import type { Logger } from '../logging/index.js';
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Records where a router is mounted, so the log can name a request's route template even after
- * Express has left the router (an error answered by the app's error handler).
- */
-export const routeBase: RequestHandler = (req, res, next) => {
-  res.locals.routeBase = req.baseUrl;
-  next();
-};
-
-/**
- * The route template a request matched (`/admin/v1/licenses/:license_key`), never the path
- * itself: paths may carry license keys. Null for a request no route took.
+ * The route template a request matched (`/admin/v1/licenses/:key`), never the path itself: paths
+ * may carry license keys. Route tables record it (`mountRoutes`); a route of an app's own
+ * (`app.get`) is named by Express. Null for a request no route took.
  */
 export function routeTemplate(req: Request, res: Response): string | null {
-  const base = typeof res.locals.routeBase === 'string' ? res.locals.routeBase : '';
+  if (typeof res.locals.routeTemplate === 'string') return res.locals.routeTemplate;
   const path = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof path === 'string') return `${base}${path === '/' && base !== '' ? '' : path}`;
-  return base === '' ? null : `${base}/*`;
+  return typeof path === 'string' && req.baseUrl === '' ? path : null;
 }
 
 /** The id of the request: the client's `X-Request-Id` when it sent a usable one. */

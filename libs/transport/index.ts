@@ -36,3 +36,9 @@ export async function createTransport(
   }
   return new InProcessTransport(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
 }
+export {
+  openBytePort,
+  readBytePortJson,
+  bytePortRefusal,
+  BYTE_PORT_IDLE_TIMEOUT_MS,
+} from './byte-port.js';

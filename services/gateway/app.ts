@@ -1,21 +1,21 @@
 import express, { type Express } from 'express';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../libs/config/index.js';
 import {
-  errorHandler,
   configureApp,
-  routeBase,
-  sendData,
+  errorHandler,
+  mountRoutes,
+  referenceAssets,
   unknownRoute,
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { downloadRoutes } from './downloads.js';
-import { publicOpenApi } from './openapi.js';
-import type { RateLimits } from './rate-limits.js';
 import { publicCors } from './cors.js';
+import { reportDownloadRefusals } from './download-routes.js';
+import { publicOpenApi } from './openapi.js';
 import { API_BASE } from './paths.js';
-import { licenseRoutes } from './routes.js';
-import { localAddressUrl, updateRoutes } from './updates.js';
+import type { RateLimits } from './rate-limits.js';
+import { publicRoutes } from './routes.js';
+import { localAddressUrl, unknownProductOnUndecodablePath } from './update-routes.js';
 
 export { API_BASE };
 
@@ -24,7 +24,8 @@ const MAX_FORM_BYTES = 16 * 1024;
 
 /**
  * The public gateway: stateless, owns no data. It validates form input and turns each request
- * into one RPC call; the answer (or error) goes back in the spec's envelope.
+ * into one RPC call; the answer (or error) goes back in the spec's envelope. Its routes are the
+ * table in routes.ts.
  */
 export function createGatewayApp(deps: {
   transport: Transport;
@@ -42,27 +43,23 @@ export function createGatewayApp(deps: {
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
-  app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
-  app.get('/openapi.json', (_req, res) => res.json(publicOpenApi));
   app.use(API_BASE, publicCors);
-  app.use(
-    `${API_BASE}/licenses`,
-    routeBase,
-    licenseRoutes(deps.transport, deps.rateLimits, {
+  const routes = express.Router();
+  mountRoutes(routes, publicRoutes, {
+    transport: deps.transport,
+    rateLimits: deps.rateLimits,
+    logger: deps.logger,
+    publicUrl: deps.publicUrl ?? localAddressUrl,
+    bodyLimits: {
       maxBytes: MAX_FORM_BYTES,
       timeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    }),
-  );
-  app.use(
-    `${API_BASE}/updates`,
-    routeBase,
-    updateRoutes(deps.transport, deps.rateLimits, deps.publicUrl ?? localAddressUrl),
-  );
-  app.use(
-    `${API_BASE}/downloads`,
-    routeBase,
-    downloadRoutes(deps.transport, deps.rateLimits, deps.logger),
-  );
+    },
+    document: publicOpenApi,
+  });
+  app.use(routes);
+  app.use('/docs/assets', referenceAssets());
+  app.use(`${API_BASE}/updates`, unknownProductOnUndecodablePath);
+  app.use(`${API_BASE}/downloads`, reportDownloadRefusals(deps.transport, deps.logger));
   app.use(unknownRoute);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,13 +1,20 @@
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { LicensingError, logValue, type LogRefusalRequest } from '../../libs/contracts/index.js';
+import type { NextFunction, Request, Response } from 'express';
+import { z } from 'zod';
+import {
+  IdText,
+  LicensingError,
+  logValue,
+  type LogRefusalRequest,
+} from '../../libs/contracts/index.js';
+import { parseWith, type Route } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
-import type { Transport } from '../../libs/transport/index.js';
-import { Form, parseProductId, productIdOrNull } from './form.js';
-import type { RateLimits } from './rate-limits.js';
-import { clientIp } from './routes.js';
+import { bytePortRefusal, openBytePort, type Transport } from '../../libs/transport/index.js';
+import { Form } from '../../libs/http/index.js';
+import { DownloadHeaders, DownloadQuery, DownloadQueryFields, ProductPath } from './inputs.js';
+import { clientIp } from './license-routes.js';
+import { API_BASE } from './paths.js';
+import { publicErrors, type GatewayDeps } from './deps.js';
 
 /** Headers of a served file that reach the client unchanged (docs/api-decisions.md). */
 const RELAYED_HEADERS = [
@@ -23,111 +30,47 @@ const RELAYED_HEADERS = [
   'cache-control',
 ] as const;
 
-/** Connecting, waiting for an answer, or a stall mid-file: none may take longer than this. */
-const UPSTREAM_IDLE_TIMEOUT_MS = 30_000;
-/** Error answers of the download service are small JSON envelopes. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-function isEnvelope(value: unknown): value is { error: { code: string; message: string } } {
-  const error = (value as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  return typeof error?.code === 'string' && typeof error.message === 'string';
-}
-
-async function readJson(incoming: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_ERROR_BODY_BYTES) throw new Error('The download service answer is too large.');
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Relays the file at `url` (the download service's short-lived link) to the client: streamed
  * with backpressure, `Range` and `If-Range` passed through, the upstream request cut when the
- * client goes away. A refusal of the download service is relayed as its JSON envelope.
+ * client goes away. A refusal of the download service reaches the client as its own envelope.
  */
-function relay(req: Request, res: Response, url: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const target = new URL(url);
-    const headers: OutgoingHttpHeaders = { accept: '*/*' };
-    for (const name of ['range', 'if-range'] as const) {
-      const value = req.get(name);
-      if (value !== undefined) headers[name] = value;
-    }
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const upstream = send(target, {
-      method: req.method === 'HEAD' ? 'HEAD' : 'GET',
-      headers,
-      timeout: UPSTREAM_IDLE_TIMEOUT_MS,
-    });
-    let settled = false;
-    const settle = (error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      if (error === undefined) resolve();
-      else reject(error instanceof Error ? error : new Error(String(error)));
-    };
-
-    upstream.on('timeout', () => {
-      upstream.destroy(new Error('The download service did not answer in time.'));
-    });
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    upstream.on('error', (error) => {
-      if (res.headersSent) {
-        // Mid-file: cut the connection, so the client sees a short body and resumes.
-        res.destroy();
-        settle();
-      } else {
-        settle(error);
-      }
-    });
-    upstream.on('response', (incoming) => {
-      const status = incoming.statusCode ?? 502;
-      if (status === 200 || status === 206) {
-        res.status(status);
-        for (const name of RELAYED_HEADERS) {
-          const value = incoming.headers[name];
-          if (value !== undefined) res.setHeader(name, value);
-        }
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        pipeline(incoming, res).then(
-          () => settle(),
-          () => {
-            res.destroy();
-            upstream.destroy();
-            settle();
-          },
-        );
-        return;
-      }
-      readJson(incoming).then((body) => {
-        if (!isEnvelope(body)) {
-          settle(new Error(`The download service answered HTTP ${status} without an error.`));
-          return;
-        }
-        // The download service refused the gateway's own link (expired, or signed under another
-        // key): a fault of this system, not of the client's request.
-        if (body.error.code === 'UNAUTHORIZED') {
-          settle(new Error('The download service refused the download link.'));
-          return;
-        }
-        const range = incoming.headers['content-range'];
-        if (status === 416 && range !== undefined) res.setHeader('Content-Range', range);
-        res.status(status).json(body);
-        settle();
-      }, settle);
-    });
-    upstream.end();
+async function relay(req: Request, res: Response, url: string): Promise<void> {
+  const headers: Record<string, string> = { accept: '*/*' };
+  for (const name of ['range', 'if-range'] as const) {
+    const value = req.get(name);
+    if (value !== undefined) headers[name] = value;
+  }
+  const upstream = openBytePort({ url, method: req.method === 'HEAD' ? 'HEAD' : 'GET', headers });
+  res.on('close', () => {
+    if (!res.writableFinished) upstream.cancel();
   });
+  const incoming = await upstream.answer;
+  const status = incoming.statusCode ?? 502;
+  if (status !== 200 && status !== 206) {
+    const range = incoming.headers['content-range'];
+    const refusal = await bytePortRefusal(incoming);
+    if (refusal instanceof LicensingError) {
+      // The download service refused the bytes and turned its log entry into this refusal.
+      res.locals.download = { stage: 'decided' } satisfies DownloadStage;
+      if (status === 416 && range !== undefined) res.setHeader('Content-Range', range);
+    }
+    throw refusal;
+  }
+  res.status(status);
+  for (const name of RELAYED_HEADERS) {
+    const value = incoming.headers[name];
+    if (value !== undefined) res.setHeader(name, value);
+  }
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  try {
+    await pipeline(incoming, res);
+  } catch {
+    // Mid-file (the client went away, or the download service stopped): the connection is cut,
+    // so the client sees a short body and resumes with Range.
+    res.destroy();
+    upstream.cancel();
+  }
 }
 
 /** Reporting a refusal to the download log may delay the client's error answer this much. */
@@ -135,9 +78,13 @@ const LOG_REPORT_TIMEOUT_MS = 1000;
 /** Reports in flight at once; beyond this (a flood of refused requests) they are dropped. */
 const MAX_LOG_REPORTS_IN_FLIGHT = 64;
 
-/** Where a download request stands, for the refusal report of the error handler below. */
+/**
+ * Where a download request stands, for the refusal report below: still in the gateway, decided
+ * by the download service (which logs its own refusals), or relaying an authorised download
+ * (logged as served, under `logId`).
+ */
 type DownloadStage =
-  { stage: 'gateway' } | { stage: 'authorizing' } | { stage: 'relaying'; logId: string | null };
+  { stage: 'gateway' } | { stage: 'decided' } | { stage: 'relaying'; logId: string | null };
 
 function stageOf(res: Response): DownloadStage {
   const stage = res.locals.download as DownloadStage | undefined;
@@ -159,10 +106,10 @@ function refusalReason(error: unknown): string {
 function sentRequest(req: Request): Omit<LogRefusalRequest, 'entry_id' | 'reason'> {
   const question = req.originalUrl.indexOf('?');
   const query = new URLSearchParams(question === -1 ? '' : req.originalUrl.slice(question + 1));
-  // The router-relative path, `/<product_id>`: route parameters are not set in error handlers.
-  const segment = req.path.split('/')[1] ?? '';
+  // The path below the downloads prefix, `/<product_id>`: route parameters are not set here.
+  const productId = IdText.safeParse(req.path.split('/')[1] ?? '');
   return {
-    product_id: productIdOrNull(segment),
+    product_id: productId.success ? productId.data : null,
     license_key: logValue(query.get('license_key') || query.get('dlid')),
     identifier: logValue(query.get('identifier')),
     ip: clientIp(req),
@@ -170,47 +117,21 @@ function sentRequest(req: Request): Omit<LogRefusalRequest, 'entry_id' | 'reason
 }
 
 /**
- * Spec 4.5: `GET {api_base}/downloads/{product_id}`. The license key comes as `dlid` (CMS
- * updaters) or `license_key`, the identifier as `identifier`. The download service decides over
- * RPC and logs the outcome; the bytes then come from its HTTP port through here, so the client
- * gets a 200 (or 206) with the file, or a JSON error, from the one public address.
- *
- * Every refusal is logged with its reason (spec 4.5). `download.authorize` logs the ones it
- * decides; the error handler of this router reports the others to the download service: those
- * of the gateway itself (the per-IP rate limit, a malformed query), and a download that was
- * authorised (logged as served) but failed before its first byte reached the client.
+ * Spec 4.5: every refusal is in the download log with its reason. `download.authorize` logs the
+ * ones it decides; this error handler, mounted on the downloads prefix, reports the others to
+ * the download service: those of the gateway itself (the per-IP rate limit, a malformed path or
+ * query), and a download that was authorised (logged as served) but failed before its first byte
+ * reached the client.
  */
-export function downloadRoutes(transport: Transport, limits: RateLimits, logger: Logger): Router {
-  const router = express.Router();
+export function reportDownloadRefusals(transport: Transport, logger: Logger) {
   let reportsInFlight = 0;
-
-  router.get('/:product_id', limits.downloads, async (req, res) => {
-    const param = req.params.product_id;
-    const productId = parseProductId(typeof param === 'string' ? param : '');
-    const query = Form.fromUrl(req.originalUrl);
-    const licenseKey = query.optionalLicenseKey() ?? null;
-    if (licenseKey !== null && licenseKey.trim() === '') {
-      throw new LicensingError('INVALID_REQUEST', 'The license key must not be blank.');
-    }
-    const identifier = query.optional('identifier') ?? null;
-    res.locals.download = { stage: 'authorizing' } satisfies DownloadStage;
-    const authorized = await transport.call('download.authorize', {
-      product_id: productId,
-      license_key: licenseKey,
-      identifier,
-      ip: clientIp(req),
-    });
-    res.locals.download = { stage: 'relaying', logId: authorized.log_id } satisfies DownloadStage;
-    await relay(req, res, authorized.url);
-  });
-
-  router.use(async (error: unknown, req: Request, res: Response, next: NextFunction) => {
+  return async (error: unknown, req: Request, res: Response, next: NextFunction) => {
     const stage = stageOf(res);
     // Not reported: a failure mid-file (the connection is cut; the file was served, partly), a
     // refusal decided by download.authorize (the download service logged it), and a client
     // that went away before the answer (nothing was refused to anyone).
     const clientGone = req.socket.destroyed;
-    if (!res.headersSent && !clientGone && stage.stage !== 'authorizing') {
+    if (!res.headersSent && !clientGone && stage.stage !== 'decided') {
       if (reportsInFlight >= MAX_LOG_REPORTS_IN_FLIGHT) {
         logger.warn('too many download refusals at once: one is not logged');
       } else {
@@ -235,6 +156,99 @@ export function downloadRoutes(transport: Transport, limits: RateLimits, logger:
       }
     }
     next(error);
-  });
-  return router;
+  };
 }
+
+const header = (description: string, schema: z.ZodType = z.string()) =>
+  schema.meta({ description });
+
+/** Headers of a served file (docs/api-decisions.md, Downloads). */
+const fileHeaders = {
+  'Content-Length': header('Bytes in this response.', z.string().regex(/^[0-9]+$/)),
+  'Content-Disposition': header(
+    'attachment; filename="..." (with filename* in UTF-8 for other characters).',
+  ),
+  ETag: header('The SHA-256 of the whole file in hex, quoted. Send it as If-Range to resume.'),
+  'X-Checksum-SHA256': header(
+    'The SHA-256 of the whole file, hex.',
+    z.string().regex(/^[0-9a-f]{64}$/),
+  ),
+  'Repr-Digest': header('RFC 9530: sha-256=:<base64>: of the whole file.'),
+  'Accept-Ranges': header('bytes', z.literal('bytes')),
+};
+
+/**
+ * Spec 4.5: `GET {api_base}/downloads/{product_id}`. The license key comes as `dlid` (CMS
+ * updaters) or `license_key`, the identifier as `identifier`. The download service decides over
+ * RPC and logs the outcome; the bytes then come from its HTTP port through here, so the client
+ * gets a 200 (or 206) with the file, or a JSON error, from the one public address.
+ */
+export const downloadRoute: Route<GatewayDeps> = {
+  method: 'get',
+  path: `${API_BASE}/downloads/:product_id`,
+  operationId: 'download',
+  summary:
+    "The package file of the product's latest version, as the Download API Access setting " +
+    'allows (spec 4.5). Refusals are JSON errors and are logged with the reason.',
+  tag: 'Downloads',
+  request: { path: ProductPath, query: DownloadQueryFields, headers: DownloadHeaders },
+  success: {
+    200: { description: 'The whole file.', file: true, headers: z.object(fileHeaders) },
+    206: {
+      description: 'The requested byte range of the file.',
+      file: true,
+      headers: z.object({ ...fileHeaders, 'Content-Range': header('bytes start-end/size') }),
+    },
+  },
+  errors: {
+    400: {
+      codes: ['INVALID_REQUEST'],
+      description:
+        'A bad product id or query string (a repeated or bracketed field, a value over 255 ' +
+        'characters, two different keys, a blank key).',
+    },
+    403: {
+      codes: [
+        'LICENSE_INVALID',
+        'PRODUCT_MISMATCH',
+        'LICENSE_EXPIRED',
+        'ACTIVATION_REQUIRED',
+        'DOWNLOAD_NOT_AVAILABLE',
+      ],
+      description:
+        'No key, an unknown key or a license that is not active (LICENSE_INVALID); a key for ' +
+        'another product; an expired license; an identifier needed and not sent; Account only.',
+    },
+    404: {
+      codes: ['NOT_FOUND', 'ACTIVATION_NOT_FOUND'],
+      description:
+        'No such product, no file for the caller, or its file missing from storage ' +
+        '(NOT_FOUND); the identifier sent is not activated (ACTIVATION_NOT_FOUND).',
+    },
+    416: {
+      codes: ['RANGE_NOT_SATISFIABLE'],
+      description: 'The range starts at or after the end of the file.',
+      headers: z.object({ 'Content-Range': header('bytes */size') }),
+    },
+    429: publicErrors.rateLimited('Too many downloads from this address.'),
+    500: publicErrors.internal,
+  },
+  handlers: ({ transport, rateLimits }) => [
+    rateLimits.downloads,
+    async (req, res) => {
+      const { product_id } = parseWith(ProductPath, req.params, 'path');
+      const query = parseWith(DownloadQuery, Form.fromUrl(req.originalUrl).fields(), 'query');
+      res.locals.download = { stage: 'decided' } satisfies DownloadStage;
+      const authorized = await transport.call('download.authorize', {
+        product_id,
+        ...query,
+        ip: clientIp(req),
+      });
+      res.locals.download = {
+        stage: 'relaying',
+        logId: authorized.log_id,
+      } satisfies DownloadStage;
+      await relay(req, res, authorized.url);
+    },
+  ],
+};

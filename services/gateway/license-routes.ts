@@ -1,10 +1,13 @@
 import { isIP } from 'node:net';
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { LicensingError } from '../../libs/contracts/index.js';
-import { readBody, sendData, utf8Body, type BodyLimits } from '../../libs/http/index.js';
+import type { Request, RequestHandler } from 'express';
+import type { z } from 'zod';
+import { ActivationResult, LicensingError, ValidationResult } from '../../libs/contracts/index.js';
+import { parseWith, readBody, sendData, utf8Body, type Route } from '../../libs/http/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { Form } from './form.js';
-import type { RateLimits } from './rate-limits.js';
+import { Form } from '../../libs/http/index.js';
+import { ActivateForm, DeactivateForm, ValidateForm } from './inputs.js';
+import { API_BASE } from './paths.js';
+import { publicErrors, type GatewayDeps } from './deps.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
@@ -33,69 +36,140 @@ export function clientIp(req: Request): string {
   return address(req.ip) ?? address(req.socket.remoteAddress) ?? '';
 }
 
-/** Parses the form once; the handlers and the per-key rate limit read it from here. */
-const parseForm: RequestHandler = (req, res, next) => {
-  res.locals.form = readForm(req);
-  next();
-};
-
-function formOf(res: Response): Form {
-  const form: unknown = res.locals.form;
-  if (!(form instanceof Form)) throw new Error('parseForm did not run');
-  return form;
-}
-
-/** The license operations of spec 4.1 to 4.3 under `{api_base}/licenses`. */
-export function licenseRoutes(
-  transport: Transport,
-  limits: RateLimits,
-  bodyLimits: BodyLimits,
-): Router {
-  const router = express.Router();
-  router.use(limits.perIp, readBody(bodyLimits), parseForm);
-
-  router.post(
-    '/activate',
-    // Spec 8: activate calls per license key, counted once the key is known to be well formed.
-    (_req, res, next) => {
-      formOf(res).licenseKey();
+/** Parses a route's form once, for the per-key rate limit and the handler both. */
+function formOf<Input>(schema: z.ZodType<Input>) {
+  const parsed = new WeakMap<Request, Input>();
+  return {
+    parse: ((req, _res, next) => {
+      parsed.set(req, parseWith(schema, readForm(req).fields(), 'form'));
       next();
+    }) satisfies RequestHandler,
+    of(req: Request): Input {
+      const input = parsed.get(req);
+      if (input === undefined) throw new Error('The form was not parsed.');
+      return input;
     },
-    limits.activationsPerKey((res) => formOf(res).licenseKey()),
-    async (req, res) => {
-      const form = formOf(res);
-      const request = {
-        license_key: form.licenseKey(),
-        identifier: form.required('identifier'),
-        product_id: form.productId(),
-        name: form.optional('name') ?? null,
-        ip: clientIp(req),
-      };
-      sendData(res, await transport.call('license.activate', request));
-    },
-  );
-
-  router.post('/validate', async (req, res) => {
-    const form = formOf(res);
-    const request = {
-      license_key: form.licenseKey(),
-      // An identifier sent empty is still sent: it is not activated (rule 3: no side effects).
-      identifier: form.sent('identifier') ?? null,
-      product_id: form.productId(),
-      ip: clientIp(req),
-    };
-    sendData(res, await transport.call('license.validate', request));
-  });
-
-  router.post('/deactivate', async (_req, res) => {
-    const form = formOf(res);
-    const request = {
-      license_key: form.licenseKey(),
-      identifier: form.required('identifier'),
-      product_id: form.productId(),
-    };
-    sendData(res, await transport.call('license.deactivate', request));
-  });
-
-  return router;
+  };
 }
+
+/** The three license operations share their form handling, limits and errors. */
+interface LicenseOperation<Input extends { license_key: string }> {
+  name: 'activate' | 'validate' | 'deactivate';
+  summary: string;
+  form: z.ZodType<Input>;
+  result: z.ZodType;
+  errors: Route['errors'];
+  call(transport: Transport, input: Input, req: Request): Promise<unknown>;
+}
+
+function licenseRoute<Input extends { license_key: string }>(
+  operation: LicenseOperation<Input>,
+): Route<GatewayDeps> {
+  const form = formOf(operation.form);
+  return {
+    method: 'post',
+    path: `${API_BASE}/licenses/${operation.name}`,
+    operationId: operation.name,
+    summary: operation.summary,
+    tag: 'Licenses',
+    request: { body: { contentType: FORM_TYPE, schema: operation.form } },
+    success: { 200: { description: 'Success.', data: operation.result } },
+    errors: {
+      ...operation.errors,
+      408: publicErrors[408],
+      413: publicErrors[413],
+      415: publicErrors[415],
+      429: publicErrors.rateLimited(
+        operation.name === 'activate'
+          ? 'The per-IP limit of the license operations, or the 20 activate calls per license ' +
+              'key per hour (spec 8).'
+          : 'The per-IP limit of the license operations (spec 8).',
+      ),
+      500: publicErrors.internal,
+    },
+    handlers: ({ transport, rateLimits, bodyLimits }) => [
+      rateLimits.perIp,
+      readBody(bodyLimits),
+      form.parse,
+      // Spec 8: activate calls per license key, counted once the request is well formed.
+      ...(operation.name === 'activate'
+        ? [rateLimits.activationsPerKey((req) => form.of(req).license_key)]
+        : []),
+      async (req, res) => {
+        sendData(res, await operation.call(transport, form.of(req), req));
+      },
+    ],
+  };
+}
+
+export const licenseRoutes: readonly Route<GatewayDeps>[] = [
+  licenseRoute({
+    name: 'activate',
+    summary: 'Register an activation (idempotent). Spec 4.1.',
+    form: ActivateForm,
+    call: (transport, input, req) =>
+      transport.call('license.activate', { ...input, ip: clientIp(req) }),
+    result: ActivationResult,
+    errors: {
+      400: {
+        codes: ['INVALID_REQUEST'],
+        description:
+          'A missing key or identifier, a value over 255 characters, an identifier that ' +
+          'normalises to nothing or (domain) is not a website, or a malformed form.',
+      },
+      403: {
+        codes: [
+          'LICENSE_INVALID',
+          'PRODUCT_MISMATCH',
+          'LICENSE_EXPIRED',
+          'ACTIVATION_LIMIT_REACHED',
+        ],
+        description:
+          'Refused, in this order (spec 4.1); ACTIVATION_LIMIT_REACHED also carries ' +
+          'activation_limit and activations_used.',
+      },
+    },
+  }),
+  licenseRoute({
+    name: 'validate',
+    summary:
+      'Whether a license is usable, and an identifier activated on it. Spec 4.2: unknown, ' +
+      'inactive and expired keys get 200 with valid false.',
+    form: ValidateForm,
+    call: (transport, input, req) =>
+      transport.call('license.validate', { ...input, ip: clientIp(req) }),
+    result: ValidationResult,
+    errors: {
+      400: {
+        codes: ['INVALID_REQUEST'],
+        description: 'A missing key, a value over 255 characters, or a malformed form.',
+      },
+      403: { codes: ['PRODUCT_MISMATCH'], description: 'The key does not cover product_id.' },
+    },
+  }),
+  licenseRoute({
+    name: 'deactivate',
+    summary:
+      'Free the activation of an identifier, whatever the license status. Spec 4.3 (the ' +
+      'parameters and answers it leaves open: docs/api-decisions.md).',
+    form: DeactivateForm,
+    call: (transport, input) => transport.call('license.deactivate', input),
+    result: ActivationResult,
+    errors: {
+      400: {
+        codes: ['INVALID_REQUEST'],
+        description:
+          'A missing key or identifier, a value over 255 characters, or an identifier that ' +
+          'normalises to nothing.',
+      },
+      403: {
+        codes: ['LICENSE_INVALID', 'PRODUCT_MISMATCH'],
+        description: 'An unknown key, or one that does not cover product_id.',
+      },
+      404: {
+        codes: ['ACTIVATION_NOT_FOUND'],
+        description: 'The identifier is not activated on this license (already gone).',
+      },
+    },
+  }),
+];

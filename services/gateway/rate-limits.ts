@@ -25,7 +25,7 @@ export interface RateLimits {
   /** Spec 8 leaves the download limit open: RATE_LIMIT_DOWNLOADS_PER_MINUTE per IP. */
   downloads: RequestHandler;
   /** Spec 8: activate calls per license key (in addition to the per-IP limit). */
-  activationsPerKey: (licenseKey: (res: Parameters<RequestHandler>[1]) => string) => RequestHandler;
+  activationsPerKey: (licenseKey: (req: Parameters<RequestHandler>[0]) => string) => RequestHandler;
 }
 
 export function connectRedis(url: string, logger: Logger): Redis {
@@ -78,7 +78,7 @@ export function createRateLimits(settings: RateLimitSettings): RateLimits {
         60 * 60_000,
         settings.activationsPerKeyPerHour,
         // Counted per key; the key itself (a credential) is never stored, only its hash.
-        (_req, res) => createHash('sha256').update(licenseKey(res)).digest('hex'),
+        (req) => createHash('sha256').update(licenseKey(req)).digest('hex'),
       ),
   };
 }

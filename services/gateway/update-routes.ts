@@ -1,10 +1,15 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { NonEmptyShortText, unknownProductUpdate } from '../../libs/contracts/index.js';
-import { sendData } from '../../libs/http/index.js';
-import type { Transport } from '../../libs/transport/index.js';
-import { decodeFormComponent, productIdOrNull } from './form.js';
+import type { NextFunction, Request, Response } from 'express';
+import {
+  IdText,
+  NonEmptyShortText,
+  UpdateInfo,
+  unknownProductUpdate,
+} from '../../libs/contracts/index.js';
+import { sendData, type Route } from '../../libs/http/index.js';
+import { decodeFormComponent } from '../../libs/http/index.js';
+import { ProductPath, UpdateCheckQuery } from './inputs.js';
 import { API_BASE } from './paths.js';
-import type { RateLimits } from './rate-limits.js';
+import { publicErrors, type GatewayDeps } from './deps.js';
 
 /**
  * The gateway's own address as this connection reached it (its local socket address), for apps
@@ -46,6 +51,23 @@ export function usableLicenseKey(url: string): string | null {
 }
 
 /**
+ * Spec 4.4 response 3: a path that names no product, even one that is not valid
+ * percent-encoding (the router refuses those before any route), gets the no-version shape.
+ */
+export function unknownProductOnUndecodablePath(
+  error: unknown,
+  _req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
+  if (error instanceof URIError && !res.headersSent) {
+    sendData(res, unknownProductUpdate);
+    return;
+  }
+  next(error);
+}
+
+/**
  * Spec 4.4: `GET {api_base}/updates/{product_id}`, public; a key only scopes the answer. It
  * answers 200 to anything but the rate limit (429) and a failure of the system (500): a path
  * that names no product (`/updates/0`, `/updates/abc`) gets the no-version shape of a product
@@ -54,34 +76,35 @@ export function usableLicenseKey(url: string): string | null {
  * `download_url` is built from `publicUrl`: PUBLIC_URL or the gateway's own address, never from
  * the request's Host header, which the client controls.
  */
-export function updateRoutes(
-  transport: Transport,
-  limits: RateLimits,
-  publicUrl: (req: Request) => string,
-): Router {
-  const router = express.Router();
-  router.get('/:product_id', limits.updates, async (req, res) => {
-    const param = req.params.product_id;
-    // Spec 4.4 response 3: a path that names no product gets the no-version shape.
-    const productId = productIdOrNull(typeof param === 'string' ? param : '');
-    if (productId === null) {
-      sendData(res, unknownProductUpdate);
-      return;
-    }
-    const info = await transport.call('update-catalog.checkUpdate', {
-      product_id: productId,
-      license_key: usableLicenseKey(req.originalUrl),
-      downloads_url: `${publicUrl(req).replace(/\/+$/, '')}${API_BASE}/downloads`,
-    });
-    sendData(res, info);
-  });
-  // A path segment that is not valid percent-encoding names no product either.
-  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (error instanceof URIError && !res.headersSent) {
-      sendData(res, unknownProductUpdate);
-      return;
-    }
-    next(error);
-  });
-  return router;
-}
+export const updateCheckRoute: Route<GatewayDeps> = {
+  method: 'get',
+  path: `${API_BASE}/updates/:product_id`,
+  operationId: 'checkUpdate',
+  summary:
+    'The latest published version of a product. Public. Spec 4.4: only 200, 429 and 500 are ' +
+    'answered. A path that names no product gets the no-version shape with download_requires ' +
+    'null; a key that cannot be used is ignored, like no key.',
+  tag: 'Updates',
+  request: { path: ProductPath, query: UpdateCheckQuery },
+  success: { 200: { description: 'The update information (spec 2.6).', data: UpdateInfo } },
+  errors: {
+    429: publicErrors.rateLimited('More than 60 update checks in 60 seconds (spec 8).'),
+    500: publicErrors.internal,
+  },
+  handlers: ({ transport, rateLimits, publicUrl }) => [
+    rateLimits.updates,
+    async (req, res) => {
+      const productId = IdText.safeParse(req.params.product_id);
+      if (!productId.success) {
+        sendData(res, unknownProductUpdate);
+        return;
+      }
+      const info = await transport.call('update-catalog.checkUpdate', {
+        product_id: productId.data,
+        license_key: usableLicenseKey(req.originalUrl),
+        downloads_url: `${publicUrl(req).replace(/\/+$/, '')}${API_BASE}/downloads`,
+      });
+      sendData(res, info);
+    },
+  ],
+};

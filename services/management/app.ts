@@ -3,9 +3,9 @@ import { DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../libs
 import {
   configureApp,
   errorHandler,
+  mountRoutes,
   readBody,
-  routeBase,
-  sendData,
+  referenceAssets,
   unknownRoute,
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
@@ -13,8 +13,7 @@ import type { Transport } from '../../libs/transport/index.js';
 import type { ListenOptions } from '../../libs/http/index.js';
 import { requireAdminToken } from './auth.js';
 import { managementOpenApi } from './openapi.js';
-import { packageRoutes } from './packages.js';
-import { ADMIN_BASE, adminRoutes } from './routes.js';
+import { ADMIN_BASE, managementRoutes } from './routes.js';
 
 /** Admin bodies are small JSON objects; anything bigger is refused with 413. */
 const MAX_JSON_BYTES = 64 * 1024;
@@ -48,7 +47,8 @@ const noAutomaticOptions: RequestHandler = (req, res, next) => {
 
 /**
  * The management (admin) API: stateless, owns no data. Every route under /admin/v1 needs an
- * admin token, validates its JSON input against the contracts and makes one RPC call.
+ * admin token, validates its JSON input against the contracts and makes one RPC call. Its
+ * routes are the table in routes.ts.
  */
 export function createManagementApp(deps: {
   transport: Transport;
@@ -63,12 +63,8 @@ export function createManagementApp(deps: {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
   app.use(noAutomaticOptions);
-  // Public: liveness of this process (the services are checked by /admin/v1/health) and the doc.
-  app.get('/health', (_req, res) => sendData(res, { status: 'ok' }));
-  app.get('/openapi.json', (_req, res) => res.json(managementOpenApi));
   app.use(
     ADMIN_BASE,
-    routeBase,
     noStore,
     requireAdminToken(deps.adminTokens),
     // Package uploads (multipart) are streamed by their route; every other body is JSON.
@@ -76,12 +72,16 @@ export function createManagementApp(deps: {
       { maxBytes: MAX_JSON_BYTES, timeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
       (req) => req.is('multipart/form-data') !== false,
     ),
-    adminRoutes(deps.transport),
-    packageRoutes(deps.transport, {
-      maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
-      logger: deps.logger,
-    }),
   );
+  const routes = express.Router();
+  mountRoutes(routes, managementRoutes, {
+    transport: deps.transport,
+    logger: deps.logger,
+    maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+    document: managementOpenApi,
+  });
+  app.use(routes);
+  app.use('/docs/assets', referenceAssets());
   app.use(unknownRoute);
   app.use(errorHandler(deps.logger));
   return app;

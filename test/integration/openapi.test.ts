@@ -173,7 +173,7 @@ describe('(a) both documents are valid OpenAPI 3.1', () => {
   });
 
   test('the management document requires a bearer token except for its public routes', () => {
-    expect(managementOpenApi.components.securitySchemes.adminToken).toMatchObject({
+    expect(managementOpenApi.components?.securitySchemes?.adminToken).toMatchObject({
       type: 'http',
       scheme: 'bearer',
     });
@@ -308,7 +308,7 @@ describe('(b) each document lists exactly the routes its app registers', () => {
     });
 
     test('every documented path and method is answered by a route, not the unknown-route 404', async () => {
-      for (const { path, method } of operations(doc)) {
+      for (const { path, method, op } of operations(doc)) {
         const concretePath = concrete(path);
         let req = send(url(), method, concretePath).set('Authorization', AUTH);
         if (method === 'post' || method === 'patch' || method === 'put') req = req.send({});
@@ -318,7 +318,8 @@ describe('(b) each document lists exactly the routes its app registers', () => {
           `${method} ${path}`,
           unknown,
         ]);
-        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        const html = op.responses['200']?.content?.['text/html'] !== undefined;
+        expect(res.headers['content-type']).toMatch(html ? /^text\/html/ : /^application\/json/);
       }
     });
 
@@ -681,8 +682,9 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', LOG, 401, { auth: null });
   });
 
-  test('public health and the document itself', async () => {
+  test('public health, the document itself and its reference page', async () => {
     expectDocumented(pub, 'get', '/health', await system.api().get('/health'));
+    expectDocumented(pub, 'get', '/docs', await system.api().get('/docs'));
     const doc = await system.api().get('/openapi.json');
     expectDocumented(pub, 'get', '/openapi.json', doc);
     expect(doc.body).toEqual(JSON.parse(JSON.stringify(publicOpenApi)));
@@ -781,6 +783,7 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', '/admin/v1/health', 200);
     await admin('get', '/admin/v1/health', 401, { auth: null });
     await admin('get', '/health', 200, { auth: null });
+    await admin('get', '/docs', 200, { auth: null });
     const doc = await admin('get', '/openapi.json', 200, { auth: null });
     expect(doc.body).toEqual(JSON.parse(JSON.stringify(managementOpenApi)));
 

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { IdText, MAX_FIELD_LENGTH, characterLength } from '../../libs/contracts/index.js';
+
+/**
+ * What the public API accepts (spec 4.1 to 4.5), as schemas: the routes parse form fields and
+ * query strings with them, and the OpenAPI document shows them. Every value arrives as text;
+ * `Form` (form.ts) has already refused what is not a plain list of fields. Fields an operation
+ * does not use are ignored (client libraries send extras). An empty field counts as absent,
+ * except validate's `identifier` (docs/api-decisions.md, "Empty values").
+ */
+
+const AT_MOST = `must be at most ${MAX_FIELD_LENGTH} characters`;
+
+/** A field as sent: at most 255 characters (spec 8), counted as Unicode characters. */
+const Text = z
+  .string({
+    error: (issue) => (issue.input === undefined ? 'is required' : 'must be one plain value'),
+  })
+  .refine((value) => characterLength(value) <= MAX_FIELD_LENGTH, AT_MOST)
+  .meta({ maxLength: MAX_FIELD_LENGTH });
+
+/** An optional field: sent empty is the same as not sent. */
+const OptionalText = Text.optional().transform((value) => (value === '' ? undefined : value));
+
+/** A required field: absent or empty is refused. */
+const RequiredText = Text.refine((value) => value !== '', 'is required');
+
+const key = (description: string) => OptionalText.meta({ description });
+
+/** Spec 1: `dlid` is accepted in place of `license_key`; both must name the same key. */
+const licenseKeyFields = {
+  license_key: key('The license key. Required unless `dlid` is sent.'),
+  dlid: key('Alias of `license_key`.'),
+};
+
+interface KeyFields {
+  license_key?: string | undefined;
+  dlid?: string | undefined;
+}
+
+function sameKeys(fields: KeyFields): boolean {
+  return !fields.license_key || !fields.dlid || fields.license_key === fields.dlid;
+}
+const SAME_KEYS = {
+  message: 'license_key and dlid name different keys; send one of them',
+  path: ['license_key'],
+};
+function oneKey(fields: KeyFields, ctx: z.RefinementCtx): string {
+  const licenseKey = fields.license_key ?? fields.dlid;
+  if (licenseKey === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'is required', path: ['license_key'] });
+    return z.NEVER;
+  }
+  return licenseKey;
+}
+
+const productId = OptionalText.pipe(IdText.optional()).meta({
+  description: 'Product the call is for; a key that does not cover it gets PRODUCT_MISMATCH.',
+});
+const identifier = (description: string) => RequiredText.meta({ description });
+
+/** Spec 4.1. */
+export const ActivateForm = z
+  .object({
+    ...licenseKeyFields,
+    identifier: identifier('Website, device, e-mail address or instance, per the activation type.'),
+    product_id: productId,
+    name: OptionalText.meta({ description: 'Label of the activation, shown in the portal.' }),
+  })
+  .refine(sameKeys, SAME_KEYS)
+  .transform((fields, ctx) => ({
+    license_key: oneKey(fields, ctx),
+    identifier: fields.identifier,
+    product_id: fields.product_id ?? null,
+    name: fields.name ?? null,
+  }));
+
+/** Spec 4.2: an identifier sent empty is sent, and is not activated (rule 3). */
+export const ValidateForm = z
+  .object({
+    ...licenseKeyFields,
+    identifier: Text.optional().meta({
+      description: 'Whether this identifier is activated is reported; optional.',
+    }),
+    product_id: productId,
+  })
+  .refine(sameKeys, SAME_KEYS)
+  .transform((fields, ctx) => ({
+    license_key: oneKey(fields, ctx),
+    identifier: fields.identifier ?? null,
+    product_id: fields.product_id ?? null,
+  }));
+
+/** Spec 4.3 (completed in docs/api-decisions.md). */
+export const DeactivateForm = z
+  .object({
+    ...licenseKeyFields,
+    identifier: identifier('The identifier to free, normalised as on activation.'),
+    product_id: productId,
+  })
+  .refine(sameKeys, SAME_KEYS)
+  .transform((fields, ctx) => ({
+    license_key: oneKey(fields, ctx),
+    identifier: fields.identifier,
+    product_id: fields.product_id ?? null,
+  }));
+
+/** Spec 4.4 and 4.5: the product in the path. */
+export const ProductPath = z.object({ product_id: IdText });
+
+/**
+ * Spec 4.4: the update check's query. It never refuses (spec 4.4 answers only 200, 429 and
+ * 500): a key it cannot use is ignored (`usableLicenseKey`), so this schema only describes it.
+ */
+export const UpdateCheckQuery = z.object(licenseKeyFields).meta({
+  description: 'A key scopes the answer to its plan and adds the license state.',
+});
+
+/** Spec 4.5: the key as `dlid` (CMS updaters) or `license_key`, and an identifier. */
+export const DownloadQueryFields = z.object({
+  dlid: key('The license key, as CMS updaters send it.'),
+  license_key: key('Alias of `dlid`.'),
+  identifier: OptionalText.meta({
+    description:
+      'An identifier activated on the license, normalised as in spec 2.4. Required when the ' +
+      'product needs an activated identifier; optional otherwise, but one that is sent must ' +
+      'be activated.',
+  }),
+});
+
+export const DownloadQuery = DownloadQueryFields.refine(sameKeys, SAME_KEYS)
+  .refine((fields) => (fields.license_key ?? fields.dlid)?.trim() !== '', {
+    message: 'must not be blank',
+    path: ['license_key'],
+  })
+  .transform((fields) => ({
+    license_key: fields.license_key ?? fields.dlid ?? null,
+    identifier: fields.identifier ?? null,
+  }));
+
+/** Spec 4.5: a resumed download names its range, and the version it started on. */
+export const DownloadHeaders = z.object({
+  Range: z
+    .string()
+    .optional()
+    .meta({ description: 'One byte range (bytes=start-, bytes=start-end, bytes=-suffix).' }),
+  'If-Range': z
+    .string()
+    .optional()
+    .meta({ description: 'The ETag of the partial file; Range is ignored when it changed.' }),
+});

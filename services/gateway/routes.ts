@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { documentationRoutes, type Route } from '../../libs/http/index.js';
+import { downloadRoute } from './download-routes.js';
+import { licenseRoutes } from './license-routes.js';
+import type { GatewayDeps } from './deps.js';
+import { updateCheckRoute } from './update-routes.js';
+
+/**
+ * Every route of the public API (spec 4), in the order they are matched. The OpenAPI document is
+ * generated from this table (openapi.ts).
+ */
+export const publicRoutes: readonly Route<GatewayDeps>[] = [
+  ...licenseRoutes,
+  updateCheckRoute,
+  downloadRoute,
+  {
+    method: 'get',
+    path: '/health',
+    operationId: 'health',
+    summary: 'Liveness of the gateway process.',
+    tag: 'Operations',
+    success: {
+      200: { description: 'The gateway is running.', data: z.object({ status: z.literal('ok') }) },
+    },
+    errors: {},
+    handlers: () => [(_req, res) => void res.json({ data: { status: 'ok' } })],
+  },
+  ...documentationRoutes<GatewayDeps>({
+    title: 'Licensing API',
+    documentPath: '/openapi.json',
+    docsPath: '/docs',
+    document: (deps) => deps.document,
+  }),
+];

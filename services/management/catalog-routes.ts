@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import {
+  CreatePlanRequest,
+  CreateProductRequest,
+  IdText,
+  Plan,
+  PlanList,
+  Product,
+  ProductList,
+  UpdateProductRequest,
+} from '../../libs/contracts/index.js';
+import type { Route } from '../../libs/http/index.js';
+import { ADMIN_BASE, adminErrors, adminRoute, nonEmptyPatch, type ManagementDeps } from './deps.js';
+
+export const IdPath = z.object({ id: IdText });
+const ProductPatch = nonEmptyPatch(UpdateProductRequest.omit({ id: true }));
+
+/** Products and bundles (spec 2.2, 2.7), owned by the update catalog; plans (spec 2.1). */
+export const catalogRoutes: readonly Route<ManagementDeps>[] = [
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/products`,
+    operationId: 'createProduct',
+    summary: 'Create a product, or a bundle when bundle_items is not empty.',
+    tag: 'Products',
+    body: CreateProductRequest,
+    success: { status: 201, description: 'The product.', data: Product },
+    errors: { 409: { codes: ['ALREADY_EXISTS'], description: 'The id is taken.' } },
+    handle: async ({ body }, { transport }) => {
+      const product = await transport.call('update-catalog.createProduct', body);
+      return { data: product, location: `${ADMIN_BASE}/products/${product.id}` };
+    },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/products`,
+    operationId: 'listProducts',
+    summary: 'All products, by id.',
+    tag: 'Products',
+    success: { status: 200, description: 'The products.', data: ProductList },
+    errors: {},
+    handle: async (_input, { transport }) => ({
+      data: await transport.call('update-catalog.listProducts', {}),
+    }),
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/products/:id`,
+    operationId: 'getProduct',
+    summary: 'One product.',
+    tag: 'Products',
+    params: IdPath,
+    success: { status: 200, description: 'The product.', data: Product },
+    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('update-catalog.getProduct', params),
+    }),
+  }),
+  adminRoute({
+    method: 'patch',
+    path: `${ADMIN_BASE}/products/:id`,
+    operationId: 'updateProduct',
+    summary: 'Change some settings of a product. At least one field must be sent.',
+    tag: 'Products',
+    params: IdPath,
+    body: ProductPatch,
+    success: { status: 200, description: 'The changed product.', data: Product },
+    errors: { 404: adminErrors[404]() },
+    handle: async ({ params, body }, { transport }) => ({
+      data: await transport.call('update-catalog.updateProduct', { ...params, ...body }),
+    }),
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/plans`,
+    operationId: 'createPlan',
+    summary: 'Create a plan: its activation type and limit (spec 2.1; 0 means unlimited).',
+    tag: 'Plans',
+    body: CreatePlanRequest,
+    success: { status: 201, description: 'The plan.', data: Plan },
+    errors: { 409: { codes: ['ALREADY_EXISTS'], description: 'The id is taken.' } },
+    handle: async ({ body }, { transport }) => {
+      const plan = await transport.call('license.createPlan', body);
+      return { data: plan, location: `${ADMIN_BASE}/plans/${plan.id}` };
+    },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/plans`,
+    operationId: 'listPlans',
+    summary: 'All plans, by id.',
+    tag: 'Plans',
+    success: { status: 200, description: 'The plans.', data: PlanList },
+    errors: {},
+    handle: async (_input, { transport }) => ({
+      data: await transport.call('license.listPlans', {}),
+    }),
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/plans/:id`,
+    operationId: 'getPlan',
+    summary: 'One plan.',
+    tag: 'Plans',
+    params: IdPath,
+    success: { status: 200, description: 'The plan.', data: Plan },
+    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('license.getPlan', params),
+    }),
+  }),
+];

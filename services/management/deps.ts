@@ -1,0 +1,145 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { ErrorAnswer, Route, SuccessAnswer } from '../../libs/http/index.js';
+import { Form, parseWith, sendData } from '../../libs/http/index.js';
+import type { Logger } from '../../libs/logging/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import { jsonBody } from './input.js';
+
+/** Every management route lives under this prefix and needs an admin token. */
+export const ADMIN_BASE = '/admin/v1';
+
+/** What the management API's handlers run on. */
+export interface ManagementDeps {
+  transport: Transport;
+  logger: Logger;
+  /** The largest package file accepted (MAX_UPLOAD_BYTES). */
+  maxUploadBytes: number;
+  /** The OpenAPI document of this surface, served at /openapi.json. */
+  document: object;
+}
+
+/** Error answers the admin routes share. */
+const always = {
+  401: { codes: ['UNAUTHORIZED'], description: 'The admin token is missing or wrong.' },
+  500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected server failure.' },
+} satisfies Record<number, ErrorAnswer>;
+
+const body = {
+  400: {
+    codes: ['INVALID_REQUEST'],
+    description:
+      'Malformed JSON, not application/json, not UTF-8, or a field that fails validation ' +
+      '(the message names it).',
+  },
+  408: {
+    codes: ['REQUEST_TIMEOUT'],
+    description: 'The body did not arrive within HTTP_REQUEST_TIMEOUT_MS.',
+  },
+  413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is over 64 KiB.' },
+  415: {
+    codes: ['UNSUPPORTED_MEDIA_TYPE'],
+    description: 'A charset or content encoding that is not supported.',
+  },
+} satisfies Record<number, ErrorAnswer>;
+
+export const adminErrors = {
+  400: (description: string): ErrorAnswer => ({ codes: ['INVALID_REQUEST'], description }),
+  404: (description = 'There is no such record.'): ErrorAnswer => ({
+    codes: ['NOT_FOUND'],
+    description,
+  }),
+  /** Every route under /admin/v1. */
+  always,
+  /** Every route that reads a JSON body. */
+  body,
+};
+
+/** A PATCH that changes nothing is a client mistake, not a no-op. */
+export function nonEmptyPatch<T extends z.ZodObject>(schema: T) {
+  return schema.refine((value) => Object.keys(value).length > 0, {
+    message: 'must change at least one field',
+  });
+}
+
+/** `Location` of a 201: the new record's own path. */
+const LocationHeader = z.object({
+  Location: z.string().meta({ description: 'The path of the new record.' }),
+});
+
+type Answer<Data> = { data: Data; location?: string };
+
+/**
+ * A JSON route of the management API: its path parameters, query and body are validated with
+ * the schemas it declares (the same ones its OpenAPI entry shows), and what `handle` returns is
+ * sent as `{"data": ...}` with the success status (201 with a `Location` for a creation).
+ */
+export function adminRoute<
+  Params extends z.ZodType = z.ZodObject<Record<string, never>>,
+  Query extends z.ZodType = z.ZodObject<Record<string, never>>,
+  Body extends z.ZodType = z.ZodUndefined,
+>(route: {
+  method: Route['method'];
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  params?: Params;
+  /** The query's documented fields, when `query` transforms them. */
+  queryFields?: z.ZodObject;
+  query?: Query;
+  body?: Body;
+  success: { status: 200 | 201; description: string; data: z.ZodType };
+  errors: Route['errors'];
+  handle: (
+    input: { params: z.output<Params>; query: z.output<Query>; body: z.output<Body> },
+    deps: ManagementDeps,
+    req: Request,
+  ) => Promise<Answer<unknown>>;
+}): Route<ManagementDeps> {
+  const { status } = route.success;
+  const success: SuccessAnswer =
+    status === 201
+      ? {
+          description: route.success.description,
+          data: route.success.data,
+          headers: LocationHeader,
+        }
+      : { description: route.success.description, data: route.success.data };
+  const documentedQuery = route.queryFields ?? (route.query as z.ZodObject | undefined);
+  return {
+    method: route.method,
+    path: route.path,
+    operationId: route.operationId,
+    summary: route.summary,
+    tag: route.tag,
+    request: {
+      ...(route.params ? { path: route.params as unknown as z.ZodObject } : {}),
+      ...(documentedQuery ? { query: documentedQuery } : {}),
+      ...(route.body ? { body: { contentType: 'application/json', schema: route.body } } : {}),
+    },
+    success: { [status]: success },
+    errors: {
+      ...(route.body ? adminErrors.body : {}),
+      ...route.errors,
+      ...adminErrors.always,
+    },
+    handlers: (deps) => [
+      async (req, res: Response) => {
+        const input = {
+          params: route.params ? parseWith(route.params, req.params, 'path') : {},
+          query: route.query ? parseWith(route.query, queryFields(req), 'query') : {},
+          body: route.body ? parseWith(route.body, jsonBody(req)) : undefined,
+        } as { params: z.output<Params>; query: z.output<Query>; body: z.output<Body> };
+        const answer = await route.handle(input, deps, req);
+        if (answer.location !== undefined) res.location(answer.location);
+        sendData(res, answer.data, status);
+      },
+    ],
+  };
+}
+
+/** The query string's fields, parsed strictly (no repeated or bracketed field). */
+function queryFields(req: Request): Record<string, string> {
+  return Form.fromUrl(req.originalUrl).fields();
+}

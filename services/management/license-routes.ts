@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import {
+  AddActivationRequest,
+  CreateLicenseRequest,
+  LicenseDetail,
+  LicensingError,
+  NonEmptyShortText,
+  UpdateLicenseRequest,
+} from '../../libs/contracts/index.js';
+import type { Route } from '../../libs/http/index.js';
+import { ADMIN_BASE, adminErrors, adminRoute, nonEmptyPatch, type ManagementDeps } from './deps.js';
+
+const KeyPath = z.object({ key: NonEmptyShortText.meta({ description: 'The license key.' }) });
+const ActivationPath = KeyPath.extend({
+  identifier: NonEmptyShortText.meta({ description: 'The identifier, normalised or not.' }),
+});
+const LicensePatch = nonEmptyPatch(UpdateLicenseRequest.omit({ license_key: true }));
+const ActivationToAdd = AddActivationRequest.omit({ license_key: true });
+
+const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
+
+/**
+ * Admin Add is refused for the reasons activate is (spec 3.2: not active, expired, full), but an
+ * admin's refused Add is a conflict with the license's state: 409, with the spec's code.
+ */
+function asConflict(error: unknown): unknown {
+  if (!(error instanceof LicensingError) || error.status !== 403) return error;
+  return new LicensingError(error.code, error.message, { status: 409, details: error.details });
+}
+
+/** Licenses (spec 2.2, 3.3) and the admin's Add and Remove of activations (spec 3.2). */
+export const licenseRoutes: readonly Route<ManagementDeps>[] = [
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/licenses`,
+    operationId: 'createLicense',
+    summary:
+      "Issue a license. It copies the plan's activation type and limit; the key is generated " +
+      '(128 random bits, 32 hex characters) when not sent.',
+    tag: 'Licenses',
+    body: CreateLicenseRequest,
+    success: { status: 201, description: 'The license.', data: LicenseDetail },
+    errors: {
+      400: adminErrors[400]('A field that fails validation, or an unknown product or plan.'),
+      409: { codes: ['ALREADY_EXISTS'], description: 'A license with this key exists.' },
+    },
+    handle: async ({ body }, { transport }) => {
+      const license = await transport.call('license.createLicense', body);
+      return { data: license, location: licensePath(license.license_key) };
+    },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/licenses/:key`,
+    operationId: 'getLicense',
+    summary: 'Every field of spec 2.2, with activations and rejected activation attempts.',
+    tag: 'Licenses',
+    params: KeyPath,
+    success: { status: 200, description: 'The license.', data: LicenseDetail },
+    errors: {
+      400: adminErrors[400]('The key is over 255 characters or has NUL.'),
+      404: adminErrors[404](),
+    },
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('license.getLicense', { license_key: params.key }),
+    }),
+  }),
+  adminRoute({
+    method: 'patch',
+    path: `${ADMIN_BASE}/licenses/:key`,
+    operationId: 'updateLicense',
+    summary:
+      'Change status, expiry or activation limit. A new limit takes effect at once (spec 3.3).',
+    tag: 'Licenses',
+    params: KeyPath,
+    body: LicensePatch,
+    success: { status: 200, description: 'The changed license.', data: LicenseDetail },
+    errors: {
+      404: adminErrors[404](),
+      409: {
+        codes: ['ACTIVATION_LIMIT_TOO_LOW'],
+        description:
+          'The limit is below the activations in use; carries activation_limit and ' +
+          'activations_used. Nothing is changed.',
+      },
+    },
+    handle: async ({ params, body }, { transport }) => ({
+      data: await transport.call('license.updateLicense', { license_key: params.key, ...body }),
+    }),
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/licenses/:key/activations`,
+    operationId: 'addActivation',
+    summary:
+      'Add an activation (spec 3.2). The identifier is normalised like an API call; the IP is ' +
+      'empty. A refusal is not recorded as a rejected attempt.',
+    tag: 'Licenses',
+    params: KeyPath,
+    body: ActivationToAdd,
+    success: {
+      status: 201,
+      description: 'The license with the new activation.',
+      data: LicenseDetail,
+    },
+    errors: {
+      404: adminErrors[404]('No license with this key.'),
+      409: {
+        codes: [
+          'LICENSE_INVALID',
+          'LICENSE_EXPIRED',
+          'ACTIVATION_LIMIT_REACHED',
+          'ACTIVATION_EXISTS',
+        ],
+        description:
+          'Not active; expired; full (carries activation_limit and activations_used); or the ' +
+          'identifier is already activated.',
+      },
+    },
+    handle: async ({ params, body }, { transport }) => {
+      const license = await transport
+        .call('license.addActivation', { license_key: params.key, ...body })
+        .catch((error: unknown) => {
+          throw asConflict(error);
+        });
+      // The new activation is the last one, under its normalised identifier.
+      const added = license.activations.at(-1)?.identifier ?? '';
+      return {
+        data: license,
+        location: `${licensePath(license.license_key)}/activations/${encodeURIComponent(added)}`,
+      };
+    },
+  }),
+  adminRoute({
+    method: 'delete',
+    path: `${ADMIN_BASE}/licenses/:key/activations/:identifier`,
+    operationId: 'removeActivation',
+    summary: 'Remove an activation and free its slot (spec 3.2). Cannot be undone.',
+    tag: 'Licenses',
+    params: ActivationPath,
+    success: {
+      status: 200,
+      description: 'The license without the activation.',
+      data: LicenseDetail,
+    },
+    errors: {
+      400: adminErrors[400]('A key or identifier that fails validation.'),
+      404: {
+        codes: ['NOT_FOUND', 'ACTIVATION_NOT_FOUND'],
+        description: 'No license with this key, or the identifier is not activated on it.',
+      },
+    },
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('license.removeActivation', {
+        license_key: params.key,
+        identifier: params.identifier,
+      }),
+    }),
+  }),
+];

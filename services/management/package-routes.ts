@@ -1,0 +1,265 @@
+import { z } from 'zod';
+import {
+  BooleanText,
+  CreateVersionRequest,
+  DownloadLogPage,
+  DownloadLogRequest,
+  IdText,
+  LicensingError,
+  PackageFile,
+  UpdateFileRequest,
+  UpdateVersionRequest,
+  Version,
+  VersionList,
+} from '../../libs/contracts/index.js';
+import {
+  declaredLength,
+  parseWith,
+  refuseUnreadBody,
+  sendData,
+  type Route,
+} from '../../libs/http/index.js';
+import { IdPath } from './catalog-routes.js';
+import { ADMIN_BASE, adminErrors, adminRoute, nonEmptyPatch, type ManagementDeps } from './deps.js';
+import { receivePackage, requirePlan } from './upload.js';
+
+const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
+const VersionPatch = nonEmptyPatch(UpdateVersionRequest.omit({ id: true }));
+const FilePatch = nonEmptyPatch(UpdateFileRequest.omit({ id: true }));
+
+/** Room for the multipart envelope around the file: boundaries, part headers, the fields. */
+const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
+
+/** What an upload's multipart body carries (for the document; upload.ts reads it). */
+const FileUpload = z.object({
+  file: z.string().meta({ format: 'binary', description: 'The package file.' }),
+  plan_id: z.string().optional().meta({
+    description: 'Restricts the file to this plan (spec 4.4 rule 4); empty: every plan.',
+  }),
+  include_in_updates: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .meta({ description: 'Include in auto-updates (spec 2.7); default true.' }),
+});
+
+/** An empty query field counts as absent. */
+const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** The download log's query: known fields once each; the page bounds of the contract. */
+const DownloadLogQueryFields = z.strictObject({
+  product_id: absentIfEmpty(IdText).meta({ description: 'Only this product.' }),
+  refused: absentIfEmpty(BooleanText).meta({
+    description: 'true: refused downloads only; false: served ones only.',
+  }),
+  page: absentIfEmpty(IdText).meta({ description: 'From 1, at most 10,000.' }),
+  per_page: absentIfEmpty(IdText).meta({
+    description: 'Entries per page, at most 500 (default 50).',
+  }),
+});
+const DownloadLogQuery = DownloadLogQueryFields.transform(
+  ({ product_id, refused, page, per_page }) => ({
+    product_id: product_id ?? null,
+    refused: refused ?? null,
+    ...(page === undefined ? {} : { page }),
+    ...(per_page === undefined ? {} : { per_page }),
+  }),
+);
+
+/** The upload: multipart, streamed; not a JSON route. */
+const uploadRoute: Route<ManagementDeps> = {
+  method: 'post',
+  path: `${ADMIN_BASE}/versions/:id/files`,
+  operationId: 'uploadFile',
+  summary:
+    'Upload a package file to a version. The file is streamed to object storage; the answer ' +
+    'carries its size and SHA-256. The fields may come before or after the file.',
+  tag: 'Versions and files',
+  request: {
+    path: IdPath,
+    body: { contentType: 'multipart/form-data', schema: FileUpload },
+  },
+  success: {
+    201: {
+      description: 'The file.',
+      data: PackageFile,
+      headers: z.object({ Location: z.string().meta({ description: 'The path of the file.' }) }),
+    },
+  },
+  errors: {
+    400: adminErrors[400](
+      'Not multipart/form-data, no file part named "file", an empty file, an unknown field or ' +
+        'plan, or a field that fails validation.',
+    ),
+    404: adminErrors[404]('No version with this id.'),
+    413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The file is over MAX_UPLOAD_BYTES.' },
+    ...adminErrors.always,
+  },
+  handlers: ({ transport, maxUploadBytes }) => [
+    async (req, res) => {
+      const { id: version_id } = parseWith(IdPath, req.params, 'path');
+      if (!req.is('multipart/form-data')) {
+        throw new LicensingError(
+          'INVALID_REQUEST',
+          'The request body must be multipart/form-data with the package as "file".',
+        );
+      }
+      const declared = declaredLength(req);
+      if (declared !== undefined && declared > maxUploadBytes + MULTIPART_ALLOWANCE_BYTES) {
+        throw refuseUnreadBody(
+          res,
+          new LicensingError(
+            'PAYLOAD_TOO_LARGE',
+            `file: the package is over the limit of ${maxUploadBytes} bytes.`,
+          ),
+        );
+      }
+      // The version must exist before any byte is stored.
+      await transport.call('update-catalog.getVersion', { id: version_id });
+      const received = await receivePackage(req, transport, maxUploadBytes);
+      const file = await transport
+        .call('update-catalog.addFile', {
+          version_id,
+          filename: received.filename,
+          plan_id: received.planId,
+          include_in_updates: received.includeInUpdates,
+          size: received.stored.size,
+          sha256: received.stored.sha256,
+          content_type: received.contentType,
+          object_key: received.stored.object_key,
+        })
+        .catch(async (error: unknown) => {
+          await transport
+            .call('download.deleteObject', { object_key: received.stored.object_key })
+            .catch(() => {});
+          throw error;
+        });
+      res.location(`${ADMIN_BASE}/files/${file.id}`);
+      sendData(res, file, 201);
+    },
+  ],
+};
+
+/**
+ * Versions, package files and the download log (spec 2.6, 2.7, 4.5). Versions and files are
+ * records of the update catalog; their bytes are objects of the download service.
+ */
+export const packageRoutes: readonly Route<ManagementDeps>[] = [
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/products/:id/versions`,
+    operationId: 'createVersion',
+    summary: 'Add a version to a product. Files are uploaded to it afterwards.',
+    tag: 'Versions and files',
+    params: IdPath,
+    body: VersionToCreate,
+    success: { status: 201, description: 'The version.', data: Version },
+    errors: { 404: adminErrors[404]('No product with this id.') },
+    handle: async ({ params, body }, { transport }) => {
+      const version = await transport.call('update-catalog.createVersion', {
+        product_id: params.id,
+        ...body,
+      });
+      return { data: version, location: `${ADMIN_BASE}/versions/${version.id}` };
+    },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/products/:id/versions`,
+    operationId: 'listVersions',
+    summary: "A product's versions with their files, most recently uploaded first.",
+    tag: 'Versions and files',
+    params: IdPath,
+    success: { status: 200, description: 'The versions.', data: VersionList },
+    errors: {
+      400: adminErrors[400]('The id is not a positive integer.'),
+      404: adminErrors[404]('No product with this id.'),
+    },
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('update-catalog.listVersions', { product_id: params.id }),
+    }),
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/versions/:id`,
+    operationId: 'getVersion',
+    summary: 'One version with its files.',
+    tag: 'Versions and files',
+    params: IdPath,
+    success: { status: 200, description: 'The version.', data: Version },
+    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('update-catalog.getVersion', params),
+    }),
+  }),
+  adminRoute({
+    method: 'patch',
+    path: `${ADMIN_BASE}/versions/:id`,
+    operationId: 'updateVersion',
+    summary: 'Change a version (publish or unpublish it). At least one field must be sent.',
+    tag: 'Versions and files',
+    params: IdPath,
+    body: VersionPatch,
+    success: { status: 200, description: 'The changed version.', data: Version },
+    errors: { 404: adminErrors[404]() },
+    handle: async ({ params, body }, { transport }) => ({
+      data: await transport.call('update-catalog.updateVersion', { ...params, ...body }),
+    }),
+  }),
+  uploadRoute,
+  adminRoute({
+    method: 'patch',
+    path: `${ADMIN_BASE}/files/:id`,
+    operationId: 'updateFile',
+    summary: 'Restrict a file to a plan (or to none), or tick Include in auto-updates.',
+    tag: 'Versions and files',
+    params: IdPath,
+    body: FilePatch,
+    success: { status: 200, description: 'The changed file.', data: PackageFile },
+    errors: { 404: adminErrors[404]() },
+    handle: async ({ params, body }, { transport }) => {
+      if (body.plan_id) await requirePlan(transport, body.plan_id);
+      return { data: await transport.call('update-catalog.updateFile', { ...params, ...body }) };
+    },
+  }),
+  adminRoute({
+    method: 'delete',
+    path: `${ADMIN_BASE}/files/:id`,
+    operationId: 'deleteFile',
+    summary: 'Remove a file and its stored object. Cannot be undone.',
+    tag: 'Versions and files',
+    params: IdPath,
+    success: { status: 200, description: 'The removed file.', data: PackageFile },
+    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    handle: async ({ params }, { transport, logger }) => {
+      const file = await transport.call('update-catalog.deleteFile', params);
+      try {
+        await transport.call('download.deleteObject', { object_key: file.object_key });
+      } catch (error) {
+        // The record is gone, so no one is offered the file; the object is left for cleanup.
+        logger.error(
+          { err: error, object_key: file.object_key },
+          'a removed file kept its stored object',
+        );
+      }
+      return { data: file };
+    },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/download-log`,
+    operationId: 'listDownloadLog',
+    summary:
+      'The download log (spec 4.5): served and refused downloads, newest first. refused=true ' +
+      'lists the Refused Downloads with the error code as the reason.',
+    tag: 'Download log',
+    queryFields: DownloadLogQueryFields,
+    query: DownloadLogQuery,
+    success: { status: 200, description: 'One page of the log.', data: DownloadLogPage },
+    errors: { 400: adminErrors[400]('An unknown, repeated or malformed parameter.') },
+    handle: async ({ query }, { transport }) => ({
+      // The contract bounds page and per_page.
+      data: await transport.call('download.listLog', parseWith(DownloadLogRequest, query, 'query')),
+    }),
+  }),
+];
