@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
+import {
+  documents,
+  templateOf,
+  undocumented,
+  METHODS,
+  type Doc,
+  type Method,
+} from './openapi-documents.js';
 import { loadConfig, type Config } from '../../libs/config/index.js';
 import type { ActivationType, LicenseStatus } from '../../libs/contracts/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
@@ -64,9 +72,9 @@ export class TestSystem {
     return this.running.transport;
   }
 
-  /** The public API. */
+  /** The public API; every answer is checked against its OpenAPI document. */
   api() {
-    return request(this.running.gatewayUrl);
+    return checkedAgainst(publicDocument, request(this.running.gatewayUrl));
   }
 
   /** POSTs form fields to a public license operation. */
@@ -85,9 +93,9 @@ export class TestSystem {
       .send(body);
   }
 
-  /** The management API, authenticated. */
+  /** The management API; every answer is checked against its OpenAPI document. */
   admin() {
-    return request(this.running.managementUrl);
+    return checkedAgainst(managementDocument, request(this.running.managementUrl));
   }
 
   /** A product, a plan and a license on them, created through the services' RPC methods. */
@@ -157,5 +165,31 @@ export function gatewayOn(transport: Transport) {
       activationsPerKeyPerHour: 100_000,
       redisPrefix: 'unused',
     }),
+  });
+}
+
+const [publicDocument, managementDocument] = documents.map(({ doc }) => doc) as [Doc, Doc];
+
+/**
+ * A supertest agent whose every answer must be what the OpenAPI document promises for its path,
+ * method and status (an answer to a request no documented operation takes is not checked): so
+ * every integration test's response validates against the documents.
+ */
+export function checkedAgainst<A extends object>(doc: Doc, agent: A): A {
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || !METHODS.includes(property as Method)) return value;
+      const method = property as Method;
+      return (path: string, ...rest: unknown[]) => {
+        const test = (value as (...args: unknown[]) => request.Test).call(target, path, ...rest);
+        const template = templateOf(doc, method, path);
+        if (template === undefined) return test;
+        return test.expect((res: request.Response) => {
+          const problem = undocumented(doc, method, template, res);
+          if (problem !== null) throw new Error(`Not as documented: ${problem}`);
+        });
+      };
+    },
   });
 }
