@@ -1,19 +1,10 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
 import { downloadOutcomes } from '../../libs/contracts/index.js';
+import type { DownloadLogRecord } from './stores.js';
 
-/** One download request: served, or refused with the error code the client got (spec 4.5). */
-export interface DownloadLogDocument {
+/** One download log entry (stores.ts `DownloadLogRecord`) under MongoDB's `_id`. */
+export interface DownloadLogDocument extends Omit<DownloadLogRecord, 'id'> {
   _id: Types.ObjectId;
-  at: Date;
-  /** Null for a refused request whose path named no valid product id. */
-  product_id: number | null;
-  license_key: string | null;
-  identifier: string | null;
-  ip: string;
-  outcome: (typeof downloadOutcomes)[number];
-  reason: string | null;
-  file_id: number | null;
-  version: string | null;
 }
 
 export interface DownloadModels {

@@ -1,47 +1,18 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { DownloadAccess } from '../../libs/contracts/index.js';
 import { downloadAccessValues } from '../../libs/contracts/index.js';
+import type { PackageFileRecord, ProductRecord, VersionRecord } from './stores.js';
 
-export interface ProductDocument {
+/** The stored documents: the store's records under MongoDB's `_id` (stores.ts says what each is). */
+export interface ProductDocument extends Omit<ProductRecord, 'id'> {
   _id: number;
-  title: string;
-  requires_license: boolean;
-  download_access: DownloadAccess;
-  bundle_items: number[];
-  created_at: Date;
-  updated_at: Date;
 }
 
-export interface VersionDocument {
+export interface VersionDocument extends Omit<VersionRecord, 'id'> {
   _id: number;
-  product_id: number;
-  version: string;
-  release_notes: string | null;
-  /** `Y-m-d`, as entered in admin. */
-  release_date: string | null;
-  published: boolean;
-  /**
-   * When the version was created in admin. Not what orders versions: spec 4.4 rule 3 goes by the
-   * upload time of their files (releases.ts).
-   */
-  created_at: Date;
 }
 
-export interface FileDocument {
+export interface FileDocument extends Omit<PackageFileRecord, 'id'> {
   _id: number;
-  version_id: number;
-  product_id: number;
-  filename: string;
-  /** Null: the file is for every plan. */
-  plan_id: number | null;
-  include_in_updates: boolean;
-  size: number;
-  sha256: string;
-  content_type: string;
-  /** Key of the object in the download service's storage. */
-  object_key: string;
-  /** When the package was uploaded: it makes its version the latest (spec 4.4 rule 3). */
-  uploaded_at: Date;
 }
 
 export interface CatalogModels {
