@@ -3,6 +3,8 @@ import {
   ActivationType,
   ClientIp,
   Id,
+  MAX_PAGE,
+  MAX_PER_PAGE,
   LicenseStatus,
   NonEmptyShortText,
   ShortText,
@@ -124,10 +126,119 @@ export const LicenseDetail = z.object({
   last_check_ip: z.string().nullable(),
   check_count: z.number().int().nonnegative(),
   created_at: Timestamp,
+  /** A plan change stored to be applied by the next checkout renewal (spec 3.3). */
+  pending_plan: z.object({ id: Id, name: z.string().nullable() }).nullable(),
   activations: z.array(Activation),
   rejected_attempts: z.array(RejectedAttempt),
 });
 export type LicenseDetail = z.infer<typeof LicenseDetail>;
+
+/** A license in a list (admin search): the fields of spec 2.2 without its activations. */
+export const LicenseSummary = LicenseDetail.omit({ activations: true, rejected_attempts: true });
+export type LicenseSummary = z.infer<typeof LicenseSummary>;
+
+/**
+ * Admin search: newest first, paged. `status` is the reported status (an active license past its
+ * date is `expired`); `q` is a key prefix or an activated identifier, normalised for comparison.
+ */
+export const SearchLicensesRequest = z.strictObject({
+  product_id: Id.nullable().default(null),
+  plan_id: Id.nullable().default(null),
+  status: LicenseStatus.nullable().default(null),
+  q: NonEmptyShortText.nullable().default(null),
+  page: z.number().int().positive().max(MAX_PAGE).default(1),
+  per_page: z.number().int().positive().max(MAX_PER_PAGE).default(50),
+});
+export type SearchLicensesRequest = z.infer<typeof SearchLicensesRequest>;
+
+export const LicensePage = z.object({
+  licenses: z.array(LicenseSummary),
+  page: z.number().int().positive(),
+  per_page: z.number().int().positive(),
+  total: z.number().int().nonnegative(),
+});
+export type LicensePage = z.infer<typeof LicensePage>;
+
+/**
+ * Spec 3.3: a plan change, applied `now` (limit and type reset to the new plan's) or at the next
+ * checkout `renewal` (stored as pending until then).
+ */
+export const ChangePlanRequest = z.strictObject({
+  license_key: LicenseKey,
+  plan_id: Id,
+  when: z.enum(['now', 'renewal']),
+});
+export type ChangePlanRequest = z.infer<typeof ChangePlanRequest>;
+
+/**
+ * Spec 3.3: a renewal. `checkout` (the Renew button) resets limit and type to the plan's, a
+ * pending plan change applied first; `gateway` (automatic renewal) leaves them unchanged. Both
+ * set the new expiry and next payment date (docs/api-decisions.md: statuses).
+ */
+export const RenewLicenseRequest = z.strictObject({
+  license_key: LicenseKey,
+  expires_at: Timestamp,
+  source: z.enum(['checkout', 'gateway']),
+  next_payment_at: Timestamp.nullable().optional(),
+});
+export type RenewLicenseRequest = z.infer<typeof RenewLicenseRequest>;
+
+/** The scheduled tasks (spec 2.5 and 3.1, "Reminders & Expiration"), by their API names. */
+export const taskNames = ['license-expiry', 'rejected-attempt-pruning'] as const;
+export const TaskName = z.enum(taskNames);
+export type TaskName = z.infer<typeof TaskName>;
+
+export const RunTaskRequest = z.strictObject({ name: TaskName });
+
+/** One run of a scheduled task: when, and how many records it changed. */
+export const TaskRun = z.object({
+  name: TaskName,
+  ran_at: Timestamp,
+  affected: z.number().int().nonnegative(),
+});
+export type TaskRun = z.infer<typeof TaskRun>;
+
+export const ScheduledTask = z.object({
+  name: TaskName,
+  /** As configured: `1 minute`, `1 hour`. */
+  interval: z.string(),
+  last_run: z
+    .object({
+      ran_at: Timestamp,
+      /** `scheduled`, or `on-demand` (run by an admin). */
+      trigger: z.enum(['scheduled', 'on-demand']),
+      /** Records changed; null when the run failed. */
+      affected: z.number().int().nonnegative().nullable(),
+      /** Why the run failed; null when it succeeded. */
+      error: z.string().nullable(),
+    })
+    .nullable(),
+  /** When a license-service replica will run it next; null when no replica schedules it. */
+  next_run_at: Timestamp.nullable(),
+});
+export type ScheduledTask = z.infer<typeof ScheduledTask>;
+export const ScheduledTaskList = z.object({ tasks: z.array(ScheduledTask) });
+
+/**
+ * The customer portal's view of a license (spec 1, 2.3): read-only, for its holder. No IP
+ * addresses of activations, no rejected attempts, no check fields.
+ */
+export const PortalLicense = z.object({
+  license_key: z.string(),
+  status: LicenseStatus,
+  product: z.string(),
+  plan: z.string(),
+  activation_type: ActivationType,
+  activation_limit: z.number().int().nonnegative(),
+  activations_used: z.number().int().nonnegative(),
+  expires_at: Timestamp.nullable(),
+  auto_renew: z.boolean(),
+  next_payment_at: Timestamp.nullable(),
+  /** The products the key can be used with: the bundle's products, or the one product. */
+  products: z.array(z.object({ id: Id, title: z.string() })),
+  activations: z.array(Activation.omit({ ip: true })),
+});
+export type PortalLicense = z.infer<typeof PortalLicense>;
 
 export const CreateLicenseRequest = z.strictObject({
   license_key: NonEmptyShortText.refine((v) => v === v.trim(), {

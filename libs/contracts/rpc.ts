@@ -44,6 +44,14 @@ export const rpcMethods = {
     license.LicenseDetail,
   ),
   'license.coverage': method('license', license.LicenseCoverageRequest, license.LicenseCoverage),
+  'license.searchLicenses': method('license', license.SearchLicensesRequest, license.LicensePage),
+  'license.changePlan': method('license', license.ChangePlanRequest, license.LicenseDetail),
+  'license.renewLicense': method('license', license.RenewLicenseRequest, license.LicenseDetail),
+  /** Spec 1, 2.3: the customer portal's read-only view of a license. No side effect. */
+  'license.portalLicense': method('license', license.LicenseRef, license.PortalLicense),
+  /** Runs a scheduled task now, on the replica that takes the call, and answers its result. */
+  'license.runTask': method('license', license.RunTaskRequest, license.TaskRun),
+  'license.listTasks': method('license', EmptyRequest, license.ScheduledTaskList),
 
   'update-catalog.health': method('update-catalog', EmptyRequest, Health),
   'update-catalog.createProduct': method(

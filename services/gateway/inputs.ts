@@ -105,6 +105,12 @@ export const DeactivateForm = z
     product_id: fields.product_id ?? null,
   }));
 
+/** Spec 1, 2.3: the customer portal asks for its license by key, in a form (never a URL). */
+export const PortalForm = z
+  .object(licenseKeyFields)
+  .refine(sameKeys, SAME_KEYS)
+  .transform((fields, ctx) => ({ license_key: oneKey(fields, ctx) }));
+
 /** Spec 4.4 and 4.5: the product in the path. */
 export const ProductPath = z.object({ product_id: IdText });
 

@@ -52,26 +52,30 @@ function formOf<Input>(schema: z.ZodType<Input>) {
   };
 }
 
-/** The three license operations share their form handling, limits and errors. */
-interface LicenseOperation<Input extends { license_key: string }> {
-  name: 'activate' | 'validate' | 'deactivate';
+/** The POST operations of the public API share their form handling, limits and errors. */
+interface FormOperation<Input extends { license_key: string }> {
+  path: string;
+  operationId: string;
   summary: string;
+  tag: string;
   form: z.ZodType<Input>;
   result: z.ZodType;
   errors: Route['errors'];
+  /** Spec 8: the 20 activate calls per license key per hour, beside the per-IP limit. */
+  limitedPerKey?: true;
   call(transport: Transport, input: Input, req: Request): Promise<unknown>;
 }
 
-function licenseRoute<Input extends { license_key: string }>(
-  operation: LicenseOperation<Input>,
+export function formRoute<Input extends { license_key: string }>(
+  operation: FormOperation<Input>,
 ): Route<GatewayDeps> {
   const form = formOf(operation.form);
   return {
     method: 'post',
-    path: `${API_BASE}/licenses/${operation.name}`,
-    operationId: operation.name,
+    path: operation.path,
+    operationId: operation.operationId,
     summary: operation.summary,
-    tag: 'Licenses',
+    tag: operation.tag,
     request: { body: { contentType: FORM_TYPE, schema: operation.form } },
     success: { 200: { description: 'Success.', data: operation.result } },
     errors: {
@@ -80,7 +84,7 @@ function licenseRoute<Input extends { license_key: string }>(
       413: publicErrors[413],
       415: publicErrors[415],
       429: publicErrors.rateLimited(
-        operation.name === 'activate'
+        operation.limitedPerKey
           ? 'The per-IP limit of the license operations, or the 20 activate calls per license ' +
               'key per hour (spec 8).'
           : 'The per-IP limit of the license operations (spec 8).',
@@ -92,7 +96,7 @@ function licenseRoute<Input extends { license_key: string }>(
       readBody(bodyLimits),
       form.parse,
       // Spec 8: activate calls per license key, counted once the request is well formed.
-      ...(operation.name === 'activate'
+      ...(operation.limitedPerKey
         ? [rateLimits.activationsPerKey((req) => form.of(req).license_key)]
         : []),
       async (req, res) => {
@@ -102,11 +106,26 @@ function licenseRoute<Input extends { license_key: string }>(
   };
 }
 
+/** Spec 4.1 to 4.3: the license operations, under `{api_base}/licenses/`. */
+function licenseRoute<Input extends { license_key: string }>(
+  operation: Omit<FormOperation<Input>, 'path' | 'operationId' | 'tag'> & {
+    name: 'activate' | 'validate' | 'deactivate';
+  },
+): Route<GatewayDeps> {
+  return formRoute({
+    ...operation,
+    path: `${API_BASE}/licenses/${operation.name}`,
+    operationId: operation.name,
+    tag: 'Licenses',
+  });
+}
+
 export const licenseRoutes: readonly Route<GatewayDeps>[] = [
   licenseRoute({
     name: 'activate',
     summary: 'Register an activation (idempotent). Spec 4.1.',
     form: ActivateForm,
+    limitedPerKey: true,
     call: (transport, input, req) =>
       transport.call('license.activate', { ...input, ip: clientIp(req) }),
     result: ActivationResult,

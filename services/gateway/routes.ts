@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { documentationRoutes, type Route } from '../../libs/http/index.js';
 import { downloadRoute } from './download-routes.js';
 import { licenseRoutes } from './license-routes.js';
+import { portalRoute } from './portal-routes.js';
 import type { GatewayDeps } from './deps.js';
 import { updateCheckRoute } from './update-routes.js';
 
@@ -11,6 +12,7 @@ import { updateCheckRoute } from './update-routes.js';
  */
 export const publicRoutes: readonly Route<GatewayDeps>[] = [
   ...licenseRoutes,
+  portalRoute,
   updateCheckRoute,
   downloadRoute,
   {

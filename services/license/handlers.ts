@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   LicensingError,
   internalError,
+  taskNames,
   type CallContext,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
@@ -10,26 +11,37 @@ import {
   activationNotFound,
   decideActivation,
   decideDeactivation,
+  decideRenewal,
   decideValidation,
   isIdentifierActivated,
   limitBelowActivations,
   refusal,
+  searchText,
+  unknownKey,
   type LicensedProduct,
   type Refusal,
 } from './rules.js';
-import type { LicenseChanges, LicenseRecord, LicenseStores } from './stores.js';
+import { runScheduledTask, scheduledTasks } from './scheduled-tasks.js';
+import type { ScheduleSettings } from './scheduler.js';
+import type { LicenseChanges, LicenseRecord, LicenseStores, PlanRecord } from './stores.js';
 import {
   activationResultView,
   coverageView,
   licenseDetailView,
+  licenseSummaryView,
   planView,
+  portalLicenseView,
+  scheduledTaskView,
   unknownKeyCoverageView,
   unknownKeyView,
   validationView,
 } from './views.js';
 
-/** How often an activation is decided again when the license changed between read and write. */
-const MAX_CLAIM_ROUNDS = 5;
+/**
+ * How often an activation or a renewal is decided again when the license changed between the
+ * read and the conditional write.
+ */
+const MAX_DECISION_ROUNDS = 5;
 
 /** 128 random bits: license keys are credentials (spec 5.1) and must not be guessable. */
 function generateLicenseKey(): string {
@@ -42,6 +54,9 @@ function refuse(refused: Refusal): never {
 }
 
 const unknownLicense = () => refusal('NOT_FOUND', 'There is no license with this key.');
+const unknownPlan = (id: number) => refusal('NOT_FOUND', `Plan ${id} does not exist.`);
+
+const dateOrNull = (timestamp: string | null) => (timestamp === null ? null : new Date(timestamp));
 
 /**
  * RPC handlers of the license service: plans, licenses, activations, rejected attempts. They
@@ -53,14 +68,17 @@ export function createLicenseHandlers({
   products,
   clock,
   startedAt,
+  schedule,
 }: {
   stores: LicenseStores;
   products: ProductLookup;
   clock: () => Date;
   /** When the service started, in epoch milliseconds. */
   startedAt: number;
+  /** This process's schedule of the tasks, as listed by `license.listTasks`. */
+  schedule: ScheduleSettings;
 }): HandlersOf<'license'> {
-  const { licenses, plans, rejectedAttempts } = stores;
+  const { licenses, plans, rejectedAttempts, taskRuns } = stores;
 
   async function requireLicense(licenseKey: string): Promise<LicenseRecord> {
     return (await licenses.findByKey(licenseKey)) ?? refuse(unknownLicense());
@@ -73,10 +91,15 @@ export function createLicenseHandlers({
     throw internalError(`The product ${license.product_id} of this license is missing.`);
   }
 
-  async function planName(planId: number): Promise<string> {
+  /** A plan a license is on, or is to change to: it must exist, so its absence is a fault. */
+  async function planOf(planId: number): Promise<PlanRecord> {
     const plan = await plans.find(planId);
     if (!plan) throw internalError(`The plan ${planId} of this license is missing.`);
-    return plan.name;
+    return plan;
+  }
+
+  async function planName(planId: number): Promise<string> {
+    return (await planOf(planId)).name;
   }
 
   /**
@@ -97,7 +120,7 @@ export function createLicenseHandlers({
     | { outcome: 'claimed' | 'already-active'; license: LicenseRecord; identifier: string }
     | { outcome: 'refused'; refusal: Refusal }
   > {
-    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+    for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
       const now = clock();
       const license = await licenses.findByKey(licenseKey);
       const product = license && (await productOf(license));
@@ -159,15 +182,17 @@ export function createLicenseHandlers({
   }
 
   async function detail(license: LicenseRecord) {
-    const [product, plan, attempts] = await Promise.all([
+    const [product, plan, pendingPlan, attempts] = await Promise.all([
       products.find(license.product_id),
       plans.find(license.plan_id),
+      license.pending_plan_id === null ? null : plans.find(license.pending_plan_id),
       rejectedAttempts.listForLicense(license.license_key),
     ]);
     return licenseDetailView({
       license,
       product,
       planName: plan?.name ?? null,
+      pendingPlanName: pendingPlan?.name ?? null,
       rejectedAttempts: attempts,
       now: clock(),
     });
@@ -260,7 +285,7 @@ export function createLicenseHandlers({
 
     'license.getPlan': async ({ id }) => {
       const plan = await plans.find(id);
-      if (!plan) refuse(refusal('NOT_FOUND', `Plan ${id} does not exist.`));
+      if (!plan) refuse(unknownPlan(id));
       return planView(plan);
     },
 
@@ -343,6 +368,140 @@ export function createLicenseHandlers({
         context,
       });
       return detail(removed.license);
+    },
+
+    // ---- Admin search ----
+    'license.searchLicenses': async ({ product_id, plan_id, status, q, page, per_page }) => {
+      // One instant for the filter and the view: a license found as active is shown active.
+      const now = clock();
+      const found = await licenses.search({
+        filters: { product_id, plan_id, status, text: q === null ? null : searchText(q) },
+        now,
+        page,
+        perPage: per_page,
+      });
+      const productIds = [...new Set(found.licenses.map((license) => license.product_id))];
+      const [planList, productList] = await Promise.all([
+        found.licenses.length === 0 ? [] : plans.list(),
+        Promise.all(productIds.map((id) => products.find(id))),
+      ]);
+      const planNames = new Map(planList.map((plan) => [plan.id, plan.name]));
+      const productsById = new Map(productList.flatMap((p) => (p ? [[p.id, p] as const] : [])));
+      const nameOf = (id: number | null) => (id === null ? null : (planNames.get(id) ?? null));
+      return {
+        licenses: found.licenses.map((license) =>
+          licenseSummaryView({
+            license,
+            product: productsById.get(license.product_id) ?? null,
+            planName: nameOf(license.plan_id),
+            pendingPlanName: nameOf(license.pending_plan_id),
+            now,
+          }),
+        ),
+        page,
+        per_page,
+        total: found.total,
+      };
+    },
+
+    // ---- Spec 3.3: plan changes and renewals ----
+    'license.changePlan': async ({ license_key, plan_id, when }, context) => {
+      await requireLicense(license_key);
+      const plan = (await plans.find(plan_id)) ?? refuse(unknownPlan(plan_id));
+      context.beforeWrite();
+      // A limit left below the activations in use is allowed: they stay, and claimSlot refuses
+      // new ones until the count is under the limit.
+      const changed =
+        when === 'now'
+          ? await licenses.changePlan({ licenseKey: license_key, plan })
+          : await licenses.schedulePlanChange({ licenseKey: license_key, planId: plan.id });
+      return detail(changed ?? refuse(unknownLicense()));
+    },
+
+    'license.renewLicense': async (
+      { license_key, expires_at, source, next_payment_at },
+      context,
+    ) => {
+      const request = { source, expires_at: new Date(expires_at) };
+      for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
+        const license = await requireLicense(license_key);
+        const decision = decideRenewal({ license, request, now: clock() });
+        if (decision.outcome === 'refuse') refuse(decision.refusal);
+        const plan = decision.planId === null ? undefined : await planOf(decision.planId);
+        context.beforeWrite();
+        const renewed = await licenses.renew({
+          licenseKey: license_key,
+          basis: {
+            status: license.status,
+            plan_id: license.plan_id,
+            pending_plan_id: license.pending_plan_id,
+          },
+          renewal: {
+            status: decision.status,
+            expires_at: request.expires_at,
+            next_payment_at:
+              next_payment_at === undefined ? undefined : dateOrNull(next_payment_at),
+            plan,
+          },
+        });
+        if (renewed) return detail(renewed);
+      }
+      throw internalError('The license changed too often during this renewal; try again.');
+    },
+
+    // ---- Spec 1 and 2.3: the customer portal (read-only) ----
+    'license.portalLicense': async ({ license_key }) => {
+      const license = (await licenses.findByKey(license_key)) ?? refuse(unknownKey());
+      const [product, plan] = await Promise.all([productOf(license), planName(license.plan_id)]);
+      // Spec 2.2: a bundle key is used with the bundle's products; a bundle item the catalog no
+      // longer has cannot be used, so it is not shown.
+      const usable =
+        product.bundle_items.length === 0
+          ? [product]
+          : (await Promise.all(product.bundle_items.map((id) => products.find(id)))).filter(
+              (item): item is LicensedProduct => item !== null,
+            );
+      return portalLicenseView({
+        license,
+        product,
+        planName: plan,
+        products: usable,
+        now: clock(),
+      });
+    },
+
+    // ---- Spec 2.5 and 3.1: the scheduled tasks, run on demand and listed ----
+    'license.runTask': async ({ name }, context) => {
+      const ranAt = clock();
+      const affected = await runScheduledTask({
+        name,
+        stores,
+        trigger: 'on-demand',
+        now: ranAt,
+        beforeEachWrite: () => context.beforeWrite(),
+      });
+      return { name, ran_at: ranAt.toISOString(), affected };
+    },
+
+    'license.listTasks': async () => {
+      const [lastRuns, nextRuns] = await Promise.all([
+        taskRuns.lastRuns(),
+        Promise.all(
+          taskNames.map((name) =>
+            taskRuns.nextScheduledRun({ jobName: scheduledTasks[name].jobName }),
+          ),
+        ),
+      ]);
+      return {
+        tasks: taskNames.map((name, i) =>
+          scheduledTaskView({
+            name,
+            interval: scheduledTasks[name].interval(schedule),
+            lastRun: lastRuns.find((run) => run.name === name) ?? null,
+            nextRunAt: nextRuns[i] ?? null,
+          }),
+        ),
+      };
     },
   };
 }

@@ -1,10 +1,18 @@
-import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { activationTypes, licenseStatuses } from '../../libs/contracts/index.js';
+import {
+  Schema,
+  type Connection,
+  type IndexDefinition,
+  type IndexOptions,
+  type Model,
+  type Types,
+} from 'mongoose';
+import { activationTypes, licenseStatuses, taskNames } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   LicenseRecord,
   PlanRecord,
   RejectedAttemptRecord,
+  TaskRunRecord,
 } from './stores.js';
 
 /** The stored shapes: the records of stores.ts under MongoDB's ids. */
@@ -24,11 +32,44 @@ export interface LicenseDocument extends LicenseRecord {
 
 export type RejectedAttemptDocument = RejectedAttemptRecord;
 
+/** The scheduler's (Agenda's) job records, in the service's own database. */
+export const SCHEDULED_TASKS_COLLECTION = 'scheduled_tasks';
+
+/** The fields of a scheduler job record the service reads. */
+export interface ScheduledJobDocument {
+  name: string;
+  nextRunAt?: Date | null;
+}
+
+/** The last run of a task, one document per task, under the task's name. */
+export interface TaskRunDocument extends Omit<TaskRunRecord, 'name'> {
+  _id: TaskRunRecord['name'];
+}
+
 export interface LicenseModels {
   Plan: Model<PlanDocument>;
   License: Model<LicenseDocument>;
   RejectedAttempt: Model<RejectedAttemptDocument>;
+  TaskRun: Model<TaskRunDocument>;
 }
+
+/**
+ * The indexes of the licenses collection. Every query on it is served by one of them:
+ * mongo-stores.ts `licenseSearchFilter` builds admin searches whose every branch starts with
+ * the first field of one (test/unit/license-search-filter.test.ts checks it), newest first.
+ */
+export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: IndexOptions }> = [
+  // Lookups by key; an anchored, case-sensitive key prefix (admin search) is a range of it.
+  { fields: { license_key: 1 }, options: { unique: true } },
+  // The scheduled expiry task, and searches by reported status.
+  { fields: { status: 1, expires_at: 1 } },
+  // Searches, newest first (the tie broken by _id, later issued first).
+  { fields: { created_at: -1, _id: -1 } },
+  { fields: { product_id: 1, created_at: -1, _id: -1 } },
+  { fields: { plan_id: 1, created_at: -1, _id: -1 } },
+  // Searches by activated identifier (multikey: one entry per activation).
+  { fields: { 'activations.identifier_key': 1 } },
+];
 
 export function licenseModels(connection: Connection): LicenseModels {
   const planSchema = new Schema<PlanDocument>(
@@ -58,7 +99,7 @@ export function licenseModels(connection: Connection): LicenseModels {
 
   const licenseSchema = new Schema<LicenseDocument>(
     {
-      license_key: { type: String, required: true, unique: true },
+      license_key: { type: String, required: true },
       product_id: { type: Number, required: true },
       plan_id: { type: Number, required: true },
       status: { type: String, enum: licenseStatuses, required: true },
@@ -71,6 +112,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       last_check_at: { type: Date, default: null },
       last_check_ip: { type: String, default: null },
       check_count: { type: Number, default: 0 },
+      pending_plan_id: { type: Number, default: null },
     },
     {
       collection: 'licenses',
@@ -78,8 +120,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' },
     },
   );
-  // The scheduled expiry task looks for active licenses past their date.
-  licenseSchema.index({ status: 1, expires_at: 1 });
+  for (const index of licenseIndexes) licenseSchema.index(index.fields, index.options);
 
   const rejectedAttemptSchema = new Schema<RejectedAttemptDocument>(
     {
@@ -95,6 +136,17 @@ export function licenseModels(connection: Connection): LicenseModels {
   // Spec 2.5: rows untouched for 90 days are pruned by a scheduled task.
   rejectedAttemptSchema.index({ last_attempt_at: 1 });
 
+  const taskRunSchema = new Schema<TaskRunDocument>(
+    {
+      _id: { type: String, enum: taskNames, required: true },
+      ran_at: { type: Date, required: true },
+      trigger: { type: String, enum: ['scheduled', 'on-demand'], required: true },
+      affected: { type: Number, default: null },
+      error: { type: String, default: null },
+    },
+    { collection: 'task_runs', versionKey: false },
+  );
+
   return {
     Plan: connection.model<PlanDocument>('Plan', planSchema),
     License: connection.model<LicenseDocument>('License', licenseSchema),
@@ -102,5 +154,6 @@ export function licenseModels(connection: Connection): LicenseModels {
       'RejectedAttempt',
       rejectedAttemptSchema,
     ),
+    TaskRun: connection.model<TaskRunDocument>('TaskRun', taskRunSchema),
   };
 }

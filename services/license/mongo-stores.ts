@@ -1,18 +1,25 @@
-import type { Connection } from 'mongoose';
+import type { Collection } from 'mongodb';
+import type { Connection, QueryFilter, SortOrder } from 'mongoose';
+import type { LicenseStatus } from '../../libs/contracts/index.js';
 import { Sequences, isDuplicateKey } from '../../libs/database/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import {
+  SCHEDULED_TASKS_COLLECTION,
   licenseModels,
   type LicenseDocument,
   type LicenseModels,
   type PlanDocument,
   type RejectedAttemptDocument,
+  type ScheduledJobDocument,
+  type TaskRunDocument,
 } from './models.js';
 import type {
   ActivationRecord,
   BeforeEachWrite,
   LicenseChanges,
+  LicenseFilters,
   LicenseRecord,
+  LicenseRenewal,
   LicenseStore,
   LicenseStores,
   LicenseUpdate,
@@ -20,8 +27,12 @@ import type {
   NewLicense,
   PlanRecord,
   PlanStore,
+  PlanTerms,
   RejectedAttemptRecord,
   RejectedAttemptStore,
+  RenewalBasis,
+  TaskRunRecord,
+  TaskRunStore,
 } from './stores.js';
 
 /** The stores on the service's own database: its models are created and their indexes built. */
@@ -32,6 +43,10 @@ export async function openMongoStores(db: Connection): Promise<LicenseStores> {
     licenses: new MongoLicenseStore(models.License),
     plans: new MongoPlanStore(models.Plan, new Sequences(db)),
     rejectedAttempts: new MongoRejectedAttemptStore(models.RejectedAttempt),
+    taskRuns: new MongoTaskRunStore(
+      models.TaskRun,
+      db.collection<ScheduledJobDocument>(SCHEDULED_TASKS_COLLECTION),
+    ),
   };
 }
 
@@ -63,6 +78,8 @@ function licenseRecord(doc: LicenseDocument): LicenseRecord {
     last_check_ip: doc.last_check_ip ?? null,
     check_count: doc.check_count,
     created_at: doc.created_at,
+    // Licenses stored before plan changes existed have no such field.
+    pending_plan_id: doc.pending_plan_id ?? null,
   };
 }
 
@@ -84,6 +101,58 @@ function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRec
     tries: doc.tries,
     last_attempt_at: doc.last_attempt_at,
   };
+}
+
+type LicenseFilter = QueryFilter<LicenseDocument>;
+
+/** Admin searches list the newest first; `_id` orders licenses issued in the same millisecond. */
+export const licenseSearchOrder = { created_at: -1, _id: -1 } as const satisfies Record<
+  string,
+  SortOrder
+>;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Spec 3.1: the licenses whose reported status is `status`, through the status index. */
+function reportedStatusFilter(status: LicenseStatus, now: Date): LicenseFilter {
+  switch (status) {
+    case 'active':
+      return { status: 'active', $or: [{ expires_at: null }, { expires_at: { $gt: now } }] };
+    case 'expired':
+      // An active license past its date reports `expired` before the scheduled task marks it.
+      return {
+        $or: [{ status: 'expired' }, { status: 'active', expires_at: { $ne: null, $lte: now } }],
+      };
+    default:
+      return { status };
+  }
+}
+
+/**
+ * The MongoDB filter of an admin search, or null when it can match nothing. Every branch of it
+ * starts with the first field of an index in models.ts `licenseIndexes` (a test checks each
+ * combination of filters); one without any filter is served in order by the `created_at` index.
+ */
+export function licenseSearchFilter(filters: LicenseFilters, now: Date): LicenseFilter | null {
+  const conditions: LicenseFilter[] = [];
+  if (filters.product_id !== null) conditions.push({ product_id: filters.product_id });
+  if (filters.plan_id !== null) conditions.push({ plan_id: filters.plan_id });
+  if (filters.status !== null) conditions.push(reportedStatusFilter(filters.status, now));
+  if (filters.text !== null) {
+    const { keyPrefix, identifierKeys } = filters.text;
+    const alternatives: LicenseFilter[] = [];
+    // Anchored and case-sensitive, so it is a range of the unique key index.
+    if (keyPrefix !== null) {
+      alternatives.push({ license_key: { $regex: `^${escapeRegExp(keyPrefix)}` } });
+    }
+    if (identifierKeys.length > 0) {
+      alternatives.push({ 'activations.identifier_key': { $in: identifierKeys } });
+    }
+    if (alternatives.length === 0) return null;
+    conditions.push(alternatives.length === 1 ? alternatives[0]! : { $or: alternatives });
+  }
+  if (conditions.length === 0) return {};
+  return conditions.length === 1 ? conditions[0]! : { $and: conditions };
 }
 
 /** Activations are embedded in the license document, so each rule is one single-document update. */
@@ -205,6 +274,86 @@ export class MongoLicenseStore implements LicenseStore {
     };
   }
 
+  async changePlan({
+    licenseKey,
+    plan,
+  }: {
+    licenseKey: string;
+    plan: PlanTerms;
+  }): Promise<LicenseRecord | null> {
+    const doc = await this.License.findOneAndUpdate(
+      { license_key: licenseKey },
+      { $set: { ...planFields(plan), pending_plan_id: null } },
+      { returnDocument: 'after' },
+    ).lean<LicenseDocument>();
+    return doc && licenseRecord(doc);
+  }
+
+  async schedulePlanChange({
+    licenseKey,
+    planId,
+  }: {
+    licenseKey: string;
+    planId: number;
+  }): Promise<LicenseRecord | null> {
+    const doc = await this.License.findOneAndUpdate(
+      { license_key: licenseKey },
+      { $set: { pending_plan_id: planId } },
+      { returnDocument: 'after' },
+    ).lean<LicenseDocument>();
+    return doc && licenseRecord(doc);
+  }
+
+  async renew({
+    licenseKey,
+    basis,
+    renewal,
+  }: {
+    licenseKey: string;
+    basis: RenewalBasis;
+    renewal: LicenseRenewal;
+  }): Promise<LicenseRecord | null> {
+    const set: Partial<LicenseRecord> = { status: renewal.status, expires_at: renewal.expires_at };
+    if (renewal.next_payment_at !== undefined) set.next_payment_at = renewal.next_payment_at;
+    if (renewal.plan) Object.assign(set, planFields(renewal.plan), { pending_plan_id: null });
+    // `pending_plan_id: null` also matches a license stored before the field existed.
+    const doc = await this.License.findOneAndUpdate(
+      {
+        license_key: licenseKey,
+        status: basis.status,
+        plan_id: basis.plan_id,
+        pending_plan_id: basis.pending_plan_id,
+      },
+      { $set: set },
+      { returnDocument: 'after' },
+    ).lean<LicenseDocument>();
+    return doc && licenseRecord(doc);
+  }
+
+  async search({
+    filters,
+    now,
+    page,
+    perPage,
+  }: {
+    filters: LicenseFilters;
+    now: Date;
+    page: number;
+    perPage: number;
+  }): Promise<{ licenses: LicenseRecord[]; total: number }> {
+    const filter = licenseSearchFilter(filters, now);
+    if (filter === null) return { licenses: [], total: 0 };
+    const [docs, total] = await Promise.all([
+      this.License.find(filter)
+        .sort(licenseSearchOrder)
+        .skip((page - 1) * perPage)
+        .limit(perPage)
+        .lean<LicenseDocument[]>(),
+      this.License.countDocuments(filter),
+    ]);
+    return { licenses: docs.map(licenseRecord), total };
+  }
+
   async expirePastDue(now: Date): Promise<number> {
     // The filter is the rule itself, so a license renewed meanwhile is left alone.
     const result = await this.License.updateMany(
@@ -213,6 +362,15 @@ export class MongoLicenseStore implements LicenseStore {
     );
     return result.modifiedCount;
   }
+}
+
+/** Spec 3.3: a plan applied to a license sets its plan, limit and type. */
+function planFields(plan: PlanTerms) {
+  return {
+    plan_id: plan.id,
+    activation_type: plan.activation_type,
+    activation_limit: plan.activation_limit,
+  };
 }
 
 export class MongoPlanStore implements PlanStore {
@@ -301,5 +459,49 @@ export class MongoRejectedAttemptStore implements RejectedAttemptStore {
   async pruneUntouchedSince(date: Date): Promise<number> {
     const result = await this.RejectedAttempt.deleteMany({ last_attempt_at: { $lte: date } });
     return result.deletedCount;
+  }
+}
+
+function taskRunRecord(doc: TaskRunDocument): TaskRunRecord {
+  return {
+    name: doc._id,
+    ran_at: doc.ran_at,
+    trigger: doc.trigger,
+    affected: doc.affected ?? null,
+    error: doc.error ?? null,
+  };
+}
+
+export class MongoTaskRunStore implements TaskRunStore {
+  constructor(
+    private readonly TaskRun: LicenseModels['TaskRun'],
+    /** The scheduler's job records (Agenda's collection, indexed by job name). */
+    private readonly jobs: Pick<Collection<ScheduledJobDocument>, 'findOne'>,
+  ) {}
+
+  async recordRun(run: TaskRunRecord): Promise<void> {
+    const { name, ...fields } = run;
+    try {
+      // Replaces the record of a run that started no later; creates it for a first run.
+      await this.TaskRun.updateOne(
+        { _id: name, ran_at: { $lte: run.ran_at } },
+        { $set: fields },
+        { upsert: true },
+      );
+    } catch (error) {
+      // The record holds a run that started later: the upsert collided with it, which is kept.
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+
+  async lastRuns(): Promise<TaskRunRecord[]> {
+    return (await this.TaskRun.find().sort({ _id: 1 }).lean<TaskRunDocument[]>()).map(
+      taskRunRecord,
+    );
+  }
+
+  async nextScheduledRun({ jobName }: { jobName: string }): Promise<Date | null> {
+    const job = await this.jobs.findOne({ name: jobName }, { projection: { nextRunAt: 1 } });
+    return job?.nextRunAt instanceof Date ? job.nextRunAt : null;
   }
 }

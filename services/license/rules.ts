@@ -1,10 +1,15 @@
-import type {
-  ActivationType,
-  ErrorCode,
-  ErrorDetails,
-  LicenseStatus,
+import {
+  activationTypes,
+  type ActivationType,
+  type ErrorCode,
+  type ErrorDetails,
+  type LicenseStatus,
 } from '../../libs/contracts/index.js';
-import { checkIdentifier, identifierKey } from '../../libs/identifier/index.js';
+import {
+  checkIdentifier,
+  identifierKey,
+  normaliseIdentifier,
+} from '../../libs/identifier/index.js';
 
 /** What the rules need to know about a license; the stored record has more. */
 export interface LicenseState {
@@ -279,4 +284,115 @@ export function decideDeactivation({
     return { outcome: 'refuse', refusal: activationNotFound() };
   }
   return { outcome: 'release', identifier };
+}
+
+// ---- Spec 3.3: renewals ----
+
+/** `checkout`: the Renew button; `gateway`: an automatic renewal by the payment gateway. */
+export type RenewalSource = 'checkout' | 'gateway';
+
+/** What a renewal decision needs to know about the license. */
+export interface RenewableLicense {
+  status: LicenseStatus;
+  plan_id: number;
+  pending_plan_id: number | null;
+}
+
+export type RenewalDecision =
+  | {
+      outcome: 'renew';
+      /** The status after the renewal. */
+      status: LicenseStatus;
+      /**
+       * Checkout: the plan whose limit and type the license takes (its pending plan change, else
+       * its own plan). Null for a gateway renewal: plan, limit, type and pending change stay.
+       */
+      planId: number | null;
+    }
+  | { outcome: 'refuse'; refusal: Refusal };
+
+/**
+ * A renewal's status (docs/api-decisions.md): a license stored as `expired` becomes `active`,
+ * `active` stays `active`, `suspended` stays `suspended` (its dates are extended; lifting a
+ * suspension is an admin's separate decision). `revoked` and `cancelled` are terminal: they
+ * cannot be renewed (null), a new license is issued instead.
+ */
+export function statusAfterRenewal(status: LicenseStatus): LicenseStatus | null {
+  switch (status) {
+    case 'expired':
+    case 'active':
+      return 'active';
+    case 'suspended':
+      return 'suspended';
+    case 'revoked':
+    case 'cancelled':
+      return null;
+  }
+}
+
+/**
+ * Spec 3.3: a renewal through checkout (the Renew button) resets limit and type to the plan's,
+ * a pending plan change applied first; an automatic gateway renewal leaves them unchanged. Its
+ * refusals, in order: INVALID_REQUEST for a new expiry date that is not after `now`, then
+ * LICENSE_INVALID for a revoked or cancelled license (`statusAfterRenewal`).
+ */
+export function decideRenewal({
+  license,
+  request,
+  now,
+}: {
+  license: RenewableLicense;
+  request: { source: RenewalSource; expires_at: Date };
+  now: Date;
+}): RenewalDecision {
+  if (request.expires_at.getTime() <= now.getTime()) {
+    return {
+      outcome: 'refuse',
+      refusal: refusal('INVALID_REQUEST', 'The new expiry date must be in the future.'),
+    };
+  }
+  const status = statusAfterRenewal(license.status);
+  if (status === null) {
+    return {
+      outcome: 'refuse',
+      refusal: refusal(
+        'LICENSE_INVALID',
+        `This license is ${license.status} and cannot be renewed; issue a new license instead.`,
+      ),
+    };
+  }
+  return {
+    outcome: 'renew',
+    status,
+    planId: request.source === 'checkout' ? (license.pending_plan_id ?? license.plan_id) : null,
+  };
+}
+
+// ---- Admin search ----
+
+/**
+ * Spec 2.4: the keys under which a searched text would be stored as an activated identifier,
+ * one for each way an activation type normalises it (the domain form of
+ * `https://www.Shop.example/x` is `shop.example`), without repeats; a type that cannot take the
+ * text adds none.
+ */
+export function identifierSearchKeys(text: string): string[] {
+  const keys = new Set<string>();
+  for (const type of activationTypes) {
+    const identifier = normaliseIdentifier(type, text);
+    if (identifier !== null) keys.add(identifierKey(identifier));
+  }
+  return [...keys];
+}
+
+/**
+ * What an admin's search text matches: a license key starting with it (keys never start or end
+ * with white space, so neither does the prefix), or an activated identifier, normalised.
+ */
+export function searchText(text: string): { keyPrefix: string | null; identifierKeys: string[] } {
+  const keyPrefix = text.trim();
+  return {
+    keyPrefix: keyPrefix === '' ? null : keyPrefix,
+    identifierKeys: identifierSearchKeys(text),
+  };
 }

@@ -1,4 +1,6 @@
-import type { LicenseStores } from './stores.js';
+import type { TaskName } from '../../libs/contracts/index.js';
+import type { ScheduleSettings } from './scheduler.js';
+import type { BeforeEachWrite, LicenseStores, TaskRunRecord } from './stores.js';
 
 /** Spec 2.5 and 8: rejected-attempt rows untouched for 90 days are removed. */
 export const REJECTED_ATTEMPT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
@@ -20,4 +22,81 @@ export async function expireLicenses(stores: TaskStores, now: Date): Promise<num
 export async function pruneRejectedAttempts(stores: TaskStores, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - REJECTED_ATTEMPT_RETENTION_MS);
   return stores.rejectedAttempts.pruneUntouchedSince(cutoff);
+}
+
+/** The scheduler's (Agenda's) names of the recurring jobs. */
+export const TASK_EXPIRE_LICENSES = 'license.expire-licenses';
+export const TASK_PRUNE_REJECTED_ATTEMPTS = 'license.prune-rejected-attempts';
+
+export interface ScheduledTaskDefinition {
+  /** The name of its recurring job in the scheduler. */
+  jobName: string;
+  /** How often it runs, as configured for this process. */
+  interval(settings: ScheduleSettings): string;
+  /** One run at `now`: how many records it changed. */
+  run(stores: TaskStores, now: Date): Promise<number>;
+  /** What the log says after a run that changed something. */
+  done: string;
+}
+
+/**
+ * The tasks of spec "Reminders & Expiration" under their API names: the one table the scheduler
+ * and the runs an admin asks for share.
+ */
+export const scheduledTasks: Readonly<Record<TaskName, ScheduledTaskDefinition>> = {
+  'license-expiry': {
+    jobName: TASK_EXPIRE_LICENSES,
+    interval: (settings) => settings.expiryEvery,
+    run: expireLicenses,
+    done: 'licenses past their expiry date expired',
+  },
+  'rejected-attempt-pruning': {
+    jobName: TASK_PRUNE_REJECTED_ATTEMPTS,
+    interval: (settings) => settings.pruneEvery,
+    run: pruneRejectedAttempts,
+    done: 'stale rejected attempts removed',
+  },
+};
+
+/**
+ * Runs a task at `now` and keeps the run as its last one: a success with the records it changed,
+ * or a failure with its message, which is then thrown again. `beforeEachWrite` is called
+ * immediately before each write (the task's, and keeping its run); when it throws before the
+ * task's write, nothing ran and nothing is kept.
+ */
+export async function runScheduledTask({
+  name,
+  stores,
+  trigger,
+  now,
+  beforeEachWrite = () => {},
+}: {
+  name: TaskName;
+  stores: TaskStores & Pick<LicenseStores, 'taskRuns'>;
+  trigger: TaskRunRecord['trigger'];
+  now: Date;
+  beforeEachWrite?: BeforeEachWrite;
+}): Promise<number> {
+  let affected: number;
+  try {
+    beforeEachWrite();
+    affected = await scheduledTasks[name].run(stores, now);
+  } catch (error) {
+    try {
+      beforeEachWrite();
+      await stores.taskRuns.recordRun({
+        name,
+        ran_at: now,
+        trigger,
+        affected: null,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    } catch {
+      // The task's own failure is what the caller must learn, not the failure to keep it.
+    }
+    throw error;
+  }
+  beforeEachWrite();
+  await stores.taskRuns.recordRun({ name, ran_at: now, trigger, affected, error: null });
+  return affected;
 }

@@ -1,8 +1,13 @@
 import { MongoBackend } from '@agendajs/mongo-backend';
 import { Agenda } from 'agenda';
 import type { Connection } from 'mongoose';
+import { taskNames } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
-import { expireLicenses, pruneRejectedAttempts, type TaskStores } from './scheduled-tasks.js';
+import { SCHEDULED_TASKS_COLLECTION } from './models.js';
+import { runScheduledTask, scheduledTasks, type TaskStores } from './scheduled-tasks.js';
+import type { LicenseStores } from './stores.js';
+
+export { TASK_EXPIRE_LICENSES, TASK_PRUNE_REJECTED_ATTEMPTS } from './scheduled-tasks.js';
 
 export interface ScheduleSettings {
   /** Off: this replica runs no scheduled tasks (others do; Agenda shares the work anyway). */
@@ -20,17 +25,15 @@ export interface ScheduleSettings {
   taskTimeoutMs: number;
 }
 
-export const TASK_EXPIRE_LICENSES = 'license.expire-licenses';
-export const TASK_PRUNE_REJECTED_ATTEMPTS = 'license.prune-rejected-attempts';
-
 /**
  * The license service's scheduled tasks (spec "Reminders & Expiration"), run by Agenda on the
  * service's own database. Every replica runs a scheduler; Agenda keeps one job record per task
- * and locks it while it runs, so each run happens on one replica only.
+ * and locks it while it runs, so each run happens on one replica only. Each run is kept as its
+ * task's last run, a failure included (scheduled-tasks.ts `runScheduledTask`).
  */
 export async function startScheduler(deps: {
   db: Connection;
-  stores: TaskStores;
+  stores: TaskStores & Pick<LicenseStores, 'taskRuns'>;
   logger: Logger;
   settings: ScheduleSettings;
 }): Promise<{ stop(): Promise<void> }> {
@@ -38,7 +41,7 @@ export async function startScheduler(deps: {
   const database = deps.db.db;
   if (!database) throw new Error('the license database is not connected');
   const agenda = new Agenda({
-    backend: new MongoBackend({ mongo: database, collection: 'scheduled_tasks' }),
+    backend: new MongoBackend({ mongo: database, collection: SCHEDULED_TASKS_COLLECTION }),
     processEvery: deps.settings.pollEvery,
   });
   agenda.on('error', (err: Error) => deps.logger.warn({ err: err.message }, 'scheduler error'));
@@ -46,33 +49,28 @@ export async function startScheduler(deps: {
     deps.logger.error({ err, task: job.attrs.name }, 'scheduled task failed'),
   );
 
-  const tasks = [
-    {
-      name: TASK_EXPIRE_LICENSES,
-      every: deps.settings.expiryEvery,
-      run: expireLicenses,
-      done: 'licenses past their expiry date expired',
-    },
-    {
-      name: TASK_PRUNE_REJECTED_ATTEMPTS,
-      every: deps.settings.pruneEvery,
-      run: pruneRejectedAttempts,
-      done: 'stale rejected attempts removed',
-    },
-  ];
   const options = { lockLifetime: deps.settings.taskTimeoutMs, concurrency: 1 };
-  for (const task of tasks) {
+  for (const name of taskNames) {
+    const task = scheduledTasks[name];
     agenda.define(
-      task.name,
+      task.jobName,
       async () => {
-        const changed = await task.run(deps.stores, new Date());
-        if (changed > 0) deps.logger.info({ task: task.name, changed }, task.done);
+        const changed = await runScheduledTask({
+          name,
+          stores: deps.stores,
+          trigger: 'scheduled',
+          now: new Date(),
+        });
+        if (changed > 0) deps.logger.info({ task: task.jobName, changed }, task.done);
       },
       options,
     );
   }
   await agenda.start();
-  for (const task of tasks) await agenda.every(task.every, task.name);
+  for (const name of taskNames) {
+    const task = scheduledTasks[name];
+    await agenda.every(task.interval(deps.settings), task.jobName);
+  }
   return {
     // The connection is the service's; it is closed by whoever opened it.
     stop: () => agenda.stop(false),

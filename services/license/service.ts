@@ -28,6 +28,7 @@ export async function startLicenseService(deps: {
       products,
       clock: () => new Date(),
       startedAt: Date.now(),
+      schedule: deps.schedule,
     }),
   );
   const scheduler = await startScheduler({

@@ -1,4 +1,4 @@
-import type { ActivationType, LicenseStatus } from '../../libs/contracts/index.js';
+import type { ActivationType, LicenseStatus, TaskName } from '../../libs/contracts/index.js';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -41,6 +41,8 @@ export interface LicenseRecord {
   last_check_ip: string | null;
   check_count: number;
   created_at: Date;
+  /** Spec 3.3: a plan change to be applied by the next checkout renewal; null when none. */
+  pending_plan_id: number | null;
 }
 
 /** Spec 2.5: one row per identifier and license, with a count of tries. */
@@ -52,10 +54,15 @@ export interface RejectedAttemptRecord {
   last_attempt_at: Date;
 }
 
-/** What issuing a license stores; it starts without activations or checks. */
+/** What issuing a license stores; it starts without activations, checks or pending plan change. */
 export type NewLicense = Omit<
   LicenseRecord,
-  'activations' | 'last_check_at' | 'last_check_ip' | 'check_count' | 'created_at'
+  | 'activations'
+  | 'last_check_at'
+  | 'last_check_ip'
+  | 'check_count'
+  | 'created_at'
+  | 'pending_plan_id'
 >;
 
 /** An activation to claim a slot for: the store derives its key from the identifier. */
@@ -65,6 +72,35 @@ export type NewActivation = Omit<ActivationRecord, 'identifier_key'>;
 export type LicenseChanges = Partial<
   Pick<LicenseRecord, 'status' | 'expires_at' | 'activation_limit'>
 >;
+
+/** Spec 3.3: what a license takes from a plan applied to it: the plan, its limit and its type. */
+export type PlanTerms = Pick<PlanRecord, 'id' | 'activation_type' | 'activation_limit'>;
+
+/** Spec 3.3: what a renewal writes (rules.ts `decideRenewal` decides it). */
+export interface LicenseRenewal {
+  status: LicenseStatus;
+  expires_at: Date;
+  /** Left as it is when undefined; null clears it. */
+  next_payment_at?: Date | null;
+  /** Checkout: the plan the license takes, limit and type reset, pending change cleared. */
+  plan?: PlanTerms;
+}
+
+/** What a renewal was decided on: it is written only while the license is still so. */
+export type RenewalBasis = Pick<LicenseRecord, 'status' | 'plan_id' | 'pending_plan_id'>;
+
+/** What an admin search filters on (all given filters hold). */
+export interface LicenseFilters {
+  product_id: number | null;
+  plan_id: number | null;
+  /** The reported status (spec 3.1): an active license past its expiry date is `expired`. */
+  status: LicenseStatus | null;
+  /**
+   * A license matches when its key starts with `keyPrefix` (case-sensitive) or one of its
+   * activations has one of `identifierKeys` (rules.ts `identifierSearchKeys`).
+   */
+  text: { keyPrefix: string | null; identifierKeys: string[] } | null;
+}
 
 export type LicenseUpdate =
   | { outcome: 'updated'; license: LicenseRecord }
@@ -116,6 +152,40 @@ export interface LicenseStore {
    */
   update(update: { licenseKey: string; changes: LicenseChanges }): Promise<LicenseUpdate>;
 
+  /**
+   * Spec 3.3, a plan change applied now: the license takes the plan, its limit and its type, in
+   * one update; a pending plan change is cleared. The license after it, or null when unknown.
+   */
+  changePlan(change: { licenseKey: string; plan: PlanTerms }): Promise<LicenseRecord | null>;
+
+  /**
+   * Spec 3.3, a plan change at renewal: stored as pending, for the next checkout renewal. The
+   * license after it, or null when unknown.
+   */
+  schedulePlanChange(change: { licenseKey: string; planId: number }): Promise<LicenseRecord | null>;
+
+  /**
+   * Spec 3.3: writes a renewal in one atomic conditional update, only while the license's status,
+   * plan and pending plan change are still those of `basis` (what the renewal was decided on).
+   * The license after it, or null when it changed meanwhile (or is unknown).
+   */
+  renew(renewal: {
+    licenseKey: string;
+    basis: RenewalBasis;
+    renewal: LicenseRenewal;
+  }): Promise<LicenseRecord | null>;
+
+  /**
+   * Admin search: the licenses matching every filter, newest first (`created_at` descending, the
+   * later issued first on a tie), one page of them, and how many match in all.
+   */
+  search(search: {
+    filters: LicenseFilters;
+    now: Date;
+    page: number;
+    perPage: number;
+  }): Promise<{ licenses: LicenseRecord[]; total: number }>;
+
   /** Spec 3.1: every active license whose expiry date is `now` or earlier becomes `expired`. */
   expirePastDue(now: Date): Promise<number>;
 }
@@ -156,8 +226,37 @@ export interface RejectedAttemptStore {
   pruneUntouchedSince(date: Date): Promise<number>;
 }
 
+/** The last run of a scheduled task (spec 2.5, 3.1), on a schedule or asked for by an admin. */
+export interface TaskRunRecord {
+  name: TaskName;
+  ran_at: Date;
+  trigger: 'scheduled' | 'on-demand';
+  /** Records changed; null when the run failed. */
+  affected: number | null;
+  /** Why the run failed; null when it succeeded. */
+  error: string | null;
+}
+
+export interface TaskRunStore {
+  /**
+   * Keeps a run as its task's last run: one record per task. A run that started before the one
+   * already kept is not kept (replicas may finish runs out of order).
+   */
+  recordRun(run: TaskRunRecord): Promise<void>;
+
+  /** The last run of every task that has run. */
+  lastRuns(): Promise<TaskRunRecord[]>;
+
+  /**
+   * When the scheduler runs a recurring task next: the `nextRunAt` of the scheduler's own record
+   * of the job (services/license/scheduler.ts). Null when no replica schedules it.
+   */
+  nextScheduledRun(job: { jobName: string }): Promise<Date | null>;
+}
+
 export interface LicenseStores {
   licenses: LicenseStore;
   plans: PlanStore;
   rejectedAttempts: RejectedAttemptStore;
+  taskRuns: TaskRunStore;
 }

@@ -2,7 +2,11 @@ import type {
   ActivationResult,
   LicenseCoverage,
   LicenseDetail,
+  LicenseSummary,
   Plan,
+  PortalLicense,
+  ScheduledTask,
+  TaskName,
   ValidationResult,
 } from '../../libs/contracts/index.js';
 import {
@@ -11,7 +15,7 @@ import {
   type LicensedProduct,
   type ValidationDecision,
 } from './rules.js';
-import type { LicenseRecord, PlanRecord, RejectedAttemptRecord } from './stores.js';
+import type { LicenseRecord, PlanRecord, RejectedAttemptRecord, TaskRunRecord } from './stores.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */
 
@@ -139,19 +143,21 @@ export function unknownKeyCoverageView(identifierSent: boolean): LicenseCoverage
   };
 }
 
-export function licenseDetailView({
+/** A license in a list: every field of spec 2.2 and the record's links, no activations. */
+export function licenseSummaryView({
   license,
   product,
   planName,
-  rejectedAttempts,
+  pendingPlanName,
   now,
 }: {
   license: LicenseRecord;
   product: LicensedProduct | null;
   planName: string | null;
-  rejectedAttempts: RejectedAttemptRecord[];
+  /** The name of the pending plan change's plan, when there is one. */
+  pendingPlanName: string | null;
   now: Date;
-}): LicenseDetail {
+}): LicenseSummary {
   return {
     license_key: license.license_key,
     status: effectiveStatus(license, now),
@@ -169,7 +175,22 @@ export function licenseDetailView({
     last_check_ip: license.last_check_ip,
     check_count: license.check_count,
     created_at: license.created_at.toISOString(),
-    activations: license.activations.map((a) => ({
+    pending_plan:
+      license.pending_plan_id === null
+        ? null
+        : { id: license.pending_plan_id, name: pendingPlanName },
+  };
+}
+
+export function licenseDetailView({
+  rejectedAttempts,
+  ...summary
+}: Parameters<typeof licenseSummaryView>[0] & {
+  rejectedAttempts: RejectedAttemptRecord[];
+}): LicenseDetail {
+  return {
+    ...licenseSummaryView(summary),
+    activations: summary.license.activations.map((a) => ({
       identifier: a.identifier,
       name: a.name,
       ip: a.ip,
@@ -180,5 +201,67 @@ export function licenseDetailView({
       tries: r.tries,
       last_attempt_at: r.last_attempt_at.toISOString(),
     })),
+  };
+}
+
+/**
+ * Spec 1 and 2.3: the customer portal's read-only view. Activations without their IP address;
+ * `products` are the products the key can be used with (spec 2.2).
+ */
+export function portalLicenseView({
+  license,
+  product,
+  planName,
+  products,
+  now,
+}: {
+  license: LicenseRecord;
+  product: LicensedProduct;
+  planName: string;
+  products: ReadonlyArray<{ id: number; title: string }>;
+  now: Date;
+}): PortalLicense {
+  return {
+    license_key: license.license_key,
+    status: effectiveStatus(license, now),
+    product: product.title,
+    plan: planName,
+    activation_type: license.activation_type,
+    activation_limit: license.activation_limit,
+    activations_used: license.activations.length,
+    expires_at: iso(license.expires_at),
+    auto_renew: license.auto_renew,
+    next_payment_at: iso(license.next_payment_at),
+    products: products.map(({ id, title }) => ({ id, title })),
+    activations: license.activations.map((a) => ({
+      identifier: a.identifier,
+      name: a.name,
+      activated_at: a.activated_at.toISOString(),
+    })),
+  };
+}
+
+/** A scheduled task as listed: its interval here, its last run and its next scheduled run. */
+export function scheduledTaskView({
+  name,
+  interval,
+  lastRun,
+  nextRunAt,
+}: {
+  name: TaskName;
+  interval: string;
+  lastRun: TaskRunRecord | null;
+  nextRunAt: Date | null;
+}): ScheduledTask {
+  return {
+    name,
+    interval,
+    last_run: lastRun && {
+      ran_at: lastRun.ran_at.toISOString(),
+      trigger: lastRun.trigger,
+      affected: lastRun.affected,
+      error: lastRun.error,
+    },
+    next_run_at: iso(nextRunAt),
   };
 }

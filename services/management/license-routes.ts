@@ -1,12 +1,19 @@
 import { z } from 'zod';
 import {
   AddActivationRequest,
+  ChangePlanRequest,
   CreateLicenseRequest,
+  IdText,
   LicenseDetail,
+  LicensePage,
+  LicenseStatus,
   LicensingError,
   NonEmptyShortText,
+  RenewLicenseRequest,
+  SearchLicensesRequest,
   UpdateLicenseRequest,
 } from '../../libs/contracts/index.js';
+import { parseWith } from '../../libs/http/index.js';
 import type { Route } from '../../libs/http/index.js';
 import { ADMIN_BASE, adminErrors, adminRoute, nonEmptyPatch, type ManagementDeps } from './deps.js';
 
@@ -15,13 +22,46 @@ const ActivationPath = KeyPath.extend({
   identifier: NonEmptyShortText.meta({ description: 'The identifier, normalised or not.' }),
 });
 const LicensePatch = nonEmptyPatch(UpdateLicenseRequest.omit({ license_key: true }));
+const PlanChange = ChangePlanRequest.omit({ license_key: true });
+const Renewal = RenewLicenseRequest.omit({ license_key: true });
+
+/** An empty query field counts as absent. */
+const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** The license search's query: known fields once each; the page bounds of the contract. */
+const LicenseSearchQueryFields = z.strictObject({
+  product_id: absentIfEmpty(IdText).meta({ description: 'Only licenses of this product.' }),
+  plan_id: absentIfEmpty(IdText).meta({ description: 'Only licenses on this plan.' }),
+  status: absentIfEmpty(LicenseStatus).meta({
+    description: 'The reported status: an active license past its expiry date is expired.',
+  }),
+  q: absentIfEmpty(NonEmptyShortText).meta({
+    description:
+      'A license key prefix, or an identifier activated on the license (normalised for ' +
+      'comparison: https://www.Shop.example/ finds shop.example).',
+  }),
+  page: absentIfEmpty(IdText).meta({ description: 'From 1, at most 10,000.' }),
+  per_page: absentIfEmpty(IdText).meta({
+    description: 'Licenses per page, at most 500 (default 50).',
+  }),
+});
+const LicenseSearchQuery = LicenseSearchQueryFields.transform((query) => ({
+  product_id: query.product_id ?? null,
+  plan_id: query.plan_id ?? null,
+  status: query.status ?? null,
+  q: query.q ?? null,
+  ...(query.page === undefined ? {} : { page: query.page }),
+  ...(query.per_page === undefined ? {} : { per_page: query.per_page }),
+}));
 const ActivationToAdd = AddActivationRequest.omit({ license_key: true });
 
 const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
 
 /**
- * Admin Add is refused for the reasons activate is (spec 3.2: not active, expired, full), but an
- * admin's refused Add is a conflict with the license's state: 409, with the spec's code.
+ * Admin Add is refused for the reasons activate is (spec 3.2: not active, expired, full), and a
+ * renewal for a license that cannot be renewed; to an admin, each is a conflict with the
+ * license's state: 409, with the spec's code.
  */
 function asConflict(error: unknown): unknown {
   if (!(error instanceof LicensingError) || error.status !== 403) return error;
@@ -48,6 +88,26 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       const license = await transport.call('license.createLicense', body);
       return { data: license, location: licensePath(license.license_key) };
     },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/licenses`,
+    operationId: 'searchLicenses',
+    summary:
+      'Licenses, newest first, paged: by product, plan, reported status, and a key prefix or ' +
+      "an activated identifier (find a customer's license from the site they name).",
+    tag: 'Licenses',
+    queryFields: LicenseSearchQueryFields,
+    query: LicenseSearchQuery,
+    success: { status: 200, description: 'One page of licenses.', data: LicensePage },
+    errors: { 400: adminErrors[400]('An unknown, repeated or malformed parameter.') },
+    handle: async ({ query }, { transport }) => ({
+      // The contract bounds page and per_page.
+      data: await transport.call(
+        'license.searchLicenses',
+        parseWith(SearchLicensesRequest, query, 'query'),
+      ),
+    }),
   }),
   adminRoute({
     method: 'get',
@@ -87,6 +147,53 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('license.updateLicense', { license_key: params.key, ...body }),
     }),
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/licenses/:key/plan-change`,
+    operationId: 'changePlan',
+    summary:
+      "Move a license to another plan (spec 3.3): now (its limit and type reset to the plan's) " +
+      'or at the next checkout renewal (stored as pending_plan until then). Activations stay, ' +
+      'even above the new limit; new ones are refused until the count is under it.',
+    tag: 'Licenses',
+    params: KeyPath,
+    body: PlanChange,
+    success: { status: 200, description: 'The license.', data: LicenseDetail },
+    errors: { 404: adminErrors[404]('No license with this key, or no such plan.') },
+    handle: async ({ params, body }, { transport }) => ({
+      data: await transport.call('license.changePlan', { license_key: params.key, ...body }),
+    }),
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/licenses/:key/renewals`,
+    operationId: 'renewLicense',
+    summary:
+      'Renew a license (spec 3.3): a new expiry and next payment date. checkout (the Renew ' +
+      "button) applies a pending plan change and resets limit and type to the plan's; gateway " +
+      '(automatic renewal) leaves them unchanged. An expired license becomes active, a ' +
+      'suspended one stays suspended; a revoked or cancelled one cannot be renewed.',
+    tag: 'Licenses',
+    params: KeyPath,
+    body: Renewal,
+    success: { status: 200, description: 'The renewed license.', data: LicenseDetail },
+    errors: {
+      400: adminErrors[400]('A field that fails validation, or an expiry that is not ahead.'),
+      404: adminErrors[404]('No license with this key.'),
+      409: {
+        codes: ['LICENSE_INVALID'],
+        description: 'The license is revoked or cancelled: issue a new one instead.',
+      },
+    },
+    handle: async ({ params, body }, { transport }) => {
+      const license = await transport
+        .call('license.renewLicense', { license_key: params.key, ...body })
+        .catch((error: unknown) => {
+          throw asConflict(error);
+        });
+      return { data: license };
+    },
   }),
   adminRoute({
     method: 'post',

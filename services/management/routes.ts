@@ -8,6 +8,7 @@ import {
 import { documentationRoutes, sendData, type Route } from '../../libs/http/index.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { ADMIN_BASE, adminErrors, type ManagementDeps } from './deps.js';
+import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { packageRoutes } from './package-routes.js';
 
@@ -73,6 +74,7 @@ export const managementRoutes: readonly Route<ManagementDeps>[] = [
   ...catalogRoutes,
   ...licenseRoutes,
   ...packageRoutes,
+  ...jobRoutes,
   healthRoute,
   {
     method: 'get',

@@ -1,19 +1,102 @@
 import { randomBytes } from 'node:crypto';
+import type { Connection } from 'mongoose';
 import { connectDatabase } from '../../libs/database/index.js';
+import { SCHEDULED_TASKS_COLLECTION, licenseIndexes } from '../../services/license/models.js';
 import { openMongoStores } from '../../services/license/mongo-stores.js';
+import type { LicenseStores } from '../../services/license/stores.js';
 import { describeLicenseStores } from '../support/license-store-contract.js';
 
-// The license service's MongoDB stores, each group on a database of its own on the test server
-// (test/support/global-setup.ts), dropped after.
-describeLicenseStores('MongoDB stores', async () => {
+/** A database of its own on the test server (test/support/global-setup.ts). */
+async function openDatabase(): Promise<Connection> {
   const url = process.env.MONGODB_URL;
   if (!url) throw new Error('MONGODB_URL is not set: the global setup starts the test server.');
-  const db = await connectDatabase(url, `t${randomBytes(4).toString('hex')}`, 'license');
+  return connectDatabase(url, `t${randomBytes(4).toString('hex')}`, 'license');
+}
+
+// The license service's MongoDB stores, each group on a database of its own, dropped after.
+describeLicenseStores('MongoDB stores', async () => {
+  const db = await openDatabase();
   return {
     stores: await openMongoStores(db),
     close: async () => {
       await db.dropDatabase();
       await db.close();
     },
+    // The shape of the record Agenda keeps of a recurring job.
+    scheduleJob: async (jobName, nextRunAt) => {
+      await db
+        .collection(SCHEDULED_TASKS_COLLECTION)
+        .updateOne(
+          { name: jobName },
+          { $set: { type: 'single', nextRunAt, priority: 0 } },
+          { upsert: true },
+        );
+    },
   };
+});
+
+describe('MongoDB stores: the stored documents', () => {
+  let db: Connection;
+  let stores: LicenseStores;
+  beforeAll(async () => {
+    db = await openDatabase();
+    stores = await openMongoStores(db);
+  });
+  afterAll(async () => {
+    await db?.dropDatabase();
+    await db?.close();
+  });
+
+  test('the licenses collection has every index of models.ts licenseIndexes', async () => {
+    const indexes = await db.collection('licenses').indexes();
+    for (const declared of licenseIndexes) {
+      expect(indexes).toContainEqual(
+        expect.objectContaining({ key: declared.fields, ...declared.options }),
+      );
+    }
+  });
+
+  test('a license stored before plan changes existed has no pending change, renews and is found', async () => {
+    const licenseKey = `legacy-${randomBytes(4).toString('hex')}`;
+    const created = new Date('2026-01-01T00:00:00.000Z');
+    await db.collection('licenses').insertOne({
+      license_key: licenseKey,
+      product_id: 10,
+      plan_id: 1,
+      status: 'expired',
+      expires_at: new Date('2026-02-01T00:00:00.000Z'),
+      auto_renew: false,
+      next_payment_at: null,
+      activation_type: 'domain',
+      activation_limit: 3,
+      activations: [],
+      last_check_at: null,
+      last_check_ip: null,
+      check_count: 0,
+      created_at: created,
+      updated_at: created,
+    });
+    const license = await stores.licenses.findByKey(licenseKey);
+    expect(license?.pending_plan_id).toBeNull();
+    const expiresAt = new Date('2027-01-01T00:00:00.000Z');
+    expect(
+      await stores.licenses.renew({
+        licenseKey,
+        basis: { status: 'expired', plan_id: 1, pending_plan_id: null },
+        renewal: { status: 'active', expires_at: expiresAt },
+      }),
+    ).toMatchObject({ status: 'active', expires_at: expiresAt, pending_plan_id: null });
+    const found = await stores.licenses.search({
+      filters: {
+        product_id: null,
+        plan_id: null,
+        status: 'active',
+        text: { keyPrefix: 'legacy-', identifierKeys: [] },
+      },
+      now: new Date('2026-06-01T00:00:00.000Z'),
+      page: 1,
+      perPage: 10,
+    });
+    expect(found.licenses.map((l) => l.license_key)).toEqual([licenseKey]);
+  });
 });

@@ -382,6 +382,7 @@ describe('licenses: create', () => {
       last_check_ip: null,
       check_count: 0,
       created_at: expect.any(String),
+      pending_plan: null,
       activations: [],
       rejected_attempts: [],
     });
@@ -448,7 +449,7 @@ describe('licenses: create', () => {
 });
 
 describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
-  test('the detail has the fields of spec 2.2 plus activations and rejected attempts', async () => {
+  test('the detail has the fields of spec 2.2 plus a pending plan, activations and rejected attempts', async () => {
     const license = await createLicense();
     expect(Object.keys(await detail(license.license_key)).sort()).toEqual(
       [
@@ -468,6 +469,7 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         'auto_renew',
         'next_payment_at',
         'created_at',
+        'pending_plan',
         'activations',
         'rejected_attempts',
       ].sort(),
@@ -1008,7 +1010,7 @@ describe('routing', () => {
   test('unknown routes get the 404 NOT_FOUND envelope', async () => {
     expectError(await system.admin().get('/nope'), 404, 'NOT_FOUND');
     expectError(await get('/nope'), 404, 'NOT_FOUND');
-    expectError(await get('/licenses'), 404, 'NOT_FOUND');
+    expectError(await get('/licenses/some-key/nope'), 404, 'NOT_FOUND');
     expectError(await del('/products/1'), 404, 'NOT_FOUND');
     expectError(await system.admin().post('/admin/v2/products').send({}), 404, 'NOT_FOUND');
   });

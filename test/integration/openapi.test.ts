@@ -315,9 +315,12 @@ describe('(c) real responses match the documented schemas', () => {
       body?: unknown;
       raw?: { type: string; text: string };
       auth?: string | null;
+      /** A query string, without the `?`. */
+      query?: string;
     } = {},
   ) {
-    let req = send(system.running.managementUrl, method, concrete(template, options.params));
+    const path = concrete(template, options.params) + (options.query ? `?${options.query}` : '');
+    let req = send(system.running.managementUrl, method, path);
     if (options.auth !== null) req = req.set('Authorization', options.auth ?? AUTH);
     if (options.raw) req = req.set('Content-Type', options.raw.type).send(options.raw.text);
     else if (options.body !== undefined) req = req.send(options.body as object);
@@ -712,6 +715,51 @@ describe('(c) real responses match the documented schemas', () => {
     expect(res.status).toBe(503);
     expectDocumented(mgmt, 'get', '/admin/v1/health', res);
     await transport.close();
+  });
+
+  test('license lifecycle: search, plan change, renewal, jobs, and the portal', async () => {
+    const key = await adminLicense(2);
+    await admin('get', LICENSES, 200);
+    await admin('get', LICENSES, 400, { query: 'page=0' });
+    const plan = (
+      await admin('post', PLANS, 201, {
+        body: { name: 'Lifecycle', activation_type: 'domain', activation_limit: 1 },
+      })
+    ).body.data;
+    await admin('post', `${LICENSE}/plan-change`, 200, {
+      params: { key },
+      body: { plan_id: plan.id, when: 'renewal' },
+    });
+    await admin('post', `${LICENSE}/plan-change`, 404, {
+      params: { key },
+      body: { plan_id: UNKNOWN, when: 'now' },
+    });
+    await admin('post', `${LICENSE}/renewals`, 200, {
+      params: { key },
+      body: { expires_at: '2099-01-01T00:00:00Z', source: 'checkout' },
+    });
+    await admin('post', `${LICENSE}/renewals`, 400, {
+      params: { key },
+      body: { expires_at: '2020-01-01T00:00:00Z', source: 'checkout' },
+    });
+    const revoked = await adminLicense(1, { status: 'revoked' });
+    await admin('post', `${LICENSE}/renewals`, 409, {
+      params: { key: revoked },
+      body: { expires_at: '2099-01-01T00:00:00Z', source: 'gateway' },
+    });
+    await admin('get', '/admin/v1/jobs', 200);
+    await admin('post', '/admin/v1/jobs/{name}', 200, { params: { name: 'license-expiry' } });
+    await admin('post', '/admin/v1/jobs/{name}', 404, { params: { name: 'nothing' } });
+
+    const PORTAL = `${API_BASE}/portal/license`;
+    const portal = async (fields: Record<string, string>, status: number) => {
+      const res = await system.api().post(PORTAL).type('form').send(fields);
+      expect(res.status).toBe(status);
+      expectDocumented(pub, 'post', PORTAL, res);
+    };
+    await portal({ license_key: key }, 200);
+    await portal({ license_key: 'no-such-key' }, 403);
+    await portal({}, 400);
   });
 
   test('every answer the integration tests get is checked: an undocumented one fails', async () => {

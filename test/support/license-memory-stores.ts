@@ -1,9 +1,12 @@
 import { identifierKey } from '../../libs/identifier/index.js';
+import type { LicenseStatus } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   BeforeEachWrite,
   LicenseChanges,
+  LicenseFilters,
   LicenseRecord,
+  LicenseRenewal,
   LicenseStore,
   LicenseStores,
   LicenseUpdate,
@@ -11,8 +14,12 @@ import type {
   NewLicense,
   PlanRecord,
   PlanStore,
+  PlanTerms,
   RejectedAttemptRecord,
   RejectedAttemptStore,
+  RenewalBasis,
+  TaskRunRecord,
+  TaskRunStore,
 } from '../../services/license/stores.js';
 
 /**
@@ -25,17 +32,22 @@ import type {
  * Each method first yields to the event loop, so concurrent calls do interleave between methods,
  * as requests do between database round trips.
  */
-export function memoryLicenseStores(
-  options: { clock?: () => Date } = {},
-): LicenseStores & { writes(): number } {
+export function memoryLicenseStores(options: { clock?: () => Date } = {}): LicenseStores & {
+  writes(): number;
+  scheduleJob(jobName: string, nextRunAt: Date | null): void;
+} {
   const clock = options.clock ?? (() => new Date());
   const counter = { writes: 0 };
+  const taskRuns = new MemoryTaskRunStore(counter);
   return {
     licenses: new MemoryLicenseStore(clock, counter),
     plans: new MemoryPlanStore(clock, counter),
     rejectedAttempts: new MemoryRejectedAttemptStore(counter),
+    taskRuns,
     /** How many writes changed something: lets a test see that nothing was written. */
     writes: () => counter.writes,
+    /** Stands for the scheduler's job record of a recurring task (services/license/scheduler.ts). */
+    scheduleJob: (jobName, nextRunAt) => taskRuns.scheduleJob(jobName, nextRunAt),
   };
 }
 
@@ -58,8 +70,45 @@ const noWriteCheck: BeforeEachWrite = () => {};
 const unexpiredAt = (license: LicenseRecord, now: Date) =>
   license.expires_at === null || license.expires_at.getTime() > now.getTime();
 
+/** Mirrors the MongoDB filter of a reported status (mongo-stores.ts `reportedStatusFilter`). */
+function hasReportedStatus(license: LicenseRecord, status: LicenseStatus, now: Date): boolean {
+  switch (status) {
+    case 'active':
+      return license.status === 'active' && unexpiredAt(license, now);
+    case 'expired':
+      return (
+        license.status === 'expired' || (license.status === 'active' && !unexpiredAt(license, now))
+      );
+    default:
+      return license.status === status;
+  }
+}
+
+/** Mirrors mongo-stores.ts `licenseSearchFilter`. */
+function matchesFilters(license: LicenseRecord, filters: LicenseFilters, now: Date): boolean {
+  if (filters.product_id !== null && license.product_id !== filters.product_id) return false;
+  if (filters.plan_id !== null && license.plan_id !== filters.plan_id) return false;
+  if (filters.status !== null && !hasReportedStatus(license, filters.status, now)) return false;
+  if (filters.text === null) return true;
+  const { keyPrefix, identifierKeys } = filters.text;
+  return (
+    (keyPrefix !== null && license.license_key.startsWith(keyPrefix)) ||
+    license.activations.some((a) => identifierKeys.includes(a.identifier_key))
+  );
+}
+
+/** Spec 3.3: a plan applied to a license sets its plan, limit and type. */
+function applyPlan(license: LicenseRecord, plan: PlanTerms): void {
+  license.plan_id = plan.id;
+  license.activation_type = plan.activation_type;
+  license.activation_limit = plan.activation_limit;
+  license.pending_plan_id = null;
+}
+
 class MemoryLicenseStore implements LicenseStore {
   private readonly byKey = new Map<string, LicenseRecord>();
+  /** The order licenses were issued in: what MongoDB's `_id` breaks ties of `created_at` with. */
+  private readonly issueOrder = new Map<string, number>();
 
   constructor(
     private readonly clock: () => Date,
@@ -84,8 +133,10 @@ class MemoryLicenseStore implements LicenseStore {
       last_check_ip: null,
       check_count: 0,
       created_at: copy(this.clock()),
+      pending_plan_id: null,
     };
     this.byKey.set(issued.license_key, issued);
+    this.issueOrder.set(issued.license_key, this.issueOrder.size);
     this.counter.writes++;
     return { outcome: 'issued', license: copy(issued) };
   }
@@ -175,6 +226,86 @@ class MemoryLicenseStore implements LicenseStore {
     if (limit !== undefined) license.activation_limit = limit;
     this.counter.writes++;
     return { outcome: 'updated', license: copy(license) };
+  }
+
+  async changePlan({
+    licenseKey,
+    plan,
+  }: {
+    licenseKey: string;
+    plan: PlanTerms;
+  }): Promise<LicenseRecord | null> {
+    await roundTrip();
+    const license = this.byKey.get(licenseKey);
+    if (!license) return null;
+    applyPlan(license, plan);
+    this.counter.writes++;
+    return copy(license);
+  }
+
+  async schedulePlanChange({
+    licenseKey,
+    planId,
+  }: {
+    licenseKey: string;
+    planId: number;
+  }): Promise<LicenseRecord | null> {
+    await roundTrip();
+    const license = this.byKey.get(licenseKey);
+    if (!license) return null;
+    license.pending_plan_id = planId;
+    this.counter.writes++;
+    return copy(license);
+  }
+
+  async renew({
+    licenseKey,
+    basis,
+    renewal,
+  }: {
+    licenseKey: string;
+    basis: RenewalBasis;
+    renewal: LicenseRenewal;
+  }): Promise<LicenseRecord | null> {
+    await roundTrip();
+    // From here to the return: one synchronous check-and-write, like the conditional update.
+    const license = this.byKey.get(licenseKey);
+    if (
+      !license ||
+      license.status !== basis.status ||
+      license.plan_id !== basis.plan_id ||
+      license.pending_plan_id !== basis.pending_plan_id
+    ) {
+      return null;
+    }
+    license.status = renewal.status;
+    license.expires_at = copy(renewal.expires_at);
+    if (renewal.next_payment_at !== undefined) {
+      license.next_payment_at = copy(renewal.next_payment_at);
+    }
+    if (renewal.plan) applyPlan(license, renewal.plan);
+    this.counter.writes++;
+    return copy(license);
+  }
+
+  async search({
+    filters,
+    now,
+    page,
+    perPage,
+  }: {
+    filters: LicenseFilters;
+    now: Date;
+    page: number;
+    perPage: number;
+  }): Promise<{ licenses: LicenseRecord[]; total: number }> {
+    await roundTrip();
+    const order = (license: LicenseRecord) => this.issueOrder.get(license.license_key) ?? 0;
+    const found = [...this.byKey.values()]
+      .filter((license) => matchesFilters(license, filters, now))
+      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || order(b) - order(a));
+    const start = (page - 1) * perPage;
+    return { licenses: found.slice(start, start + perPage).map(copy), total: found.length };
   }
 
   async expirePastDue(now: Date): Promise<number> {
@@ -293,5 +424,34 @@ class MemoryRejectedAttemptStore implements RejectedAttemptStore {
     }
     this.counter.writes += removed;
     return removed;
+  }
+}
+
+class MemoryTaskRunStore implements TaskRunStore {
+  private readonly runs = new Map<string, TaskRunRecord>();
+  private readonly jobs = new Map<string, Date | null>();
+
+  constructor(private readonly counter: { writes: number }) {}
+
+  async recordRun(run: TaskRunRecord): Promise<void> {
+    await roundTrip();
+    const kept = this.runs.get(run.name);
+    if (kept && kept.ran_at.getTime() > run.ran_at.getTime()) return;
+    this.runs.set(run.name, copy(run));
+    this.counter.writes++;
+  }
+
+  async lastRuns(): Promise<TaskRunRecord[]> {
+    await roundTrip();
+    return [...this.runs.values()].sort((a, b) => a.name.localeCompare(b.name)).map(copy);
+  }
+
+  async nextScheduledRun({ jobName }: { jobName: string }): Promise<Date | null> {
+    await roundTrip();
+    return copy(this.jobs.get(jobName) ?? null);
+  }
+
+  scheduleJob(jobName: string, nextRunAt: Date | null): void {
+    this.jobs.set(jobName, copy(nextRunAt));
   }
 }

@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type {
+  LicenseFilters,
   LicenseRecord,
   LicenseStores,
   NewActivation,
   NewLicense,
+  TaskRunRecord,
 } from '../../services/license/stores.js';
 
-/** Opens empty stores; `close` removes whatever they hold. */
-export type OpenStores = () => Promise<{ stores: LicenseStores; close(): Promise<void> }>;
+/**
+ * Opens empty stores; `close` removes whatever they hold; `scheduleJob` writes what the scheduler
+ * would record of a recurring job (services/license/scheduler.ts), for `nextScheduledRun`.
+ */
+export type OpenStores = () => Promise<{
+  stores: LicenseStores;
+  close(): Promise<void>;
+  scheduleJob(jobName: string, nextRunAt: Date | null): Promise<void>;
+}>;
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const EARLIER = new Date('2026-05-01T00:00:00.000Z');
@@ -44,7 +53,7 @@ const identifiers = (license: LicenseRecord | null) =>
  */
 export function describeLicenseStores(implementation: string, open: OpenStores): void {
   /** Fresh stores for each group, so counts over a whole store see only the group's records. */
-  function withStores(): () => LicenseStores {
+  function withOpened(): () => Awaited<ReturnType<OpenStores>> {
     let opened: Awaited<ReturnType<OpenStores>> | undefined;
     beforeAll(async () => {
       opened = await open();
@@ -54,8 +63,12 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     });
     return () => {
       if (!opened) throw new Error('The stores did not open.');
-      return opened.stores;
+      return opened;
     };
+  }
+  function withStores(): () => LicenseStores {
+    const opened = withOpened();
+    return () => opened().stores;
   }
 
   describe(`${implementation}: licenses (spec 2.2)`, () => {
@@ -66,7 +79,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       return issued.license;
     };
 
-    test('an issued license starts without activations or checks, and is found by its key', async () => {
+    test('an issued license starts without activations, checks or pending plan change, and is found by its key', async () => {
       const license = await issue({ expires_at: LATER, activation_type: 'seat' });
       expect(license).toEqual({
         ...newLicense({
@@ -79,6 +92,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         last_check_ip: null,
         check_count: 0,
         created_at: expect.any(Date),
+        pending_plan_id: null,
       });
       expect(await stores().licenses.findByKey(license.license_key)).toEqual(license);
     });
@@ -504,6 +518,348 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       expect(
         (await stores().rejectedAttempts.listForLicense(licenseKey)).map((r) => r.identifier),
       ).toEqual(['recent.example']);
+    });
+  });
+
+  describe(`${implementation}: spec 3.3 plan changes and renewals`, () => {
+    const stores = withStores();
+    const issue = async (overrides: Partial<NewLicense> = {}) => {
+      const issued = await stores().licenses.issue(newLicense(overrides));
+      if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
+      return issued.license;
+    };
+    const seat = { id: 7, activation_type: 'seat' as const, activation_limit: 10 };
+    const basisOf = (license: LicenseRecord) => ({
+      status: license.status,
+      plan_id: license.plan_id,
+      pending_plan_id: license.pending_plan_id,
+    });
+
+    test('a plan change now takes the plan, its limit and its type, and clears a pending change', async () => {
+      const { license_key: licenseKey } = await issue();
+      await stores().licenses.schedulePlanChange({ licenseKey, planId: 5 });
+      const changed = await stores().licenses.changePlan({ licenseKey, plan: seat });
+      expect(changed).toMatchObject({
+        plan_id: 7,
+        activation_type: 'seat',
+        activation_limit: 10,
+        pending_plan_id: null,
+      });
+      expect(await stores().licenses.findByKey(licenseKey)).toEqual(changed);
+    });
+
+    test('a plan change now keeps the activations in use above a lower limit; claims wait until under it', async () => {
+      const { license_key: licenseKey } = await issue({ activation_limit: 3 });
+      for (const site of ['a.com', 'b.com', 'c.com']) {
+        await stores().licenses.claimSlot({ licenseKey, activation: activation(site), now: NOW });
+      }
+      const lower = { id: 2, activation_type: 'domain' as const, activation_limit: 2 };
+      const changed = await stores().licenses.changePlan({ licenseKey, plan: lower });
+      expect(identifiers(changed)).toEqual(['a.com', 'b.com', 'c.com']);
+      const claim = () =>
+        stores().licenses.claimSlot({ licenseKey, activation: activation('d.com'), now: NOW });
+      expect(await claim()).toBeNull();
+      await stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' });
+      expect(await claim()).toBeNull();
+      await stores().licenses.releaseSlot({ licenseKey, identifier: 'b.com' });
+      expect(identifiers(await claim())).toEqual(['c.com', 'd.com']);
+    });
+
+    test('a plan change at renewal is stored as pending; plan, limit and type stay', async () => {
+      const license = await issue();
+      const scheduled = await stores().licenses.schedulePlanChange({
+        licenseKey: license.license_key,
+        planId: 7,
+      });
+      expect(scheduled).toEqual({ ...license, pending_plan_id: 7 });
+      expect(await stores().licenses.findByKey(license.license_key)).toEqual(scheduled);
+    });
+
+    test('a plan change of an unknown key changes nothing', async () => {
+      const licenseKey = uniqueKey();
+      expect(await stores().licenses.changePlan({ licenseKey, plan: seat })).toBeNull();
+      expect(await stores().licenses.schedulePlanChange({ licenseKey, planId: 7 })).toBeNull();
+      expect(await stores().licenses.findByKey(licenseKey)).toBeNull();
+    });
+
+    test('a renewal writes status, expiry and next payment; plan, limit and type stay without a plan', async () => {
+      const license = await issue({ status: 'expired', expires_at: EARLIER });
+      await stores().licenses.schedulePlanChange({ licenseKey: license.license_key, planId: 7 });
+      const renewed = await stores().licenses.renew({
+        licenseKey: license.license_key,
+        basis: { ...basisOf(license), pending_plan_id: 7 },
+        renewal: { status: 'active', expires_at: LATER, next_payment_at: LATER },
+      });
+      expect(renewed).toEqual({
+        ...license,
+        status: 'active',
+        expires_at: LATER,
+        next_payment_at: LATER,
+        pending_plan_id: 7,
+      });
+      expect(await stores().licenses.findByKey(license.license_key)).toEqual(renewed);
+    });
+
+    test('a renewal with a plan takes its limit and type and clears the pending change', async () => {
+      const license = await issue({ activation_limit: 1 });
+      await stores().licenses.schedulePlanChange({ licenseKey: license.license_key, planId: 7 });
+      expect(
+        await stores().licenses.renew({
+          licenseKey: license.license_key,
+          basis: { ...basisOf(license), pending_plan_id: 7 },
+          renewal: { status: 'active', expires_at: LATER, plan: seat },
+        }),
+      ).toMatchObject({
+        plan_id: 7,
+        activation_type: 'seat',
+        activation_limit: 10,
+        pending_plan_id: null,
+        expires_at: LATER,
+      });
+    });
+
+    test('a renewal leaves the next payment date when none is given, and clears it with null', async () => {
+      const license = await issue({ next_payment_at: EARLIER });
+      const renew = (next_payment_at?: Date | null) =>
+        stores().licenses.renew({
+          licenseKey: license.license_key,
+          basis: basisOf(license),
+          renewal: { status: 'active', expires_at: LATER, next_payment_at },
+        });
+      expect((await renew())?.next_payment_at).toEqual(EARLIER);
+      expect((await renew(null))?.next_payment_at).toBeNull();
+    });
+
+    test.each([
+      ['status', { status: 'suspended' as const }],
+      ['plan', { plan_id: 99 }],
+      ['pending plan change', { pending_plan_id: 7 }],
+    ])('a renewal decided on another %s than the stored one writes nothing', async (_, stale) => {
+      const license = await issue();
+      expect(
+        await stores().licenses.renew({
+          licenseKey: license.license_key,
+          basis: { ...basisOf(license), ...stale },
+          renewal: { status: 'active', expires_at: LATER, plan: seat },
+        }),
+      ).toBeNull();
+      expect(await stores().licenses.findByKey(license.license_key)).toEqual(license);
+    });
+
+    test('concurrent renewals decided on one read: only the first is written', async () => {
+      const license = await issue({ status: 'expired', expires_at: EARLIER });
+      const renewals = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          stores().licenses.renew({
+            licenseKey: license.license_key,
+            basis: basisOf(license),
+            renewal: { status: 'active', expires_at: new Date(LATER.getTime() + i * DAY) },
+          }),
+        ),
+      );
+      const written = renewals.filter((r) => r !== null);
+      expect(written).toHaveLength(1);
+      expect(await stores().licenses.findByKey(license.license_key)).toEqual(written[0]);
+    });
+
+    test('a renewal of an unknown key writes nothing', async () => {
+      expect(
+        await stores().licenses.renew({
+          licenseKey: uniqueKey(),
+          basis: { status: 'active', plan_id: 1, pending_plan_id: null },
+          renewal: { status: 'active', expires_at: LATER },
+        }),
+      ).toBeNull();
+    });
+  });
+
+  describe(`${implementation}: admin search`, () => {
+    const stores = withStores();
+    const prefix = `s${randomBytes(4).toString('hex')}`;
+    /** By name, in the order they are issued. */
+    const keys = {
+      plain: `${prefix}-plain`,
+      pastDue: `${prefix}-past-due`,
+      expired: `${prefix}.expired`,
+      suspended: `${prefix}-suspended`,
+      later: `${prefix}-later`,
+    };
+    const noFilters: LicenseFilters = { product_id: null, plan_id: null, status: null, text: null };
+    const search = async (filters: Partial<LicenseFilters>, page = 1, perPage = 50) =>
+      stores().licenses.search({ filters: { ...noFilters, ...filters }, now: NOW, page, perPage });
+    const found = async (filters: Partial<LicenseFilters>) =>
+      (await search(filters)).licenses.map((l) => l.license_key);
+    const text = (keyPrefix: string | null, identifierKeys: string[] = []) => ({
+      text: { keyPrefix, identifierKeys },
+    });
+
+    beforeAll(async () => {
+      const issued: Array<[string, Partial<NewLicense>]> = [
+        [keys.plain, { product_id: 10, plan_id: 1 }],
+        [keys.pastDue, { product_id: 10, plan_id: 2, expires_at: EARLIER }],
+        [keys.expired, { product_id: 11, plan_id: 1, status: 'expired', expires_at: EARLIER }],
+        [
+          keys.suspended,
+          { product_id: 11, plan_id: 2, status: 'suspended', activation_type: 'device' },
+        ],
+        [keys.later, { product_id: 10, plan_id: 1, expires_at: LATER }],
+      ];
+      for (const [license_key, overrides] of issued) {
+        await stores().licenses.issue(newLicense({ license_key, ...overrides }));
+      }
+      await stores().licenses.claimSlot({
+        licenseKey: keys.plain,
+        activation: activation('shop.example'),
+        now: NOW,
+      });
+      await stores().licenses.update({
+        licenseKey: keys.suspended,
+        changes: { status: 'active' },
+      });
+      await stores().licenses.claimSlot({
+        licenseKey: keys.suspended,
+        activation: activation('PC-One'),
+        now: NOW,
+      });
+      await stores().licenses.update({
+        licenseKey: keys.suspended,
+        changes: { status: 'suspended' },
+      });
+    });
+
+    test('without filters: every license, newest first (the later issued first), and the total', async () => {
+      const all = await search({});
+      expect(all.total).toBe(5);
+      expect(all.licenses.map((l) => l.license_key)).toEqual(Object.values(keys).reverse());
+      const dates = all.licenses.map((l) => l.created_at.getTime());
+      expect(dates).toEqual([...dates].sort((a, b) => b - a));
+      expect(all.licenses[4]).toEqual(await stores().licenses.findByKey(keys.plain));
+    });
+
+    test('pages of per_page in order, each with the total of all; a page past the end is empty', async () => {
+      const order = Object.values(keys).reverse();
+      const pages = await Promise.all([1, 2, 3, 4].map((page) => search({}, page, 2)));
+      expect(pages.map((p) => p.licenses.map((l) => l.license_key))).toEqual([
+        order.slice(0, 2),
+        order.slice(2, 4),
+        order.slice(4),
+        [],
+      ]);
+      expect(pages.map((p) => p.total)).toEqual([5, 5, 5, 5]);
+    });
+
+    test('by product and by plan, each alone and together', async () => {
+      expect(await found({ product_id: 10 })).toEqual([keys.later, keys.pastDue, keys.plain]);
+      expect(await found({ plan_id: 2 })).toEqual([keys.suspended, keys.pastDue]);
+      expect(await found({ product_id: 11, plan_id: 1 })).toEqual([keys.expired]);
+      expect(await found({ product_id: 99 })).toEqual([]);
+      expect((await search({ product_id: 10, plan_id: 1 })).total).toBe(2);
+    });
+
+    test('by reported status (spec 3.1): an active license past its date is expired, not active', async () => {
+      expect(await found({ status: 'active' })).toEqual([keys.later, keys.plain]);
+      expect(await found({ status: 'expired' })).toEqual([keys.expired, keys.pastDue]);
+      expect(await found({ status: 'suspended' })).toEqual([keys.suspended]);
+      expect(await found({ status: 'revoked' })).toEqual([]);
+      expect(await found({ status: 'expired', product_id: 10 })).toEqual([keys.pastDue]);
+    });
+
+    test('by a license key prefix: anchored, case-sensitive, its characters taken literally', async () => {
+      expect(await found(text(prefix))).toEqual(Object.values(keys).reverse());
+      expect(await found(text(`${prefix}-p`))).toEqual([keys.pastDue, keys.plain]);
+      // `.` is a character of the key, not "any character".
+      expect(await found(text(`${prefix}.`))).toEqual([keys.expired]);
+      expect(await found(text(`${prefix}.*`))).toEqual([]);
+      expect(await found(text(prefix.toUpperCase()))).toEqual([]);
+      expect(await found(text('plain'))).toEqual([]);
+    });
+
+    test('by an activated identifier, through its key', async () => {
+      expect(await found(text(null, ['shop.example']))).toEqual([keys.plain]);
+      expect(await found(text(null, ['pc-one', 'nowhere.example']))).toEqual([keys.suspended]);
+      expect(await found(text(null, ['shop']))).toEqual([]);
+    });
+
+    test('a key prefix or an identifier, with the other filters', async () => {
+      expect(await found(text(`${prefix}-later`, ['shop.example']))).toEqual([
+        keys.later,
+        keys.plain,
+      ]);
+      expect(
+        await found({
+          ...text(`${prefix}-later`, ['shop.example']),
+          plan_id: 1,
+          status: 'active',
+          product_id: 10,
+        }),
+      ).toEqual([keys.later, keys.plain]);
+      expect(await found({ ...text(null, ['shop.example']), status: 'expired' })).toEqual([]);
+    });
+
+    test('a text with neither a key prefix nor identifier keys matches nothing', async () => {
+      expect(await search(text(null, []))).toEqual({ licenses: [], total: 0 });
+    });
+  });
+
+  describe(`${implementation}: scheduled task runs (spec 2.5, 3.1)`, () => {
+    const opened = withOpened();
+    const stores = () => opened().stores;
+    const run = (overrides: Partial<TaskRunRecord> = {}): TaskRunRecord => ({
+      name: 'license-expiry',
+      ran_at: NOW,
+      trigger: 'scheduled',
+      affected: 3,
+      error: null,
+      ...overrides,
+    });
+
+    test('no task has run yet', async () => {
+      expect(await stores().taskRuns.lastRuns()).toEqual([]);
+    });
+
+    test('each task keeps its last run, one per task; a later run replaces it', async () => {
+      await stores().taskRuns.recordRun(run({ ran_at: EARLIER }));
+      await stores().taskRuns.recordRun(run({ name: 'rejected-attempt-pruning', affected: 0 }));
+      await stores().taskRuns.recordRun(run({ trigger: 'on-demand', affected: 1 }));
+      const runs = await stores().taskRuns.lastRuns();
+      expect(runs).toHaveLength(2);
+      expect(runs).toEqual(
+        expect.arrayContaining([
+          run({ trigger: 'on-demand', affected: 1 }),
+          run({ name: 'rejected-attempt-pruning', affected: 0 }),
+        ]),
+      );
+    });
+
+    test('a run that started before the one kept is not kept', async () => {
+      await stores().taskRuns.recordRun(run({ ran_at: LATER, affected: 5 }));
+      await stores().taskRuns.recordRun(run({ ran_at: NOW, affected: 9 }));
+      expect((await stores().taskRuns.lastRuns()).find((r) => r.name === 'license-expiry')).toEqual(
+        run({ ran_at: LATER, affected: 5 }),
+      );
+    });
+
+    test('a failed run is kept with its error and no count', async () => {
+      const failed = run({
+        name: 'rejected-attempt-pruning',
+        ran_at: LATER,
+        affected: null,
+        error: 'database unavailable',
+      });
+      await stores().taskRuns.recordRun(failed);
+      expect(
+        (await stores().taskRuns.lastRuns()).find((r) => r.name === 'rejected-attempt-pruning'),
+      ).toEqual(failed);
+    });
+
+    test("the next scheduled run is the scheduler's record of the job; none without one", async () => {
+      expect(await stores().taskRuns.nextScheduledRun({ jobName: 'license.some-job' })).toBeNull();
+      await opened().scheduleJob('license.some-job', LATER);
+      await opened().scheduleJob('license.other-job', null);
+      expect(await stores().taskRuns.nextScheduledRun({ jobName: 'license.some-job' })).toEqual(
+        LATER,
+      );
+      expect(await stores().taskRuns.nextScheduledRun({ jobName: 'license.other-job' })).toBeNull();
     });
   });
 }

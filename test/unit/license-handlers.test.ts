@@ -1,114 +1,25 @@
-import {
-  internalError,
-  type ActivationType,
-  type CallContext,
-  type LicenseStatus,
-} from '../../libs/contracts/index.js';
-import { createLicenseHandlers } from '../../services/license/handlers.js';
-import type { ProductLookup } from '../../services/license/product-directory.js';
-import type { LicensedProduct } from '../../services/license/rules.js';
+import type { LicenseStatus } from '../../libs/contracts/index.js';
 import {
   REJECTED_ATTEMPT_RETENTION_MS,
   expireLicenses,
   pruneRejectedAttempts,
 } from '../../services/license/scheduled-tasks.js';
-import { memoryLicenseStores } from '../support/license-memory-stores.js';
+import {
+  DAY,
+  FUTURE,
+  IP,
+  NOW,
+  PAST,
+  abandoned,
+  refusedWith,
+  service,
+  waiting,
+} from '../support/license-handler-harness.js';
 
 /**
  * The license service's handlers on in-memory stores, a fixed clock and a fixed catalog: the
  * rules the integration tests check through HTTP, checked at the handler level.
  */
-
-const NOW = new Date('2026-06-01T12:00:00.000Z');
-const PAST = '2026-05-01T00:00:00.000Z';
-const FUTURE = '2027-01-01T00:00:00.000Z';
-const DAY = 24 * 60 * 60 * 1000;
-const IP = '198.51.100.7';
-
-const catalog: LicensedProduct[] = [
-  { id: 10, title: 'Plugin', bundle_items: [] },
-  { id: 11, title: 'Other plugin', bundle_items: [] },
-  { id: 20, title: 'Bundle', bundle_items: [10, 30] },
-  { id: 30, title: 'Addon', bundle_items: [] },
-  { id: 40, title: 'Outer bundle', bundle_items: [20] },
-];
-const products: ProductLookup = {
-  find: async (id) => catalog.find((p) => p.id === id) ?? null,
-};
-
-/** A call whose caller still waits. */
-const waiting: CallContext = { deadline: Number.MAX_SAFE_INTEGER, beforeWrite: () => {} };
-/** A call whose caller stopped waiting: every write is refused. */
-const abandoned: CallContext = {
-  deadline: 0,
-  beforeWrite: () => {
-    throw internalError('The caller stopped waiting; nothing more was written.');
-  },
-};
-
-function service() {
-  const stores = memoryLicenseStores({ clock: () => new Date(NOW) });
-  const handlers = createLicenseHandlers({
-    stores,
-    products,
-    clock: () => new Date(NOW),
-    startedAt: NOW.getTime() - 90_000,
-  });
-
-  async function license(
-    options: {
-      activation_type?: ActivationType;
-      activation_limit?: number;
-      status?: LicenseStatus;
-      expires_at?: string | null;
-      product_id?: number;
-    } = {},
-  ) {
-    const plan = await handlers['license.createPlan'](
-      {
-        name: 'Agency',
-        activation_type: options.activation_type ?? 'domain',
-        activation_limit: options.activation_limit ?? 3,
-      },
-      waiting,
-    );
-    const created = await handlers['license.createLicense'](
-      {
-        product_id: options.product_id ?? 10,
-        plan_id: plan.id,
-        status: options.status ?? 'active',
-        expires_at: options.expires_at ?? null,
-        auto_renew: false,
-        next_payment_at: null,
-      },
-      waiting,
-    );
-    return created.license_key;
-  }
-
-  const activate = (
-    fields: { license_key: string; identifier: string; product_id?: number; name?: string },
-    context = waiting,
-  ) => handlers['license.activate']({ product_id: null, name: null, ip: IP, ...fields }, context);
-  const validate = (
-    fields: { license_key: string; identifier?: string; product_id?: number },
-    context = waiting,
-  ) =>
-    handlers['license.validate'](
-      { identifier: null, product_id: null, ip: IP, ...fields },
-      context,
-    );
-  const deactivate = (
-    fields: { license_key: string; identifier: string; product_id?: number },
-    context = waiting,
-  ) => handlers['license.deactivate']({ product_id: null, ...fields }, context);
-  const detail = (key: string) => handlers['license.getLicense']({ license_key: key }, waiting);
-
-  return { stores, handlers, license, activate, validate, deactivate, detail };
-}
-
-/** The spec's code and the HTTP status the license service answers it with. */
-const refusedWith = (code: string, status: number) => expect.objectContaining({ code, status });
 
 describe('spec 4.1 activate', () => {
   test('success returns exactly the fields of 4.1 with the normalised identifier', async () => {

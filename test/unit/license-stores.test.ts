@@ -3,7 +3,11 @@ import { memoryLicenseStores } from '../support/license-memory-stores.js';
 
 // The in-memory stores the handler tests use keep the contract of the MongoDB ones
 // (test/integration/license-stores.test.ts runs the same body on MongoDB).
-describeLicenseStores('in-memory stores', async () => ({
-  stores: memoryLicenseStores(),
-  close: async () => {},
-}));
+describeLicenseStores('in-memory stores', async () => {
+  const stores = memoryLicenseStores();
+  return {
+    stores,
+    close: async () => {},
+    scheduleJob: async (jobName, nextRunAt) => stores.scheduleJob(jobName, nextRunAt),
+  };
+});

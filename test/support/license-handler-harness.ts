@@ -1,0 +1,126 @@
+import {
+  internalError,
+  type ActivationType,
+  type CallContext,
+  type LicenseStatus,
+} from '../../libs/contracts/index.js';
+import { createLicenseHandlers } from '../../services/license/handlers.js';
+import type { ProductLookup } from '../../services/license/product-directory.js';
+import type { LicensedProduct } from '../../services/license/rules.js';
+import type { ScheduleSettings } from '../../services/license/scheduler.js';
+import { memoryLicenseStores } from './license-memory-stores.js';
+
+/**
+ * The license service's handlers on in-memory stores, a fixed clock and a fixed catalog, for the
+ * handler tests (test/unit/license-*handlers.test.ts).
+ */
+
+export const NOW = new Date('2026-06-01T12:00:00.000Z');
+export const PAST = '2026-05-01T00:00:00.000Z';
+export const FUTURE = '2027-01-01T00:00:00.000Z';
+export const DAY = 24 * 60 * 60 * 1000;
+export const IP = '198.51.100.7';
+
+export const catalog: LicensedProduct[] = [
+  { id: 10, title: 'Plugin', bundle_items: [] },
+  { id: 11, title: 'Other plugin', bundle_items: [] },
+  { id: 20, title: 'Bundle', bundle_items: [10, 30] },
+  { id: 30, title: 'Addon', bundle_items: [] },
+  { id: 40, title: 'Outer bundle', bundle_items: [20] },
+];
+const products: ProductLookup = {
+  find: async (id) => catalog.find((p) => p.id === id) ?? null,
+};
+
+/** The schedule the handlers list (`license.listTasks`). */
+export const schedule: ScheduleSettings = {
+  enabled: true,
+  expiryEvery: '1 minute',
+  pruneEvery: '1 hour',
+  pollEvery: '10 seconds',
+  taskTimeoutMs: 300_000,
+};
+
+/** A call whose caller still waits. */
+export const waiting: CallContext = { deadline: Number.MAX_SAFE_INTEGER, beforeWrite: () => {} };
+/** A call whose caller stopped waiting: every write is refused. */
+export const abandoned: CallContext = {
+  deadline: 0,
+  beforeWrite: () => {
+    throw internalError('The caller stopped waiting; nothing more was written.');
+  },
+};
+
+export function service(options: { clock?: () => Date } = {}) {
+  const clock = options.clock ?? (() => new Date(NOW));
+  const stores = memoryLicenseStores({ clock });
+  const handlers = createLicenseHandlers({
+    stores,
+    products,
+    clock,
+    startedAt: NOW.getTime() - 90_000,
+    schedule,
+  });
+
+  async function plan(
+    options: { name?: string; activation_type?: ActivationType; activation_limit?: number } = {},
+  ) {
+    return handlers['license.createPlan'](
+      {
+        name: options.name ?? 'Agency',
+        activation_type: options.activation_type ?? 'domain',
+        activation_limit: options.activation_limit ?? 3,
+      },
+      waiting,
+    );
+  }
+
+  async function license(
+    options: {
+      activation_type?: ActivationType;
+      activation_limit?: number;
+      status?: LicenseStatus;
+      expires_at?: string | null;
+      product_id?: number;
+      plan_id?: number;
+    } = {},
+  ) {
+    const planId = options.plan_id ?? (await plan(options)).id;
+    const created = await handlers['license.createLicense'](
+      {
+        product_id: options.product_id ?? 10,
+        plan_id: planId,
+        status: options.status ?? 'active',
+        expires_at: options.expires_at ?? null,
+        auto_renew: false,
+        next_payment_at: null,
+      },
+      waiting,
+    );
+    return created.license_key;
+  }
+
+  const activate = (
+    fields: { license_key: string; identifier: string; product_id?: number; name?: string },
+    context = waiting,
+  ) => handlers['license.activate']({ product_id: null, name: null, ip: IP, ...fields }, context);
+  const validate = (
+    fields: { license_key: string; identifier?: string; product_id?: number },
+    context = waiting,
+  ) =>
+    handlers['license.validate'](
+      { identifier: null, product_id: null, ip: IP, ...fields },
+      context,
+    );
+  const deactivate = (
+    fields: { license_key: string; identifier: string; product_id?: number },
+    context = waiting,
+  ) => handlers['license.deactivate']({ product_id: null, ...fields }, context);
+  const detail = (key: string) => handlers['license.getLicense']({ license_key: key }, waiting);
+
+  return { stores, handlers, plan, license, activate, validate, deactivate, detail };
+}
+
+/** The spec's code and the HTTP status the license service answers it with. */
+export const refusedWith = (code: string, status: number) =>
+  expect.objectContaining({ code, status });

@@ -1,0 +1,130 @@
+import type { LicenseStatus } from '../../libs/contracts/index.js';
+import {
+  decideRenewal,
+  identifierSearchKeys,
+  searchText,
+  statusAfterRenewal,
+  type RenewableLicense,
+  type RenewalDecision,
+  type RenewalSource,
+} from '../../services/license/rules.js';
+
+const now = new Date('2026-06-01T12:00:00Z');
+const later = new Date('2027-06-01T00:00:00Z');
+
+function license(overrides: Partial<RenewableLicense> = {}): RenewableLicense {
+  return { status: 'active', plan_id: 1, pending_plan_id: null, ...overrides };
+}
+
+const renew = (
+  licenseOverrides: Partial<RenewableLicense>,
+  source: RenewalSource,
+  expiresAt = later,
+): RenewalDecision =>
+  decideRenewal({
+    license: license(licenseOverrides),
+    request: { source, expires_at: expiresAt },
+    now,
+  });
+
+describe('spec 3.3 renewals: the status after a renewal (docs/api-decisions.md)', () => {
+  test.each([
+    ['expired', 'active'],
+    ['active', 'active'],
+    ['suspended', 'suspended'],
+    ['revoked', null],
+    ['cancelled', null],
+  ] as const)('a license stored as %s becomes %s', (status, after) => {
+    expect(statusAfterRenewal(status)).toBe(after);
+  });
+});
+
+describe('spec 3.3 renewals: decideRenewal', () => {
+  const sources: RenewalSource[] = ['checkout', 'gateway'];
+  const renewable: Array<[LicenseStatus, LicenseStatus]> = [
+    ['expired', 'active'],
+    ['active', 'active'],
+    ['suspended', 'suspended'],
+  ];
+
+  describe.each(sources)('%s renewal', (source) => {
+    test.each(renewable)('a license stored as %s is renewed as %s', (status, after) => {
+      expect(renew({ status }, source)).toMatchObject({ outcome: 'renew', status: after });
+    });
+
+    test.each(['revoked', 'cancelled'] as const)(
+      'a %s license is refused with LICENSE_INVALID: a terminal state, a new license is issued',
+      (status) => {
+        expect(renew({ status }, source)).toEqual({
+          outcome: 'refuse',
+          refusal: expect.objectContaining({ code: 'LICENSE_INVALID' }),
+        });
+      },
+    );
+  });
+
+  test('checkout resets limit and type to the pending plan change when there is one', () => {
+    expect(renew({ plan_id: 1, pending_plan_id: 2 }, 'checkout')).toMatchObject({ planId: 2 });
+  });
+
+  test("checkout resets limit and type to the license's own plan without a pending change", () => {
+    expect(renew({ plan_id: 1, pending_plan_id: null }, 'checkout')).toMatchObject({ planId: 1 });
+  });
+
+  test('gateway leaves plan, limit, type and a pending change as they are', () => {
+    expect(renew({ plan_id: 1, pending_plan_id: 2 }, 'gateway')).toEqual({
+      outcome: 'renew',
+      status: 'active',
+      planId: null,
+    });
+  });
+
+  describe('the new expiry date must be after now', () => {
+    test.each([
+      ['now itself', now],
+      ['a date before now', new Date(now.getTime() - 1)],
+    ])('%s is INVALID_REQUEST', (_, expiresAt) => {
+      for (const source of sources) {
+        expect(renew({}, source, expiresAt)).toEqual({
+          outcome: 'refuse',
+          refusal: expect.objectContaining({ code: 'INVALID_REQUEST' }),
+        });
+      }
+    });
+
+    test('a millisecond after now is accepted', () => {
+      expect(renew({}, 'gateway', new Date(now.getTime() + 1)).outcome).toBe('renew');
+    });
+
+    test('it is checked before the status: a revoked license with a past date is INVALID_REQUEST', () => {
+      expect(renew({ status: 'revoked' }, 'checkout', now)).toMatchObject({
+        refusal: { code: 'INVALID_REQUEST' },
+      });
+    });
+  });
+});
+
+describe('admin search: the text searched (spec 2.4 normalisation for comparison)', () => {
+  test('a website address gives its domain form, and the other types their own', () => {
+    expect(identifierSearchKeys('https://www.Shop.example/x').sort()).toEqual(
+      ['shop.example', 'https://www.shop.example/x'].sort(),
+    );
+  });
+
+  test('device and instance identifiers are trimmed, seats lower-cased, all compared by key', () => {
+    expect(identifierSearchKeys('  PC-One  ')).toEqual(['pc-one']);
+    expect(identifierSearchKeys('Ann@Example.com')).toContain('ann@example.com');
+  });
+
+  test('a type that cannot take the text adds no key', () => {
+    // Not a website, but a valid device name.
+    expect(identifierSearchKeys('my laptop')).toEqual(['my laptop']);
+  });
+
+  test('the key prefix is the text without surrounding white space', () => {
+    expect(searchText(' 3f2a ')).toEqual({
+      keyPrefix: '3f2a',
+      identifierKeys: expect.arrayContaining(['3f2a']),
+    });
+  });
+});

@@ -1,0 +1,106 @@
+import { licenseStatuses } from '../../libs/contracts/index.js';
+import { licenseIndexes } from '../../services/license/models.js';
+import { licenseSearchFilter, licenseSearchOrder } from '../../services/license/mongo-stores.js';
+import type { LicenseFilters } from '../../services/license/stores.js';
+
+/**
+ * Admin searches use indexed queries only: every branch of the MongoDB filter of every
+ * combination of filters starts with the first field of an index the licenses collection
+ * declares (services/license/models.ts `licenseIndexes`), and the order is an index's own.
+ */
+
+const NOW = new Date('2026-06-01T12:00:00.000Z');
+
+type Filter = Record<string, unknown>;
+
+/** Every combination of one branch of `a` with one branch of `b`. */
+const cross = (a: string[][], b: string[][]) => a.flatMap((x) => b.map((y) => [...x, ...y]));
+
+/**
+ * The branches of a filter in disjunctive normal form, each as the fields it puts a condition
+ * on: `$and` combines the branches of its parts, `$or` adds up its alternatives'.
+ */
+function branches(filter: Filter): string[][] {
+  let result: string[][] = [[]];
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and') {
+      for (const part of value as Filter[]) result = cross(result, branches(part));
+    } else if (key === '$or') {
+      result = cross(result, (value as Filter[]).flatMap(branches));
+    } else if (key.startsWith('$')) {
+      throw new Error(`The filter uses ${key}, which this test does not read.`);
+    } else {
+      result = result.map((fields) => [...fields, key]);
+    }
+  }
+  return result;
+}
+
+const firstFields = new Set(licenseIndexes.map((index) => Object.keys(index.fields)[0]));
+const servedByIndex = (fields: string[]) => fields.some((field) => firstFields.has(field));
+const orderIndexed = licenseIndexes.some(
+  (index) => JSON.stringify(index.fields) === JSON.stringify(licenseSearchOrder),
+);
+
+const texts: Array<LicenseFilters['text']> = [
+  null,
+  { keyPrefix: 'abc', identifierKeys: [] },
+  { keyPrefix: null, identifierKeys: ['shop.example'] },
+  { keyPrefix: 'https://www.Shop', identifierKeys: ['shop.example', 'https://www.shop'] },
+];
+const combinations: LicenseFilters[] = [null, 10].flatMap((product_id) =>
+  [null, 2].flatMap((plan_id) =>
+    [null, ...licenseStatuses].flatMap((status) =>
+      texts.map((text) => ({ product_id, plan_id, status, text })),
+    ),
+  ),
+);
+
+describe('admin search: indexed queries only', () => {
+  test('the order (newest first, then _id) is the order of a declared index', () => {
+    expect(orderIndexed).toBe(true);
+  });
+
+  test.each(combinations.map((filters) => [JSON.stringify(filters), filters] as const))(
+    'every branch of %s starts with the first field of a declared index',
+    (_, filters) => {
+      const filter = licenseSearchFilter(filters, NOW);
+      expect(filter).not.toBeNull();
+      for (const fields of branches(filter as Filter)) {
+        // A branch without conditions is every license, read in the order of the created_at index.
+        if (fields.length === 0) expect(orderIndexed).toBe(true);
+        else expect({ fields, served: servedByIndex(fields) }).toEqual({ fields, served: true });
+      }
+    },
+  );
+
+  test('a key prefix is anchored and its characters are taken literally', () => {
+    const filter = licenseSearchFilter(
+      {
+        product_id: null,
+        plan_id: null,
+        status: null,
+        text: { keyPrefix: 'a.b*(c)', identifierKeys: [] },
+      },
+      NOW,
+    );
+    const pattern = new RegExp(((filter as Filter).license_key as { $regex: string }).$regex);
+    expect(pattern.test('a.b*(c)-rest')).toBe(true);
+    expect(pattern.test('axbb(c)')).toBe(false);
+    expect(pattern.test('x-a.b*(c)')).toBe(false);
+  });
+
+  test('a text with neither a key prefix nor identifier keys can match nothing: no query', () => {
+    expect(
+      licenseSearchFilter(
+        {
+          product_id: 10,
+          plan_id: null,
+          status: null,
+          text: { keyPrefix: null, identifierKeys: [] },
+        },
+        NOW,
+      ),
+    ).toBeNull();
+  });
+});
