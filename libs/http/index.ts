@@ -72,5 +72,6 @@ export * from './server.js';
 export { requestId, routeTemplate } from './request-log.js';
 export * from './route-table.js';
 export * from './reference-pages.js';
+export * from './page-security.js';
 export * from './validation.js';
 export * from './form.js';

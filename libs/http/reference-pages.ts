@@ -2,12 +2,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import { z } from 'zod';
+import { pageSecurityHeaders } from './page-security.js';
 import type { Route } from './route-table.js';
 
 /**
  * The API reference of a surface, readable in a browser at `/docs`: Swagger UI (the
  * `swagger-ui-dist` package) served by this process, never from a CDN, so it works offline, under
- * a strict Content-Security-Policy (scripts and styles from this origin only).
+ * the pages' strict Content-Security-Policy (page-security.ts).
  */
 
 const swaggerUiDirectory = path.dirname(
@@ -16,18 +17,6 @@ const swaggerUiDirectory = path.dirname(
 
 /** Only what the page loads is served from the package. */
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
-
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /** Starts Swagger UI on the document the page names (no inline script: the CSP forbids it). */
 const START_SCRIPT = `(function () {
@@ -66,20 +55,11 @@ function page(title: string, documentPath: string, assetsPath: string): string {
 `;
 }
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-  });
-  next();
-};
-
 /** The static files of the reference page, under `<docsPath>/assets`. */
 export function referenceAssets(): RequestHandler {
   const files = express.static(swaggerUiDirectory, { index: false, fallthrough: true });
   const router = express.Router();
-  router.use(securityHeaders);
+  router.use(pageSecurityHeaders);
   router.use((req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     if (req.path === '/start.js') {
@@ -127,7 +107,7 @@ export function documentationRoutes<Deps>(options: {
       public: true,
       success: { 200: { description: 'An HTML page.', html: true } },
       errors: {},
-      handlers: () => [securityHeaders, (_req, res) => void res.type('html').send(html)],
+      handlers: () => [pageSecurityHeaders, (_req, res) => void res.type('html').send(html)],
     },
   ];
 }

@@ -21,6 +21,8 @@ export interface ListenOptions {
   headersTimeoutMs?: number;
   /** Closes a connection on which nothing moved for this long (default: never). */
   idleTimeoutMs?: number;
+  /** On stop, how long requests in flight may take to finish (default 10 s). */
+  stopGraceMs?: number;
 }
 
 /** Time allowed for the request line and headers, unless set. */
@@ -30,6 +32,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
  * answer after up to 40 s).
  */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+/** On stop, requests in flight are given this long to finish. */
+const STOP_GRACE_MS = 10_000;
 /** After refusing a request, the rest of what the client sends is read off for this long. */
 const LINGER_MS = 2000;
 
@@ -63,8 +67,19 @@ export function listen(
         url: `http://${shownHost}:${address.port}`,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
+            // No new connection; idle ones close now, busy ones once their answer is sent.
+            server.close(() => {
+              clearTimeout(cut);
+              done();
+            });
+            server.closeIdleConnections();
+            // What is still running after the grace period (a long download) is cut: its
+            // client resumes with Range.
+            const cut = setTimeout(
+              () => server.closeAllConnections(),
+              options.stopGraceMs ?? STOP_GRACE_MS,
+            );
+            cut.unref();
           }),
       });
     });

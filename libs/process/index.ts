@@ -1,6 +1,9 @@
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 
+/** How long a graceful stop may take before the process exits anyway. */
+const STOP_TIMEOUT_MS = 30_000;
+
 /**
  * The start-up frame of every entry point (`services/<name>/main.ts`): load the configuration,
  * start, and stop cleanly on SIGINT/SIGTERM. A failed start exits with status 1.
@@ -24,8 +27,9 @@ export function runProcess(
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, 'stopping');
-        // Nothing may hang: a stop that takes too long ends the process anyway.
-        setTimeout(() => process.exit(1), 10_000).unref();
+        // Nothing may hang: a stop that takes too long ends the process anyway. The bound leaves
+        // room for HTTP requests in flight (10 s) and then RPC requests in hand (RPC timeout).
+        setTimeout(() => process.exit(1), STOP_TIMEOUT_MS).unref();
         stop().then(
           () => process.exit(0),
           () => process.exit(1),

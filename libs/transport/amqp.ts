@@ -51,6 +51,8 @@ interface Served {
   service: ServiceName;
   handlers: HandlerTable;
   channel: amqp.Channel | null;
+  /** The consumer on `channel`, cancelled when this process stops taking requests. */
+  consumerTag: string | null;
 }
 
 interface Subscription {
@@ -78,7 +80,13 @@ export class AmqpTransport implements Transport {
   private readonly served: Served[] = [];
   private readonly subscriptions: Subscription[] = [];
   private readonly connectedWaiters = new Set<() => void>();
+  /**
+   * Requests this process is answering, with the time their caller stops waiting: a stop lets
+   * them finish and send their replies, until then.
+   */
+  private readonly handling = new Map<Promise<void>, () => number>();
   private closing = false;
+  private stopped: Promise<void> | undefined;
 
   private constructor(private readonly options: AmqpTransportOptions) {}
 
@@ -124,7 +132,10 @@ export class AmqpTransport implements Transport {
     await server.prefetch(this.options.prefetch);
     this.clientChannel = client;
     this.serverChannel = server;
-    for (const served of this.served) await this.consumeService(served, server);
+    // A process that is stopping takes no request again after a reconnect.
+    if (this.stopped === undefined) {
+      for (const served of this.served) await this.consumeService(served, server);
+    }
     for (const subscription of this.subscriptions) await this.consumeEvents(subscription, server);
     for (const wake of this.connectedWaiters) wake();
     this.connectedWaiters.clear();
@@ -219,7 +230,12 @@ export class AmqpTransport implements Transport {
   }
 
   async serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void> {
-    const served: Served = { service, handlers: handlers as HandlerTable, channel: null };
+    const served: Served = {
+      service,
+      handlers: handlers as HandlerTable,
+      channel: null,
+      consumerTag: null,
+    };
     this.served.push(served);
     if (this.serverChannel) await this.consumeService(served, this.serverChannel);
   }
@@ -232,29 +248,38 @@ export class AmqpTransport implements Transport {
       durable: true,
       arguments: { 'x-expires': QUEUE_EXPIRES_MS },
     });
-    await channel.consume(queue, (message) => {
+    const { consumerTag } = await channel.consume(queue, (message) => {
       if (!message) return;
-      void dispatch(served.handlers, message.content.toString('utf8'), this.options.logger).then(
-        (reply) => {
-          try {
-            const { replyTo, correlationId } = message.properties as {
-              replyTo?: string;
-              correlationId?: string;
-            };
-            if (replyTo) {
-              channel.sendToQueue(replyTo, Buffer.from(reply), {
-                correlationId,
-                contentType: 'application/json',
-              });
-            }
-            channel.ack(message);
-          } catch (error) {
-            // The channel closed while the handler ran; the caller gets a connection-lost error.
-            this.options.logger.warn({ err: (error as Error).message }, 'could not send reply');
+      let deadline = Date.now() + this.options.timeoutMs;
+      const handled = dispatch(
+        served.handlers,
+        message.content.toString('utf8'),
+        this.options.logger,
+        (known) => (deadline = known),
+      ).then((reply) => {
+        try {
+          const { replyTo, correlationId } = message.properties as {
+            replyTo?: string;
+            correlationId?: string;
+          };
+          if (replyTo) {
+            channel.sendToQueue(replyTo, Buffer.from(reply), {
+              correlationId,
+              contentType: 'application/json',
+            });
           }
-        },
-      );
+          // Acknowledged only once its reply is sent: a request this process could not answer
+          // goes to another replica.
+          channel.ack(message);
+        } catch (error) {
+          // The channel closed while the handler ran; the caller gets a connection-lost error.
+          this.options.logger.warn({ err: (error as Error).message }, 'could not send reply');
+        }
+      });
+      this.handling.set(handled, () => deadline);
+      void handled.finally(() => this.handling.delete(handled));
     });
+    served.consumerTag = consumerTag;
   }
 
   async publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void> {
@@ -300,12 +325,44 @@ export class AmqpTransport implements Transport {
     );
   }
 
-  async close(): Promise<void> {
-    if (this.closing) return;
+  /**
+   * Stops gracefully: takes no new request (its consumers are cancelled, so the broker gives
+   * the next ones to other replicas), lets the requests in hand finish and send their replies
+   * (within the RPC timeout, past which their callers have given up), then closes. Calls this
+   * process makes keep working meanwhile, since a request in hand may need them.
+   */
+  close(): Promise<void> {
+    this.stopped ??= this.stop();
+    return this.stopped;
+  }
+
+  private async stop(): Promise<void> {
+    for (const served of this.served) {
+      const { channel, consumerTag } = served;
+      if (channel && consumerTag) await channel.cancel(consumerTag).catch(() => {});
+      served.consumerTag = null;
+    }
+    if (this.handling.size > 0) {
+      // Past the last caller's deadline nobody waits for a reply (and no handler writes).
+      const lastDeadline = Math.max(...[...this.handling.values()].map((deadline) => deadline()));
+      const wait = Math.min(Math.max(lastDeadline - Date.now(), 0), this.options.timeoutMs);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.handling.keys()]),
+        new Promise((resolve) => (timer = setTimeout(resolve, wait))),
+      ]);
+      clearTimeout(timer);
+    }
     this.closing = true;
     for (const [id, call] of this.pending) {
       this.pending.delete(id);
       call.reject(internalError('The message bus is closed.'));
+    }
+    // Channels are closed before the connection: closing the connection at once would drop the
+    // acknowledgements still buffered on them, and the broker would hand requests that were
+    // answered to another replica, which would do them again.
+    for (const channel of [this.serverChannel, this.clientChannel]) {
+      await channel?.close().catch(() => {});
     }
     try {
       await this.model?.close();

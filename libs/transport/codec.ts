@@ -89,6 +89,8 @@ export async function dispatch(
   handlers: HandlerTable,
   text: string,
   logger: Logger,
+  /** Told the request's deadline once it is known: a stopping replica waits for it no longer. */
+  onDeadline?: (deadline: number) => void,
 ): Promise<string> {
   let envelope: unknown;
   try {
@@ -112,6 +114,7 @@ export async function dispatch(
       new LicensingError('INVALID_REQUEST', 'The RPC request carries no valid deadline.'),
     );
   }
+  onDeadline?.(deadline);
   const context = new DeadlineContext(method, deadline);
   if (context.passed) {
     logger.warn(

@@ -63,6 +63,8 @@ export class InProcessBus {
 
 export class InProcessTransport implements Transport {
   private readonly cleanups: Array<() => void> = [];
+  /** Requests this transport's services are answering, with their caller's deadline. */
+  private readonly handling = new Map<Promise<unknown>, number>();
   private closed = false;
 
   constructor(
@@ -104,7 +106,16 @@ export class InProcessTransport implements Transport {
 
   async serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void> {
     this.assertOpen();
-    this.cleanups.push(this.bus.register(service, handlers as HandlerTable));
+    const tracked: HandlerTable = {};
+    for (const [method, handler] of Object.entries(handlers as HandlerTable)) {
+      tracked[method as MethodName] = (request, context) => {
+        const handled = handler!(request, context);
+        this.handling.set(handled, context.deadline);
+        void handled.finally(() => this.handling.delete(handled)).catch(() => {});
+        return handled;
+      };
+    }
+    this.cleanups.push(this.bus.register(service, tracked));
   }
 
   async publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void> {
@@ -125,9 +136,19 @@ export class InProcessTransport implements Transport {
     );
   }
 
+  /** Stops taking requests, and lets the ones in hand finish while their callers wait. */
   async close(): Promise<void> {
     this.closed = true;
     for (const cleanup of this.cleanups.splice(0)) cleanup();
+    if (this.handling.size === 0) return;
+    const lastDeadline = Math.max(...this.handling.values());
+    const wait = Math.min(Math.max(lastDeadline - Date.now(), 0), this.options.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.handling.keys()]),
+      new Promise((resolve) => (timer = setTimeout(resolve, wait))),
+    ]);
+    clearTimeout(timer);
   }
 
   private assertOpen(): void {

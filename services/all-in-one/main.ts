@@ -37,9 +37,12 @@ function banner(system: RunningSystem): string {
     : system.adminToken;
   return [
     'Licensing service: every service in this process',
+    `  Admin console:   ${system.managementUrl}/`,
+    `  Admin token:     ${token}`,
+    `  Customer portal: ${system.gatewayUrl}/portal`,
     `  Public API:      ${system.gatewayUrl}${API_BASE}`,
     `  Management API:  ${system.managementUrl}${ADMIN_BASE}`,
-    `  Admin token:     ${token}`,
+    `  API reference:   ${system.gatewayUrl}/docs, ${system.managementUrl}/docs`,
     `  Message bus:     ${setup.transport}`,
     `  Database:        ${setup.database}`,
     `  Package storage: ${setup.storage}`,

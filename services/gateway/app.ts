@@ -14,7 +14,7 @@ import { reportDownloadRefusals } from './download-routes.js';
 import { publicOpenApi } from './openapi.js';
 import { API_BASE } from './paths.js';
 import type { RateLimits } from './rate-limits.js';
-import { publicRoutes } from './routes.js';
+import { portalPage, publicRoutes } from './routes.js';
 import { localAddressUrl, unknownProductOnUndecodablePath } from './update-routes.js';
 
 export { API_BASE };
@@ -58,6 +58,7 @@ export function createGatewayApp(deps: {
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());
+  app.use(portalPage.assetsPath, portalPage.assets);
   app.use(`${API_BASE}/updates`, unknownProductOnUndecodablePath);
   app.use(`${API_BASE}/downloads`, reportDownloadRefusals(deps.transport, deps.logger));
   app.use(unknownRoute);

@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { documentationRoutes, type Route } from '../../libs/http/index.js';
+import { webApp } from '../../libs/web/web-app.js';
 import { downloadRoute } from './download-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
 import type { GatewayDeps } from './deps.js';
 import { updateCheckRoute } from './update-routes.js';
+
+/** The customer portal (spec 1, 2.3): a page of its own, reading the portal's data route. */
+export const portalPage = webApp<GatewayDeps>({
+  app: 'portal',
+  path: '/portal',
+  operationId: 'portalPage',
+  summary: 'The customer portal: a customer sees their license and activated identifiers.',
+  tag: 'Customer portal',
+});
 
 /**
  * Every route of the public API (spec 4), in the order they are matched. The OpenAPI document is
@@ -15,6 +25,7 @@ export const publicRoutes: readonly Route<GatewayDeps>[] = [
   portalRoute,
   updateCheckRoute,
   downloadRoute,
+  portalPage.route,
   {
     method: 'get',
     path: '/health',

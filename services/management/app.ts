@@ -13,7 +13,7 @@ import type { Transport } from '../../libs/transport/index.js';
 import type { ListenOptions } from '../../libs/http/index.js';
 import { requireAdminToken } from './auth.js';
 import { managementOpenApi } from './openapi.js';
-import { ADMIN_BASE, managementRoutes } from './routes.js';
+import { ADMIN_BASE, consolePage, managementRoutes } from './routes.js';
 
 /** Admin bodies are small JSON objects; anything bigger is refused with 413. */
 const MAX_JSON_BYTES = 64 * 1024;
@@ -82,6 +82,7 @@ export function createManagementApp(deps: {
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());
+  app.use(consolePage.assetsPath, consolePage.assets);
   app.use(unknownRoute);
   app.use(errorHandler(deps.logger));
   return app;

@@ -66,6 +66,20 @@ const DownloadLogQuery = DownloadLogQueryFields.transform(
   }),
 );
 
+/** What the update check would offer now, per plan (null: without a key). */
+const UpdateOffers = z.object({
+  offers: z.array(
+    z.object({
+      plan_id: z.number().int().positive().nullable(),
+      plan: z.string().nullable(),
+      version: z.string().nullable(),
+      file: z
+        .object({ id: z.number().int().positive(), filename: z.string(), size: z.number().int() })
+        .nullable(),
+    }),
+  ),
+});
+
 /** The upload: multipart, streamed; not a JSON route. */
 const uploadRoute: Route<ManagementDeps> = {
   method: 'post',
@@ -205,6 +219,46 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('update-catalog.updateVersion', { ...params, ...body }),
     }),
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/products/:id/offers`,
+    operationId: 'listUpdateOffers',
+    summary:
+      'What the update check offers now (spec 4.4): without a key (files for every plan), and ' +
+      "for a key of each plan (that plan's files preferred). Null version: nothing is offered.",
+    tag: 'Versions and files',
+    params: IdPath,
+    success: { status: 200, description: 'One offer per plan.', data: UpdateOffers },
+    errors: {
+      400: adminErrors[400]('The id is not a positive integer.'),
+      404: adminErrors[404]('No product with this id.'),
+    },
+    handle: async ({ params }, { transport }) => {
+      const { plans } = await transport.call('license.listPlans', {});
+      const scopes = [null, ...plans];
+      const offers = await Promise.all(
+        scopes.map(async (plan) => {
+          const { selection } = await transport.call('update-catalog.selectFile', {
+            product_id: params.id,
+            plan_id: plan?.id ?? null,
+          });
+          return {
+            plan_id: plan?.id ?? null,
+            plan: plan?.name ?? null,
+            version: selection?.version.version ?? null,
+            file: selection
+              ? {
+                  id: selection.file.id,
+                  filename: selection.file.filename,
+                  size: selection.file.size,
+                }
+              : null,
+          };
+        }),
+      );
+      return { data: { offers } };
+    },
   }),
   uploadRoute,
   adminRoute({

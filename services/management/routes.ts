@@ -6,6 +6,7 @@ import {
   type ServiceName,
 } from '../../libs/contracts/index.js';
 import { documentationRoutes, sendData, type Route } from '../../libs/http/index.js';
+import { webApp } from '../../libs/web/web-app.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { ADMIN_BASE, adminErrors, type ManagementDeps } from './deps.js';
 import { jobRoutes } from './job-routes.js';
@@ -67,6 +68,18 @@ const healthRoute: Route<ManagementDeps> = {
 };
 
 /**
+ * The admin console: a page of its own at `/`, public because it holds no data; everything it
+ * shows comes from the routes below, called with the admin token the person signs in with.
+ */
+export const consolePage = webApp<ManagementDeps>({
+  app: 'console',
+  path: '/',
+  operationId: 'consolePage',
+  summary: 'The admin console: licenses, products, plans, versions, files, logs and jobs.',
+  tag: 'Admin console',
+});
+
+/**
  * Every route of the management API. Those under /admin/v1 need an admin token (app.ts); the
  * OpenAPI document is generated from this table (openapi.ts).
  */
@@ -76,6 +89,7 @@ export const managementRoutes: readonly Route<ManagementDeps>[] = [
   ...packageRoutes,
   ...jobRoutes,
   healthRoute,
+  consolePage.route,
   {
     method: 'get',
     path: '/health',

@@ -575,3 +575,53 @@ describe('GET /download-log', () => {
     expectError(await system.admin().get(`${BASE}/download-log`), 401, 'UNAUTHORIZED');
   });
 });
+
+describe('GET /products/:id/offers: what the update check offers now, per plan (spec 4.4)', () => {
+  test("without a key, the all-plans file; for a plan with its own file, that plan's file", async () => {
+    const product = await productOf();
+    const pro = await system.transport.call('license.createPlan', {
+      name: `Pro ${seq++}`,
+      activation_type: 'domain',
+      activation_limit: 1,
+    });
+    const everyone = await createVersion(system, product.id, '1.0.0');
+    await uploadFile(system, everyone.id, packageBytes(10), 'plugin-1.0.0.zip');
+    const proOnly = await createVersion(system, product.id, '1.1.0');
+    await uploadFile(system, proOnly.id, packageBytes(12), 'plugin-pro-1.1.0.zip', {
+      plan_id: String(pro.id),
+    });
+    const res = await admin().get(`${BASE}/products/${product.id}/offers`).set(AUTH);
+    expect(res.status).toBe(200);
+    const offers = res.body.data.offers as Array<{
+      plan_id: number | null;
+      version: string | null;
+      file: { filename: string } | null;
+    }>;
+    expect(offers[0]).toMatchObject({
+      plan_id: null,
+      plan: null,
+      version: '1.0.0',
+      file: { filename: 'plugin-1.0.0.zip', size: 10 },
+    });
+    expect(offers.find((offer) => offer.plan_id === pro.id)).toMatchObject({
+      version: '1.1.0',
+      file: { filename: 'plugin-pro-1.1.0.zip' },
+    });
+    // The offer is the update check's: a key of the plan gets the same version.
+    const { key } = await system.license({ product, plan_name: `Key ${seq++}` });
+    const check = await system.api().get(`${API_BASE}/updates/${product.id}?dlid=${key}`);
+    expect(check.body.data.version).toBe('1.0.0');
+  });
+
+  test('a product with nothing published offers nothing; an unknown product is 404', async () => {
+    const product = await productOf();
+    const res = await admin().get(`${BASE}/products/${product.id}/offers`).set(AUTH);
+    expect(res.body.data.offers[0]).toEqual({
+      plan_id: null,
+      plan: null,
+      version: null,
+      file: null,
+    });
+    expectError(await admin().get(`${BASE}/products/987654321/offers`).set(AUTH), 404, 'NOT_FOUND');
+  });
+});

@@ -113,6 +113,17 @@ describe('npm start (the embedded default)', () => {
         /^http:\/\/127\.0\.0\.1:\d+\/api\/index\.php\/v1\/licensing$/,
       );
       expect(banner.managementApi).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/admin\/v1$/);
+      // The web pages: the admin console and the customer portal, and the API reference.
+      expect(banner.lines).toMatchObject({
+        'Admin console': `${banner.management}/`,
+        'Customer portal': `${banner.gateway}/portal`,
+        'API reference': `${banner.gateway}/docs, ${banner.management}/docs`,
+      });
+      const portal = await request(banner.gateway).get('/portal');
+      expect([portal.status, portal.headers['content-type']]).toEqual([
+        200,
+        expect.stringMatching(/^text\/html/),
+      ]);
 
       const admin = request(banner.management);
       const auth = { Authorization: `Bearer ${banner.token}` };

@@ -550,6 +550,8 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('post', VERSIONS, 400, { params, body: { version: '' } });
     await admin('post', VERSIONS, 404, { params: { id: UNKNOWN }, body: { version: '1' } });
     await admin('get', VERSIONS, 200, { params });
+    await admin('get', '/admin/v1/products/{id}/offers', 200, { params });
+    await admin('get', '/admin/v1/products/{id}/offers', 404, { params: { id: UNKNOWN } });
     await admin('get', VERSIONS, 404, { params: { id: UNKNOWN } });
     await admin('get', VERSION, 200, { params: { id: version.id } });
     await admin('get', VERSION, 404, { params: { id: UNKNOWN } });
@@ -601,6 +603,7 @@ describe('(c) real responses match the documented schemas', () => {
   test('public health, the document itself and its reference page', async () => {
     expectDocumented(pub, 'get', '/health', await system.api().get('/health'));
     expectDocumented(pub, 'get', '/docs', await system.api().get('/docs'));
+    expectDocumented(pub, 'get', '/portal', await system.api().get('/portal'));
     const doc = await system.api().get('/openapi.json');
     expectDocumented(pub, 'get', '/openapi.json', doc);
     expect(doc.body).toEqual(JSON.parse(JSON.stringify(publicOpenApi)));
@@ -700,6 +703,7 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', '/admin/v1/health', 401, { auth: null });
     await admin('get', '/health', 200, { auth: null });
     await admin('get', '/docs', 200, { auth: null });
+    await admin('get', '/', 200, { auth: null });
     const doc = await admin('get', '/openapi.json', 200, { auth: null });
     expect(doc.body).toEqual(JSON.parse(JSON.stringify(managementOpenApi)));
 

@@ -61,7 +61,7 @@ function downloadHandlers(
 }
 const hang = () => new Promise<never>(() => {});
 
-describe.each(pairs())('RPC over the $name transport', ({ connect }) => {
+describe.each(pairs())('RPC over the $name transport', ({ name, connect }) => {
   test('a call reaches the service and the reply comes back', async () => {
     const server = await connect('server', 2000);
     const client = await connect('client', 2000);
@@ -75,6 +75,40 @@ describe.each(pairs())('RPC over the $name transport', ({ connect }) => {
       status: 'ok',
       uptime_seconds: 7,
     });
+  });
+
+  test('a stopping replica answers the requests it has, and the next go to another replica', async () => {
+    // A bus (or queue prefix) of its own: no other test's replica takes these requests.
+    const own = pairs().find((pair) => pair.name === name)!;
+    const stopping = await own.connect('stopping', 5000);
+    const other = await own.connect('other', 5000);
+    const client = await own.connect('client', 5000);
+    opened.push(stopping, other, client);
+    let started = 0;
+    let startedNow: () => void = () => {};
+    const first = new Promise<void>((resolve) => (startedNow = resolve));
+    // Slow answers: the stop comes while one is in hand.
+    await stopping.serve(
+      'download',
+      downloadHandlers(async () => {
+        started++;
+        startedNow();
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return { service: 'stopping', status: 'ok', uptime_seconds: 1 };
+      }),
+    );
+    const inHand = client.call('download.health', {});
+    await first;
+    const stopped = stopping.close();
+    await other.serve(
+      'download',
+      downloadHandlers(async () => ({ service: 'other', status: 'ok', uptime_seconds: 2 })),
+    );
+    const after = await client.call('download.health', {});
+    await expect(inHand).resolves.toMatchObject({ service: 'stopping' });
+    expect(after).toMatchObject({ service: 'other' });
+    await stopped;
+    expect(started).toBe(1);
   });
 
   test('a service that does not answer in time gives INTERNAL_ERROR, never a hung call', async () => {

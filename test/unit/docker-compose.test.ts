@@ -387,7 +387,9 @@ describe('the rules read the code', () => {
     expect(options).toMatchObject({ rootDir: '.', outDir: 'dist', noEmit: false });
     expect(build.include).toEqual(expect.arrayContaining(['libs', 'services']));
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+    // The compiled services, then the web pages bundled beside them (dist/web), which the image
+    // serves since it has no bundler.
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && tsx libs/web/build.ts dist');
   });
 });
 

@@ -1,0 +1,373 @@
+import { useState } from 'preact/hooks';
+import type {
+  ActivationType,
+  DownloadAccess,
+  Plan,
+  Product,
+} from '../../../libs/contracts/index.js';
+import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { useApi } from './admin-api.js';
+import {
+  ACTIVATION_TYPE_WORDS,
+  Check,
+  DOWNLOAD_ACCESS_WORDS,
+  Done,
+  limitWords,
+  useAction,
+} from './common.js';
+import { useDirectory } from './directory.js';
+
+const ACCESS_VALUES = Object.keys(DOWNLOAD_ACCESS_WORDS) as DownloadAccess[];
+const ACTIVATION_TYPES = Object.keys(ACTIVATION_TYPE_WORDS) as ActivationType[];
+
+interface ProductDraft {
+  title: string;
+  requires_license: boolean;
+  download_access: DownloadAccess;
+  bundle_items: number[];
+}
+
+const NEW_PRODUCT: ProductDraft = {
+  title: '',
+  requires_license: true,
+  download_access: 'license_key',
+  bundle_items: [],
+};
+
+/** Create or edit a product; with bundle items it is a bundle (spec 2.2, 2.7). */
+function ProductForm({
+  product,
+  onSaved,
+  onCancel,
+}: {
+  product: Product | null;
+  onSaved: (product: Product) => void;
+  onCancel?: () => void;
+}) {
+  const api = useApi();
+  const { products } = useDirectory();
+  const [draft, setDraft] = useState<ProductDraft>(
+    product === null
+      ? NEW_PRODUCT
+      : {
+          title: product.title,
+          requires_license: product.requires_license,
+          download_access: product.download_access,
+          bundle_items: [...product.bundle_items],
+        },
+  );
+  const action = useAction();
+  // Spec 2.2: one level only, so a bundle's items are products, not bundles.
+  const candidates = products.filter(
+    (other) => other.id !== product?.id && other.bundle_items.length === 0,
+  );
+  const toggleItem = (id: number, on: boolean) =>
+    setDraft({
+      ...draft,
+      bundle_items: on
+        ? [...draft.bundle_items, id].sort((a, b) => a - b)
+        : draft.bundle_items.filter((item) => item !== id),
+    });
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const body = { ...draft, title: draft.title.trim() };
+      const saved =
+        product === null
+          ? await api.call<Product>('POST', '/products', body)
+          : await api.call<Product>('PATCH', `/products/${product.id}`, body);
+      if (product === null) setDraft(NEW_PRODUCT);
+      onSaved(saved);
+      return product === null ? `Created ${saved.title}.` : `Saved ${saved.title}.`;
+    });
+  };
+  const idPrefix = product === null ? 'new-product' : `product-${product.id}`;
+  return (
+    <form
+      method="post"
+      onSubmit={submit}
+      class="panel"
+      aria-label={product ? `Edit ${product.title}` : 'New product'}
+    >
+      <div class="row">
+        <Field label="Title">
+          <input
+            name="title"
+            required
+            maxLength={255}
+            value={draft.title}
+            onInput={(event) => setDraft({ ...draft, title: event.currentTarget.value })}
+          />
+        </Field>
+        <Field label="Download API Access" hint="What the download endpoint needs.">
+          <select
+            name="download_access"
+            value={draft.download_access}
+            onChange={(event) =>
+              setDraft({ ...draft, download_access: event.currentTarget.value as DownloadAccess })
+            }
+          >
+            {ACCESS_VALUES.map((value) => (
+              <option key={value} value={value}>
+                {DOWNLOAD_ACCESS_WORDS[value]}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <Check
+        label="Requires License"
+        checked={draft.requires_license}
+        onChange={(checked) => setDraft({ ...draft, requires_license: checked })}
+      />
+      <fieldset class="choices" aria-describedby={`${idPrefix}-bundle-hint`}>
+        <legend>Bundle items</legend>
+        <p class="hint" id={`${idPrefix}-bundle-hint`}>
+          Tick products to make this a bundle: its licenses work with each of them. Bundles cannot
+          hold bundles.
+        </p>
+        {candidates.length === 0 ? (
+          <Empty>No product to bundle yet.</Empty>
+        ) : (
+          candidates.map((candidate) => (
+            <Check
+              key={candidate.id}
+              label={candidate.title}
+              checked={draft.bundle_items.includes(candidate.id)}
+              onChange={(checked) => toggleItem(candidate.id, checked)}
+            />
+          ))
+        )}
+      </fieldset>
+      <div class="row">
+        <button type="submit" disabled={action.busy || draft.title.trim() === ''}>
+          {product === null ? 'Create product' : 'Save'}
+        </button>
+        {onCancel && (
+          <button type="button" class="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+    </form>
+  );
+}
+
+function Products({ onVersions }: { onVersions: (productId: number) => void }) {
+  const { products, productTitle, reload } = useDirectory();
+  const [editing, setEditing] = useState<number | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="products-heading">
+      <h2 id="products-heading">Products and bundles</h2>
+      <Done>{saved}</Done>
+      {products.length === 0 ? (
+        <Empty>There are no products yet.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">ID</th>
+                <th scope="col">Title</th>
+                <th scope="col">Bundle items</th>
+                <th scope="col">Requires License</th>
+                <th scope="col">Download API Access</th>
+                <th scope="col">Changed</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {products.map((product) => (
+                <tr key={product.id}>
+                  <td>{product.id}</td>
+                  <td>{product.title}</td>
+                  <td>
+                    {product.bundle_items.length === 0 ? (
+                      <span class="muted">not a bundle</span>
+                    ) : (
+                      product.bundle_items.map(productTitle).join(', ')
+                    )}
+                  </td>
+                  <td>{product.requires_license ? 'Yes' : 'No'}</td>
+                  <td>{DOWNLOAD_ACCESS_WORDS[product.download_access]}</td>
+                  <td>
+                    <Time value={product.updated_at} />
+                  </td>
+                  <td class="actions">
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Edit ${product.title}`}
+                      aria-expanded={editing === product.id}
+                      onClick={() => {
+                        setSaved(null);
+                        setEditing(editing === product.id ? null : product.id);
+                      }}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Versions and files of ${product.title}`}
+                      onClick={() => onVersions(product.id)}
+                    >
+                      Versions
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {editing !== null &&
+        products
+          .filter((product) => product.id === editing)
+          .map((product) => (
+            <div key={product.id}>
+              <h3>Edit {product.title}</h3>
+              <ProductForm
+                product={product}
+                onSaved={(changed) => {
+                  setEditing(null);
+                  setSaved(`Saved ${changed.title}.`);
+                  reload();
+                }}
+                onCancel={() => setEditing(null)}
+              />
+            </div>
+          ))}
+      <h3>New product or bundle</h3>
+      <ProductForm product={null} onSaved={reload} />
+    </section>
+  );
+}
+
+function PlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
+  const api = useApi();
+  const [name, setName] = useState('');
+  const [type, setType] = useState<ActivationType>('domain');
+  const [limit, setLimit] = useState('1');
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const plan = await api.call<Plan>('POST', '/plans', {
+        name: name.trim(),
+        activation_type: type,
+        activation_limit: Number(limit),
+      });
+      setName('');
+      onSaved(plan);
+      return `Created ${plan.name}.`;
+    });
+  };
+  return (
+    <form method="post" onSubmit={submit} class="panel" aria-label="New plan">
+      <div class="row">
+        <Field label="Name">
+          <input
+            name="name"
+            required
+            maxLength={255}
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </Field>
+        <Field label="Activation type">
+          <select
+            name="activation_type"
+            value={type}
+            onChange={(event) => setType(event.currentTarget.value as ActivationType)}
+          >
+            {ACTIVATION_TYPES.map((value) => (
+              <option key={value} value={value}>
+                {ACTIVATION_TYPE_WORDS[value]}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Activation limit" hint="0 means unlimited.">
+          <input
+            type="number"
+            name="activation_limit"
+            min={0}
+            max={1000000}
+            step={1}
+            required
+            value={limit}
+            onInput={(event) => setLimit(event.currentTarget.value)}
+          />
+        </Field>
+        <div class="field submit">
+          <button
+            type="submit"
+            disabled={action.busy || name.trim() === '' || !/^\d+$/.test(limit)}
+          >
+            Create plan
+          </button>
+        </div>
+      </div>
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+    </form>
+  );
+}
+
+function Plans() {
+  const { plans, reload } = useDirectory();
+  return (
+    <section aria-labelledby="plans-heading">
+      <h2 id="plans-heading">Plans</h2>
+      {plans.length === 0 ? (
+        <Empty>There are no plans yet.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">ID</th>
+                <th scope="col">Name</th>
+                <th scope="col">Activation type</th>
+                <th scope="col">Activation limit</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {plans.map((plan) => (
+                <tr key={plan.id}>
+                  <td>{plan.id}</td>
+                  <td>{plan.name}</td>
+                  <td>{ACTIVATION_TYPE_WORDS[plan.activation_type]}</td>
+                  <td>{limitWords(plan.activation_limit)}</td>
+                  <td>
+                    <Time value={plan.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h3>New plan</h3>
+      <PlanForm onSaved={reload} />
+    </section>
+  );
+}
+
+export function CatalogPage({ onVersions }: { onVersions: (productId: number) => void }) {
+  return (
+    <section aria-labelledby="catalog-heading">
+      <h1 id="catalog-heading">Products and plans</h1>
+      <Products onVersions={onVersions} />
+      <Plans />
+    </section>
+  );
+}

@@ -1,0 +1,199 @@
+import { useState } from 'preact/hooks';
+import type {
+  DownloadLogEntry,
+  DownloadLogPage as LogPage,
+} from '../../../libs/contracts/index.js';
+import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { useApi } from './admin-api.js';
+import { Loading, Pager, useLoad } from './common.js';
+import { useDirectory } from './directory.js';
+
+/**
+ * What each refusal reason means (spec 4.5, 7; docs/api-decisions.md, downloads): the code a
+ * refused client got, in words an admin can act on.
+ */
+export const REFUSAL_MEANINGS: Record<string, string> = {
+  LICENSE_INVALID:
+    'No license key was sent, the key is unknown, or the license is suspended, revoked or cancelled.',
+  LICENSE_EXPIRED: 'The license has expired.',
+  PRODUCT_MISMATCH: 'The key covers neither this product nor a bundle that contains it.',
+  ACTIVATION_REQUIRED:
+    'The product needs an activated identifier for downloads, and none was sent.',
+  ACTIVATION_NOT_FOUND: 'The identifier sent is not activated on the license.',
+  DOWNLOAD_NOT_AVAILABLE:
+    "The product is set to Account only: files come from the customer's account, not the API.",
+  NOT_FOUND: 'There is no such product, or no published version has a file for this caller.',
+  RANGE_NOT_SATISFIABLE: 'The requested byte range starts at or after the end of the file.',
+  RATE_LIMITED: 'Too many download requests from one IP address in a minute.',
+  INVALID_REQUEST: 'The request was malformed (a bad product id or query).',
+  INTERNAL_ERROR: 'The server failed while serving the file.',
+};
+
+export function refusalMeaning(reason: string): string {
+  return REFUSAL_MEANINGS[reason] ?? 'A reason this console does not know yet.';
+}
+
+type Filter = { refused: boolean; productId: number | null; page: number };
+
+const PER_PAGE = 50;
+
+function Entries({
+  entries,
+  refusedOnly,
+  onOpenLicense,
+}: {
+  entries: readonly DownloadLogEntry[];
+  refusedOnly: boolean;
+  onOpenLicense: (key: string) => void;
+}) {
+  const { productTitle } = useDirectory();
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Product</th>
+            {!refusedOnly && <th scope="col">Outcome</th>}
+            <th scope="col">Reason</th>
+            <th scope="col">License key</th>
+            <th scope="col">Identifier</th>
+            <th scope="col">IP</th>
+            <th scope="col">Version</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id} class={entry.outcome === 'refused' ? 'refused' : undefined}>
+              <td class="nowrap">
+                <Time value={entry.at} />
+              </td>
+              <td>
+                {entry.product_id === null ? (
+                  <span class="muted">no valid product id</span>
+                ) : (
+                  productTitle(entry.product_id)
+                )}
+              </td>
+              {!refusedOnly && <td>{entry.outcome === 'served' ? 'Served' : 'Refused'}</td>}
+              <td>
+                {entry.reason === null ? (
+                  <span class="muted">none</span>
+                ) : (
+                  <span class="reason">
+                    <span class="code">{entry.reason}</span>
+                    <span>{refusalMeaning(entry.reason)}</span>
+                  </span>
+                )}
+              </td>
+              <td>
+                {entry.license_key === null ? (
+                  <span class="muted">none</span>
+                ) : (
+                  <button
+                    type="button"
+                    class="link mono nowrap"
+                    aria-label={`Open license ${entry.license_key}`}
+                    onClick={() => onOpenLicense(entry.license_key!)}
+                  >
+                    {entry.license_key}
+                  </button>
+                )}
+              </td>
+              <td class="mono long">{entry.identifier ?? <span class="muted">none</span>}</td>
+              <td class="mono nowrap">{entry.ip}</td>
+              <td>{entry.version ?? <span class="muted">none</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The download log (spec 4.5), with its Refused Downloads view. */
+export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string) => void }) {
+  const api = useApi();
+  const { products } = useDirectory();
+  const [filter, setFilter] = useState<Filter>({ refused: false, productId: null, page: 1 });
+  const log = useLoad(
+    () =>
+      api.get<LogPage>('/download-log', {
+        refused: filter.refused ? true : null,
+        product_id: filter.productId,
+        page: filter.page,
+        per_page: PER_PAGE,
+      }),
+    [api, filter],
+  );
+  const page = log.data;
+  return (
+    <section aria-labelledby="log-heading">
+      <div class="title-row">
+        <h1 id="log-heading">{filter.refused ? 'Refused downloads' : 'Download log'}</h1>
+        <button type="button" class="secondary" onClick={log.reload} disabled={log.loading}>
+          Refresh
+        </button>
+      </div>
+      <div class="row">
+        <div class="tabs" role="group" aria-label="Which downloads">
+          <button
+            type="button"
+            class={filter.refused ? 'secondary' : undefined}
+            aria-pressed={!filter.refused}
+            onClick={() => setFilter({ ...filter, refused: false, page: 1 })}
+          >
+            All downloads
+          </button>
+          <button
+            type="button"
+            class={filter.refused ? undefined : 'secondary'}
+            aria-pressed={filter.refused}
+            onClick={() => setFilter({ ...filter, refused: true, page: 1 })}
+          >
+            Refused downloads
+          </button>
+        </div>
+        <Field label="Product">
+          <select
+            name="product_id"
+            value={filter.productId ?? ''}
+            onChange={(event) => {
+              const value = event.currentTarget.value;
+              setFilter({ ...filter, productId: value === '' ? null : Number(value), page: 1 });
+            }}
+          >
+            <option value="">Every product</option>
+            {products.map((product) => (
+              <option key={product.id} value={product.id}>
+                {product.title}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <ErrorNote error={log.error} />
+      {page === null ? (
+        log.loading && <Loading what="the download log" />
+      ) : page.entries.length === 0 ? (
+        <Empty>{filter.refused ? 'No download has been refused.' : 'No downloads yet.'}</Empty>
+      ) : (
+        <>
+          <Entries
+            entries={page.entries}
+            refusedOnly={filter.refused}
+            onOpenLicense={onOpenLicense}
+          />
+          <Pager
+            page={page.page}
+            perPage={page.per_page}
+            total={page.total}
+            noun={filter.refused ? 'refused downloads' : 'downloads'}
+            onPage={(n) => setFilter({ ...filter, page: n })}
+          />
+        </>
+      )}
+    </section>
+  );
+}

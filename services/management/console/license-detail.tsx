@@ -1,0 +1,583 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type {
+  Activation,
+  ActivationType,
+  LicenseDetail,
+  LicenseStatus,
+} from '../../../libs/contracts/index.js';
+import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { segment, useApi } from './admin-api.js';
+import {
+  ACTIVATION_TYPE_WORDS,
+  ConfirmDialog,
+  Done,
+  Loading,
+  STATUS_WORDS,
+  StatusBadge,
+  isoToLocalInput,
+  limitWords,
+  localInputToIso,
+  useAction,
+  useLoad,
+} from './common.js';
+import { useDirectory } from './directory.js';
+import { usage } from './licenses.js';
+
+/** How the API normalises an identifier of each type (spec 2.4), said before it happens. */
+const NORMALISATION: Record<ActivationType, string> = {
+  domain:
+    'A website: scheme, www., port and path are dropped (https://www.Shop.example/cart is shop.example).',
+  device: 'A device: spaces around it are dropped.',
+  seat: 'A user, by e-mail address: lowercased.',
+  instance: 'A server or container instance: spaces around it are dropped.',
+};
+
+type Change = (license: LicenseDetail) => void;
+
+function Facts({ license }: { license: LicenseDetail }) {
+  const { productTitle, planName } = useDirectory();
+  return (
+    <dl class="facts">
+      <dt>License key</dt>
+      <dd class="mono">{license.license_key}</dd>
+      <dt>Status</dt>
+      <dd>
+        <StatusBadge status={license.status} />
+      </dd>
+      <dt>Product</dt>
+      <dd>{license.product ?? productTitle(license.product_id)}</dd>
+      <dt>Plan</dt>
+      <dd>{license.plan ?? planName(license.plan_id)}</dd>
+      <dt>Activation type</dt>
+      <dd>{ACTIVATION_TYPE_WORDS[license.activation_type]}</dd>
+      <dt>Activation limit</dt>
+      <dd>{limitWords(license.activation_limit)}</dd>
+      <dt>Activations used</dt>
+      <dd>{usage(license)}</dd>
+      <dt>Expires</dt>
+      <dd>
+        <Time value={license.expires_at} empty="Does not expire" />
+      </dd>
+      <dt>Renews automatically</dt>
+      <dd>{license.auto_renew ? 'Yes' : 'No'}</dd>
+      <dt>Next payment</dt>
+      <dd>
+        <Time value={license.next_payment_at} empty="None" />
+      </dd>
+      <dt>Pending plan change</dt>
+      <dd>
+        {license.pending_plan === null ? (
+          <span class="muted">None</span>
+        ) : (
+          <>
+            {license.pending_plan.name ?? planName(license.pending_plan.id)}, at the next checkout
+            renewal
+          </>
+        )}
+      </dd>
+      <dt>Last check</dt>
+      <dd>
+        <Time value={license.last_check_at} />
+      </dd>
+      <dt>Last check IP</dt>
+      <dd class="mono">{license.last_check_ip ?? <span class="muted">none</span>}</dd>
+      <dt>Check count</dt>
+      <dd>{license.check_count}</dd>
+      <dt>Issued</dt>
+      <dd>
+        <Time value={license.created_at} />
+      </dd>
+    </dl>
+  );
+}
+
+function Activations({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
+  const api = useApi();
+  const [identifier, setIdentifier] = useState('');
+  const [name, setName] = useState('');
+  const [removing, setRemoving] = useState<Activation | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const action = useAction();
+  const path = `/licenses/${segment(license.license_key)}/activations`;
+
+  const add = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const changed = await api.call<LicenseDetail>('POST', path, {
+        identifier,
+        name: name.trim() === '' ? null : name,
+      });
+      onChange(changed);
+      setIdentifier('');
+      setName('');
+      const stored = changed.activations.at(-1)?.identifier ?? identifier;
+      return `Added ${stored}.`;
+    });
+  };
+
+  const remove = async (activation: Activation) => {
+    setRemoving(null);
+    await action.run(async () => {
+      onChange(
+        await api.call<LicenseDetail>('DELETE', `${path}/${segment(activation.identifier)}`),
+      );
+      return `Removed ${activation.identifier}; its slot is free.`;
+    });
+    // The row and its button are gone: keyboard focus resumes at the list.
+    heading.current?.focus();
+  };
+
+  return (
+    <section aria-labelledby="activations-heading" class="panel">
+      <h2 id="activations-heading" ref={heading} tabIndex={-1}>
+        Activations ({usage(license)})
+      </h2>
+      {license.activations.length === 0 ? (
+        <Empty>Nothing is activated with this license.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Identifier</th>
+                <th scope="col">Name</th>
+                <th scope="col">IP</th>
+                <th scope="col">Activated</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {license.activations.map((activation) => (
+                <tr key={activation.identifier}>
+                  <td class="mono long">{activation.identifier}</td>
+                  <td>{activation.name ?? <span class="muted">none</span>}</td>
+                  <td class="mono">
+                    {activation.ip === '' ? (
+                      <span class="muted">added in admin</span>
+                    ) : (
+                      activation.ip
+                    )}
+                  </td>
+                  <td>
+                    <Time value={activation.activated_at} />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger small"
+                      aria-label={`Remove ${activation.identifier}`}
+                      disabled={action.busy}
+                      onClick={() => setRemoving(activation)}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h3>Add an activation</h3>
+      <form method="post" onSubmit={add} class="row">
+        <Field label="Identifier" hint={NORMALISATION[license.activation_type]}>
+          <input
+            name="identifier"
+            autocomplete="off"
+            spellcheck={false}
+            required
+            maxLength={255}
+            value={identifier}
+            onInput={(event) => setIdentifier(event.currentTarget.value)}
+          />
+        </Field>
+        <Field label="Name" hint="Optional label.">
+          <input
+            name="name"
+            autocomplete="off"
+            maxLength={255}
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </Field>
+        <div class="field submit">
+          <button type="submit" disabled={action.busy || identifier.trim() === ''}>
+            Add
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+      {removing !== null && (
+        <ConfirmDialog
+          title="Remove this activation?"
+          confirmLabel="Remove activation"
+          onConfirm={() => void remove(removing)}
+          onCancel={() => setRemoving(null)}
+        >
+          <p>
+            <span class="mono">{removing.identifier}</span>
+            {removing.name !== null && <> ({removing.name})</>} will no longer be activated with
+            this license, and its slot is freed.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+const STATUSES = Object.keys(STATUS_WORDS) as LicenseStatus[];
+
+/** The changes a PATCH makes (spec 3.3): limit, status, expiry, each a form of its own. */
+function Settings({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
+  const api = useApi();
+  const [limit, setLimit] = useState(String(license.activation_limit));
+  const [status, setStatus] = useState<LicenseStatus>(license.status);
+  const [expires, setExpires] = useState(isoToLocalInput(license.expires_at));
+  // The license changes under these forms too (a plan change resets the limit): follow it.
+  useEffect(() => setLimit(String(license.activation_limit)), [license.activation_limit]);
+  useEffect(() => setStatus(license.status), [license.status]);
+  useEffect(() => setExpires(isoToLocalInput(license.expires_at)), [license.expires_at]);
+  const action = useAction();
+  const patch = (body: Record<string, unknown>, done: (changed: LicenseDetail) => string) =>
+    action.run(async () => {
+      const changed = await api.call<LicenseDetail>(
+        'PATCH',
+        `/licenses/${segment(license.license_key)}`,
+        body,
+      );
+      onChange(changed);
+      return done(changed);
+    });
+
+  return (
+    <section aria-labelledby="settings-heading" class="panel">
+      <h2 id="settings-heading">Limit, status and expiry</h2>
+      <div class="forms">
+        <form
+          method="post"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void patch(
+              { activation_limit: Number(limit) },
+              (changed) => `The activation limit is now ${limitWords(changed.activation_limit)}.`,
+            );
+          }}
+        >
+          <Field label="Activation limit" hint="0 means unlimited. Takes effect at once.">
+            <input
+              type="number"
+              name="activation_limit"
+              min={0}
+              max={1000000}
+              step={1}
+              required
+              value={limit}
+              onInput={(event) => setLimit(event.currentTarget.value)}
+            />
+          </Field>
+          <button type="submit" disabled={action.busy || !/^\d+$/.test(limit)}>
+            Change limit
+          </button>
+        </form>
+        <form
+          method="post"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void patch(
+              { status },
+              (changed) => `The status is now ${STATUS_WORDS[changed.status]}.`,
+            );
+          }}
+        >
+          <Field label="Status">
+            <select
+              name="status"
+              value={status}
+              onChange={(event) => setStatus(event.currentTarget.value as LicenseStatus)}
+            >
+              {STATUSES.map((value) => (
+                <option key={value} value={value}>
+                  {STATUS_WORDS[value]}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <button type="submit" disabled={action.busy}>
+            Change status
+          </button>
+        </form>
+        <form
+          method="post"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void patch({ expires_at: localInputToIso(expires) }, (changed) =>
+              changed.expires_at === null
+                ? 'The license no longer expires.'
+                : 'The expiry date is changed.',
+            );
+          }}
+        >
+          <Field label="Expires" hint="Your time zone; empty: does not expire.">
+            <input
+              type="datetime-local"
+              name="expires_at"
+              value={expires}
+              onInput={(event) => setExpires(event.currentTarget.value)}
+            />
+          </Field>
+          <button type="submit" disabled={action.busy}>
+            Change expiry
+          </button>
+        </form>
+      </div>
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+    </section>
+  );
+}
+
+/** Spec 3.3: a plan change now, or at the next checkout renewal. */
+function PlanChange({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
+  const api = useApi();
+  const { plans, planName } = useDirectory();
+  const [planId, setPlanId] = useState('');
+  const [when, setWhen] = useState<'now' | 'renewal'>('now');
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const changed = await api.call<LicenseDetail>(
+        'POST',
+        `/licenses/${segment(license.license_key)}/plan-change`,
+        { plan_id: Number(planId), when },
+      );
+      onChange(changed);
+      setPlanId('');
+      return when === 'now'
+        ? `The license is now on ${changed.plan ?? planName(changed.plan_id)}, with its limit and type.`
+        : `${planName(Number(planId))} will apply at the next checkout renewal.`;
+    });
+  };
+  return (
+    <section aria-labelledby="plan-heading" class="panel">
+      <h2 id="plan-heading">Change plan</h2>
+      <form method="post" onSubmit={submit}>
+        <Field label="New plan">
+          <select
+            name="plan_id"
+            required
+            value={planId}
+            onChange={(event) => setPlanId(event.currentTarget.value)}
+          >
+            <option value="">Choose…</option>
+            {plans.map((plan) => (
+              <option key={plan.id} value={plan.id} disabled={plan.id === license.plan_id}>
+                {plan.name} ({limitWords(plan.activation_limit)}, {plan.activation_type})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <fieldset>
+          <legend>When</legend>
+          <label class="check">
+            <input
+              type="radio"
+              name="when"
+              value="now"
+              checked={when === 'now'}
+              onChange={() => setWhen('now')}
+            />
+            <span>Now: the limit and type reset to the new plan's</span>
+          </label>
+          <label class="check">
+            <input
+              type="radio"
+              name="when"
+              value="renewal"
+              checked={when === 'renewal'}
+              onChange={() => setWhen('renewal')}
+            />
+            <span>At the next checkout renewal</span>
+          </label>
+        </fieldset>
+        <button type="submit" disabled={action.busy || planId === ''}>
+          Change plan
+        </button>
+      </form>
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+    </section>
+  );
+}
+
+/** Spec 3.3: a renewal through checkout (the Renew button) or the payment gateway. */
+function Renewal({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
+  const api = useApi();
+  const [expires, setExpires] = useState('');
+  const [nextPayment, setNextPayment] = useState('');
+  const [source, setSource] = useState<'checkout' | 'gateway'>('checkout');
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const expiresAt = localInputToIso(expires);
+      if (expiresAt === null) throw new Error('Give the new expiry date and time.');
+      const nextPaymentAt = localInputToIso(nextPayment);
+      const changed = await api.call<LicenseDetail>(
+        'POST',
+        `/licenses/${segment(license.license_key)}/renewals`,
+        {
+          expires_at: expiresAt,
+          source,
+          ...(nextPaymentAt === null ? {} : { next_payment_at: nextPaymentAt }),
+        },
+      );
+      onChange(changed);
+      setExpires('');
+      setNextPayment('');
+      return `Renewed: the license is ${STATUS_WORDS[changed.status].toLowerCase()}.`;
+    });
+  };
+  return (
+    <section aria-labelledby="renewal-heading" class="panel">
+      <h2 id="renewal-heading">Renew</h2>
+      <form method="post" onSubmit={submit}>
+        <div class="row">
+          <Field label="New expiry" hint="Your time zone; must be ahead of now.">
+            <input
+              type="datetime-local"
+              name="expires_at"
+              required
+              value={expires}
+              onInput={(event) => setExpires(event.currentTarget.value)}
+            />
+          </Field>
+          <Field label="Next payment" hint="Optional.">
+            <input
+              type="datetime-local"
+              name="next_payment_at"
+              value={nextPayment}
+              onInput={(event) => setNextPayment(event.currentTarget.value)}
+            />
+          </Field>
+        </div>
+        <fieldset>
+          <legend>Through</legend>
+          <label class="check">
+            <input
+              type="radio"
+              name="source"
+              value="checkout"
+              checked={source === 'checkout'}
+              onChange={() => setSource('checkout')}
+            />
+            <span>
+              Checkout (the Renew button): applies a pending plan change; limit and type reset to
+              the plan's
+            </span>
+          </label>
+          <label class="check">
+            <input
+              type="radio"
+              name="source"
+              value="gateway"
+              checked={source === 'gateway'}
+              onChange={() => setSource('gateway')}
+            />
+            <span>Payment gateway (automatic renewal): plan, limit and type unchanged</span>
+          </label>
+        </fieldset>
+        <button type="submit" disabled={action.busy || expires === ''}>
+          Renew
+        </button>
+      </form>
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+    </section>
+  );
+}
+
+function RejectedAttempts({ license }: { license: LicenseDetail }) {
+  return (
+    <section aria-labelledby="rejected-heading" class="panel">
+      <h2 id="rejected-heading">Rejected activation attempts</h2>
+      <p class="muted">
+        Activations refused because the license was full or expired (spec 2.5); rows untouched for
+        90 days are removed.
+      </p>
+      {license.rejected_attempts.length === 0 ? (
+        <Empty>No activation of this license has been refused.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Identifier</th>
+                <th scope="col">Tries</th>
+                <th scope="col">Last try</th>
+              </tr>
+            </thead>
+            <tbody>
+              {license.rejected_attempts.map((attempt) => (
+                <tr key={attempt.identifier}>
+                  <td class="mono long">{attempt.identifier}</td>
+                  <td>{attempt.tries}</td>
+                  <td>
+                    <Time value={attempt.last_attempt_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function LicenseDetailPage({
+  licenseKey,
+  onBack,
+}: {
+  licenseKey: string;
+  onBack: () => void;
+}) {
+  const api = useApi();
+  const loaded = useLoad(
+    () => api.get<LicenseDetail>(`/licenses/${segment(licenseKey)}`),
+    [api, licenseKey],
+  );
+  const license = loaded.data;
+  return (
+    <section aria-labelledby="license-heading">
+      <div class="title-row">
+        <h1 id="license-heading">License</h1>
+        <div class="row">
+          <button type="button" class="secondary" onClick={onBack}>
+            Back to licenses
+          </button>
+          <button type="button" class="secondary" onClick={loaded.reload} disabled={loaded.loading}>
+            Refresh
+          </button>
+        </div>
+      </div>
+      <ErrorNote error={loaded.error} />
+      {license === null ? (
+        loaded.loading && <Loading what="the license" />
+      ) : (
+        <>
+          <Facts license={license} />
+          <Activations license={license} onChange={loaded.replace} />
+          <RejectedAttempts license={license} />
+          <Settings license={license} onChange={loaded.replace} />
+          <PlanChange license={license} onChange={loaded.replace} />
+          <Renewal license={license} onChange={loaded.replace} />
+        </>
+      )}
+    </section>
+  );
+}

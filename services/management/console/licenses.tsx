@@ -1,0 +1,332 @@
+import { useState } from 'preact/hooks';
+import type {
+  LicenseDetail,
+  LicensePage,
+  LicenseStatus,
+  LicenseSummary,
+} from '../../../libs/contracts/index.js';
+import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { useApi } from './admin-api.js';
+import {
+  Done,
+  Loading,
+  Pager,
+  STATUS_WORDS,
+  StatusBadge,
+  localInputToIso,
+  useAction,
+  useLoad,
+} from './common.js';
+import { useDirectory } from './directory.js';
+
+/** The license search (spec 2.2): kept by the console, so it is still there after a detail. */
+export interface LicenseSearch {
+  q: string;
+  product_id: number | null;
+  plan_id: number | null;
+  status: LicenseStatus | null;
+  page: number;
+}
+
+export const NO_SEARCH: LicenseSearch = {
+  q: '',
+  product_id: null,
+  plan_id: null,
+  status: null,
+  page: 1,
+};
+
+const PER_PAGE = 25;
+
+const STATUSES = Object.keys(STATUS_WORDS) as LicenseStatus[];
+
+const idOrNull = (value: string) => (value === '' ? null : Number(value));
+
+export function usage(license: Pick<LicenseSummary, 'activation_limit' | 'activations_used'>) {
+  return license.activation_limit === 0
+    ? `${license.activations_used} (unlimited)`
+    : `${license.activations_used} of ${license.activation_limit}`;
+}
+
+function SearchForm({
+  search,
+  onSearch,
+}: {
+  search: LicenseSearch;
+  onSearch: (search: LicenseSearch) => void;
+}) {
+  const { products, plans } = useDirectory();
+  const [draft, setDraft] = useState(search);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    onSearch({ ...draft, q: draft.q.trim(), page: 1 });
+  };
+  const clear = () => {
+    setDraft(NO_SEARCH);
+    onSearch(NO_SEARCH);
+  };
+  return (
+    <form method="post" onSubmit={submit} class="filters" role="search">
+      <Field
+        label="Key prefix or identifier"
+        hint="The first characters of a key, or a site, device, e-mail or instance in any spelling."
+      >
+        <input
+          type="search"
+          name="q"
+          autocomplete="off"
+          spellcheck={false}
+          maxLength={255}
+          value={draft.q}
+          onInput={(event) => setDraft({ ...draft, q: event.currentTarget.value })}
+        />
+      </Field>
+      <Field label="Product">
+        <select
+          name="product_id"
+          value={draft.product_id ?? ''}
+          onChange={(event) =>
+            setDraft({ ...draft, product_id: idOrNull(event.currentTarget.value) })
+          }
+        >
+          <option value="">Any product</option>
+          {products.map((product) => (
+            <option key={product.id} value={product.id}>
+              {product.title}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Plan">
+        <select
+          name="plan_id"
+          value={draft.plan_id ?? ''}
+          onChange={(event) => setDraft({ ...draft, plan_id: idOrNull(event.currentTarget.value) })}
+        >
+          <option value="">Any plan</option>
+          {plans.map((plan) => (
+            <option key={plan.id} value={plan.id}>
+              {plan.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Status">
+        <select
+          name="status"
+          value={draft.status ?? ''}
+          onChange={(event) => {
+            const value = event.currentTarget.value;
+            setDraft({ ...draft, status: value === '' ? null : (value as LicenseStatus) });
+          }}
+        >
+          <option value="">Any status</option>
+          {STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {STATUS_WORDS[status]}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <div class="field actions">
+        <button type="submit">Search</button>
+        <button type="button" class="secondary" onClick={clear}>
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function LicenseTable({
+  licenses,
+  onOpen,
+}: {
+  licenses: readonly LicenseSummary[];
+  onOpen: (key: string) => void;
+}) {
+  const { productTitle, planName } = useDirectory();
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">License key</th>
+            <th scope="col">Product</th>
+            <th scope="col">Plan</th>
+            <th scope="col">Status</th>
+            <th scope="col">Activations</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last check</th>
+          </tr>
+        </thead>
+        <tbody>
+          {licenses.map((license) => (
+            <tr key={license.license_key}>
+              <td>
+                <button
+                  type="button"
+                  class="link mono nowrap"
+                  aria-label={`Open license ${license.license_key}`}
+                  onClick={() => onOpen(license.license_key)}
+                >
+                  {license.license_key}
+                </button>
+              </td>
+              <td>{license.product ?? productTitle(license.product_id)}</td>
+              <td>{license.plan ?? planName(license.plan_id)}</td>
+              <td>
+                <StatusBadge status={license.status} />
+              </td>
+              <td>{usage(license)}</td>
+              <td>
+                <Time value={license.expires_at} empty="Does not expire" />
+              </td>
+              <td>
+                <Time value={license.last_check_at} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Issue a license (it copies the plan's limit and type); the new license opens. */
+function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
+  const api = useApi();
+  const { products, plans } = useDirectory();
+  const [productId, setProductId] = useState('');
+  const [planId, setPlanId] = useState('');
+  const [expires, setExpires] = useState('');
+  const [key, setKey] = useState('');
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const license = await api.call<LicenseDetail>('POST', '/licenses', {
+        product_id: Number(productId),
+        plan_id: Number(planId),
+        expires_at: localInputToIso(expires),
+        ...(key.trim() === '' ? {} : { license_key: key.trim() }),
+      });
+      onIssued(license.license_key);
+      return null;
+    });
+  };
+  return (
+    <details class="panel">
+      <summary>Issue a license</summary>
+      {products.length === 0 || plans.length === 0 ? (
+        <Empty>Create a product and a plan first (Products and plans).</Empty>
+      ) : (
+        <form method="post" onSubmit={submit} class="row">
+          <Field label="Product">
+            <select
+              required
+              value={productId}
+              onChange={(event) => setProductId(event.currentTarget.value)}
+            >
+              <option value="">Choose…</option>
+              {products.map((product) => (
+                <option key={product.id} value={product.id}>
+                  {product.title}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Plan">
+            <select
+              required
+              value={planId}
+              onChange={(event) => setPlanId(event.currentTarget.value)}
+            >
+              <option value="">Choose…</option>
+              {plans.map((plan) => (
+                <option key={plan.id} value={plan.id}>
+                  {plan.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Expires" hint="Your time zone; empty: never.">
+            <input
+              type="datetime-local"
+              value={expires}
+              onInput={(event) => setExpires(event.currentTarget.value)}
+            />
+          </Field>
+          <Field label="License key" hint="Empty: one is generated.">
+            <input
+              autocomplete="off"
+              spellcheck={false}
+              maxLength={255}
+              value={key}
+              onInput={(event) => setKey(event.currentTarget.value)}
+            />
+          </Field>
+          <div class="field submit">
+            <button type="submit" disabled={action.busy || productId === '' || planId === ''}>
+              Issue
+            </button>
+          </div>
+        </form>
+      )}
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+    </details>
+  );
+}
+
+export function LicensesPage({
+  search,
+  onSearch,
+  onOpen,
+}: {
+  search: LicenseSearch;
+  onSearch: (search: LicenseSearch) => void;
+  onOpen: (key: string) => void;
+}) {
+  const api = useApi();
+  const result = useLoad(
+    () =>
+      api.get<LicensePage>('/licenses', {
+        q: search.q,
+        product_id: search.product_id,
+        plan_id: search.plan_id,
+        status: search.status,
+        page: search.page,
+        per_page: PER_PAGE,
+      }),
+    [api, search],
+  );
+  const filtered =
+    search.q !== '' || search.product_id !== null || search.plan_id !== null || search.status;
+  const page = result.data;
+  return (
+    <section aria-labelledby="licenses-heading">
+      <h1 id="licenses-heading">Licenses</h1>
+      <SearchForm search={search} onSearch={onSearch} />
+      <IssueLicense onIssued={onOpen} />
+      <ErrorNote error={result.error} />
+      {page === null ? (
+        result.loading && <Loading what="licenses" />
+      ) : page.licenses.length === 0 ? (
+        <Empty>{filtered ? 'No license matches this search.' : 'There are no licenses yet.'}</Empty>
+      ) : (
+        <>
+          <LicenseTable licenses={page.licenses} onOpen={onOpen} />
+          <Pager
+            page={page.page}
+            perPage={page.per_page}
+            total={page.total}
+            noun="licenses"
+            onPage={(n) => onSearch({ ...search, page: n })}
+          />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,204 @@
+import { render } from 'preact';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { Plan, Product } from '../../../libs/contracts/index.js';
+import { ErrorNote } from '../../../libs/web/ui/components.js';
+import '../../../libs/web/ui/styles.css';
+import './console.css';
+import { AdminApi, ApiContext } from './admin-api.js';
+import { CatalogPage } from './catalog.js';
+import { useLoad } from './common.js';
+import { DirectoryContext, type Directory } from './directory.js';
+import { DownloadLogPage } from './download-log.js';
+import { LicenseDetailPage } from './license-detail.js';
+import { LicensesPage, NO_SEARCH, type LicenseSearch } from './licenses.js';
+import {
+  SECTIONS,
+  currentView,
+  pushView,
+  replaceView,
+  sectionView,
+  type View,
+} from './navigation.js';
+import { OperationsPage } from './operations.js';
+import { forgetToken, keepToken, storedToken } from './session.js';
+import { SignIn } from './sign-in.js';
+import { VersionsPage } from './versions.js';
+
+/**
+ * The admin console: the management API in a browser, for people. Every action is a call of
+ * that API with the admin token of this tab (session.ts); every value it shows is rendered as
+ * text; navigation keeps license keys out of the address bar (navigation.ts).
+ */
+
+/** Titles end up in the browser's history list: they name the section, never a key. */
+const TITLES: Record<View['section'], string> = {
+  licenses: 'Licenses',
+  license: 'License',
+  catalog: 'Products and plans',
+  versions: 'Versions and files',
+  'download-log': 'Download log',
+  jobs: 'Jobs and health',
+};
+
+function useDirectoryData(api: AdminApi): { directory: Directory; error: unknown } {
+  const loaded = useLoad(async () => {
+    const [{ products }, { plans }] = await Promise.all([
+      api.get<{ products: Product[] }>('/products'),
+      api.get<{ plans: Plan[] }>('/plans'),
+    ]);
+    return { products, plans };
+  }, [api]);
+  const directory = useMemo(
+    () => ({
+      products: loaded.data?.products ?? [],
+      plans: loaded.data?.plans ?? [],
+      reload: loaded.reload,
+    }),
+    [loaded.data, loaded.reload],
+  );
+  return { directory, error: loaded.error };
+}
+
+function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) {
+  const [view, setView] = useState<View>(currentView);
+  const [search, setSearch] = useState<LicenseSearch>(NO_SEARCH);
+  const { directory, error } = useDirectoryData(api);
+  const main = useRef<HTMLElement>(null);
+  const moved = useRef(false);
+
+  // Once: the entry the console opened on gets its state and key-free address; back and
+  // forward then move between views.
+  useEffect(() => {
+    replaceView(view);
+    const onPopState = () => setView(currentView());
+    addEventListener('popstate', onPopState);
+    return () => removeEventListener('popstate', onPopState);
+  }, []);
+
+  useEffect(() => {
+    document.title = `${TITLES[view.section]} – Licensing console`;
+    // After a move within the console, screen readers and keyboards start at the new content.
+    if (moved.current) main.current?.focus();
+    moved.current = true;
+  }, [view]);
+
+  const go = useCallback((next: View) => {
+    pushView(next);
+    setView(next);
+  }, []);
+  const openLicense = useCallback((key: string) => go({ section: 'license', key }), [go]);
+
+  let page;
+  switch (view.section) {
+    case 'licenses':
+      page = <LicensesPage search={search} onSearch={setSearch} onOpen={openLicense} />;
+      break;
+    case 'license':
+      page = (
+        <LicenseDetailPage
+          key={view.key}
+          licenseKey={view.key}
+          onBack={() => go({ section: 'licenses' })}
+        />
+      );
+      break;
+    case 'catalog':
+      page = <CatalogPage onVersions={(productId) => go({ section: 'versions', productId })} />;
+      break;
+    case 'versions':
+      page = (
+        <VersionsPage
+          productId={view.productId}
+          onProduct={(productId) => {
+            const next: View = { section: 'versions', productId };
+            replaceView(next);
+            setView(next);
+          }}
+        />
+      );
+      break;
+    case 'download-log':
+      page = <DownloadLogPage onOpenLicense={openLicense} />;
+      break;
+    case 'jobs':
+      page = <OperationsPage />;
+      break;
+  }
+
+  const current = view.section === 'license' ? 'licenses' : view.section;
+  return (
+    <DirectoryContext.Provider value={directory}>
+      <header class="topbar">
+        <button type="button" class="skip" onClick={() => main.current?.focus()}>
+          Skip to content
+        </button>
+        <span class="brand">Licensing console</span>
+        <nav aria-label="Sections">
+          <ul>
+            {SECTIONS.map(({ section, label }) => (
+              <li key={section}>
+                <a
+                  href={`#${section}`}
+                  aria-current={current === section ? 'page' : undefined}
+                  onClick={(event) => {
+                    event.preventDefault();
+                    go(sectionView(section));
+                  }}
+                >
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="secondary sign-out" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="content" ref={main} tabIndex={-1}>
+        <ErrorNote error={error} />
+        {page}
+      </main>
+    </DirectoryContext.Provider>
+  );
+}
+
+function Console() {
+  const [token, setToken] = useState<string | null>(storedToken);
+  const [notice, setNotice] = useState<string | null>(null);
+  const signOut = useCallback((why: string) => {
+    forgetToken();
+    // The entry's state may name a license: leave nothing of the session in this entry.
+    history.replaceState(null, '', location.pathname);
+    setToken(null);
+    setNotice(why);
+  }, []);
+  const api = useMemo(
+    () =>
+      token === null
+        ? null
+        : new AdminApi(token, () =>
+            signOut('The admin token is no longer accepted: sign in again.'),
+          ),
+    [token, signOut],
+  );
+  if (api === null) {
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={(accepted) => {
+          keepToken(accepted);
+          setNotice(null);
+          setToken(accepted);
+        }}
+      />
+    );
+  }
+  return (
+    <ApiContext.Provider value={api}>
+      <SignedIn api={api} onSignOut={() => signOut('You are signed out.')} />
+    </ApiContext.Provider>
+  );
+}
+
+render(<Console />, document.getElementById('app')!);

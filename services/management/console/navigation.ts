@@ -1,0 +1,77 @@
+/**
+ * Where the console is. The address bar shows only the section (`/#licenses`); what a view is
+ * about (a license key, a product id) stays in the history entry's state object, so a license
+ * key never reaches a URL, the browser's history list or a Referer. Back and forward work
+ * through `popstate`; a reload keeps the entry's state.
+ */
+
+export type View =
+  | { section: 'licenses' }
+  | { section: 'license'; key: string }
+  | { section: 'catalog' }
+  | { section: 'versions'; productId: number | null }
+  | { section: 'download-log' }
+  | { section: 'jobs' };
+
+export type Section = View['section'];
+
+/** The sections of the navigation bar, in order. */
+export const SECTIONS: readonly { section: Section; label: string }[] = [
+  { section: 'licenses', label: 'Licenses' },
+  { section: 'catalog', label: 'Products and plans' },
+  { section: 'versions', label: 'Versions and files' },
+  { section: 'download-log', label: 'Download log' },
+  { section: 'jobs', label: 'Jobs and health' },
+];
+
+/** The view a section opens with when nothing more is known. */
+export function sectionView(section: Section): View {
+  switch (section) {
+    case 'license':
+    case 'licenses':
+      return { section: 'licenses' };
+    case 'versions':
+      return { section: 'versions', productId: null };
+    default:
+      return { section };
+  }
+}
+
+/** A key-free address for a view: its section only. */
+export function addressOf(view: View): string {
+  return `${location.pathname}#${view.section}`;
+}
+
+function isView(value: unknown): value is View {
+  if (typeof value !== 'object' || value === null) return false;
+  const view = value as Record<string, unknown>;
+  switch (view.section) {
+    case 'license':
+      return typeof view.key === 'string' && view.key !== '';
+    case 'versions':
+      return view.productId === null || typeof view.productId === 'number';
+    case 'licenses':
+    case 'catalog':
+    case 'download-log':
+    case 'jobs':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The view of the current history entry: its state, else the section its address names. */
+export function currentView(): View {
+  const state: unknown = history.state;
+  if (isView(state)) return state;
+  const named = SECTIONS.find(({ section }) => `#${section}` === location.hash);
+  return sectionView(named?.section ?? 'licenses');
+}
+
+export function pushView(view: View): void {
+  history.pushState(view, '', addressOf(view));
+}
+
+export function replaceView(view: View): void {
+  history.replaceState(view, '', addressOf(view));
+}

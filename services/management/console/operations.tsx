@@ -1,0 +1,215 @@
+import type {
+  ScheduledTask,
+  ServiceName,
+  TaskName,
+  TaskRun,
+} from '../../../libs/contracts/index.js';
+import { ApiError } from '../../../libs/web/ui/api.js';
+import { Empty, ErrorNote } from '../../../libs/web/ui/components.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { useApi } from './admin-api.js';
+import { Done, Loading, useAction, useLoad } from './common.js';
+
+/** The scheduled tasks (spec 2.5, 3.1 "Reminders & Expiration"), in words. */
+const TASKS: Record<TaskName, { title: string; does: string; result: (count: number) => string }> =
+  {
+    'license-expiry': {
+      title: 'License expiry',
+      does: 'Marks active licenses past their expiry date as expired (spec 3.1).',
+      result: (count) => `${count} ${count === 1 ? 'license' : 'licenses'} marked expired`,
+    },
+    'rejected-attempt-pruning': {
+      title: 'Rejected attempt pruning',
+      does: 'Removes rejected activation attempts untouched for 90 days (spec 2.5).',
+      result: (count) => `${count} rejected ${count === 1 ? 'attempt' : 'attempts'} removed`,
+    },
+  };
+
+/** The services behind the management API, each asked by GET /admin/v1/health. */
+const SERVICES = {
+  license: 'License service: plans, licenses, activations, rejected attempts',
+  'update-catalog': 'Update catalog: products, bundles, versions, files',
+  download: 'Download service: package storage and the download log',
+} satisfies Record<ServiceName, string>;
+
+function Tasks() {
+  const api = useApi();
+  const tasks = useLoad(() => api.get<{ tasks: ScheduledTask[] }>('/jobs'), [api]);
+  const action = useAction();
+  const run = (name: TaskName) =>
+    action.run(async () => {
+      const result = await api.call<TaskRun>('POST', `/jobs/${name}`);
+      tasks.reload();
+      const task = TASKS[result.name];
+      return `${task.title} ran: ${task.result(result.affected)}.`;
+    });
+  const list = tasks.data?.tasks ?? [];
+  return (
+    <section aria-labelledby="jobs-heading">
+      <h2 id="jobs-heading">Scheduled tasks</h2>
+      <ErrorNote error={tasks.error} />
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+      {tasks.data === null ? (
+        tasks.loading && <Loading what="the tasks" />
+      ) : list.length === 0 ? (
+        <Empty>There are no scheduled tasks.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Task</th>
+                <th scope="col">Every</th>
+                <th scope="col">Last run</th>
+                <th scope="col">Result</th>
+                <th scope="col">Next run</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((task) => {
+                const words = TASKS[task.name];
+                const last = task.last_run;
+                return (
+                  <tr key={task.name} data-task={task.name}>
+                    <td>
+                      <strong>{words.title}</strong>
+                      <div class="muted">{words.does}</div>
+                    </td>
+                    <td>{task.interval}</td>
+                    <td>
+                      {last === null ? (
+                        <span class="muted">never</span>
+                      ) : (
+                        <>
+                          <Time value={last.ran_at} />
+                          <div class="muted">
+                            {last.trigger === 'on-demand' ? 'on demand' : 'scheduled'}
+                          </div>
+                        </>
+                      )}
+                    </td>
+                    <td>
+                      {last === null ? (
+                        <span class="muted">none</span>
+                      ) : last.error !== null ? (
+                        <span class="failed">Failed: {last.error}</span>
+                      ) : (
+                        words.result(last.affected ?? 0)
+                      )}
+                    </td>
+                    <td>
+                      <Time value={task.next_run_at} empty="not scheduled" />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        class="small"
+                        disabled={action.busy}
+                        aria-label={`Run ${words.title} now`}
+                        onClick={() => void run(task.name)}
+                      >
+                        Run now
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+interface HealthReport {
+  status: 'ok';
+  services: Partial<Record<ServiceName, { status: 'ok'; uptime_seconds: number }>>;
+}
+
+function uptime(seconds: number): string {
+  const s = Math.floor(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86400)} days`;
+}
+
+/**
+ * The services that did not answer, from a 503's message ("Not answering: license (timeout);
+ * download"): the answer names them and nothing else.
+ */
+function silentServices(error: unknown): Set<string> | null {
+  if (!(error instanceof ApiError) || error.code !== 'SERVICE_UNAVAILABLE') return null;
+  const list = error.serverMessage.replace(/^Not answering:\s*/, '');
+  return new Set(list.split(';').map((part) => part.trim().split(/\s/)[0] ?? ''));
+}
+
+function Health() {
+  const api = useApi();
+  const health = useLoad(() => api.get<HealthReport>('/health'), [api]);
+  const silent = silentServices(health.error);
+  const names = Object.keys(SERVICES) as ServiceName[];
+  return (
+    <section aria-labelledby="health-heading">
+      <div class="title-row">
+        <h2 id="health-heading">Health</h2>
+        <button
+          type="button"
+          class="secondary small"
+          onClick={health.reload}
+          disabled={health.loading}
+        >
+          Check again
+        </button>
+      </div>
+      <ErrorNote error={health.error} />
+      {health.loading && <Loading what="the health of every service" />}
+      {!health.loading && (health.data !== null || silent !== null) && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Service</th>
+                <th scope="col">State</th>
+                <th scope="col">Up for</th>
+              </tr>
+            </thead>
+            <tbody>
+              <tr data-service="management">
+                <th scope="row">Management API: this console's API</th>
+                <td class="ok">Answering</td>
+                <td class="muted">–</td>
+              </tr>
+              {names.map((name) => {
+                const report = silent === null ? health.data?.services[name] : undefined;
+                const down = silent !== null ? silent.has(name) : report === undefined;
+                return (
+                  <tr key={name} data-service={name}>
+                    <th scope="row">{SERVICES[name]}</th>
+                    {down ? <td class="failed">Not answering</td> : <td class="ok">Answering</td>}
+                    <td>{report === undefined ? '–' : uptime(report.uptime_seconds)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function OperationsPage() {
+  return (
+    <section aria-labelledby="operations-heading">
+      <h1 id="operations-heading">Jobs and health</h1>
+      <Tasks />
+      <Health />
+    </section>
+  );
+}

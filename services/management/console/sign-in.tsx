@@ -1,0 +1,81 @@
+import { useState } from 'preact/hooks';
+import { ApiError, readAnswer, send } from '../../../libs/web/ui/api.js';
+import { ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { ADMIN_BASE } from './admin-api.js';
+
+/**
+ * Sign in with an admin token. The token is checked with a call that needs it (the plan list)
+ * before it is kept; a wrong one is refused in words and kept nowhere.
+ */
+export function SignIn({
+  onSignedIn,
+  notice,
+}: {
+  onSignedIn: (token: string) => void;
+  /** Why the console signed out by itself, when it did. */
+  notice: string | null;
+}) {
+  const [token, setToken] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const candidate = token.trim();
+    // An HTTP header carries visible ASCII only; anything else cannot be an admin token.
+    if (!/^[\x21-\x7e]+$/.test(candidate)) {
+      setError(new Error('An admin token is one word of letters, digits and punctuation.'));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const response = await send(`${ADMIN_BASE}/plans`, {
+        method: 'GET',
+        headers: { Authorization: `Bearer ${candidate}`, Accept: 'application/json' },
+        cache: 'no-store',
+        credentials: 'omit',
+      });
+      await readAnswer<unknown>(response);
+      setToken('');
+      onSignedIn(candidate);
+    } catch (failure) {
+      setError(
+        failure instanceof ApiError && failure.status === 401
+          ? new Error('This admin token was not accepted. Check it and try again.')
+          : failure,
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="sign-in">
+      <h1>Licensing console</h1>
+      <p>Sign in with an admin token (one of ADMIN_TOKENS; npm start prints its own).</p>
+      {notice !== null && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <form method="post" onSubmit={submit}>
+        <Field label="Admin token" hint="Kept in this tab only, until you sign out or close it.">
+          <input
+            type="password"
+            name="admin_token"
+            autocomplete="off"
+            spellcheck={false}
+            required
+            value={token}
+            onInput={(event) => setToken(event.currentTarget.value)}
+          />
+        </Field>
+        <button type="submit" disabled={busy || token.trim() === ''}>
+          {busy ? 'Checking…' : 'Sign in'}
+        </button>
+      </form>
+      <ErrorNote error={error} />
+    </main>
+  );
+}

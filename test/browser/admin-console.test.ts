@@ -1,0 +1,668 @@
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
+import { screenshot, startLikeNpmStart, type StartedSystem } from '../support/started-system.js';
+
+/**
+ * The admin console (the management service's page at `/`) in a real browser, on the system as
+ * `npm start` starts it: every action goes through the management API with the admin token of
+ * the tab, values from the API are shown as text, and neither the token nor a license key ever
+ * reaches a URL. Each test checks its page for Content-Security-Policy violations, console
+ * errors and `alert` dialogs.
+ */
+
+const API = '/api/index.php/v1/licensing';
+const TOKEN_ITEM = 'licensing-console.admin-token';
+const MARKUP = '<img src=x onerror=alert(1)>';
+
+let system: StartedSystem;
+let browser: Browser;
+let product: { id: number; title: string };
+const plans = { single: 0, three: 0, devices: 0 };
+
+async function admin<T>(method: string, path: string, body?: object): Promise<T> {
+  const response = await fetch(`${system.managementUrl}/admin/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${system.adminToken}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { data: T };
+  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
+  return answer.data;
+}
+
+/** A license of `product` on a plan; its key. */
+async function issue(planId: number, productId = product.id, extra: object = {}) {
+  const license = await admin<{ license_key: string }>('POST', '/licenses', {
+    product_id: productId,
+    plan_id: planId,
+    expires_at: '2099-06-30T12:00:00Z',
+    ...extra,
+  });
+  return license.license_key;
+}
+
+/** The public activate call, as client software makes it (form fields). */
+async function activate(key: string, identifier: string, name?: string): Promise<Response> {
+  return fetch(`${system.gatewayUrl}${API}/licenses/activate`, {
+    method: 'POST',
+    body: new URLSearchParams({ license_key: key, identifier, ...(name ? { name } : {}) }),
+  });
+}
+
+async function activated(key: string, identifier: string, name?: string): Promise<void> {
+  const response = await activate(key, identifier, name);
+  if (!response.ok) throw new Error(`activate ${identifier}: ${await response.text()}`);
+}
+
+interface Session {
+  page: Page;
+  problems: PageProblems;
+  dialogs: string[];
+}
+
+/** A fresh tab (its own sessionStorage) on the console, watched for what a test refuses. */
+async function openConsole(viewport?: { width: number; height: number }): Promise<Session> {
+  const page = await browser.newPage(viewport ? { viewport } : {});
+  const problems = await watchPage(page);
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  await page.goto(`${system.managementUrl}/`);
+  return { page, problems, dialogs };
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByLabel('Admin token').fill(system.adminToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
+}
+
+/** Finds a license by its key in the console's search and opens it. */
+async function openLicense(page: Page, key: string): Promise<void> {
+  await page.getByLabel('Key prefix or identifier').fill(key);
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByRole('button', { name: `Open license ${key}` }).click();
+  await page.getByRole('heading', { name: 'License', level: 1 }).waitFor();
+  await page.locator('dl.facts').waitFor();
+}
+
+/**
+ * Nothing went wrong on the page: no CSP violation, no dialog, no console error. Chromium logs
+ * every HTTP error answer a page receives ("Failed to load resource: ... status of 409"): those
+ * the test provoked on purpose are listed by status, and there must be exactly those.
+ */
+function expectClean({ problems, dialogs }: Session, refusedStatuses: number[] = []): void {
+  expect(problems.violations).toEqual([]);
+  expect(dialogs).toEqual([]);
+  const refusal = /^Failed to load resource: the server responded with a status of (\d{3})\b/;
+  const refused = problems.errors.flatMap((text) => {
+    const match = refusal.exec(text);
+    return match ? [Number(match[1])] : [];
+  });
+  expect(problems.errors.filter((text) => !refusal.test(text))).toEqual([]);
+  expect(refused.sort()).toEqual([...refusedStatuses].sort());
+  const origin = new URL(system.managementUrl).origin;
+  expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
+}
+
+function alertText(page: Page): Promise<string> {
+  return page.getByRole('alert').first().innerText();
+}
+
+beforeAll(async () => {
+  [system, browser] = await Promise.all([startLikeNpmStart(), launchBrowser()]);
+  product = await admin('POST', '/products', { title: 'Console Plugin' });
+  plans.single = (
+    await admin<{ id: number }>('POST', '/plans', {
+      name: 'Single site',
+      activation_type: 'domain',
+      activation_limit: 1,
+    })
+  ).id;
+  plans.three = (
+    await admin<{ id: number }>('POST', '/plans', {
+      name: 'Three sites',
+      activation_type: 'domain',
+      activation_limit: 3,
+    })
+  ).id;
+  plans.devices = (
+    await admin<{ id: number }>('POST', '/plans', {
+      name: 'Devices',
+      activation_type: 'device',
+      activation_limit: 5,
+    })
+  ).id;
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await system?.stop();
+});
+
+describe('the admin console', () => {
+  test('a wrong admin token is refused in words; the right one signs in and out, and is kept in sessionStorage, never in a URL', async () => {
+    const session = await openConsole();
+    const { page } = session;
+    const authorizations: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/admin/v1/')) {
+        authorizations.push(request.headers().authorization ?? '');
+      }
+    });
+    try {
+      const response = await page.goto(`${system.managementUrl}/`);
+      expect(response?.headers()['content-security-policy']).toMatch(/form-action 'none'/);
+      await screenshot(page, 'console-sign-in');
+      await page.getByLabel('Admin token').fill('not-the-admin-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect(alertText(page)).resolves.toMatch(/admin token was not accepted/);
+      await expect(page.evaluate(`sessionStorage.getItem('${TOKEN_ITEM}')`)).resolves.toBeNull();
+      await screenshot(page, 'console-sign-in-refused');
+
+      await signIn(page);
+      await expect(page.evaluate(`sessionStorage.getItem('${TOKEN_ITEM}')`)).resolves.toBe(
+        system.adminToken,
+      );
+      await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+      await screenshot(page, 'console-licenses');
+      // The tab stays signed in across a reload, and only the header carries the token.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
+      expect(authorizations.length).toBeGreaterThan(2);
+      expect(
+        authorizations.slice(1).every((value) => value === `Bearer ${system.adminToken}`),
+      ).toBe(true);
+      expect(authorizations[0]).toBe('Bearer not-the-admin-token');
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Admin token').waitFor();
+      await expect(page.getByRole('status').first().innerText()).resolves.toMatch(/signed out/);
+      await expect(page.evaluate(`sessionStorage.getItem('${TOKEN_ITEM}')`)).resolves.toBeNull();
+      await screenshot(page, 'console-signed-out');
+
+      for (const url of [...session.problems.requests, page.url()]) {
+        expect(url).not.toContain(system.adminToken);
+      }
+      await expect(page.context().cookies()).resolves.toEqual([]);
+      expectClean(session, [401]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a license is found by an identifier spelled differently (https://www.Shop.example/cart finds shop.example), and opening it keeps the key out of the URL', async () => {
+    const key = await issue(plans.single);
+    await activated(key, 'shop.example', 'Shop');
+    await activated(await issue(plans.single), 'other-shop.example');
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await page.getByLabel('Key prefix or identifier').fill('https://www.Shop.example/cart');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('1–1 of 1 licenses').waitFor();
+      const keys = await page.locator('tbody tr td:first-child').allInnerTexts();
+      expect(keys).toEqual([key]);
+      await screenshot(page, 'console-license-search');
+
+      await page.getByRole('button', { name: `Open license ${key}` }).click();
+      await page.getByRole('heading', { name: /^Activations/ }).waitFor();
+      const facts = await page.locator('dl.facts').innerText();
+      expect(facts).toContain(key);
+      expect(facts).toMatch(/Console Plugin/);
+      expect(facts).toMatch(/Last check IP/);
+      expect(facts).toMatch(/Check count/);
+      expect(page.url()).toBe(`${system.managementUrl}/#license`);
+      await screenshot(page, 'console-license-detail');
+
+      // Back returns to the search as it was; the address never named the key.
+      await page.goBack();
+      await page.getByRole('button', { name: `Open license ${key}` }).waitFor();
+      expect(page.url()).toBe(`${system.managementUrl}/#licenses`);
+      const history = await page.evaluate('JSON.stringify(history.state)');
+      expect(history).not.toContain(key);
+      await expect(page.title()).resolves.not.toContain(key);
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an activation is added (normalised as the API does) and removed after a confirmation that says it cannot be undone', async () => {
+    const key = await issue(plans.three);
+    await activated(key, 'kept.example');
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      await page.getByLabel('Identifier').fill('https://www.Added.example:8443/staging');
+      await page.getByLabel('Name').fill('Staging');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByText('Added added.example.').waitFor();
+      const row = page.locator('tbody tr', { hasText: 'added.example' });
+      await expect(row.innerText()).resolves.toMatch(/Staging/);
+      await expect(row.innerText()).resolves.toMatch(/added in admin/);
+      const afterAdd = await admin<{ activations: { identifier: string; ip: string }[] }>(
+        'GET',
+        `/licenses/${key}`,
+      );
+      expect(afterAdd.activations).toContainEqual(
+        expect.objectContaining({ identifier: 'added.example', ip: '' }),
+      );
+
+      // A refusal of Add is said in words.
+      await page.getByLabel('Identifier').fill('kept.example');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await expect(alertText(page)).resolves.toMatch(/already activated/);
+
+      // Escape cancels the confirmation; nothing is removed.
+      await page.getByRole('button', { name: 'Remove added.example' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Remove this activation?' });
+      await dialog.waitFor();
+      await expect(dialog.innerText()).resolves.toMatch(/This cannot be undone\./);
+      await expect(dialog.innerText()).resolves.toMatch(/added\.example \(Staging\)/);
+      await screenshot(page, 'console-remove-confirmation');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      await expect(row.count()).resolves.toBe(1);
+
+      // By keyboard: focus starts on Cancel; Tab reaches the removal, Enter confirms it.
+      await page.getByRole('button', { name: 'Remove added.example' }).click();
+      await dialog.waitFor();
+      await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Cancel');
+      await page.keyboard.press('Tab');
+      await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe(
+        'Remove activation',
+      );
+      await page.keyboard.press('Enter');
+      await page.getByText('Removed added.example; its slot is free.').waitFor();
+      await expect(row.count()).resolves.toBe(0);
+      const afterRemove = await admin<{ activations: { identifier: string }[] }>(
+        'GET',
+        `/licenses/${key}`,
+      );
+      expect(afterRemove.activations.map((a) => a.identifier)).toEqual(['kept.example']);
+      await screenshot(page, 'console-activation-removed');
+      expectClean(session, [409]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a limit below the activations in use is refused, in words with the numbers', async () => {
+    const key = await issue(plans.three);
+    await activated(key, 'one.example');
+    await activated(key, 'two.example');
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      await page.getByLabel('Activation limit').fill('1');
+      await page.getByRole('button', { name: 'Change limit' }).click();
+      const text = await alertText(page);
+      expect(text).toMatch(/A limit of 1 is below the 2 activations in use/);
+      expect(text).toMatch(/at least 2/);
+      expect(text).toMatch(/ACTIVATION_LIMIT_TOO_LOW/);
+      await screenshot(page, 'console-limit-refused');
+      const license = await admin<{ activation_limit: number }>('GET', `/licenses/${key}`);
+      expect(license.activation_limit).toBe(3);
+
+      // A limit that fits is taken at once.
+      await page.getByLabel('Activation limit').fill('2');
+      await page.getByRole('button', { name: 'Change limit' }).click();
+      await page.getByText('The activation limit is now 2.').waitFor();
+      await expect(page.locator('dl.facts').innerText()).resolves.toMatch(/2 of 2/);
+      expectClean(session, [409]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a plan change at renewal stays pending until a checkout renewal applies it; the status changes on demand', async () => {
+    const key = await issue(plans.single);
+    const session = await openConsole();
+    const { page } = session;
+    const facts = () => page.locator('dl.facts').innerText();
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      await page
+        .getByRole('combobox', { name: /^New plan/ })
+        .selectOption({ label: 'Three sites (3, domain)' });
+      await page.getByLabel('At the next checkout renewal').check();
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      await page.getByText('Three sites will apply at the next checkout renewal.').waitFor();
+      await expect(facts()).resolves.toMatch(/Three sites, at the next checkout renewal/);
+
+      await page.getByLabel('New expiry').fill('2100-01-31T12:00');
+      await page.getByRole('button', { name: 'Renew', exact: true }).click();
+      await page.getByText('Renewed: the license is active.').waitFor();
+      const renewed = await facts();
+      expect(renewed).toMatch(/Plan\s+Three sites/);
+      expect(renewed).toMatch(/Activation limit\s+3/);
+      expect(renewed).toMatch(/Pending plan change\s+None/);
+      await expect(admin('GET', `/licenses/${key}`)).resolves.toMatchObject({
+        plan_id: plans.three,
+        activation_limit: 3,
+        pending_plan: null,
+        expires_at: expect.stringMatching(/^2100-01-31T/),
+      });
+
+      await page.getByRole('combobox', { name: /^Status/ }).selectOption('suspended');
+      await page.getByRole('button', { name: 'Change status' }).click();
+      await page.getByText('The status is now Suspended.').waitFor();
+      await expect(facts()).resolves.toMatch(/Status\s+Suspended/);
+      await screenshot(page, 'console-plan-change-and-renewal');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a refused activation through the public API appears as a rejected attempt with its tries and last try', async () => {
+    const key = await issue(plans.single);
+    await activated(key, 'first.example');
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await activate(key, 'https://second.example/');
+      expect(refused.status).toBe(403);
+    }
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      const section = page.getByRole('region', { name: 'Rejected activation attempts' });
+      const row = section.locator('tbody tr', { hasText: 'second.example' });
+      await row.waitFor();
+      const cells = await row.locator('td').allInnerTexts();
+      expect(cells[0]).toBe('second.example');
+      expect(cells[1]).toBe('2');
+      await expect(row.locator('time').getAttribute('title')).resolves.toMatch(/GMT$/);
+      await screenshot(page, 'console-rejected-attempts');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an uploaded file shows its progress and is what the update check offers', async () => {
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'Products and plans' }).click();
+      const form = page.getByRole('form', { name: 'New product' });
+      await form.getByLabel('Title').fill('Upload Plugin');
+      await form.getByRole('button', { name: 'Create product' }).click();
+      await page.getByText('Created Upload Plugin.').waitFor();
+      const { products } = await admin<{ products: { id: number; title: string }[] }>(
+        'GET',
+        '/products',
+      );
+      const uploaded = products.find((p) => p.title === 'Upload Plugin')!;
+      await page.getByRole('button', { name: 'Versions and files of Upload Plugin' }).click();
+      await page.getByRole('heading', { name: 'Versions and files: Upload Plugin' }).waitFor();
+      const offers = page.getByRole('region', { name: 'What the update check offers now' });
+      const withoutKey = offers.locator('tbody tr', { hasText: 'Without a key' });
+      await expect(withoutKey.innerText()).resolves.toMatch(/Nothing is offered/);
+
+      await page.getByText('New version').click();
+      await page.getByLabel('Version', { exact: true }).fill('2.0.0');
+      await page.getByRole('button', { name: 'Create version' }).click();
+      await page.getByRole('heading', { name: /Version 2\.0\.0/ }).waitFor();
+
+      // A slow uplink, so the progress bar is seen between empty and full.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: 1024 * 1024,
+      });
+      const bytes = Buffer.alloc(2 * 1024 * 1024, 'x');
+      await page.getByLabel('Package file').setInputFiles({
+        name: 'upload-plugin-2.0.0.zip',
+        mimeType: 'application/zip',
+        buffer: bytes,
+      });
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      const bar = page.getByRole('progressbar', { name: 'Upload of upload-plugin-2.0.0.zip' });
+      // Part-way: the bar shows a value between empty and full.
+      await page
+        .locator('progress:not([value="0"]):not([value="100"])')
+        .waitFor({ timeout: 20_000 });
+      await screenshot(page, 'console-upload-progress');
+      await page
+        .getByText('Uploaded upload-plugin-2.0.0.zip (2.0 MB).')
+        .waitFor({ timeout: 30_000 });
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
+      await expect(bar.getAttribute('value')).resolves.toBe('100');
+
+      await withoutKey.filter({ hasText: 'upload-plugin-2.0.0.zip' }).waitFor();
+      await expect(withoutKey.innerText()).resolves.toMatch(/2\.0\.0\s+upload-plugin-2\.0\.0\.zip/);
+      await screenshot(page, 'console-versions-and-offers');
+      const check = await fetch(`${system.gatewayUrl}${API}/updates/${uploaded.id}`);
+      const update = ((await check.json()) as { data: Record<string, unknown> }).data;
+      expect(update).toMatchObject({
+        update_available: true,
+        version: '2.0.0',
+        file_size: bytes.length,
+      });
+
+      // Restricted to one plan, the file is offered to that plan's keys only.
+      await page.getByLabel('Plans of upload-plugin-2.0.0.zip').selectOption({
+        label: 'Only Single site',
+      });
+      await page.getByText('upload-plugin-2.0.0.zip is now for Single site.').waitFor();
+      await withoutKey.filter({ hasText: 'Nothing is offered' }).waitFor();
+      await expect(
+        offers.locator('tbody tr', { hasText: 'A key of Single site' }).innerText(),
+      ).resolves.toMatch(/2\.0\.0/);
+      await expect(
+        offers.locator('tbody tr', { hasText: 'A key of Three sites' }).innerText(),
+      ).resolves.toMatch(/Nothing is offered/);
+      const after = await fetch(`${system.gatewayUrl}${API}/updates/${uploaded.id}`);
+      await expect(after.json()).resolves.toMatchObject({ data: { update_available: false } });
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a refused download is in the download log, its reason given as a code and in words', async () => {
+    const gated = await admin<{ id: number }>('POST', '/products', { title: 'Gated Plugin' });
+    const version = await admin<{ id: number }>('POST', `/products/${gated.id}/versions`, {
+      version: '1.0.0',
+    });
+    const upload = new FormData();
+    upload.append('file', new Blob(['the bytes of Gated Plugin 1.0.0']), 'gated-1.0.0.zip');
+    const stored = await fetch(`${system.managementUrl}/admin/v1/versions/${version.id}/files`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${system.adminToken}` },
+      body: upload,
+    });
+    expect(stored.status).toBe(201);
+    const refused = await fetch(`${system.gatewayUrl}${API}/downloads/${gated.id}`, {
+      headers: { Accept: 'application/json' },
+    });
+    expect(refused.status).toBe(403);
+    await expect(refused.json()).resolves.toMatchObject({ error: { code: 'LICENSE_INVALID' } });
+
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'Download log' }).click();
+      await page.getByRole('heading', { name: 'Download log', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Refused downloads' }).click();
+      await page.getByLabel('Product').selectOption({ label: 'Gated Plugin' });
+      await page.getByRole('heading', { name: 'Refused downloads', level: 1 }).waitFor();
+      await page.getByText('1–1 of 1 refused downloads').waitFor();
+      const row = page.locator('tbody tr').first();
+      const text = await row.innerText();
+      expect(text).toMatch(/Gated Plugin/);
+      expect(text).toMatch(/LICENSE_INVALID/);
+      expect(text).toMatch(/No license key was sent, the key is unknown/);
+      await expect(
+        page.getByRole('button', { name: 'Refused downloads' }).getAttribute('aria-pressed'),
+      ).resolves.toBe('true');
+      await screenshot(page, 'console-refused-downloads');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an identifier, an activation name and a product title holding markup are shown as inert text', async () => {
+    const marked = await admin<{ id: number }>('POST', '/products', { title: MARKUP });
+    const key = await issue(plans.devices, marked.id);
+    await activated(key, MARKUP, MARKUP);
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      const row = page.locator('tbody tr', { hasText: MARKUP }).first();
+      const cells = await row.locator('td').allInnerTexts();
+      expect(cells[0]).toBe(MARKUP);
+      expect(cells[1]).toBe(MARKUP);
+      await expect(page.locator('dl.facts').innerText()).resolves.toContain(MARKUP);
+      await page.getByRole('button', { name: `Remove ${MARKUP}` }).click();
+      const dialog = page.getByRole('dialog');
+      await expect(dialog.innerText()).resolves.toContain(MARKUP);
+      await screenshot(page, 'console-markup-inert');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('link', { name: 'Products and plans' }).click();
+      await page.getByRole('cell', { name: MARKUP, exact: true }).first().waitFor();
+      await expect(page.locator('img').count()).resolves.toBe(0);
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('jobs run on demand show their result, and health shows every service answering', async () => {
+    await issue(plans.single, product.id, { expires_at: '2001-01-01T00:00:00Z' });
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'Jobs and health' }).click();
+      await page.getByRole('heading', { name: 'Jobs and health', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Run License expiry now' }).click();
+      await page.getByText(/^License expiry ran: \d+ licenses? marked expired\.$/).waitFor();
+      await page.locator('tr[data-task="license-expiry"]', { hasText: 'on demand' }).waitFor();
+      await page.getByRole('button', { name: 'Run Rejected attempt pruning now' }).click();
+      await page
+        .getByText(/^Rejected attempt pruning ran: \d+ rejected attempts? removed\.$/)
+        .waitFor();
+      await page
+        .locator('tr[data-task="rejected-attempt-pruning"]', { hasText: 'on demand' })
+        .waitFor();
+
+      for (const service of ['management', 'license', 'update-catalog', 'download']) {
+        const row = page.locator(`tr[data-service="${service}"]`);
+        await expect(row.innerText()).resolves.toMatch(/Answering/);
+      }
+      await expect(page.getByText('Not answering').count()).resolves.toBe(0);
+      await screenshot(page, 'console-jobs-and-health');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('products, bundles and plans are listed, created and edited', async () => {
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'Products and plans' }).click();
+      const newPlan = page.getByRole('form', { name: 'New plan' });
+      await newPlan.getByLabel('Name').fill('Five devices');
+      await newPlan.getByLabel('Activation type').selectOption('device');
+      await newPlan.getByLabel('Activation limit').fill('5');
+      await newPlan.getByRole('button', { name: 'Create plan' }).click();
+      await page.getByText('Created Five devices.').waitFor();
+      await page.getByRole('cell', { name: 'Five devices' }).waitFor();
+
+      const newProduct = page.getByRole('form', { name: 'New product' });
+      await newProduct.getByLabel('Title').fill('Starter Bundle');
+      await newProduct.getByLabel('Console Plugin').check();
+      await newProduct.getByRole('button', { name: 'Create product' }).click();
+      await page.getByText('Created Starter Bundle.').waitFor();
+      const bundleRow = page.locator('tbody tr', { hasText: 'Starter Bundle' });
+      await expect(bundleRow.innerText()).resolves.toMatch(/Console Plugin/);
+
+      await page.getByRole('button', { name: 'Edit Console Plugin' }).click();
+      const edit = page.getByRole('form', { name: 'Edit Console Plugin' });
+      await edit
+        .getByLabel('Download API Access')
+        .selectOption({ label: 'License key + activated identifier' });
+      await edit.getByLabel('Requires License').uncheck();
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Saved Console Plugin.').waitFor();
+      await page
+        .locator('tbody tr', { hasText: 'Console Plugin' })
+        .filter({ hasText: 'License key + activated identifier' })
+        .waitFor();
+      const changed = await admin<{ download_access: string; requires_license: boolean }>(
+        'GET',
+        `/products/${product.id}`,
+      );
+      expect(changed).toMatchObject({
+        download_access: 'activated_identifier',
+        requires_license: false,
+      });
+      await admin('PATCH', `/products/${product.id}`, {
+        download_access: 'license_key',
+        requires_license: true,
+      });
+      await screenshot(page, 'console-products-and-plans');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('works on a phone-sized screen: tables scroll in their box, the page does not', async () => {
+    const key = await issue(plans.three);
+    await activated(key, 'phone.example', 'Phone shop');
+    const phone = await admin<{ id: number }>('POST', '/products', { title: 'Phone Plugin' });
+    await admin('POST', `/products/${phone.id}/versions`, { version: '3.1.0' });
+    const session = await openConsole({ width: 375, height: 740 });
+    const { page } = session;
+    const pageWidth = () => page.evaluate('document.documentElement.scrollWidth');
+    try {
+      await signIn(page);
+      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
+      await screenshot(page, 'console-phone-licenses');
+      await openLicense(page, key);
+      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
+      await screenshot(page, 'console-phone-license');
+      await page.getByRole('link', { name: 'Versions and files' }).click();
+      await page.getByLabel('Product').selectOption({ label: 'Phone Plugin' });
+      await page.getByRole('heading', { name: /Version 3\.1\.0/ }).waitFor();
+      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
+      await screenshot(page, 'console-phone-versions');
+      await page.getByRole('link', { name: 'Download log' }).click();
+      await page.locator('main tbody tr, main p.empty').first().waitFor();
+      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
+      await screenshot(page, 'console-phone-download-log');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,190 @@
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
+import { screenshot, startLikeNpmStart, type StartedSystem } from '../support/started-system.js';
+
+/**
+ * The customer portal (spec 1, 2.3) in a real browser, on the system as `npm start` starts it:
+ * a customer enters their key (never put into a URL) and sees their license and activated
+ * identifiers, each activation's name on hover or keyboard focus. Read-only, and it works on a
+ * phone-sized screen.
+ */
+
+let system: StartedSystem;
+let browser: Browser;
+let key: string;
+const MARKUP = '<img src=x onerror=alert(1)>';
+
+async function admin<T>(method: string, path: string, body?: object): Promise<T> {
+  const response = await fetch(`${system.managementUrl}/admin/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${system.adminToken}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { data: T };
+  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
+  return answer.data;
+}
+
+async function activate(identifier: string, name?: string): Promise<void> {
+  const fields = new URLSearchParams({ license_key: key, identifier, ...(name ? { name } : {}) });
+  const response = await fetch(
+    `${system.gatewayUrl}/api/index.php/v1/licensing/licenses/activate`,
+    {
+      method: 'POST',
+      body: fields,
+    },
+  );
+  if (!response.ok) throw new Error(`activate ${identifier}: ${await response.text()}`);
+}
+
+beforeAll(async () => {
+  [system, browser] = await Promise.all([startLikeNpmStart(), launchBrowser()]);
+  const one = await admin<{ id: number }>('POST', '/products', { title: 'Gallery Plugin' });
+  const two = await admin<{ id: number }>('POST', '/products', { title: 'Forms Plugin' });
+  const bundle = await admin<{ id: number }>('POST', '/products', {
+    title: 'Agency Bundle',
+    bundle_items: [one.id, two.id],
+  });
+  const plan = await admin<{ id: number }>('POST', '/plans', {
+    name: 'Agency',
+    activation_type: 'domain',
+    activation_limit: 5,
+  });
+  const license = await admin<{ license_key: string }>('POST', '/licenses', {
+    product_id: bundle.id,
+    plan_id: plan.id,
+    expires_at: '2099-06-30T12:00:00Z',
+  });
+  key = license.license_key;
+  await activate('https://www.shop.example/', 'Main shop');
+  await activate('blog.example');
+  await activate('inert.example', MARKUP);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await system?.stop();
+});
+
+/** Opens the portal and looks the license up, as a customer does. */
+async function lookUp(page: Page, licenseKey: string): Promise<PageProblems> {
+  const problems = await watchPage(page);
+  page.on('dialog', (dialog) => {
+    problems.errors.push(`a dialog opened: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  await page.goto(`${system.gatewayUrl}/portal`);
+  await page.getByLabel('License key').fill(licenseKey);
+  await page.getByLabel('License key').press('Enter');
+  return problems;
+}
+
+describe('the customer portal', () => {
+  test("shows the license, the bundle's products and the activated identifiers", async () => {
+    const page = await browser.newPage();
+    try {
+      const problems = await lookUp(page, key);
+      await page.getByRole('heading', { name: 'Agency Bundle' }).waitFor();
+      const facts = await page.locator('dl.facts').innerText();
+      expect(facts).toMatch(/Active/);
+      expect(facts).toMatch(/Agency/);
+      expect(facts).toMatch(/Gallery Plugin, Forms Plugin/);
+      expect(facts).toMatch(/3 of 5 in use/);
+      const identifiers = await page.locator('tbody td:first-child .tip').allInnerTexts();
+      expect(identifiers.map((text) => text.split('\n')[0])).toEqual(
+        expect.arrayContaining(['shop.example', 'blog.example', 'inert.example']),
+      );
+      // The key went in the body of a POST: never into the address.
+      expect(page.url()).toBe(`${system.gatewayUrl}/portal`);
+      expect(page.url()).not.toContain(key);
+      await screenshot(page, 'portal-license');
+      expect(problems.violations).toEqual([]);
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("an identifier shows its activation's name on hover and on keyboard focus", async () => {
+    const page = await browser.newPage();
+    try {
+      await lookUp(page, key);
+      const shop = page.locator('.tip', { hasText: 'shop.example' });
+      const name = shop.getByRole('tooltip');
+      await shop.waitFor();
+      await expect(name.isVisible()).resolves.toBe(false);
+      await shop.hover();
+      await expect(name.isVisible()).resolves.toBe(true);
+      await expect(name.innerText()).resolves.toBe('Main shop');
+      await page.mouse.move(0, 0);
+      // Keyboard: Tab moves from the button to the identifiers, and focus shows the name.
+      await shop.focus();
+      await expect(name.isVisible()).resolves.toBe(true);
+      await expect(shop.getAttribute('aria-describedby')).resolves.toBe(
+        await name.getAttribute('id'),
+      );
+      await expect(
+        page.locator('.tip', { hasText: 'blog.example' }).locator('[role="tooltip"]').textContent(),
+      ).resolves.toBe('No name given');
+      await screenshot(page, 'portal-name-on-focus');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a name holding markup is shown as text, and runs nothing', async () => {
+    const page = await browser.newPage();
+    try {
+      const problems = await lookUp(page, key);
+      const inert = page.locator('.tip', { hasText: 'inert.example' });
+      await inert.hover();
+      await expect(inert.getByRole('tooltip').innerText()).resolves.toBe(MARKUP);
+      await expect(page.locator('img').count()).resolves.toBe(0);
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('read-only: the page offers no action but looking the license up', async () => {
+    const page = await browser.newPage();
+    try {
+      await lookUp(page, key);
+      await page.getByRole('heading', { name: 'Agency Bundle' }).waitFor();
+      await expect(page.getByRole('button').allInnerTexts()).resolves.toEqual(['Show my license']);
+      await expect(
+        page.locator('a, input:not([name="license_key"]), select, textarea').count(),
+      ).resolves.toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an unknown key is refused in words', async () => {
+    const page = await browser.newPage();
+    try {
+      await lookUp(page, 'no-such-key');
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      await expect(alert.innerText()).resolves.toMatch(/not valid/);
+      await screenshot(page, 'portal-unknown-key');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('works on a phone-sized screen', async () => {
+    const page = await browser.newPage({ viewport: { width: 375, height: 740 } });
+    try {
+      const problems = await lookUp(page, key);
+      await page.getByRole('heading', { name: 'Agency Bundle' }).waitFor();
+      // Nothing wider than the screen: no sideways scrolling of the page.
+      const width = await page.evaluate('document.documentElement.scrollWidth');
+      expect(width).toBeLessThanOrEqual(375);
+      await screenshot(page, 'portal-phone');
+      expect(problems.violations).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});

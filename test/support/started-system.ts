@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+
+/**
+ * The system as `npm start` starts it (every service in one process, embedded defaults, its
+ * data in a directory of its own), for the tests that use it as its users do: the README, the
+ * web pages in a browser. Ports are free ones; everything else is the default.
+ */
+export interface StartedSystem {
+  gatewayUrl: string;
+  managementUrl: string;
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+export async function startLikeNpmStart(): Promise<StartedSystem> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'started-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    ADMIN_PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    AMQP_PREFIX: `test.started.${randomBytes(4).toString('hex')}`,
+  };
+  for (const name of ['ADMIN_TOKENS', 'MONGODB_URL', 'AMQP_URL', 'HOST', 'S3_ENDPOINT']) {
+    delete env[name];
+  }
+  const child: ChildProcess = spawn('npm', ['start', '--silent'], {
+    env,
+    detached: true,
+    stdio: 'pipe',
+  });
+  let output = '';
+  const lines = await new Promise<Record<string, string>>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('Stop with Ctrl+C')) return;
+      const found: Record<string, string> = {};
+      for (const m of output.matchAll(/^ {2}([A-Z][A-Za-z ]+):\s+(.+)$/gm)) found[m[1]!] = m[2]!;
+      resolve(found);
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${output}`)));
+  });
+  return {
+    gatewayUrl: new URL(lines['Public API']!).origin,
+    managementUrl: new URL(lines['Management API']!).origin,
+    adminToken: lines['Admin token']!.split(/\s+/)[0]!,
+    stop: async () => {
+      if (child.pid && child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        process.kill(-child.pid, 'SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Where the browser tests keep a screenshot of every page they saw (git-ignored). */
+export const SCREENSHOTS = path.resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  'test-output',
+  'screenshots',
+);
+
+/** Saves a full-page screenshot under SCREENSHOTS, so a person can look at what the test saw. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
