@@ -4,6 +4,8 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The fault suite runs on its own: npm run test:faults (test/faults/jest.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [

@@ -2,20 +2,44 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 
-const optionalUrl = z
-  .string()
-  .trim()
-  .transform((v) => (v === '' ? undefined : v))
-  .pipe(z.url().optional())
-  .optional();
+/** A URL with one of these schemes, or unset (empty counts as unset). */
+function optionalUrl(...schemes: [string, ...string[]]) {
+  const scheme = new RegExp(`^(${schemes.join('|')})$`);
+  return z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .url({
+          protocol: scheme,
+          error: `must be a URL starting ${schemes.map((s) => `${s}://`).join(' or ')}`,
+        })
+        .optional(),
+    )
+    .optional();
+}
+const httpUrl = optionalUrl('http', 'https');
 
-const port = z.coerce.number().int().min(0).max(65535);
+/** A whole number from `min` (to `max`), said so when it is not. */
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const expected =
+    max === Number.MAX_SAFE_INTEGER
+      ? `must be a whole number of at least ${min}`
+      : `must be a whole number from ${min} to ${max}`;
+  return z.coerce
+    .number({ error: expected })
+    .int({ error: expected })
+    .min(min, { error: expected })
+    .max(max, { error: expected });
+}
+const port = wholeNumber(0, 65535);
 /** An interval of the scheduled tasks, as Agenda reads it: `30 seconds`, `1 minute`, `6 hours`. */
 const interval = z
   .string()
   .trim()
   .regex(/^[1-9][0-9]* (second|minute|hour|day)s?$/, 'must be like "30 seconds" or "1 hour"');
-const positiveMs = z.coerce.number().int().positive();
+const positiveMs = wholeNumber(1);
 
 /** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -31,8 +55,12 @@ const EnvSchema = z.object({
   ADMIN_PORT: port.default(8081),
   // Loopback unless said otherwise: `npm start` is not reachable from the network by accident.
   // Containers set 0.0.0.0.
-  HOST: z.string().default('127.0.0.1'),
-  PUBLIC_URL: optionalUrl,
+  HOST: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._:%-]+$/, 'must be a host name or an IP address')
+    .default('127.0.0.1'),
+  PUBLIC_URL: httpUrl,
   ADMIN_TOKENS: z
     .string()
     .default('')
@@ -42,12 +70,12 @@ const EnvSchema = z.object({
         .map((t) => t.trim())
         .filter((t) => t.length > 0),
     ),
-  AMQP_URL: optionalUrl,
+  AMQP_URL: optionalUrl('amqp', 'amqps'),
   AMQP_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+$/)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, dots, dashes or underscores')
     .default('licensing'),
-  AMQP_PREFETCH: z.coerce.number().int().positive().default(32),
+  AMQP_PREFETCH: wholeNumber(1).default(32),
   // A MongoDB connection string may name several hosts (`mongodb://h1,h2/?replicaSet=rs`), which
   // no URL parser reads: only its scheme is checked here, the driver reads the rest.
   MONGODB_URL: z
@@ -66,24 +94,27 @@ const EnvSchema = z.object({
     .optional(),
   MONGODB_DB_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, dashes or underscores')
     .default('licensing'),
-  REDIS_URL: optionalUrl,
+  REDIS_URL: optionalUrl('redis', 'rediss'),
   REDIS_PREFIX: z.string().default('licensing'),
   // Spec 8: the per-IP limit of activate, validate and deactivate (shared), and the per-key limit
   // of activate (20 per hour).
-  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().positive().default(120),
-  RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR: z.coerce.number().int().positive().default(20),
+  RATE_LIMIT_PER_IP_PER_MINUTE: wholeNumber(1).default(120),
+  RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR: wholeNumber(1).default(20),
   // Spec 8: more than 60 update checks in 60 seconds from one IP are refused.
-  RATE_LIMIT_UPDATES_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  RATE_LIMIT_DOWNLOADS_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  RATE_LIMIT_UPDATES_PER_MINUTE: wholeNumber(1).default(60),
+  RATE_LIMIT_DOWNLOADS_PER_MINUTE: wholeNumber(1).default(30),
   // Package storage (S3-compatible; MinIO in docker-compose). Unset: an embedded server.
-  S3_ENDPOINT: optionalUrl,
+  S3_ENDPOINT: httpUrl,
   S3_ACCESS_KEY: z.string().default(''),
   S3_SECRET_KEY: z.string().default(''),
   S3_BUCKET: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      'must be an S3 bucket name: 3 to 63 lower-case letters, digits, dots or dashes',
+    )
     .default('licensing-packages'),
   S3_REGION: z.string().default('us-east-1'),
   /**
@@ -97,11 +128,11 @@ const EnvSchema = z.object({
   /** The download service's own HTTP port (package bytes in and out). */
   DOWNLOAD_PORT: port.default(8082),
   /** How the gateway and management reach the download service's HTTP port. */
-  DOWNLOAD_SERVICE_URL: optionalUrl,
+  DOWNLOAD_SERVICE_URL: httpUrl,
   /** Signs the short-lived upload and download URLs; the same on every download replica. */
   DOWNLOAD_SIGNING_KEY: z.string().default(''),
   /** The largest package file the management API accepts (bytes; default 2 GiB). */
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(DEFAULT_MAX_UPLOAD_BYTES),
+  MAX_UPLOAD_BYTES: wholeNumber(1).default(DEFAULT_MAX_UPLOAD_BYTES),
   // Scheduled tasks of the license service (spec 3.1 expiry, 2.5 rejected-attempt pruning).
   SCHEDULED_TASKS: z.enum(['on', 'off']).default('on'),
   EXPIRY_TASK_EVERY: interval.default('1 minute'),
@@ -109,10 +140,29 @@ const EnvSchema = z.object({
   SCHEDULER_POLL_EVERY: interval.default('10 seconds'),
   /** A task holding its lock longer than this counts as dead: another replica may run it. */
   SCHEDULED_TASK_TIMEOUT: interval.default('5 minutes'),
+  /**
+   * The operations port of every process: /healthz, /readyz and /metrics. 0 picks a free port
+   * (named in the start-up log); containers set a fixed one.
+   */
+  METRICS_PORT: port.default(0),
+  /**
+   * Tracing: spans are sent over OTLP/HTTP to this collector (`/v1/traces` is appended); unset,
+   * tracing is off. Read by libs/observability/tracing.ts before the rest of the process loads.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
+  /** The service name on the spans; default `licensing-<service>` (`licensing` for npm start). */
+  OTEL_SERVICE_NAME: z.string().trim().optional(),
   RPC_TIMEOUT_MS: positiveMs.default(5000),
   HTTP_REQUEST_TIMEOUT_MS: positiveMs.default(DEFAULT_REQUEST_TIMEOUT_MS),
-  PRODUCT_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
-  TRUST_PROXY: z.string().default('false'),
+  PRODUCT_CACHE_TTL_MS: wholeNumber(0).default(30_000),
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .regex(
+      /^(|true|false|\d+|[A-Za-z0-9.:/]+(\s*,\s*[A-Za-z0-9.:/]+)*)$/,
+      'must be true, false, a hop count, or a comma-separated list of addresses or subnets',
+    )
+    .default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `json` lines, or `pretty` text for a person; `auto`: pretty on a terminal, JSON otherwise. */
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
@@ -133,6 +183,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   return parsed.data;
+}
+
+/** Every variable the configuration reads. */
+export const configVariables = Object.keys(EnvSchema.shape) as Array<keyof Config>;
+
+/**
+ * The tracing settings alone, read before anything else is loaded (libs/observability). Invalid
+ * ones leave tracing off here; the full load that follows reports them and stops the process.
+ */
+export function tracingSettings(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME'> {
+  const parsed = EnvSchema.pick({
+    OTEL_EXPORTER_OTLP_ENDPOINT: true,
+    OTEL_SERVICE_NAME: true,
+  }).safeParse(env);
+  return parsed.success ? parsed.data : {};
 }
 
 /** For the embedded default only: one random admin token, printed at start-up. */

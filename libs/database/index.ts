@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { ConfigError } from '../config/index.js';
+import type { DependencyCheck } from '../observability/index.js';
 
 /**
  * Each service owns its collections in a database of its own (`<prefix>_<service>`) on the
@@ -21,6 +22,18 @@ export async function connectDatabase(
   });
   await connection.asPromise();
   return connection;
+}
+
+/** Readiness of a service's database: connected, and answering a ping. */
+export function databaseCheck(connection: Connection): DependencyCheck {
+  return {
+    name: 'mongodb',
+    check: async () => {
+      const db = connection.readyState === mongoose.ConnectionStates.connected && connection.db;
+      if (!db) throw new Error('not connected');
+      await db.command({ ping: 1 });
+    },
+  };
 }
 
 export interface EmbeddedDatabase {

@@ -75,3 +75,4 @@ export * from './reference-pages.js';
 export * from './page-security.js';
 export * from './validation.js';
 export * from './form.js';
+export * from './health-routes.js';

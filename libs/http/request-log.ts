@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logging/index.js';
-
-/** A request id a client may choose: short, and harmless in a header or a log line. */
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+import {
+  activeTraceId,
+  isRequestId,
+  metrics,
+  runWithRequest,
+  secondsSince,
+} from '../observability/index.js';
 
 /**
  * The route template a request matched (`/admin/v1/licenses/:key`), never the path itself: paths
@@ -22,23 +26,30 @@ export function requestId(res: Response): string {
 }
 
 /**
- * One line per request at `info`: method, route template, status, duration and request id (also
- * returned as `X-Request-Id`, so a client can quote it). Written when the response ends, or when
- * the connection closes before it did (`aborted`).
+ * Each request: its id (the client's `X-Request-Id` when it sent a usable one, else its trace id
+ * when traced, else a new one), returned as `X-Request-Id` so a client can quote it, and set as
+ * the request context, so every log line it causes in any service names it. Then one line per
+ * request at `info` (method, route template, status, duration, request id) and its metrics,
+ * written when the response ends or when the connection closes before it did (`aborted`).
  */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const sent = req.get('x-request-id');
-    const id = sent !== undefined && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
+    const id = isRequestId(sent) ? sent : (activeTraceId() ?? randomUUID());
     res.locals.requestId = id;
     res.set('X-Request-Id', id);
     res.once('close', () => {
+      const route = routeTemplate(req, res);
+      const status = res.statusCode;
+      const labels = { method: req.method, route: route ?? '(no route)', status: String(status) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, secondsSince(started));
       logger.info(
         {
           method: req.method,
-          route: routeTemplate(req, res),
-          status: res.statusCode,
+          route,
+          status,
           duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           request_id: id,
           ...(res.writableFinished ? {} : { aborted: true }),
@@ -46,6 +57,6 @@ export function requestLog(logger: Logger): RequestHandler {
         'request',
       );
     });
-    next();
+    runWithRequest(id, next);
   };
 }

@@ -2,6 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
 import { dataEnvelope, errorEnvelope, type ErrorCode } from '../contracts/index.js';
+import { activeSpan } from '../observability/index.js';
 
 /**
  * Route tables: each HTTP surface (the public API, the management API) lists its routes once,
@@ -49,8 +50,8 @@ export interface Route<Deps = unknown> {
 }
 
 /**
- * Mounts every route on `router`. Each records its path template first, so the request log
- * names the route rather than the path (which may carry a license key).
+ * Mounts every route on `router`. Each records its path template first, so the request log,
+ * the metrics and the trace name the route rather than the path (which may carry a license key).
  */
 export function mountRoutes<Deps>(
   router: Router,
@@ -58,8 +59,13 @@ export function mountRoutes<Deps>(
   deps: Deps,
 ): void {
   for (const route of routes) {
+    const name = `${route.method.toUpperCase()} ${route.path}`;
     const record: RequestHandler = (_req, res, next) => {
       res.locals.routeTemplate = route.path;
+      const span = activeSpan();
+      span?.updateName(name);
+      // The template, not the path: a path may carry a license key (trace-redaction.ts).
+      span?.setAttributes({ 'http.route': route.path, 'url.path': route.path });
       next();
     };
     router[route.method](route.path, record, ...route.handlers(deps));

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
+import { currentRequestId } from '../observability/request-context.js';
+import { activeTraceId } from '../observability/tracing.js';
 
 export type Logger = PinoLogger;
 
@@ -54,6 +56,17 @@ export function createLogger(processName: string, settings: string | LoggerOptio
     {
       level: options.level,
       base: { process: processName },
+      // Every line written for a request names it, and its trace when traced, in every service.
+      mixin: () => {
+        const requestId = currentRequestId();
+        const traceId = activeTraceId();
+        return {
+          ...(requestId !== undefined ? { request_id: requestId } : {}),
+          ...(traceId !== undefined ? { trace_id: traceId } : {}),
+        };
+      },
+      // What a line says itself wins over the context (one key each in the JSON).
+      mixinMergeStrategy: (line: object, context: object) => ({ ...context, ...line }),
       redact: {
         paths: KEY_FIELDS,
         censor: (value) => (typeof value === 'string' ? keyFingerprint(value) : value),

@@ -183,6 +183,16 @@ export class AmqpTransport implements Transport {
     });
   }
 
+  checkConnection(): Promise<void> {
+    if (this.closing || this.stopped !== undefined) {
+      return Promise.reject(new Error('the message bus connection is closing'));
+    }
+    if (!this.clientChannel || !this.serverChannel) {
+      return Promise.reject(new Error('not connected to RabbitMQ; reconnecting'));
+    }
+    return Promise.resolve();
+  }
+
   call<M extends MethodName>(
     method: M,
     request: RequestOf<M>,

@@ -12,6 +12,13 @@ import {
   type ResponseOf,
 } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
+import {
+  currentRequestId,
+  isRequestId,
+  metrics,
+  runWithRequest,
+  secondsSince,
+} from '../observability/index.js';
 
 /**
  * The wire format shared by every transport. Requests and replies always travel as JSON text, so
@@ -29,8 +36,17 @@ type WireReply =
 export type AnyHandler = (request: unknown, context: CallContext) => Promise<unknown>;
 export type HandlerTable = Partial<Record<MethodName, AnyHandler>>;
 
+/**
+ * The request, with its caller's deadline and the id of the HTTP request it is part of (so the
+ * service's log lines name it too).
+ */
 export function encodeRequest(method: MethodName, request: unknown, deadline: number): string {
-  return JSON.stringify({ method, deadline, request });
+  const requestId = currentRequestId();
+  return JSON.stringify(
+    requestId === undefined
+      ? { method, deadline, request }
+      : { method, deadline, request_id: requestId, request },
+  );
 }
 
 function isDeadline(value: unknown): value is number {
@@ -135,17 +151,34 @@ export async function dispatch(
       new LicensingError('INVALID_REQUEST', `${where}${issue?.message ?? 'invalid request'}`),
     );
   }
-  try {
-    const result = await handler(parsed.data, context);
-    return JSON.stringify({ ok: true, result } satisfies WireReply);
-  } catch (error) {
-    if (context.writeRefused) {
-      logger.warn({ method }, 'RPC deadline passed before a write; the call was abandoned');
+  const sentId = (envelope as { request_id?: unknown }).request_id;
+  const requestId = isRequestId(sentId) ? sentId : undefined;
+  const answer = async (): Promise<string> => {
+    const started = process.hrtime.bigint();
+    let outcome = 'ok';
+    try {
+      const result = await handler(parsed.data, context);
+      return JSON.stringify({ ok: true, result } satisfies WireReply);
+    } catch (error) {
+      if (context.writeRefused) {
+        logger.warn({ method }, 'RPC deadline passed before a write; the call was abandoned');
+      }
+      if (error instanceof LicensingError) {
+        outcome = error.code;
+        return encodeError(error);
+      }
+      outcome = 'INTERNAL_ERROR';
+      logger.error({ err: error, method }, 'RPC handler failed');
+      return encodeError(internalError());
+    } finally {
+      const seconds = secondsSince(started);
+      metrics.rpcHandlers.observe({ method, outcome }, seconds);
+      // Each RPC request a service answers (debug): with the request's id and trace, like the
+      // gateway's request line.
+      logger.debug({ method, outcome, duration_ms: Math.round(seconds * 1e6) / 1e3 }, 'rpc');
     }
-    if (error instanceof LicensingError) return encodeError(error);
-    logger.error({ err: error, method }, 'RPC handler failed');
-    return encodeError(internalError());
-  }
+  };
+  return requestId === undefined ? answer() : runWithRequest(requestId, answer);
 }
 
 /** Turns a reply into the method's typed result, or throws the error it carries. */

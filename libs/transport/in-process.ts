@@ -136,6 +136,12 @@ export class InProcessTransport implements Transport {
     );
   }
 
+  checkConnection(): Promise<void> {
+    return this.closed
+      ? Promise.reject(new Error('the in-process bus is closed'))
+      : Promise.resolve();
+  }
+
   /** Stops taking requests, and lets the ones in hand finish while their callers wait. */
   async close(): Promise<void> {
     this.closed = true;

@@ -1,5 +1,7 @@
 import { ConfigError, type Config } from '../config/index.js';
+import { LicensingError } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
+import { metrics, secondsSince, type DependencyCheck } from '../observability/index.js';
 import { AmqpTransport } from './amqp.js';
 import { InProcessTransport, type InProcessBus } from './in-process.js';
 import type { Transport } from './transport.js';
@@ -7,6 +9,32 @@ import type { Transport } from './transport.js';
 export type { Transport, CallOptions } from './transport.js';
 export { AmqpTransport } from './amqp.js';
 export { InProcessBus, InProcessTransport } from './in-process.js';
+
+/**
+ * Every call the transport makes, timed by method and outcome (ok, the error code, or timeout):
+ * the client side of the RPC metrics.
+ */
+function measured(transport: Transport): Transport {
+  return {
+    call: async (method, request, options) => {
+      const started = process.hrtime.bigint();
+      let outcome = 'ok';
+      try {
+        return await transport.call(method, request, options);
+      } catch (error) {
+        outcome = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
+        throw error;
+      } finally {
+        metrics.rpcCalls.observe({ method, outcome }, secondsSince(started));
+      }
+    },
+    serve: (service, handlers) => transport.serve(service, handlers),
+    publish: (event, payload) => transport.publish(event, payload),
+    subscribe: (event, handler) => transport.subscribe(event, handler),
+    checkConnection: () => transport.checkConnection(),
+    close: () => transport.close(),
+  };
+}
 
 /**
  * RabbitMQ when AMQP_URL is set; otherwise the in-process bus (embedded default), which only
@@ -19,7 +47,7 @@ export async function createTransport(
   bus?: InProcessBus,
 ): Promise<Transport> {
   if (config.AMQP_URL) {
-    return AmqpTransport.connect({
+    const transport = await AmqpTransport.connect({
       url: config.AMQP_URL,
       prefix: config.AMQP_PREFIX,
       prefetch: config.AMQP_PREFETCH,
@@ -27,6 +55,7 @@ export async function createTransport(
       logger,
       connectionName: `${config.AMQP_PREFIX}:${role}:${process.pid}`,
     });
+    return measured(transport);
   }
   if (!bus) {
     throw new ConfigError(
@@ -34,8 +63,19 @@ export async function createTransport(
         'works for `npm start`, which runs every service in one process).',
     );
   }
-  return new InProcessTransport(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
+  return measured(new InProcessTransport(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger }));
 }
+/** Readiness of the message bus a process calls and serves through. */
+export function messageBusCheck(
+  transport: Transport,
+  config: Pick<Config, 'AMQP_URL'>,
+): DependencyCheck {
+  return {
+    name: config.AMQP_URL ? 'rabbitmq' : 'message_bus',
+    check: () => transport.checkConnection(),
+  };
+}
+
 export {
   openBytePort,
   readBytePortJson,

@@ -29,5 +29,7 @@ export interface Transport {
   serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void>;
   publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void>;
   subscribe<E extends EventName>(event: E, handler: (payload: EventOf<E>) => void): Promise<void>;
+  /** Throws, saying why, when calls cannot be made now (readiness: docs/operations.md). */
+  checkConnection(): Promise<void>;
   close(): Promise<void>;
 }

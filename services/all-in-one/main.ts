@@ -1,3 +1,5 @@
+// First: tracing must be registered before the libraries it traces are loaded.
+import '../../libs/observability/tracing.js';
 import { parseArgs } from 'node:util';
 import { runProcess } from '../../libs/process/index.js';
 import { API_BASE } from '../gateway/paths.js';
@@ -30,7 +32,7 @@ function parseCommandLine(): { ephemeral: boolean } {
 }
 
 /** What a person starting the system reads: where to reach it and what it runs on. */
-function banner(system: RunningSystem): string {
+function banner(system: RunningSystem, operationsUrl: string): string {
   const { setup } = system;
   const token = setup.adminTokenFile
     ? `${system.adminToken}   (kept in ${setup.adminTokenFile})`
@@ -47,6 +49,7 @@ function banner(system: RunningSystem): string {
     `  Database:        ${setup.database}`,
     `  Package storage: ${setup.storage}`,
     `  Data directory:  ${setup.dataDirectory ?? 'none (ephemeral): nothing is kept after stop'}`,
+    `  Operations:      ${operationsUrl}/metrics, /healthz, /readyz`,
     'Stop with Ctrl+C.',
     '',
   ].join('\n');
@@ -55,9 +58,9 @@ function banner(system: RunningSystem): string {
 if (parseCommandLine().ephemeral) process.env.DATA_DIR = '';
 
 /** `npm start`: the whole system in one process, on embedded defaults where nothing is set. */
-runProcess('all-in-one', async (config, logger) => {
-  const system = await startSystem({ config, logger });
+runProcess('all-in-one', async (config, logger, ops) => {
+  const system = await startSystem({ config, logger, readiness: ops.readiness });
   // Printed plainly (not as a log line): this is what a person starting the system reads.
-  process.stdout.write(banner(system));
+  process.stdout.write(banner(system, ops.url));
   return system.stop;
 });

@@ -12,10 +12,20 @@ import {
   trustProxySetting,
   type Config,
 } from '../../libs/config/index.js';
-import { connectDatabase, startEmbeddedDatabase } from '../../libs/database/index.js';
+import {
+  connectDatabase,
+  databaseCheck,
+  startEmbeddedDatabase,
+} from '../../libs/database/index.js';
 import { listen, type Listening } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
-import { createTransport, InProcessBus, type Transport } from '../../libs/transport/index.js';
+import { ReadinessProbe } from '../../libs/observability/index.js';
+import {
+  createTransport,
+  InProcessBus,
+  messageBusCheck,
+  type Transport,
+} from '../../libs/transport/index.js';
 import { startDownloadService, type RunningDownloadService } from '../download/service.js';
 import { createGatewayApp } from '../gateway/app.js';
 import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
@@ -28,6 +38,8 @@ export interface SystemOptions {
   /** License-service replicas to run (each with its own transport connection). */
   licenseReplicas?: number;
   logger?: Logger;
+  /** The readiness of the process: gets the dependencies the system needs. */
+  readiness?: ReadinessProbe;
 }
 
 export interface RunningSystem {
@@ -58,6 +70,7 @@ export interface RunningSystem {
  */
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
   const { config } = options;
+  const readiness = options.readiness ?? new ReadinessProbe();
   const logger =
     options.logger ??
     createLogger('all-in-one', { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
@@ -90,8 +103,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       return db;
     };
 
+    const catalogDb = await connectDb('update-catalog');
+    // Every service's database is on the one server: one connection's check stands for them.
+    readiness.add(databaseCheck(catalogDb));
     await startUpdateCatalogService({
-      db: await connectDb('update-catalog'),
+      db: catalogDb,
       transport: await connectTransport('update-catalog'),
       logger: logger.child({ service: 'update-catalog' }),
     });
@@ -126,6 +142,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const gatewayTransport = await connectTransport('gateway');
     const rateLimits = rateLimitsFromConfig(config, logger);
     stops.push(rateLimits.close);
+    readiness.add(messageBusCheck(gatewayTransport, config), ...rateLimits.checks, {
+      name: 'object_storage',
+      check: () => download.storage.check(),
+    });
     // Download URLs name PUBLIC_URL, or else the gateway's own address (known once listening).
     let gatewayUrl = '';
     const gateway: Listening = await listen(
@@ -136,6 +156,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         logger: logger.child({ service: 'gateway' }),
         trustProxy,
         requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+        readiness,
       }),
       config.PORT,
       config.HOST,
@@ -151,6 +172,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         trustProxy,
         maxUploadBytes: config.MAX_UPLOAD_BYTES,
         requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+        readiness,
       }),
       config.ADMIN_PORT,
       config.HOST,

@@ -1,12 +1,24 @@
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import express, { type Express, type Request } from 'express';
 import { LicensingError } from '../../libs/contracts/index.js';
 import { configureApp, errorHandler, sendData, unknownRoute } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import { metrics } from '../../libs/observability/index.js';
 import { contentDisposition, ifRangeMatches, parseRange, safeContentType } from './headers.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
 import type { TicketSigner } from './tickets.js';
+
+/** Passes package bytes on, counting them (download_bytes_total). */
+function countedBytes(): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      metrics.downloadBytes.inc(chunk.length);
+      done(null, chunk);
+    },
+  });
+}
 
 const badTicket = () =>
   new LicensingError('UNAUTHORIZED', 'The link is not valid or has expired.', { status: 403 });
@@ -113,7 +125,7 @@ export function createDownloadApp(deps: {
     }
     transfers++;
     try {
-      await pipeline(body, res);
+      await pipeline(body, countedBytes(), res);
     } catch (error) {
       // The client went away, or storage failed mid-file: the connection is cut, so the
       // client sees a short body and can resume with Range.

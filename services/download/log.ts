@@ -1,5 +1,6 @@
 import { logValue, type CallContext } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import { metrics } from '../../libs/observability/index.js';
 import type { DownloadLogStore, DownloadRequestRecord } from './stores.js';
 
 /** Writing the log must never hold up the client's answer for long (docs/api-decisions.md). */
@@ -87,6 +88,7 @@ export class DownloadLogWriter {
     reason: string;
     context?: CallContext;
   }): Promise<boolean> {
+    metrics.downloadRefusals.inc({ reason });
     const id = await this.bounded({
       what: 'refused',
       write: () => this.store.recordRefused({ ...this.entry(request), reason }),
@@ -110,6 +112,7 @@ export class DownloadLogWriter {
     reason: string;
     context?: CallContext;
   }): Promise<boolean> {
+    metrics.downloadRefusals.inc({ reason });
     const changed = await this.bounded({
       what: 'refusal after authorisation',
       write: () => this.store.markServedAsRefused({ id: entryId, reason }),

@@ -1,10 +1,12 @@
+// First: tracing must be registered before the libraries it traces are loaded.
+import '../../libs/observability/tracing.js';
 import { embeddedStorageDirectory } from '../../libs/config/index.js';
-import { connectDatabase } from '../../libs/database/index.js';
+import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
 import { requireSetting, runProcess } from '../../libs/process/index.js';
-import { createTransport } from '../../libs/transport/index.js';
+import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
 import { startDownloadService } from './service.js';
 
-runProcess('download', async (config, logger) => {
+runProcess('download', async (config, logger, { readiness }) => {
   const signingKey = requireSetting(config.DOWNLOAD_SIGNING_KEY, 'DOWNLOAD_SIGNING_KEY');
   if (!config.S3_ENDPOINT) {
     // Without S3_ENDPOINT a local S3-compatible server runs in this process. Its files are this
@@ -32,6 +34,10 @@ runProcess('download', async (config, logger) => {
     signingKey,
     host: config.HOST,
     port: config.DOWNLOAD_PORT,
+  });
+  readiness.add(databaseCheck(db), messageBusCheck(transport, config), {
+    name: 'object_storage',
+    check: () => service.storage.check(),
   });
   return async () => {
     await transport.close();

@@ -131,6 +131,13 @@ export class PackageStorage {
     return storage;
   }
 
+  /** Readiness: the object store answers and the bucket is there. */
+  async check(): Promise<void> {
+    if (!(await this.client.bucketExists(this.bucket))) {
+      throw new Error(`the bucket ${this.bucket} is missing`);
+    }
+  }
+
   private async ensureBucket(region: string): Promise<void> {
     if (await this.client.bucketExists(this.bucket)) return;
     try {

@@ -8,7 +8,8 @@ import {
   unknownRoute,
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
-import type { Transport } from '../../libs/transport/index.js';
+import { ReadinessProbe } from '../../libs/observability/index.js';
+import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import { publicCors } from './cors.js';
 import { reportDownloadRefusals } from './download-routes.js';
 import { publicOpenApi } from './openapi.js';
@@ -40,6 +41,8 @@ export function createGatewayApp(deps: {
   publicUrl?: () => string;
   /** Time allowed to receive a request body (HTTP_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs?: number;
+  /** The readiness of the process (GET /readyz); unset, that of the message bus alone. */
+  readiness?: ReadinessProbe;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
@@ -55,6 +58,7 @@ export function createGatewayApp(deps: {
       timeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     },
     document: publicOpenApi,
+    readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());

@@ -1,12 +1,12 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { BodyLimits, ErrorAnswer } from '../../libs/http/index.js';
+import type { BodyLimits, ErrorAnswer, HealthDeps } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { RateLimits } from './rate-limits.js';
 
 /** What the public API's handlers run on. */
-export interface GatewayDeps {
+export interface GatewayDeps extends HealthDeps {
   transport: Transport;
   rateLimits: RateLimits;
   logger: Logger;

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { RequestHandler } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
-import { Redis } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../../libs/config/index.js';
 import { LicensingError } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import { metrics, type DependencyCheck } from '../../libs/observability/index.js';
 import { MemorySlidingWindowStore, RedisSlidingWindowStore } from './sliding-window.js';
 
 export interface RateLimitSettings {
@@ -28,8 +31,14 @@ export interface RateLimits {
   activationsPerKey: (licenseKey: (req: Parameters<RequestHandler>[0]) => string) => RequestHandler;
 }
 
+/**
+ * ioredis, loaded with `require`: the tracing instrumentation (libs/observability) patches the
+ * CommonJS loads of a library, which a static ES import would bypass.
+ */
+const ioredis = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+
 export function connectRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
+  const redis = new ioredis.Redis(url, {
     // Fail commands fast while Redis is down instead of queueing them without bound.
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
@@ -61,6 +70,7 @@ function limiter(
       : new MemorySlidingWindowStore(),
     // Spec 7: RATE_LIMITED (429) in the error envelope; Retry-After is set before this runs.
     handler: (_req, _res, next) => {
+      metrics.rateLimitRefusals.inc({ limit: name });
       next(new LicensingError('RATE_LIMITED', 'Too many requests; try again later.'));
     },
   });
@@ -95,9 +105,22 @@ export function rateLimitsFromConfig(
     | 'RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR'
   >,
   logger: Logger,
-): { limits: RateLimits; close(): Promise<void> } {
+): { limits: RateLimits; checks: DependencyCheck[]; close(): Promise<void> } {
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger) : undefined;
   return {
+    // Optional: without Redis the limits let requests pass (docs/operations.md).
+    checks: redis
+      ? [
+          {
+            name: 'redis',
+            optional: true,
+            check: async () => {
+              if (redis.status !== 'ready') throw new Error(`Redis connection ${redis.status}`);
+              await redis.ping();
+            },
+          },
+        ]
+      : [],
     limits: createRateLimits({
       perIpPerMinute: config.RATE_LIMIT_PER_IP_PER_MINUTE,
       updatesPerMinute: config.RATE_LIMIT_UPDATES_PER_MINUTE,

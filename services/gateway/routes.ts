@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { documentationRoutes, type Route } from '../../libs/http/index.js';
+import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { downloadRoute } from './download-routes.js';
 import { licenseRoutes } from './license-routes.js';
@@ -26,18 +25,7 @@ export const publicRoutes: readonly Route<GatewayDeps>[] = [
   updateCheckRoute,
   downloadRoute,
   portalPage.route,
-  {
-    method: 'get',
-    path: '/health',
-    operationId: 'health',
-    summary: 'Liveness of the gateway process.',
-    tag: 'Operations',
-    success: {
-      200: { description: 'The gateway is running.', data: z.object({ status: z.literal('ok') }) },
-    },
-    errors: {},
-    handlers: () => [(_req, res) => void res.json({ data: { status: 'ok' } })],
-  },
+  ...healthRoutes<GatewayDeps>(),
   ...documentationRoutes<GatewayDeps>({
     title: 'Licensing API',
     documentPath: '/openapi.json',

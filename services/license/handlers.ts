@@ -6,6 +6,7 @@ import {
   type CallContext,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
+import { metrics } from '../../libs/observability/index.js';
 import type { ProductLookup } from './product-directory.js';
 import {
   activationNotFound,
@@ -212,6 +213,14 @@ export function createLicenseHandlers({
         request,
         recordRefusals: true,
         context,
+      });
+      metrics.activationOutcomes.inc({
+        outcome:
+          result.outcome === 'refused'
+            ? result.refusal.code
+            : result.outcome === 'claimed'
+              ? 'activated'
+              : 'already_active',
       });
       if (result.outcome === 'refused') refuse(result.refusal);
       const { license, identifier } = result;

@@ -1,4 +1,5 @@
 import type { TaskName } from '../../libs/contracts/index.js';
+import { metrics } from '../../libs/observability/index.js';
 import type { ScheduleSettings } from './scheduler.js';
 import type { BeforeEachWrite, LicenseStores, TaskRunRecord } from './stores.js';
 
@@ -94,9 +95,11 @@ export async function runScheduledTask({
     } catch {
       // The task's own failure is what the caller must learn, not the failure to keep it.
     }
+    metrics.scheduledTaskRuns.inc({ task: name, trigger, outcome: 'failed' });
     throw error;
   }
   beforeEachWrite();
   await stores.taskRuns.recordRun({ name, ran_at: now, trigger, affected, error: null });
+  metrics.scheduledTaskRuns.inc({ task: name, trigger, outcome: 'ok' });
   return affected;
 }

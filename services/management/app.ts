@@ -9,7 +9,8 @@ import {
   unknownRoute,
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
-import type { Transport } from '../../libs/transport/index.js';
+import { ReadinessProbe } from '../../libs/observability/index.js';
+import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import type { ListenOptions } from '../../libs/http/index.js';
 import { requireAdminToken } from './auth.js';
 import { managementOpenApi } from './openapi.js';
@@ -59,6 +60,8 @@ export function createManagementApp(deps: {
   maxUploadBytes?: number;
   /** Time allowed to receive a JSON body (HTTP_REQUEST_TIMEOUT_MS); uploads stream for longer. */
   requestTimeoutMs?: number;
+  /** The readiness of the process (GET /readyz); unset, that of the message bus alone. */
+  readiness?: ReadinessProbe;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
@@ -79,6 +82,7 @@ export function createManagementApp(deps: {
     logger: deps.logger,
     maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     document: managementOpenApi,
+    readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { ErrorAnswer, Route, SuccessAnswer } from '../../libs/http/index.js';
+import type { ErrorAnswer, HealthDeps, Route, SuccessAnswer } from '../../libs/http/index.js';
 import { Form, parseWith, sendData } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
@@ -10,7 +10,7 @@ import { jsonBody } from './input.js';
 export const ADMIN_BASE = '/admin/v1';
 
 /** What the management API's handlers run on. */
-export interface ManagementDeps {
+export interface ManagementDeps extends HealthDeps {
   transport: Transport;
   logger: Logger;
   /** The largest package file accepted (MAX_UPLOAD_BYTES). */

@@ -1,12 +1,15 @@
+// First: tracing must be registered before the libraries it traces are loaded.
+import '../../libs/observability/tracing.js';
 import { trustProxySetting } from '../../libs/config/index.js';
 import { listen } from '../../libs/http/index.js';
 import { requireSetting, runProcess } from '../../libs/process/index.js';
-import { createTransport } from '../../libs/transport/index.js';
+import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
 import { createManagementApp, managementListenOptions } from './app.js';
 
-runProcess('management', async (config, logger) => {
+runProcess('management', async (config, logger, { readiness }) => {
   if (config.ADMIN_TOKENS.length === 0) requireSetting(undefined, 'ADMIN_TOKENS');
   const transport = await createTransport(config, logger, 'management');
+  readiness.add(messageBusCheck(transport, config));
   const app = createManagementApp({
     transport,
     logger,
@@ -14,6 +17,7 @@ runProcess('management', async (config, logger) => {
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    readiness,
   });
   const server = await listen(
     app,

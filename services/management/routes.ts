@@ -5,7 +5,7 @@ import {
   serviceNames,
   type ServiceName,
 } from '../../libs/contracts/index.js';
-import { documentationRoutes, sendData, type Route } from '../../libs/http/index.js';
+import { documentationRoutes, healthRoutes, sendData, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { ADMIN_BASE, adminErrors, type ManagementDeps } from './deps.js';
@@ -90,19 +90,7 @@ export const managementRoutes: readonly Route<ManagementDeps>[] = [
   ...jobRoutes,
   healthRoute,
   consolePage.route,
-  {
-    method: 'get',
-    path: '/health',
-    operationId: 'liveness',
-    summary: 'Liveness of the management process. No token needed.',
-    tag: 'Operations',
-    public: true,
-    success: {
-      200: { description: 'The process is running.', data: z.object({ status: z.literal('ok') }) },
-    },
-    errors: {},
-    handlers: () => [(_req, res) => sendData(res, { status: 'ok' })],
-  },
+  ...healthRoutes<ManagementDeps>(),
   ...documentationRoutes<ManagementDeps>({
     title: 'Licensing management API',
     documentPath: '/openapi.json',

@@ -148,13 +148,19 @@ describe('authentication: every /admin/v1 route needs a bearer admin token', () 
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  test('GET /openapi.json and GET /health need no token', async () => {
+  test('GET /openapi.json, GET /healthz and GET /readyz need no token', async () => {
     const doc = await system.admin().get('/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');
-    const health = await system.admin().get('/health');
+    const health = await system.admin().get('/healthz');
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ data: { status: 'ok' } });
+    const ready = await system.admin().get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.data).toMatchObject({
+      status: 'ready',
+      checks: { mongodb: 'ok', object_storage: 'ok' },
+    });
   });
 });
 
@@ -1016,7 +1022,7 @@ describe('routing', () => {
   });
 
   test('OPTIONS gets the 404 envelope, not a text list of methods', async () => {
-    expectError(await system.admin().options('/health'), 404, 'NOT_FOUND');
+    expectError(await system.admin().options('/healthz'), 404, 'NOT_FOUND');
     expectError(
       await system.admin().options(`${BASE}/products`).set('Authorization', AUTH),
       404,

@@ -600,8 +600,11 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', LOG, 401, { auth: null });
   });
 
-  test('public health, the document itself and its reference page', async () => {
-    expectDocumented(pub, 'get', '/health', await system.api().get('/health'));
+  test('public liveness and readiness, the document itself and its reference page', async () => {
+    expectDocumented(pub, 'get', '/healthz', await system.api().get('/healthz'));
+    const ready = await system.api().get('/readyz');
+    expect(ready.status).toBe(200);
+    expectDocumented(pub, 'get', '/readyz', ready);
     expectDocumented(pub, 'get', '/docs', await system.api().get('/docs'));
     expectDocumented(pub, 'get', '/portal', await system.api().get('/portal'));
     const doc = await system.api().get('/openapi.json');
@@ -701,7 +704,8 @@ describe('(c) real responses match the documented schemas', () => {
   test('admin health (200 and 503), liveness and the document itself', async () => {
     await admin('get', '/admin/v1/health', 200);
     await admin('get', '/admin/v1/health', 401, { auth: null });
-    await admin('get', '/health', 200, { auth: null });
+    await admin('get', '/healthz', 200, { auth: null });
+    await admin('get', '/readyz', 200, { auth: null });
     await admin('get', '/docs', 200, { auth: null });
     await admin('get', '/', 200, { auth: null });
     const doc = await admin('get', '/openapi.json', 200, { auth: null });
@@ -719,6 +723,10 @@ describe('(c) real responses match the documented schemas', () => {
     expect(res.status).toBe(503);
     expectDocumented(mgmt, 'get', '/admin/v1/health', res);
     await transport.close();
+    // Not ready: the message bus is closed.
+    const notReady = await request(app).get('/readyz');
+    expect(notReady.status).toBe(503);
+    expectDocumented(mgmt, 'get', '/readyz', notReady);
   });
 
   test('license lifecycle: search, plan change, renewal, jobs, and the portal', async () => {

@@ -69,6 +69,24 @@ describe('one line per HTTP request, at info', () => {
     });
   });
 
+  test('untraced, the request id is new and every line the request causes names it, in the services too', async () => {
+    const { key, product } = await system.license();
+    const res = await system.post('validate', { license_key: key, product_id: product.id });
+    const id = res.headers['x-request-id']!;
+    await lineOf(id);
+    const caused = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.request_id === id);
+    // The gateway's request line and the license service's line for the RPC it answered.
+    expect(caused.map((line) => line.msg).sort()).toEqual(['request', 'rpc']);
+    expect(caused.find((line) => line.msg === 'rpc')).toMatchObject({
+      method: 'license.validate',
+      outcome: 'ok',
+    });
+    // Tracing is off (no OTEL_EXPORTER_OTLP_ENDPOINT): no line names a trace.
+    expect(caused.every((line) => !('trace_id' in line))).toBe(true);
+  });
+
   test('a request id the client sends is kept and returned', async () => {
     const res = await system
       .api()

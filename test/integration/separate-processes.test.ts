@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { ServiceProcesses } from '../support/processes.js';
 import { API_BASE } from '../support/system.js';
 
 /**
@@ -14,49 +14,13 @@ import { API_BASE } from '../support/system.js';
 const AMQP_URL = process.env.AMQP_URL;
 const withRabbit = AMQP_URL ? describe : describe.skip;
 
-interface Started {
-  child: ChildProcess;
-  /** The JSON log lines printed so far. */
-  lines: Array<Record<string, unknown>>;
-}
-
 const ADMIN_TOKEN = randomBytes(16).toString('hex');
 
 withRabbit('every service as its own process (npm run start:<service>)', () => {
-  const processes: Started[] = [];
+  let processes: ServiceProcesses;
   let storage: string;
   let env: NodeJS.ProcessEnv;
-
-  /** Starts `npm run <script>` and waits for the log line that says it is ready. */
-  function start(script: string, ready: string): Promise<Started> {
-    const child = spawn('npm', ['run', script, '--silent'], { env, detached: true, stdio: 'pipe' });
-    const started: Started = { child, lines: [] };
-    processes.push(started);
-    let output = '';
-    return new Promise((resolve, reject) => {
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      let pending = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        pending += chunk.toString();
-        const complete = pending.split('\n');
-        pending = complete.pop() ?? '';
-        for (const line of complete) {
-          output += `${line}\n`;
-          try {
-            const parsed = JSON.parse(line) as Record<string, unknown>;
-            started.lines.push(parsed);
-            if (parsed.msg === ready) resolve(started);
-          } catch {
-            // not a log line
-          }
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${output}`)));
-    });
-  }
-
-  const urlOf = (started: Started, message: string) =>
-    String(started.lines.find((line) => line.msg === message)?.url);
+  const start = (script: string, ready: string) => processes.start(script, ready);
 
   let gateway: string;
   let management: string;
@@ -82,6 +46,7 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
     delete env.S3_ENDPOINT;
     delete env.PUBLIC_URL;
     delete env.DOWNLOAD_SERVICE_URL;
+    processes = new ServiceProcesses(env);
     // The services first, so that their queues exist before the gateway takes requests.
     await Promise.all([
       start('start:update-catalog', 'update-catalog service ready'),
@@ -93,19 +58,12 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
       start('start:gateway', 'gateway listening'),
       start('start:management', 'management API listening'),
     ]);
-    gateway = urlOf(gatewayProcess, 'gateway listening');
-    management = urlOf(managementProcess, 'management API listening');
+    gateway = gatewayProcess.urlOf('gateway listening');
+    management = managementProcess.urlOf('management API listening');
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(
-      processes.map(async ({ child }) => {
-        if (child.pid === undefined || child.exitCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        process.kill(-child.pid, 'SIGTERM');
-        await exited;
-      }),
-    );
+    await processes.stopAll();
     await rm(storage, { recursive: true, force: true });
   }, 30_000);
 

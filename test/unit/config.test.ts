@@ -1,5 +1,7 @@
 import path from 'node:path';
 import {
+  ConfigError,
+  configVariables,
   adminTokenFile,
   displayUrl,
   embeddedDatabaseDirectory,
@@ -8,6 +10,8 @@ import {
   loadConfig,
   scheduleSettings,
 } from '../../libs/config/index.js';
+
+type ConfigVariable = (typeof configVariables)[number];
 
 describe('configuration (README: Configuration)', () => {
   test('defaults: gateway on 8080, management on 8081, embedded infrastructure', () => {
@@ -88,5 +92,91 @@ describe('configuration (README: Configuration)', () => {
     expect(intervalMs('90 seconds')).toBe(90_000);
     expect(intervalMs('1 day')).toBe(86_400_000);
     expect(() => loadConfig({ EXPIRY_TASK_EVERY: 'often' })).toThrow('EXPIRY_TASK_EVERY');
+  });
+});
+
+/**
+ * Every variable (README: Configuration) with a value it refuses, or `null` for the free-text
+ * ones (secrets, names, directories), which take any text. A variable added without a line here
+ * fails the first test.
+ */
+const refusedValues: Record<ConfigVariable, string | null> = {
+  PORT: 'eighty',
+  ADMIN_PORT: '-1',
+  HOST: 'local host',
+  PUBLIC_URL: 'gateway.example',
+  ADMIN_TOKENS: null,
+  AMQP_URL: 'not a url',
+  AMQP_PREFIX: 'has space',
+  AMQP_PREFETCH: '0',
+  MONGODB_URL: 'http://db1',
+  MONGODB_DB_PREFIX: 'a/b',
+  REDIS_URL: 'redis',
+  REDIS_PREFIX: null,
+  RATE_LIMIT_PER_IP_PER_MINUTE: '-5',
+  RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR: '2.5',
+  RATE_LIMIT_UPDATES_PER_MINUTE: '0',
+  RATE_LIMIT_DOWNLOADS_PER_MINUTE: 'many',
+  S3_ENDPOINT: 'minio:9000',
+  S3_ACCESS_KEY: null,
+  S3_SECRET_KEY: null,
+  S3_BUCKET: 'Upper_Case',
+  S3_REGION: null,
+  DATA_DIR: null,
+  STORAGE_DIR: null,
+  DOWNLOAD_PORT: '65536',
+  DOWNLOAD_SERVICE_URL: 'download:8082',
+  DOWNLOAD_SIGNING_KEY: null,
+  MAX_UPLOAD_BYTES: '0',
+  SCHEDULED_TASKS: 'sometimes',
+  EXPIRY_TASK_EVERY: 'often',
+  PRUNE_TASK_EVERY: '0 hours',
+  SCHEDULER_POLL_EVERY: '10s',
+  SCHEDULED_TASK_TIMEOUT: 'forever',
+  METRICS_PORT: 'ninety',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+  OTEL_SERVICE_NAME: null,
+  RPC_TIMEOUT_MS: '0',
+  HTTP_REQUEST_TIMEOUT_MS: '-100',
+  PRODUCT_CACHE_TTL_MS: '-1',
+  TRUST_PROXY: 'some proxies',
+  LOG_LEVEL: 'loud',
+  LOG_FORMAT: 'xml',
+};
+
+describe('start-up validates the whole configuration (README: Configuration)', () => {
+  test('every variable the configuration reads is checked here', () => {
+    expect(Object.keys(refusedValues).sort()).toEqual([...configVariables].sort());
+  });
+
+  test.each(Object.entries(refusedValues).filter(([, value]) => value !== null))(
+    '%s=%j is refused in one line naming the variable and what it expected',
+    (name, value) => {
+      let message = '';
+      try {
+        loadConfig({ [name]: value! });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(new RegExp(`^Invalid configuration: ${name}: \\S`));
+      expect(message).not.toContain('\n');
+      // What it expected, in words: a type, a range, a pattern or the values allowed.
+      expect(message).toMatch(/expected|must|too (small|big)|Invalid|pattern/i);
+    },
+  );
+
+  test.each(Object.entries(refusedValues).filter(([, value]) => value === null))(
+    '%s is free text: any value is taken as written',
+    (name) => {
+      const config = loadConfig({ [name]: 'any text, even with spaces' });
+      expect(config[name as ConfigVariable]).toBeDefined();
+    },
+  );
+
+  test('several bad variables are named together, still in one line', () => {
+    expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(
+      /^Invalid configuration: PORT: .*; LOG_LEVEL: [^\n]*$/,
+    );
   });
 });

@@ -5,16 +5,26 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../libs/config/index.js';
 
 /**
- * Docker Compose cannot run on CI, so docker-compose.yml and infra/Dockerfile are checked against
- * the code they start: every entry point has a service, every variable is a real setting, every
- * setting an entry point requires is given, and the scalable services can scale. Each rule is a
- * function returning problems, run on the real files and on broken copies (so it can fail).
+ * Docker Compose cannot run on CI, so docker-compose.yml, infra/Dockerfile and .env.example are
+ * checked against the code they start: every entry point has a service, every variable is a real
+ * setting, every setting an entry point requires is given, every service reports its health and
+ * waits for what it uses, the scalable services can scale and stop gracefully, and .env.example
+ * lists every variable with its default. Each rule is a function returning problems, run on the
+ * real files and on broken copies (so it can fail).
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 
-const SCALABLE = ['license', 'update-catalog', 'download'];
+const SCALABLE = ['license', 'update-catalog', 'download', 'gateway'];
+/** A graceful stop takes up to 30 s (HTTP requests in flight, then RPC requests in hand). */
+const MIN_STOP_GRACE_SECONDS = 35;
+/** Where the infrastructure keeps what must survive a restart. */
+const DATA_DIRECTORIES: Array<[string, string]> = [
+  ['mongo', '/data/db'],
+  ['minio', '/data'],
+  ['rabbitmq', '/var/lib/rabbitmq'],
+];
 const DOCKERFILE = 'infra/Dockerfile';
 const BASE_IMAGE = 'node:20-bookworm-slim';
 
@@ -78,6 +88,8 @@ interface Context {
   /** What `npm ci && npm run build` reads: package files, tsconfigs, compiled folders. */
   buildInputs: string[];
   configKeys: Set<string>;
+  /** What loadConfig gives each setting when nothing is set. */
+  defaults: Record<string, unknown>;
   requiredSettings: Record<string, string[]>;
   sourceExists(service: string): boolean;
 }
@@ -95,6 +107,7 @@ function realContext(): Context {
       ...tsconfigBuild.include,
     ],
     configKeys: configKeys(read('libs/config/index.ts')),
+    defaults: loadConfig({}),
     requiredSettings: Object.fromEntries(
       names.map((n) => [n, requiredSettings(read(`services/${n}/main.ts`))]),
     ),
@@ -141,11 +154,70 @@ function dependencies(service: Service): Map<string, string> {
   return deps;
 }
 
-/** `"8080:8080"`, `"127.0.0.1:8080:8080"` or `{published: 8080}` fix a host port; `"8080"` does not. */
+/** A variable reference in the compose file: `${NAME}`, `${NAME:-default}`, `${NAME:?message}`. */
+interface Interpolation {
+  name: string;
+  /** The text used when the variable is unset (or empty, with `:-`). */
+  fallback?: string;
+  required: boolean;
+}
+
+function interpolations(value: unknown, found: Interpolation[] = []): Interpolation[] {
+  if (typeof value === 'string') {
+    // `$$` is a literal `$` for the container's shell, not a variable of compose.
+    const text = value.replace(/\$\$/g, '');
+    const pattern =
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+    for (const m of text.matchAll(pattern)) {
+      const operator = m[2] ?? '';
+      found.push({
+        name: (m[1] ?? m[4]) as string,
+        fallback: operator.endsWith('-') ? (m[3] ?? '') : undefined,
+        required: operator.endsWith('?'),
+      });
+    }
+  } else if (Array.isArray(value)) {
+    for (const item of value) interpolations(item, found);
+  } else if (isRecord(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      interpolations(key, found);
+      interpolations(item, found);
+    }
+  }
+  return found;
+}
+
+/** A value as compose reads it when no variable is set: each reference gives way to its default. */
+function withDefaults(value: string): string {
+  return value
+    .replace(
+      /\$\{[A-Za-z_][A-Za-z0-9_]*(?:(:?[-?])([^}]*))?\}/g,
+      (_all, operator?: string, text?: string) => (operator?.endsWith('-') ? (text ?? '') : ''),
+    )
+    .replace(/\$\$/g, '$');
+}
+
+/**
+ * `"8080:8080"`, `"127.0.0.1:8080:8080"` or `{published: 8080}` fix a host port; `"8080"` (a
+ * random one) and a range, `"8080-8089:8080"` (the next free one of it), do not.
+ */
 function fixedHostPorts(service: Service): string[] {
   const ports = Array.isArray(service.ports) ? service.ports : [];
+  const isFixed = (published: string) => {
+    if (published === '') return false;
+    const range = /^(\d+)-(\d+)$/.exec(published);
+    return !range || Number(range[2]) <= Number(range[1]);
+  };
   return ports
-    .filter((p) => (isRecord(p) ? p.published !== undefined : String(p).includes(':')))
+    .filter((p) => {
+      if (isRecord(p)) {
+        return p.published !== undefined && isFixed(withDefaults(String(p.published)));
+      }
+      const parts = withDefaults(String(p))
+        .replace(/\/\w+$/, '')
+        .split(':');
+      return parts.length > 1 && isFixed(parts.at(-2) as string);
+    })
     .map((p) => JSON.stringify(p));
 }
 
@@ -154,6 +226,39 @@ function hasHealthcheck(service: Service): boolean {
   if (!isRecord(check) || check.disable === true) return false;
   const test = Array.isArray(check.test) ? check.test.map(String) : [String(check.test ?? '')];
   return test.length > 0 && test[0] !== 'NONE' && test.join('') !== '';
+}
+
+function healthcheckText(service: Service): string {
+  const test = isRecord(service.healthcheck) ? service.healthcheck.test : undefined;
+  return Array.isArray(test) ? test.map(String).join(' ') : String(test ?? '');
+}
+
+/**
+ * A container that runs once and exits (an init step), marked by an explicit `restart: "no"`
+ * where every long-running service restarts: its exit code is its health.
+ */
+function isOneShot(service: Service): boolean {
+  return service.restart === 'no' || service.restart === false;
+}
+
+function profiles(service: Service): string[] {
+  return Array.isArray(service.profiles) ? service.profiles.map(String) : [];
+}
+
+function commandText(service: Service): string {
+  const parts = [service.entrypoint, service.command].flatMap((v) =>
+    Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)],
+  );
+  return parts.join(' ');
+}
+
+/** Seconds of a compose duration (`40s`, `1m30s`, `1m`); undefined when it is not one. */
+function durationSeconds(value: unknown): number | undefined {
+  const text = String(value ?? '');
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001, us: 0.000001 };
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(h|ms|us|m|s)/g)];
+  if (parts.length === 0 || parts.map((m) => m[0]).join('') !== text) return undefined;
+  return parts.reduce((sum, m) => sum + Number(m[1]) * (units[m[2] as string] as number), 0);
 }
 
 function buildsFromDockerfile(service: Service): boolean {
@@ -220,6 +325,38 @@ function checkCompose(compose: Compose, ctx: Context): string[] {
         problems.push(`${name}: connects to ${host} but does not wait for it to be healthy`);
       }
     }
+
+    // The operations port: fixed, so the healthcheck (and a scraper) can find it.
+    const metricsPort = env.get('METRICS_PORT') ?? '';
+    if (!/^[1-9][0-9]*$/.test(metricsPort)) {
+      problems.push(`${name}: METRICS_PORT is not set to a fixed port`);
+    } else {
+      const probed = /\/\/(?:127\.0\.0\.1|localhost):(\d+)\/readyz\b/.exec(
+        healthcheckText(service),
+      );
+      if (probed?.[1] !== metricsPort) {
+        problems.push(
+          `${name}: healthcheck does not probe /readyz on its METRICS_PORT ${metricsPort}`,
+        );
+      }
+    }
+
+    const grace = durationSeconds(service.stop_grace_period);
+    if (grace === undefined) {
+      problems.push(`${name}: no stop_grace_period, so Docker kills it after 10 s`);
+    } else if (grace < MIN_STOP_GRACE_SECONDS) {
+      problems.push(
+        `${name}: stop_grace_period ${String(service.stop_grace_period)} is under ${MIN_STOP_GRACE_SECONDS}s`,
+      );
+    }
+
+    // Tracing is off unless the operator points the services at a backend.
+    const otlp = env.get('OTEL_EXPORTER_OTLP_ENDPOINT');
+    if (otlp === undefined || !/^\$\{OTEL_EXPORTER_OTLP_ENDPOINT:?-\}$/.test(otlp)) {
+      problems.push(
+        `${name}: OTEL_EXPORTER_OTLP_ENDPOINT is not \${OTEL_EXPORTER_OTLP_ENDPOINT:-} (off unless set)`,
+      );
+    }
   }
 
   for (const name of SCALABLE) {
@@ -233,13 +370,87 @@ function checkCompose(compose: Compose, ctx: Context): string[] {
     }
   }
 
+  // Every long-running service reports its health; a one-shot one reports its exit code.
+  for (const [name, service] of Object.entries(services)) {
+    if (!isOneShot(service) && !hasHealthcheck(service))
+      problems.push(`${name}: has no healthcheck`);
+  }
+
   for (const [name, service] of Object.entries(services)) {
     for (const [dep, condition] of dependencies(service)) {
       const target = services[dep];
       if (!target) problems.push(`${name}: depends on unknown service ${dep}`);
-      else if (condition === 'service_healthy' && !hasHealthcheck(target)) {
+      else if (isOneShot(target)) {
+        if (condition !== 'service_completed_successfully') {
+          problems.push(
+            `${name}: waits for one-shot ${dep} with ${condition}, not service_completed_successfully`,
+          );
+        }
+      } else if (condition !== 'service_healthy') {
+        problems.push(`${name}: depends on ${dep} without waiting for it to be healthy`);
+      } else if (!hasHealthcheck(target)) {
         problems.push(`${name}: waits for ${dep} to be healthy, but ${dep} has no healthcheck`);
       }
+    }
+  }
+
+  // The bucket exists before a service that stores files in it starts: a one-shot service
+  // creates it once the storage answers.
+  for (const [name, service] of apps) {
+    const env = environment(service);
+    const storage = urlHost(env.get('S3_ENDPOINT') ?? '');
+    const bucket = env.get('S3_BUCKET');
+    if (!storage || !services[storage] || !bucket) continue;
+    const creators = Object.entries(services).filter(
+      ([, s]) =>
+        isOneShot(s) && /\bmc mb\b/.test(commandText(s)) && commandText(s).includes(bucket),
+    );
+    if (creators.length === 0) {
+      problems.push(`${name}: no one-shot service creates its bucket ${bucket} (mc mb)`);
+    }
+    for (const [init, initService] of creators) {
+      if (dependencies(service).get(init) !== 'service_completed_successfully') {
+        problems.push(`${name}: does not wait for ${init} to create the bucket`);
+      }
+      if (dependencies(initService).get(storage) !== 'service_healthy') {
+        problems.push(`${init}: creates the bucket without waiting for ${storage} to be healthy`);
+      }
+    }
+  }
+
+  // Optional parts (the tracing backend) run only with their profile: nothing else may need them.
+  const tracing = Object.entries(services).filter(([, s]) =>
+    String(s.image ?? '').startsWith('jaegertracing/'),
+  );
+  if (tracing.length === 0) problems.push('no tracing backend (jaegertracing/ image)');
+  for (const [name, service] of tracing) {
+    if (profiles(service).length === 0) problems.push(`${name}: tracing backend has no profile`);
+  }
+  for (const [name, service] of Object.entries(services)) {
+    if (profiles(service).length > 0) continue;
+    for (const dep of dependencies(service).keys()) {
+      if (services[dep] && profiles(services[dep]).length > 0) {
+        problems.push(`${name}: depends on ${dep}, which runs only with its profile`);
+      }
+    }
+    for (const value of environment(service).values()) {
+      const host = urlHost(value);
+      if (host && services[host] && profiles(services[host]).length > 0) {
+        problems.push(`${name}: connects to ${host}, which runs only with its profile`);
+      }
+    }
+  }
+
+  // One variable, one default: `${MINIO_ROOT_USER:-a}` here and `:-b` there would not match.
+  const fallbacks = new Map<string, Set<string>>();
+  for (const { name, fallback } of interpolations([services, compose.volumes])) {
+    if (fallback === undefined) continue;
+    fallbacks.set(name, (fallbacks.get(name) ?? new Set()).add(fallback));
+  }
+  for (const [name, values] of fallbacks) {
+    if (values.size > 1) {
+      const shown = [...values].map((v) => JSON.stringify(v)).join(', ');
+      problems.push(`docker-compose.yml: \${${name}} has different defaults: ${shown}`);
     }
   }
 
@@ -253,14 +464,80 @@ function checkCompose(compose: Compose, ctx: Context): string[] {
     if (!service) problems.push(`no ${name} service`);
     else if (service.image !== image) problems.push(`${name}: image is not ${image}`);
   }
-  const mongoVolumes = Array.isArray(services.mongo?.volumes) ? services.mongo.volumes : [];
-  const volumeName = mongoVolumes
-    .map((v) => String(v).split(':'))
-    .find(([, target]) => target === '/data/db')?.[0];
-  if (!volumeName || !(volumeName in compose.volumes)) {
-    problems.push('mongo: /data/db is not on a named volume');
+  for (const [name, directory] of DATA_DIRECTORIES) {
+    const volumes = Array.isArray(services[name]?.volumes) ? services[name].volumes : [];
+    const volumeName = volumes
+      .map((v) => String(v).split(':'))
+      .find(([, target]) => target === directory)?.[0];
+    if (!volumeName || !(volumeName in compose.volumes)) {
+      problems.push(`${name}: ${directory} is not on a named volume`);
+    }
   }
   return problems;
+}
+
+/** `NAME=value` and `# NAME=value` lines (a commented one shows the default, ready to change). */
+function envExampleEntries(text: string): { entries: Map<string, string>; repeated: string[] } {
+  const entries = new Map<string, string>();
+  const repeated: string[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^\s*(?:#\s*)?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (!m) continue;
+    const name = m[1] as string;
+    const value = (m[2] as string).trim().replace(/^'(.*)'$|^"(.*)"$/, '$1$2');
+    if (entries.has(name)) repeated.push(name);
+    entries.set(name, value);
+  }
+  return { entries, repeated };
+}
+
+/**
+ * .env.example names every variable: each setting of libs/config/index.ts and each variable
+ * docker-compose.yml reads, with the default that applies.
+ */
+function checkEnvExample(text: string, compose: Compose, ctx: Context): string[] {
+  const problems: string[] = [];
+  const { entries, repeated } = envExampleEntries(text);
+  for (const name of repeated) problems.push(`.env.example: ${name} is listed twice`);
+
+  const composeVariables = new Map<string, Interpolation>();
+  for (const ref of interpolations([compose.services, compose.volumes])) {
+    const known = composeVariables.get(ref.name);
+    if (!known || (known.fallback === undefined && !known.required)) {
+      composeVariables.set(ref.name, ref);
+    }
+  }
+  const expected: Array<[string, string]> = [
+    ...[...ctx.configKeys].map((k): [string, string] => [k, 'a setting of libs/config/index.ts']),
+    ...[...composeVariables.keys()].map((k): [string, string] => [k, 'read by docker-compose.yml']),
+  ];
+  for (const [name, why] of expected) {
+    if (!entries.has(name)) problems.push(`.env.example does not list ${name} (${why})`);
+  }
+
+  for (const [name, value] of entries) {
+    const ref = composeVariables.get(name);
+    // Where compose reads a variable, its default is the one that applies there.
+    const fallback = ref
+      ? ref.fallback
+      : ctx.configKeys.has(name)
+        ? defaultText(ctx.defaults[name])
+        : undefined;
+    if (ref?.required || fallback === undefined) continue;
+    if (value !== fallback) {
+      problems.push(
+        `.env.example: ${name}=${value}, but its default is ${JSON.stringify(fallback)}`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** A default as written in a .env file; undefined when it has no one-line form (a list). */
+function defaultText(value: unknown): string | undefined {
+  if (value === undefined) return '';
+  if (['string', 'number', 'boolean'].includes(typeof value)) return String(value);
+  return undefined;
 }
 
 interface Stage {
@@ -352,6 +629,17 @@ const ctx = realContext();
 const composeText = read('docker-compose.yml');
 const dockerfileText = read(DOCKERFILE);
 const compose = () => parseCompose(composeText);
+const envExampleText = read('.env.example');
+
+/** A copy of a service with some environment variables replaced (undefined: removed). */
+function withEnv(service: Service | undefined, changes: Record<string, string | undefined>) {
+  const env: Record<string, string> = Object.fromEntries(environment(service ?? {}));
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return { ...service, environment: env };
+}
 
 describe('the rules read the code', () => {
   test('the entry points are found', () => {
@@ -366,6 +654,37 @@ describe('the rules read the code', () => {
     for (const key of ['AMQP_URL', 'MONGODB_URL', 'REDIS_URL', 'PUBLIC_URL']) {
       expect(ctx.configKeys).toContain(key);
     }
+  });
+
+  test('compose variables, their defaults and ports are read as compose reads them', () => {
+    expect(interpolations(['${A:-1}', '$B', '${C:?say}', '$$D ${E-}', { '${F}': 'x' }])).toEqual([
+      { name: 'A', fallback: '1', required: false },
+      { name: 'B', fallback: undefined, required: false },
+      { name: 'C', fallback: undefined, required: true },
+      { name: 'E', fallback: '', required: false },
+      { name: 'F', fallback: undefined, required: false },
+    ]);
+    expect(
+      fixedHostPorts({
+        ports: [
+          '${P:-8080-8089}:8080',
+          '8080',
+          '127.0.0.1::8080',
+          '${Q:-8081}:8081',
+          '127.0.0.1:9000:9000/tcp',
+          '7000-7000:80',
+          { target: 80, published: '9100-9109' },
+        ],
+      }),
+    ).toEqual(['"${Q:-8081}:8081"', '"127.0.0.1:9000:9000/tcp"', '"7000-7000:80"']);
+    expect(['40s', '1m', '1m30s', '500ms', '40', ''].map(durationSeconds)).toEqual([
+      40,
+      60,
+      90,
+      0.5,
+      undefined,
+      undefined,
+    ]);
   });
 
   test('required settings are read from the entry points', () => {
@@ -492,6 +811,215 @@ describe('docker-compose.yml', () => {
     broken.services.mongo = { ...broken.services.mongo, volumes: [] };
     expect(checkCompose(broken, ctx)).toContain('mongo: /data/db is not on a named volume');
   });
+
+  test('MinIO or RabbitMQ data off a named volume is caught', () => {
+    const broken = compose();
+    broken.services.minio = { ...broken.services.minio, volumes: ['./minio:/data'] };
+    broken.services.rabbitmq = { ...broken.services.rabbitmq, volumes: undefined };
+    expect(checkCompose(broken, ctx)).toEqual(
+      expect.arrayContaining([
+        'minio: /data is not on a named volume',
+        'rabbitmq: /var/lib/rabbitmq is not on a named volume',
+      ]),
+    );
+  });
+
+  test('a service without a healthcheck is caught; a one-shot service needs none', () => {
+    expect(isOneShot(compose().services['minio-init'] ?? {})).toBe(true);
+    const broken = compose();
+    broken.services.license = { ...broken.services.license, healthcheck: { disable: true } };
+    broken.services.jaeger = { ...broken.services.jaeger, healthcheck: undefined };
+    expect(checkCompose(broken, ctx)).toEqual(
+      expect.arrayContaining([
+        'license: has no healthcheck',
+        'jaeger: has no healthcheck',
+        'gateway: waits for license to be healthy, but license has no healthcheck',
+      ]),
+    );
+  });
+
+  test('a dependency not waited for with the condition its kind needs is caught', () => {
+    const broken = compose();
+    broken.services.license = {
+      ...broken.services.license,
+      depends_on: { rabbitmq: { condition: 'service_healthy' }, mongo: {} },
+    };
+    broken.services.download = {
+      ...broken.services.download,
+      depends_on: {
+        rabbitmq: { condition: 'service_healthy' },
+        mongo: { condition: 'service_healthy' },
+        minio: { condition: 'service_healthy' },
+        'minio-init': { condition: 'service_started' },
+      },
+    };
+    expect(checkCompose(broken, ctx)).toEqual(
+      expect.arrayContaining([
+        'license: depends on mongo without waiting for it to be healthy',
+        'download: waits for one-shot minio-init with service_started, not service_completed_successfully',
+        'download: does not wait for minio-init to create the bucket',
+      ]),
+    );
+  });
+
+  test('a bucket nobody creates, or created too late or too early, is caught', () => {
+    const noInit = compose();
+    delete noInit.services['minio-init'];
+    expect(checkCompose(noInit, ctx)).toEqual(
+      expect.arrayContaining([
+        'download: depends on unknown service minio-init',
+        'download: no one-shot service creates its bucket ${S3_BUCKET:-licensing-packages} (mc mb)',
+      ]),
+    );
+
+    const otherBucket = compose();
+    otherBucket.services['minio-init'] = {
+      ...otherBucket.services['minio-init'],
+      command: ['mc mb --ignore-existing local/packages'],
+    };
+    expect(checkCompose(otherBucket, ctx)).toContain(
+      'download: no one-shot service creates its bucket ${S3_BUCKET:-licensing-packages} (mc mb)',
+    );
+
+    const early = compose();
+    early.services['minio-init'] = { ...early.services['minio-init'], depends_on: undefined };
+    expect(checkCompose(early, ctx)).toContain(
+      'minio-init: creates the bucket without waiting for minio to be healthy',
+    );
+  });
+
+  test('an operations port that is not fixed or not probed is caught', () => {
+    const broken = compose();
+    broken.services.license = withEnv(broken.services.license, { METRICS_PORT: undefined });
+    broken.services['update-catalog'] = withEnv(broken.services['update-catalog'], {
+      METRICS_PORT: '0',
+    });
+    broken.services.gateway = {
+      ...broken.services.gateway,
+      healthcheck: {
+        test: ['CMD', 'node', '-e', "fetch('http://127.0.0.1:8080/healthz')"],
+      },
+    };
+    broken.services.download = withEnv(broken.services.download, { METRICS_PORT: '9465' });
+    expect(checkCompose(broken, ctx)).toEqual(
+      expect.arrayContaining([
+        'license: METRICS_PORT is not set to a fixed port',
+        'update-catalog: METRICS_PORT is not set to a fixed port',
+        'gateway: healthcheck does not probe /readyz on its METRICS_PORT 9464',
+        'download: healthcheck does not probe /readyz on its METRICS_PORT 9465',
+      ]),
+    );
+  });
+
+  test('a stop grace period shorter than a graceful stop is caught', () => {
+    const broken = compose();
+    broken.services.license = { ...broken.services.license, stop_grace_period: '10s' };
+    broken.services.gateway = { ...broken.services.gateway, stop_grace_period: undefined };
+    broken.services.download = { ...broken.services.download, stop_grace_period: '1m' };
+    const problems = checkCompose(broken, ctx);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'license: stop_grace_period 10s is under 35s',
+        'gateway: no stop_grace_period, so Docker kills it after 10 s',
+      ]),
+    );
+    expect(problems.join('\n')).not.toContain('download: stop_grace_period');
+  });
+
+  test('a scaled gateway on one fixed host port is caught; a range is not', () => {
+    const broken = compose();
+    broken.services.gateway = {
+      ...broken.services.gateway,
+      container_name: 'gateway',
+      ports: ['${GATEWAY_PORT:-8080}:8080'],
+    };
+    expect(checkCompose(broken, ctx)).toEqual(
+      expect.arrayContaining([
+        'gateway: container_name prevents --scale',
+        'gateway: fixed host port "${GATEWAY_PORT:-8080}:8080" prevents --scale',
+      ]),
+    );
+    expect(fixedHostPorts(compose().services.gateway ?? {})).toEqual([]);
+  });
+
+  test('a tracing backend outside a profile, or needed without it, is caught', () => {
+    const broken = compose();
+    broken.services.jaeger = { ...broken.services.jaeger, profiles: undefined };
+    expect(checkCompose(broken, ctx)).toContain('jaeger: tracing backend has no profile');
+
+    const needed = compose();
+    needed.services.license = {
+      ...withEnv(needed.services.license, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger:4318' }),
+      depends_on: {
+        ...(needed.services.license?.depends_on as object),
+        jaeger: { condition: 'service_healthy' },
+      },
+    };
+    expect(checkCompose(needed, ctx)).toEqual(
+      expect.arrayContaining([
+        'license: depends on jaeger, which runs only with its profile',
+        'license: connects to jaeger, which runs only with its profile',
+        'license: OTEL_EXPORTER_OTLP_ENDPOINT is not ${OTEL_EXPORTER_OTLP_ENDPOINT:-} (off unless set)',
+      ]),
+    );
+
+    const none = compose();
+    delete none.services.jaeger;
+    expect(checkCompose(none, ctx)).toContain('no tracing backend (jaegertracing/ image)');
+  });
+
+  test('a variable with two defaults is caught', () => {
+    const broken = compose();
+    broken.services.download = withEnv(broken.services.download, {
+      S3_ACCESS_KEY: '${MINIO_ROOT_USER:-minio}',
+    });
+    expect(checkCompose(broken, ctx)).toContain(
+      'docker-compose.yml: ${MINIO_ROOT_USER} has different defaults: "licensing", "minio"',
+    );
+  });
+});
+
+describe('.env.example', () => {
+  test('follows every rule', () => {
+    expect(checkEnvExample(envExampleText, compose(), ctx)).toEqual([]);
+  });
+
+  test('lists every setting and every compose variable', () => {
+    const { entries } = envExampleEntries(envExampleText);
+    for (const key of ctx.configKeys) expect(entries.has(key)).toBe(true);
+    for (const { name } of interpolations(compose().services)) expect(entries.has(name)).toBe(true);
+  });
+
+  test('a setting or a compose variable left out is caught', () => {
+    const broken = envExampleText.replace(/^.*\bRPC_TIMEOUT_MS=.*$/m, '');
+    expect(checkEnvExample(broken, compose(), ctx)).toContain(
+      '.env.example does not list RPC_TIMEOUT_MS (a setting of libs/config/index.ts)',
+    );
+    const newVariable = compose();
+    newVariable.services.redis = { ...newVariable.services.redis, ports: ['${REDIS_PORT:-6379}'] };
+    expect(checkEnvExample(envExampleText, newVariable, ctx)).toContain(
+      '.env.example does not list REDIS_PORT (read by docker-compose.yml)',
+    );
+    const noTracing = envExampleText.replace(/^.*\bOTEL_SERVICE_NAME=.*$/m, '');
+    expect(checkEnvExample(noTracing, compose(), ctx)).toContain(
+      '.env.example does not list OTEL_SERVICE_NAME (a setting of libs/config/index.ts)',
+    );
+  });
+
+  test('a default that is not the one that applies is caught', () => {
+    const composeDefault = envExampleText.replace(/^(#\s*)?GATEWAY_PORTS=.*$/m, 'GATEWAY_PORTS=80');
+    expect(checkEnvExample(composeDefault, compose(), ctx)).toContain(
+      '.env.example: GATEWAY_PORTS=80, but its default is "8080-8089"',
+    );
+    const codeDefault = envExampleText.replace(/^(#\s*)?HOST=.*$/m, '# HOST=0.0.0.0');
+    expect(checkEnvExample(codeDefault, compose(), ctx)).toContain(
+      '.env.example: HOST=0.0.0.0, but its default is "127.0.0.1"',
+    );
+    const twice = `${envExampleText}\n# LOG_LEVEL=info\n`;
+    expect(checkEnvExample(twice, compose(), ctx)).toContain(
+      '.env.example: LOG_LEVEL is listed twice',
+    );
+  });
 });
 
 describe('infra/Dockerfile', () => {
@@ -505,6 +1033,13 @@ describe('infra/Dockerfile', () => {
       .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist']));
     for (const input of ctx.buildInputs) expect(ignored).not.toContain(input);
+  });
+
+  test('the build context leaves out .env and .env.example', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
+    expect(ignored).toEqual(expect.arrayContaining(['.env', '.env.*']));
   });
 
   test('a build input left out of the image is caught', () => {
