@@ -138,6 +138,9 @@ export type MethodsOf<S extends ServiceName> = {
 export interface CallContext {
   /** When the caller's timeout fires: absolute epoch milliseconds, on the caller's clock. */
   readonly deadline: number;
+  /** Whether the deadline has passed: the caller stopped waiting, so no write may be made. */
+  readonly passed: boolean;
+  /** Throws when the deadline has passed; called immediately before each write. */
   beforeWrite(): void;
 }
 

@@ -6,6 +6,7 @@ import {
   type CallContext,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
+import { CachedLookup } from '../../libs/cache/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import type { ProductLookup } from './product-directory.js';
 import {
@@ -14,6 +15,7 @@ import {
   decideDeactivation,
   decideRenewal,
   decideValidation,
+  identifierKeysByType,
   isIdentifierActivated,
   limitBelowActivations,
   refusal,
@@ -92,9 +94,14 @@ export function createLicenseHandlers({
     throw internalError(`The product ${license.product_id} of this license is missing.`);
   }
 
+  // Plans never change once created (no RPC method edits or removes one): kept for good.
+  const knownPlans = new CachedLookup((id: number) => plans.find(id), {
+    ttlMs: Number.POSITIVE_INFINITY,
+  });
+
   /** A plan a license is on, or is to change to: it must exist, so its absence is a fault. */
   async function planOf(planId: number): Promise<PlanRecord> {
-    const plan = await plans.find(planId);
+    const plan = await knownPlans.find(planId);
     if (!plan) throw internalError(`The plan ${planId} of this license is missing.`);
     return plan;
   }
@@ -185,8 +192,8 @@ export function createLicenseHandlers({
   async function detail(license: LicenseRecord) {
     const [product, plan, pendingPlan, attempts] = await Promise.all([
       products.find(license.product_id),
-      plans.find(license.plan_id),
-      license.pending_plan_id === null ? null : plans.find(license.pending_plan_id),
+      knownPlans.find(license.plan_id),
+      license.pending_plan_id === null ? null : knownPlans.find(license.pending_plan_id),
       rejectedAttempts.listForLicense(license.license_key),
     ]);
     return licenseDetailView({
@@ -231,6 +238,34 @@ export function createLicenseHandlers({
     // ---- Spec 4.2 ----
     'license.validate': async (request, context) => {
       const now = clock();
+      // The common case in one round trip: the license matches, so the check counts (rule 3).
+      // Otherwise nothing was written, and the license is read and decided on below; so it is
+      // when the caller stopped waiting (a validate that counts nothing still answers).
+      const identifierKeys =
+        request.identifier === null ? null : identifierKeysByType(request.identifier);
+      if (!context.passed && (identifierKeys === null || Object.keys(identifierKeys).length > 0)) {
+        context.beforeWrite();
+        const counted = await licenses.touchCheckIfMatching({
+          licenseKey: request.license_key,
+          productId: request.product_id,
+          identifierKeys,
+          at: now,
+          ip: request.ip,
+        });
+        if (counted) {
+          const product = await productOf(counted);
+          const decision = decideValidation({ license: counted, product, request, now });
+          if (decision.outcome === 'report' && decision.countsAsCheck) {
+            return validationView({
+              license: counted,
+              product,
+              planName: await planName(counted.plan_id),
+              report: decision,
+            });
+          }
+          throw internalError('A counted check did not decide as one.');
+        }
+      }
       const license = await licenses.findByKey(request.license_key);
       const product = license && (await productOf(license));
       const decision = decideValidation({ license, product, request, now });
@@ -293,7 +328,7 @@ export function createLicenseHandlers({
     },
 
     'license.getPlan': async ({ id }) => {
-      const plan = await plans.find(id);
+      const plan = await knownPlans.find(id);
       if (!plan) refuse(unknownPlan(id));
       return planView(plan);
     },
@@ -302,7 +337,7 @@ export function createLicenseHandlers({
 
     // ---- Licenses (admin) ----
     'license.createLicense': async (request, context) => {
-      const plan = await plans.find(request.plan_id);
+      const plan = await knownPlans.find(request.plan_id);
       if (!plan) refuse(refusal('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`));
       if (!(await products.find(request.product_id))) {
         refuse(refusal('INVALID_REQUEST', `Product ${request.product_id} does not exist.`));
@@ -416,7 +451,7 @@ export function createLicenseHandlers({
     // ---- Spec 3.3: plan changes and renewals ----
     'license.changePlan': async ({ license_key, plan_id, when }, context) => {
       await requireLicense(license_key);
-      const plan = (await plans.find(plan_id)) ?? refuse(unknownPlan(plan_id));
+      const plan = (await knownPlans.find(plan_id)) ?? refuse(unknownPlan(plan_id));
       context.beforeWrite();
       // A limit left below the activations in use is allowed: they stay, and claimSlot refuses
       // new ones until the count is under the limit.

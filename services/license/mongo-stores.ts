@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
 import type { Connection, QueryFilter, SortOrder } from 'mongoose';
-import type { LicenseStatus } from '../../libs/contracts/index.js';
+import { activationTypes, type LicenseStatus } from '../../libs/contracts/index.js';
 import { Sequences, isDuplicateKey } from '../../libs/database/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import {
@@ -16,6 +16,7 @@ import {
 import type {
   ActivationRecord,
   BeforeEachWrite,
+  IdentifierKeys,
   LicenseChanges,
   LicenseFilters,
   LicenseRecord,
@@ -239,6 +240,39 @@ export class MongoLicenseStore implements LicenseStore {
       { license_key: licenseKey },
       { $set: { last_check_at: at, last_check_ip: ip }, $inc: { check_count: 1 } },
     );
+  }
+
+  async touchCheckIfMatching({
+    licenseKey,
+    productId,
+    identifierKeys,
+    at,
+    ip,
+  }: {
+    licenseKey: string;
+    productId: number | null;
+    identifierKeys: IdentifierKeys | null;
+    at: Date;
+    ip: string;
+  }): Promise<LicenseRecord | null> {
+    // An identifier valid under no activation type is activated on no license.
+    if (identifierKeys !== null && Object.keys(identifierKeys).length === 0) return null;
+    const filter: LicenseFilter = { license_key: licenseKey };
+    if (productId !== null) filter.product_id = productId;
+    if (identifierKeys !== null) {
+      filter.$or = activationTypes.flatMap((type) => {
+        const key = identifierKeys[type];
+        return key === undefined
+          ? []
+          : [{ activation_type: type, 'activations.identifier_key': key }];
+      });
+    }
+    const doc = await this.License.findOneAndUpdate(
+      filter,
+      { $set: { last_check_at: at, last_check_ip: ip }, $inc: { check_count: 1 } },
+      { returnDocument: 'after' },
+    ).lean<LicenseDocument>();
+    return doc && licenseRecord(doc);
   }
 
   async update({

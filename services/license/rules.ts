@@ -90,6 +90,22 @@ export function normaliseOrRefuse(
   return { identifier: checked.identifier, key: identifierKey(checked.identifier) };
 }
 
+/** An identifier's key under each activation type it is valid for. */
+export type IdentifierKeys = Partial<Record<ActivationType, string>>;
+
+/**
+ * The keys an identifier has under each activation type it is valid for (2.4): what a store
+ * matches when the license's type is not known yet (a validate in one round trip).
+ */
+export function identifierKeysByType(raw: string): IdentifierKeys {
+  const keys: IdentifierKeys = {};
+  for (const type of activationTypes) {
+    const identifier = normaliseOrRefuse(type, raw);
+    if (!isRefusal(identifier)) keys[type] = identifier.key;
+  }
+  return keys;
+}
+
 export function findActivation<T extends { identifier_key: string }>(
   activations: readonly T[],
   key: string,

@@ -1,4 +1,7 @@
 import type { ActivationType, LicenseStatus, TaskName } from '../../libs/contracts/index.js';
+import type { IdentifierKeys } from './rules.js';
+
+export type { IdentifierKeys };
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -145,6 +148,20 @@ export interface LicenseStore {
 
   /** Spec 4.2 rule 3: sets last_check_at and last_check_ip, and increments check_count. */
   touchCheck(check: { licenseKey: string; at: Date; ip: string }): Promise<void>;
+
+  /**
+   * Spec 4.2 rule 3 in one round trip, for the common validate: counts a check, as touchCheck,
+   * on the license with this key if it is a license of `productId` (when not null) and has an
+   * activation under the key its activation type gives the identifier (when not null). The
+   * license after the count, or null when it does not match and nothing was written.
+   */
+  touchCheckIfMatching(check: {
+    licenseKey: string;
+    productId: number | null;
+    identifierKeys: IdentifierKeys | null;
+    at: Date;
+    ip: string;
+  }): Promise<LicenseRecord | null>;
 
   /**
    * Spec 3.3: changes status, expiry and limit in one atomic update. A limit other than 0 below

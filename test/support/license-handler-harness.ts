@@ -42,10 +42,15 @@ export const schedule: ScheduleSettings = {
 };
 
 /** A call whose caller still waits. */
-export const waiting: CallContext = { deadline: Number.MAX_SAFE_INTEGER, beforeWrite: () => {} };
+export const waiting: CallContext = {
+  deadline: Number.MAX_SAFE_INTEGER,
+  passed: false,
+  beforeWrite: () => {},
+};
 /** A call whose caller stopped waiting: every write is refused. */
 export const abandoned: CallContext = {
   deadline: 0,
+  passed: true,
   beforeWrite: () => {
     throw internalError('The caller stopped waiting; nothing more was written.');
   },

@@ -3,6 +3,7 @@ import type { LicenseStatus } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   BeforeEachWrite,
+  IdentifierKeys,
   LicenseChanges,
   LicenseFilters,
   LicenseRecord,
@@ -201,6 +202,35 @@ class MemoryLicenseStore implements LicenseStore {
     license.last_check_ip = ip;
     license.check_count++;
     this.counter.writes++;
+  }
+
+  async touchCheckIfMatching({
+    licenseKey,
+    productId,
+    identifierKeys,
+    at,
+    ip,
+  }: {
+    licenseKey: string;
+    productId: number | null;
+    identifierKeys: IdentifierKeys | null;
+    at: Date;
+    ip: string;
+  }): Promise<LicenseRecord | null> {
+    await roundTrip();
+    const license = this.byKey.get(licenseKey);
+    if (!license || (productId !== null && license.product_id !== productId)) return null;
+    if (identifierKeys !== null) {
+      const key = identifierKeys[license.activation_type];
+      if (key === undefined || !license.activations.some((a) => a.identifier_key === key)) {
+        return null;
+      }
+    }
+    license.last_check_at = copy(at);
+    license.last_check_ip = ip;
+    license.check_count++;
+    this.counter.writes++;
+    return copy(license);
   }
 
   async update({

@@ -148,6 +148,72 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         });
       });
 
+      test('a check if matching counts when the product and the activated identifier match, and returns the license', async () => {
+        const { license_key } = await issue({ activation_type: 'seat' });
+        await stores().licenses.claimSlot({
+          licenseKey: license_key,
+          activation: activation('alice'),
+          now: NOW,
+        });
+        const counted = await stores().licenses.touchCheckIfMatching({
+          licenseKey: license_key,
+          productId: 10,
+          // The seat key matches; the domain key (another type) is not this license's.
+          identifierKeys: { seat: 'alice', domain: 'bob.example' },
+          at: LATER,
+          ip: '::1',
+        });
+        expect(counted).toMatchObject({ license_key, check_count: 1, last_check_ip: '::1' });
+        expect(await stores().licenses.findByKey(license_key)).toEqual(counted);
+        const noIdentifier = await stores().licenses.touchCheckIfMatching({
+          licenseKey: license_key,
+          productId: null,
+          identifierKeys: null,
+          at: LATER,
+          ip: '::1',
+        });
+        expect(noIdentifier?.check_count).toBe(2);
+      });
+
+      test('a check if matching writes nothing when the product, the identifier or its type does not match', async () => {
+        const { license_key } = await issue({ activation_type: 'seat' });
+        await stores().licenses.claimSlot({
+          licenseKey: license_key,
+          activation: activation('alice'),
+          now: NOW,
+        });
+        const attempts = [
+          { productId: 11, identifierKeys: null },
+          { productId: null, identifierKeys: { seat: 'bob' } },
+          // The key of an activated identifier, but under another activation type.
+          { productId: null, identifierKeys: { domain: 'alice' } },
+          { productId: null, identifierKeys: {} },
+        ];
+        for (const attempt of attempts) {
+          expect(
+            await stores().licenses.touchCheckIfMatching({
+              licenseKey: license_key,
+              ...attempt,
+              at: LATER,
+              ip: '::1',
+            }),
+          ).toBeNull();
+        }
+        expect(
+          await stores().licenses.touchCheckIfMatching({
+            licenseKey: uniqueKey(),
+            productId: null,
+            identifierKeys: null,
+            at: LATER,
+            ip: '::1',
+          }),
+        ).toBeNull();
+        expect(await stores().licenses.findByKey(license_key)).toMatchObject({
+          check_count: 0,
+          last_check_at: null,
+        });
+      });
+
       test('a check of an unknown key changes nothing', async () => {
         await expect(
           stores().licenses.touchCheck({ licenseKey: uniqueKey(), at: NOW, ip: '::1' }),
