@@ -1,0 +1,151 @@
+import type { Db } from 'mongodb';
+import mongoose from 'mongoose';
+import {
+  monitorCommands,
+  monitoredMongoUrl,
+  type MonitoredCommand,
+} from '../support/command-monitor.js';
+import { createVersion, packageBytes, uploadFile } from '../support/packages.js';
+import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+
+/**
+ * Scale on paper (docs/performance.md): every query the hot paths send is served by an index the
+ * service declares, so its cost does not grow with the number of licenses, activations, versions
+ * or log entries. The queries are the real ones, captured by the driver's command monitoring
+ * while the hot paths run, caches cold; each is checked against the indexes of its collection.
+ */
+
+type Filter = Record<string, unknown>;
+
+/** Every combination of one branch of `a` with one branch of `b`. */
+const cross = (a: string[][], b: string[][]) => a.flatMap((x) => b.map((y) => [...x, ...y]));
+
+/** The branches of a filter in disjunctive normal form, each as the fields it constrains. */
+function branches(filter: Filter): string[][] {
+  let result: string[][] = [[]];
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and') {
+      for (const part of value as Filter[]) result = cross(result, branches(part));
+    } else if (key === '$or') {
+      result = cross(result, (value as Filter[]).flatMap(branches));
+    } else if (key === '$expr') {
+      // A condition between a document's own fields: checked on the documents the rest selects.
+    } else {
+      result = result.map((fields) => [...fields, key]);
+    }
+  }
+  return result;
+}
+
+/** The filters a command selects documents with. */
+function filtersOf({ name, command }: MonitoredCommand): Filter[] {
+  switch (name) {
+    case 'find':
+    case 'count':
+      return [(command.filter ?? command.query ?? {}) as Filter];
+    case 'findAndModify':
+      return [(command.query ?? {}) as Filter];
+    case 'update':
+      return (command.updates as Array<{ q: Filter }>).map((update) => update.q);
+    case 'delete':
+      return (command.deletes as Array<{ q: Filter }>).map((deletion) => deletion.q);
+    case 'aggregate': {
+      const first = (command.pipeline as Filter[])[0];
+      return [first && '$match' in first ? (first.$match as Filter) : {}];
+    }
+    default:
+      // insert, createIndexes, listIndexes: select nothing.
+      return [];
+  }
+}
+
+let system: TestSystem;
+let commands: MonitoredCommand[];
+
+beforeAll(async () => {
+  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl() });
+  commands = monitorCommands(system.config.MONGODB_DB_PREFIX);
+});
+afterAll(() => system?.stop());
+
+describe('every query of the hot paths is served by a declared index', () => {
+  beforeAll(async () => {
+    // Spec 4.1 to 4.3, refusals included, and 4.4, 4.5; then the scheduled tasks (3.1, 2.5).
+    const { key, product } = await system.license({ activation_limit: 1 });
+    const other = await system.license({ product: product });
+    const post = (operation: 'activate' | 'validate' | 'deactivate', fields: object) =>
+      system.post(operation, { license_key: key, ...fields });
+    await post('activate', { identifier: 'one.example' }).expect(200);
+    await post('activate', { identifier: 'one.example' }).expect(200);
+    await post('activate', { identifier: 'two.example' }).expect(403);
+    await post('validate', { identifier: 'one.example', product_id: product.id }).expect(200);
+    await post('validate', { identifier: 'two.example' }).expect(200);
+    await post('validate', {}).expect(200);
+    await system.post('validate', { license_key: 'no-such-key' }).expect(200);
+    await post('deactivate', { identifier: 'one.example' }).expect(200);
+    await post('deactivate', { identifier: 'one.example' }).expect(404);
+
+    const version = await createVersion(system, product.id, '1.0.0');
+    await uploadFile(system, version.id, packageBytes(1000));
+    await system.api().get(`${API_BASE}/updates/${product.id}`).expect(200);
+    await system
+      .api()
+      .get(`${API_BASE}/updates/${product.id}?license_key=${other.key}`)
+      .expect(200);
+    await system
+      .api()
+      .get(`${API_BASE}/downloads/${product.id}?dlid=${other.key}`)
+      .buffer(true)
+      .parse((res, done) => {
+        res.on('data', () => {});
+        res.on('end', () => done(null, null));
+      })
+      .expect(200);
+    await system
+      .api()
+      .get(`${API_BASE}/downloads/${product.id}?dlid=no-such-key`)
+      .set('Accept', 'application/json');
+    await system.transport.call('license.runTask', { name: 'license-expiry' });
+    await system.transport.call('license.runTask', { name: 'rejected-attempt-pruning' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  });
+
+  /** The declared indexes of a collection, as the fields of each, in order. */
+  async function indexesOf(database: string, collection: string): Promise<string[][]> {
+    const connection = mongoose.connections.find(
+      (c) => c.name === `${system.config.MONGODB_DB_PREFIX}_${database}`,
+    );
+    const db = connection?.db as Db | undefined;
+    if (!db) throw new Error(`no connection to ${database}`);
+    const indexes = await db.collection(collection).indexes();
+    return indexes.map((index) => Object.keys(index.key));
+  }
+
+  test('the hot paths were seen sending queries to each service', () => {
+    const databases = new Set(commands.map((command) => command.database));
+    for (const database of ['license', 'update_catalog', 'download']) {
+      expect(databases).toContain(database);
+    }
+  });
+
+  test('each branch of each filter constrains the first field of an index of its collection', async () => {
+    const unserved: string[] = [];
+    // A copy: reading the indexes sends commands too.
+    for (const command of [...commands]) {
+      // Agenda's own collection: the library declares and uses its indexes.
+      if (command.collection === 'agendaJobs') continue;
+      const indexes = await indexesOf(command.database, command.collection);
+      const firstFields = new Set(indexes.map((fields) => fields[0]));
+      for (const filter of filtersOf(command)) {
+        for (const fields of branches(filter)) {
+          if (!fields.some((field) => firstFields.has(field))) {
+            unserved.push(
+              `${command.database}.${command.collection} ${command.name} ${JSON.stringify(filter)}`,
+            );
+          }
+        }
+      }
+    }
+    expect(unserved).toEqual([]);
+  });
+});

@@ -1,0 +1,52 @@
+import mongoose from 'mongoose';
+
+/** A command a service sent to MongoDB, as the driver's command monitoring saw it. */
+export interface MonitoredCommand {
+  /** The service's database, without the system's prefix: `license`, `update_catalog`, ... */
+  database: string;
+  name: string;
+  collection: string;
+  command: Record<string, unknown>;
+}
+
+/** Commands the driver sends for itself, not for a request. */
+const HOUSEKEEPING = new Set([
+  'hello',
+  'ismaster',
+  'isMaster',
+  'ping',
+  'endSessions',
+  'buildInfo',
+  'getMore',
+  'killCursors',
+]);
+
+/** `MONGODB_URL` with command monitoring on: what a system booted on it reports. */
+export function monitoredMongoUrl(): string {
+  const url = new URL(process.env.MONGODB_URL!);
+  url.searchParams.set('monitorCommands', 'true');
+  return url.toString();
+}
+
+/**
+ * Records every command the connections of one system (its database prefix) send from now on.
+ * The system must have been booted on `monitoredMongoUrl()`.
+ */
+export function monitorCommands(databasePrefix: string): MonitoredCommand[] {
+  const commands: MonitoredCommand[] = [];
+  for (const connection of mongoose.connections) {
+    if (!connection.name?.startsWith(`${databasePrefix}_`)) continue;
+    connection.getClient().on('commandStarted', (event) => {
+      if (HOUSEKEEPING.has(event.commandName)) return;
+      const command = event.command as Record<string, unknown>;
+      const target = command[event.commandName];
+      commands.push({
+        database: event.databaseName.slice(databasePrefix.length + 1),
+        name: event.commandName,
+        collection: typeof target === 'string' ? target : '',
+        command,
+      });
+    });
+  }
+  return commands;
+}
