@@ -110,6 +110,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       db: catalogDb,
       transport: await connectTransport('update-catalog'),
       logger: logger.child({ service: 'update-catalog' }),
+      productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
     });
     for (let i = 0; i < (options.licenseReplicas ?? 1); i++) {
       const license = await startLicenseService({

@@ -6,6 +6,7 @@ import {
 } from '../../libs/contracts/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { checkBundleItems } from './bundles.js';
+import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { chooseRelease, planScope, reportedLicenseState } from './releases.js';
 import type { CatalogStores } from './stores.js';
 import {
@@ -22,6 +23,11 @@ export interface UpdateCatalogDeps {
   stores: CatalogStores;
   /** What the handlers ask of the license service, and the product changes they announce. */
   transport: Pick<Transport, 'call' | 'publish'>;
+  /**
+   * What the update check and `selectFile` read (spec 4.4), kept per product; the handlers
+   * invalidate it on each change they make. Default: nothing kept.
+   */
+  releases?: ReleaseCatalog;
   /** Upload and creation times of versions and files, and the uptime. */
   clock?: () => Date;
 }
@@ -42,6 +48,7 @@ const notFound = (what: 'Product' | 'Version' | 'File', id: number) =>
 export function createUpdateCatalogHandlers({
   stores,
   transport,
+  releases = new ReleaseCatalog(stores, { ttlMs: 0 }),
   clock = () => new Date(),
 }: UpdateCatalogDeps): HandlersOf<'update-catalog'> {
   const { products, versions, packageFiles } = stores;
@@ -69,14 +76,19 @@ export function createUpdateCatalogHandlers({
     return check.items;
   }
 
-  /** Spec 4.4 rules 1-5 for one product and the caller's plan (null: all-plans files only). */
-  async function release(productId: number, planId: number | null) {
-    const [published, files] = await Promise.all([
-      versions.list({ product_id: productId, published: true }),
-      packageFiles.listInAutoUpdates({ product_id: productId, plan_id: planId }),
-    ]);
-    return chooseRelease({ versions: published, files, planId });
+  /**
+   * A write changed what the update check and `selectFile` answer for this product (spec 4.4):
+   * this replica reads it again at once; the event tells the others (and the license service's
+   * product directory). Called after the write, so a read that began before it is not kept.
+   */
+  async function changed(productId: number) {
+    releases.invalidate(productId);
+    await transport.publish('update-catalog.product-changed', { id: productId });
   }
+
+  /** Spec 4.4 rules 1-5 for the caller's plan (null: all-plans files only). */
+  const release = ({ versions: published, files }: ProductReleases, planId: number | null) =>
+    chooseRelease({ versions: published, files, planId });
 
   return {
     'update-catalog.health': async () => ({
@@ -119,7 +131,7 @@ export function createUpdateCatalogHandlers({
       context.beforeWrite();
       const updated = await products.update(id, { ...changes, bundle_items: items });
       if (!updated) throw notFound('Product', id);
-      await transport.publish('update-catalog.product-changed', { id });
+      await changed(id);
       return productView(updated);
     },
 
@@ -138,6 +150,9 @@ export function createUpdateCatalogHandlers({
         },
         beforeEachWrite: () => context.beforeWrite(),
       });
+      // No answer offers a version without files yet, but the kept list of published versions
+      // no longer holds them all: dropped like after any other change.
+      await changed(created.product_id);
       return versionWithFilesView(created, []);
     },
 
@@ -150,6 +165,7 @@ export function createUpdateCatalogHandlers({
       context.beforeWrite();
       const updated = await versions.update(id, changes);
       if (!updated) throw notFound('Version', id);
+      await changed(updated.product_id);
       return versionWithFilesView(updated, await packageFiles.list({ version_id: id }));
     },
 
@@ -170,6 +186,7 @@ export function createUpdateCatalogHandlers({
         file: { ...request, product_id: version.product_id, uploaded_at: clock() },
         beforeEachWrite: () => context.beforeWrite(),
       });
+      await changed(created.product_id);
       return fileView(created);
     },
 
@@ -177,6 +194,7 @@ export function createUpdateCatalogHandlers({
       context.beforeWrite();
       const updated = await packageFiles.update(id, changes);
       if (!updated) throw notFound('File', id);
+      await changed(updated.product_id);
       return fileView(updated);
     },
 
@@ -184,19 +202,22 @@ export function createUpdateCatalogHandlers({
       context.beforeWrite();
       const deleted = await packageFiles.delete(id);
       if (!deleted) throw notFound('File', id);
+      await changed(deleted.product_id);
       return fileView(deleted);
     },
 
     // ---- Spec 4.4 ----
     'update-catalog.selectFile': async ({ product_id, plan_id }) => {
-      const product = await requireProduct(product_id);
-      return selectedFileView(product, await release(product_id, plan_id));
+      const found = await releases.find(product_id);
+      if (!found) throw notFound('Product', product_id);
+      return selectedFileView(found.product, release(found, plan_id));
     },
 
     'update-catalog.checkUpdate': async ({ product_id, license_key, downloads_url }) => {
-      const product = await products.find(product_id);
+      const found = await releases.find(product_id);
       // Response 3: a product that does not exist gets the no-version shape, never an error.
-      if (!product) return unknownProductUpdate;
+      if (!found) return unknownProductUpdate;
+      const { product } = found;
       const coverage = license_key
         ? await transport.call('license.coverage', {
             license_key,
@@ -204,7 +225,7 @@ export function createUpdateCatalogHandlers({
             identifier: null,
           })
         : null;
-      const chosen = await release(product_id, planScope(coverage));
+      const chosen = release(found, planScope(coverage));
       if (!chosen) return noUpdateView(product);
       return updateView({
         product,

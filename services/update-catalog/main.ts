@@ -13,7 +13,12 @@ runProcess('update-catalog', async (config, logger, { readiness }) => {
   );
   const transport = await createTransport(config, logger, 'update-catalog');
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
-  await startUpdateCatalogService({ db, transport, logger });
+  await startUpdateCatalogService({
+    db,
+    transport,
+    logger,
+    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
+  });
   return async () => {
     await transport.close();
     await db.close();

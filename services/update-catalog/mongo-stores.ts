@@ -148,12 +148,8 @@ export function mongoCatalogStores(models: CatalogModels, sequences: Sequences):
       return docs.map(withId);
     },
 
-    async listInAutoUpdates({ product_id, plan_id }) {
-      const docs = await File.find({
-        product_id,
-        include_in_updates: true,
-        plan_id: { $in: plan_id === null ? [null] : [null, plan_id] },
-      })
+    async listInAutoUpdates({ product_id }) {
+      const docs = await File.find({ product_id, include_in_updates: true })
         .sort({ _id: 1 })
         .lean();
       return docs.map(withId);

@@ -3,17 +3,25 @@ import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createUpdateCatalogHandlers } from './handlers.js';
 import { openMongoCatalogStores } from './mongo-stores.js';
+import { ReleaseCatalog } from './release-catalog.js';
 
 /** The update-catalog service: owns products and bundles, versions and their package files. */
 export async function startUpdateCatalogService(deps: {
   db: Connection;
   transport: Transport;
   logger: Logger;
+  /** How long a product's releases are kept between announced changes (PRODUCT_CACHE_TTL_MS). */
+  productCacheTtlMs: number;
 }): Promise<void> {
   const stores = await openMongoCatalogStores(deps.db);
+  const releases = new ReleaseCatalog(stores, { ttlMs: deps.productCacheTtlMs });
+  // Each replica hears every change, its own included; subscribed before it answers anything.
+  await deps.transport.subscribe('update-catalog.product-changed', ({ id }) =>
+    releases.invalidate(id),
+  );
   await deps.transport.serve(
     'update-catalog',
-    createUpdateCatalogHandlers({ stores, transport: deps.transport }),
+    createUpdateCatalogHandlers({ stores, transport: deps.transport, releases }),
   );
   deps.logger.info('update-catalog service ready');
 }

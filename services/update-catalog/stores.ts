@@ -110,13 +110,11 @@ export interface PackageFileStore {
   /** The files of one version, or of every version of a product, by id. */
   list(filter: { version_id: number } | { product_id: number }): Promise<PackageFileRecord[]>;
   /**
-   * The files of a product ticked Include in auto-updates (spec 4.4 rule 2) that are for every
-   * plan, or for `plan_id` (rule 4; null: every-plan files only), by id.
+   * The files of a product ticked Include in auto-updates (spec 4.4 rule 2), of every plan, by
+   * id: the whole of what the update check chooses from, kept per product (release-catalog.ts);
+   * `chooseRelease` scopes them to a caller's plan (rule 4).
    */
-  listInAutoUpdates(filter: {
-    product_id: number;
-    plan_id: number | null;
-  }): Promise<PackageFileRecord[]>;
+  listInAutoUpdates(filter: { product_id: number }): Promise<PackageFileRecord[]>;
   /** A new file under the next id of the file sequence. */
   create(options: CreateOptions & { file: NewPackageFile }): Promise<PackageFileRecord>;
   update(id: number, changes: PackageFileChanges): Promise<PackageFileRecord | null>;

@@ -282,23 +282,24 @@ describe.each([
       expect(await stores.packageFiles.find(9)).toBeNull();
     });
 
-    test('the files in auto-updates: ticked ones, for every plan or for the plan asked', async () => {
+    test("the files in auto-updates: the product's ticked ones, of every plan, by id", async () => {
       const p = await product();
       const other = await product();
       const v = await version(p.id);
+      const v2 = await version(p.id);
       const w = await version(other.id);
+      const plan7 = await file(fileOf(v2, { plan_id: 7 }));
       const allPlans = await file(fileOf(v));
-      const plan7 = await file(fileOf(v, { plan_id: 7 }));
-      await file(fileOf(v, { plan_id: 8 }));
+      const plan8 = await file(fileOf(v, { plan_id: 8 }));
       await file(fileOf(v, { include_in_updates: false }));
       await file(fileOf(v, { plan_id: 7, include_in_updates: false }));
       await file(fileOf(w));
-      expect(
-        await stores.packageFiles.listInAutoUpdates({ product_id: p.id, plan_id: null }),
-      ).toEqual([allPlans]);
-      expect(await stores.packageFiles.listInAutoUpdates({ product_id: p.id, plan_id: 7 })).toEqual(
-        [allPlans, plan7],
-      );
+      expect(await stores.packageFiles.listInAutoUpdates({ product_id: p.id })).toEqual([
+        plan7,
+        allPlans,
+        plan8,
+      ]);
+      expect(await stores.packageFiles.listInAutoUpdates({ product_id: 99 })).toEqual([]);
     });
 
     test('update changes plan and tick; delete forgets the file and answers it', async () => {

@@ -125,14 +125,9 @@ export function memoryCatalogStores(options: { clock?: () => Date } = {}): Catal
         .sort(byId)
         .map(copy);
     },
-    async listInAutoUpdates({ product_id, plan_id }) {
+    async listInAutoUpdates({ product_id }) {
       return [...fileTable.values()]
-        .filter(
-          (f) =>
-            f.product_id === product_id &&
-            f.include_in_updates &&
-            (f.plan_id === null || (plan_id !== null && f.plan_id === plan_id)),
-        )
+        .filter((f) => f.product_id === product_id && f.include_in_updates)
         .sort(byId)
         .map(copy);
     },

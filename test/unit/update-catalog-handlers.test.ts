@@ -1,15 +1,21 @@
+import { jest } from '@jest/globals';
 import type {
   CreateProductRequest,
   DownloadAccess,
+  EventName,
+  EventOf,
   MethodName,
 } from '../../libs/contracts/index.js';
 import { createUpdateCatalogHandlers } from '../../services/update-catalog/handlers.js';
+import { ReleaseCatalog } from '../../services/update-catalog/release-catalog.js';
+import type { CatalogStores } from '../../services/update-catalog/stores.js';
 import {
   callContext,
   fakeLicenseService,
   FakeTransport,
   fixedClock,
   type FakeLicense,
+  type TestClock,
 } from '../support/fake-services.js';
 import { memoryCatalogStores } from '../support/memory-catalog-stores.js';
 
@@ -28,13 +34,71 @@ interface FileFields {
 
 const DOWNLOADS = 'https://shop.example/api/index.php/v1/licensing/downloads';
 const MINUTE = 60_000;
+/**
+ * How long the releases of a product are kept (PRODUCT_CACHE_TTL_MS): longer than any test moves
+ * its clock, so only the changes the handlers announce refresh what they keep.
+ */
+const TTL_MS = 24 * 60 * MINUTE;
 
-/** The handlers, on fresh stores at 2026-03-01 09:00 UTC, and the licenses the fake knows. */
-function catalog(licenses: FakeLicense[] = []) {
-  const clock = fixedClock('2026-03-01T09:00:00.000Z');
-  const stores = memoryCatalogStores({ clock });
-  const transport = new FakeTransport(clock).answer(fakeLicenseService(licenses));
-  const handlers = createUpdateCatalogHandlers({ stores, transport, clock });
+/**
+ * The broker between replicas: what any replica publishes reaches every subscriber, the
+ * publisher included, when the test delivers it (and never on its own).
+ */
+class EventBus {
+  private readonly pending: Array<EventOf<'update-catalog.product-changed'>> = [];
+  private readonly listeners: Array<(id: number) => void> = [];
+
+  onProductChanged(listener: (id: number) => void): void {
+    this.listeners.push(listener);
+  }
+
+  carry(event: EventName, payload: EventOf<'update-catalog.product-changed'>): void {
+    if (event === 'update-catalog.product-changed') this.pending.push(payload);
+  }
+
+  deliver(): void {
+    for (const { id } of this.pending.splice(0)) {
+      for (const listener of this.listeners) listener(id);
+    }
+  }
+}
+
+/** A replica's transport: what it publishes is recorded, and carried by the bus. */
+class ReplicaTransport extends FakeTransport {
+  constructor(
+    clock: () => Date,
+    private readonly bus: EventBus,
+  ) {
+    super(clock);
+  }
+
+  override async publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void> {
+    await super.publish(event, payload);
+    this.bus.carry(event, payload);
+  }
+}
+
+/**
+ * The handlers, on fresh stores at 2026-03-01 09:00 UTC, and the licenses the fake knows. They
+ * keep the releases of each product as the service does (TTL_MS on the test's clock, dropped on
+ * the bus's product-changed events), so every test below also checks that what they keep follows
+ * the changes they make. Another replica: `catalog(licenses, { stores, clock, bus })` with the
+ * first one's.
+ */
+function catalog(
+  licenses: FakeLicense[] = [],
+  shared: { stores?: CatalogStores; clock?: TestClock; bus?: EventBus } = {},
+) {
+  const clock = shared.clock ?? fixedClock('2026-03-01T09:00:00.000Z');
+  const stores = shared.stores ?? memoryCatalogStores({ clock });
+  const bus = shared.bus ?? new EventBus();
+  const releases = new ReleaseCatalog(stores, {
+    ttlMs: TTL_MS,
+    now: () => clock().getTime(),
+  });
+  bus.onProductChanged((id) => releases.invalidate(id));
+  const transport = new ReplicaTransport(clock, bus).answer(fakeLicenseService(licenses));
+  const handlers = createUpdateCatalogHandlers({ stores, transport, releases, clock });
   transport.answer(handlers);
 
   const product = (fields: Partial<CreateProductRequest> = {}) =>
@@ -84,7 +148,22 @@ function catalog(licenses: FakeLicense[] = []) {
       downloads_url: DOWNLOADS,
     });
 
-  return { clock, stores, transport, handlers, product, release, upload, check };
+  const select = (productId: number, planId: number | null = null) =>
+    transport.call('update-catalog.selectFile', { product_id: productId, plan_id: planId });
+
+  return {
+    clock,
+    stores,
+    bus,
+    releases,
+    transport,
+    handlers,
+    product,
+    release,
+    upload,
+    check,
+    select,
+  };
 }
 
 describe('spec 4.4 responses', () => {
@@ -338,6 +417,186 @@ describe('spec 4.5: the file a download gets (update-catalog.selectFile), by the
     expect((await select(p.id, null)).selection?.file.size).toBe(100);
     expect((await select(empty.id, null)).selection).toBeNull();
     await expect(select(999, null)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('spec 4.4 and 4.5: the releases kept per product (update check, file selection)', () => {
+  /**
+   * A product with 1.0 published (one all-plans file of 10 bytes) and 2.0 a draft (one of 20),
+   * whose releases an update check has just kept; nothing published yet.
+   */
+  async function kept() {
+    const c = catalog();
+    const p = await c.product({ title: 'Gallery' });
+    const one = await c.release(p.id, { version: '1.0', files: [{ size: 10 }] });
+    const draft = await c.release(p.id, {
+      version: '2.0',
+      files: [{ size: 20 }],
+      published: false,
+    });
+    const [file] = await c.stores.packageFiles.list({ version_id: one.id });
+    expect(await c.check(p.id)).toMatchObject({ name: 'Gallery', version: '1.0', file_size: 10 });
+    c.transport.published.length = 0;
+    return { ...c, p, one, draft, file: file! };
+  }
+  type Kept = Awaited<ReturnType<typeof kept>>;
+
+  /** Each write that changes a product's releases, and what the next update check answers. */
+  const writes: Array<[string, (k: Kept) => Promise<unknown>, Record<string, unknown>]> = [
+    [
+      'updateProduct',
+      ({ transport, p }) =>
+        transport.call('update-catalog.updateProduct', {
+          id: p.id,
+          title: 'Renamed',
+          download_access: 'public',
+        }),
+      { name: 'Renamed', download_requires: null },
+    ],
+    [
+      // A version without files is offered to nobody: the answer stays, what is kept changes.
+      'createVersion',
+      ({ transport, p }) =>
+        transport.call('update-catalog.createVersion', { product_id: p.id, version: '3.0' }),
+      { version: '1.0', file_size: 10 },
+    ],
+    [
+      'updateVersion',
+      ({ transport, draft }) =>
+        transport.call('update-catalog.updateVersion', { id: draft.id, published: true }),
+      { version: '2.0', file_size: 20 },
+    ],
+    [
+      'addFile',
+      ({ upload, one }) => upload(one.id, { size: 30 }),
+      { version: '1.0', file_size: 30 },
+    ],
+    [
+      'updateFile',
+      ({ transport, file }) =>
+        transport.call('update-catalog.updateFile', { id: file.id, include_in_updates: false }),
+      { update_available: false },
+    ],
+    [
+      'deleteFile',
+      ({ transport, file }) => transport.call('update-catalog.deleteFile', { id: file.id }),
+      { update_available: false },
+    ],
+  ];
+
+  test.each(writes)(
+    '%s: the next update check answers the new state, and the change is announced',
+    async (_name, write, answer) => {
+      const k = await kept();
+      await write(k);
+      expect(await k.check(k.p.id)).toMatchObject(answer);
+      // What is kept now is what the stores hold.
+      expect(await k.releases.find(k.p.id)).toEqual(
+        await new ReleaseCatalog(k.stores, { ttlMs: 0 }).find(k.p.id),
+      );
+      // The other replicas (and the license service's product directory) drop it on this event.
+      expect(k.transport.published).toEqual([
+        { event: 'update-catalog.product-changed', payload: { id: k.p.id } },
+      ]);
+    },
+  );
+
+  test('kept releases: an update check and a file selection read nothing from the stores', async () => {
+    const k = await kept();
+    const reads = [
+      jest.spyOn(k.stores.products, 'find'),
+      jest.spyOn(k.stores.versions, 'list'),
+      jest.spyOn(k.stores.packageFiles, 'listInAutoUpdates'),
+    ];
+    expect(await k.check(k.p.id)).toMatchObject({ version: '1.0' });
+    expect((await k.select(k.p.id, 7)).selection?.file.size).toBe(10);
+    expect((await k.select(k.p.id)).selection?.file.size).toBe(10);
+    for (const read of reads) expect(read).not.toHaveBeenCalled();
+  });
+
+  test("the file selection answers each change at once too, for each plan's files", async () => {
+    const k = await kept();
+    expect((await k.select(k.p.id, 7)).selection?.file.size).toBe(10);
+    await k.upload(k.one.id, { plan_id: 7, size: 70 });
+    expect((await k.select(k.p.id, 7)).selection?.file.size).toBe(70);
+    expect((await k.select(k.p.id, 8)).selection?.file.size).toBe(10);
+    await k.transport.call('update-catalog.updateVersion', { id: k.one.id, published: false });
+    expect((await k.select(k.p.id, 7)).selection).toBeNull();
+  });
+
+  test('a product that does not exist is not kept: once created, its update check answers it', async () => {
+    const { product, check } = catalog();
+    expect(await check(40)).toEqual({
+      update_available: false,
+      requires_license: false,
+      download_requires: null,
+    });
+    await product({ id: 40, download_access: 'activated_identifier' });
+    expect(await check(40)).toEqual({
+      update_available: false,
+      requires_license: true,
+      download_requires: 'activated_identifier',
+    });
+  });
+
+  test('two replicas on one database: a change through one is answered by the other once the event arrives', async () => {
+    const a = catalog();
+    const b = catalog([], { stores: a.stores, clock: a.clock, bus: a.bus });
+    const p = await a.product();
+    await a.release(p.id, { version: '1.0', files: [{}] });
+    a.bus.deliver();
+    expect(await b.check(p.id)).toMatchObject({ version: '1.0' });
+    expect(await a.check(p.id)).toMatchObject({ version: '1.0' });
+
+    await a.release(p.id, { version: '1.1', files: [{}] });
+    expect(await a.check(p.id)).toMatchObject({ version: '1.1' });
+    // Until the broker delivers the event, B answers from what it keeps.
+    expect(await b.check(p.id)).toMatchObject({ version: '1.0' });
+    a.bus.deliver();
+    expect(await b.check(p.id)).toMatchObject({ version: '1.1' });
+    expect((await b.select(p.id)).selection?.version.version).toBe('1.1');
+
+    // And the other way round (A heard its own event too: it reads, and keeps, once more).
+    expect(await a.check(p.id)).toMatchObject({ name: 'Product', version: '1.1' });
+    await b.transport.call('update-catalog.updateProduct', { id: p.id, title: 'Renamed' });
+    expect(await a.check(p.id)).toMatchObject({ name: 'Product' });
+    b.bus.deliver();
+    expect(await a.check(p.id)).toMatchObject({ name: 'Renamed' });
+  });
+
+  test('a read that began before a change is not kept', async () => {
+    const { stores, transport, product, release, check } = catalog();
+    const p = await product();
+    const version = await release(p.id, { version: '1.0', files: [{}] });
+    const [file] = await stores.packageFiles.list({ version_id: version.id });
+    // The update check's read of the files answers the state before the change, held until the
+    // change is made.
+    const read = stores.packageFiles.listInAutoUpdates.bind(stores.packageFiles);
+    let reached!: () => void;
+    const readDone = new Promise<void>((resolve) => (reached = resolve));
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    jest.spyOn(stores.packageFiles, 'listInAutoUpdates').mockImplementationOnce(async (filter) => {
+      const files = await read(filter);
+      reached();
+      await held;
+      return files;
+    });
+    const during = check(p.id);
+    await readDone;
+    await transport.call('update-catalog.updateFile', { id: file!.id, include_in_updates: false });
+    letGo();
+    expect(await during).toMatchObject({ update_available: true, version: '1.0' });
+    expect(await check(p.id)).toMatchObject({ update_available: false });
+  });
+
+  test('a change nobody announced (an event lost to a broker outage) is answered once PRODUCT_CACHE_TTL_MS has passed', async () => {
+    const k = await kept();
+    await k.stores.products.update(k.p.id, { title: 'Renamed behind its back' });
+    k.clock.advance(TTL_MS - 1);
+    expect(await k.check(k.p.id)).toMatchObject({ name: 'Gallery' });
+    k.clock.advance(1);
+    expect(await k.check(k.p.id)).toMatchObject({ name: 'Renamed behind its back' });
   });
 });
 

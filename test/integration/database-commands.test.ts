@@ -1,0 +1,164 @@
+import mongoose from 'mongoose';
+import { createVersion, download, packageBytes, uploadFile } from '../support/packages.js';
+import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+
+/**
+ * Database round trips per request (docs/performance.md), counted by the MongoDB driver's
+ * command monitoring across every service's connection, in the common case: the caches warm
+ * (one request of the same kind first). A change that adds a round trip to a hot path fails
+ * here, whatever the machine's speed.
+ */
+
+interface Command {
+  database: string;
+  name: string;
+  collection: string;
+}
+
+let system: TestSystem;
+const commands: Command[] = [];
+/** Commands the driver sends for itself, not for a request. */
+const HOUSEKEEPING = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endSessions']);
+
+beforeAll(async () => {
+  const url = new URL(process.env.MONGODB_URL!);
+  url.searchParams.set('monitorCommands', 'true');
+  system = await bootSystem({ MONGODB_URL: url.toString() });
+  const prefix = system.config.MONGODB_DB_PREFIX;
+  for (const connection of mongoose.connections) {
+    if (!connection.name?.startsWith(`${prefix}_`)) continue;
+    connection.getClient().on('commandStarted', (event) => {
+      if (HOUSEKEEPING.has(event.commandName)) return;
+      const target = (event.command as Record<string, unknown>)[event.commandName];
+      commands.push({
+        database: event.databaseName,
+        name: event.commandName,
+        collection: typeof target === 'string' ? target : '',
+      });
+    });
+  }
+});
+afterAll(() => system?.stop());
+
+/** The commands `work` causes, once the same work has run once (caches warm). */
+async function commandsOf(work: (round: number) => Promise<unknown>): Promise<string[]> {
+  await work(0);
+  // Writes the request caused after its answer (none expected) would be counted late: wait.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  commands.length = 0;
+  await work(1);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return commands.map(
+    (command) =>
+      `${command.database.split('_').slice(1).join('_')}.${command.collection} ${command.name}`,
+  );
+}
+
+describe('spec 4.2 validate', () => {
+  test('an activated identifier: one command, which reads the license and counts the check', async () => {
+    const { key, product } = await system.license();
+    await system.post('activate', { license_key: key, identifier: 'one.example' }).expect(200);
+    const seen = await commandsOf(() =>
+      system
+        .post('validate', { license_key: key, identifier: 'one.example', product_id: product.id })
+        .expect(200),
+    );
+    expect(seen).toEqual(['license.licenses findAndModify']);
+  });
+
+  test('no identifier: one command', async () => {
+    const { key } = await system.license();
+    const seen = await commandsOf(() => system.post('validate', { license_key: key }).expect(200));
+    expect(seen).toEqual(['license.licenses findAndModify']);
+  });
+
+  test('an identifier that is not activated (no check counted): two reads at most', async () => {
+    const { key } = await system.license();
+    const seen = await commandsOf(() =>
+      system.post('validate', { license_key: key, identifier: 'other.example' }).expect(200),
+    );
+    expect(seen.length).toBeLessThanOrEqual(2);
+    expect(seen.every((command) => !command.endsWith('update'))).toBe(true);
+  });
+});
+
+describe('spec 4.1 activate', () => {
+  test('an identifier that is already active: one command', async () => {
+    const { key } = await system.license();
+    const seen = await commandsOf(() =>
+      system.post('activate', { license_key: key, identifier: 'same.example' }).expect(200),
+    );
+    expect(seen).toHaveLength(1);
+  });
+
+  test('a new activation: two commands at most (read, then claim the slot)', async () => {
+    const { key } = await system.license({ activation_limit: 10 });
+    const seen = await commandsOf((round) =>
+      system.post('activate', { license_key: key, identifier: `new-${round}.example` }).expect(200),
+    );
+    expect(seen.length).toBeLessThanOrEqual(2);
+    expect(seen).toContain('license.licenses findAndModify');
+  });
+});
+
+describe('spec 4.3 deactivate', () => {
+  test('an active identifier: two commands at most', async () => {
+    const { key } = await system.license({ activation_limit: 10 });
+    for (const round of [0, 1]) {
+      await system
+        .post('activate', { license_key: key, identifier: `gone-${round}.example` })
+        .expect(200);
+    }
+    const seen = await commandsOf((round) =>
+      system
+        .post('deactivate', { license_key: key, identifier: `gone-${round}.example` })
+        .expect(200),
+    );
+    expect(seen.length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('spec 4.4 update check', () => {
+  /** A license whose product has a published version with one file for every plan. */
+  async function released() {
+    const license = await system.license();
+    const version = await createVersion(system, license.product.id, '1.0.0');
+    await uploadFile(system, version.id, packageBytes(1000));
+    return license;
+  }
+
+  test('without a key: no database command (the catalog is cached)', async () => {
+    const { product } = await released();
+    const seen = await commandsOf(async () => {
+      const res = await system.api().get(`${API_BASE}/updates/${product.id}`).expect(200);
+      expect(res.body.data).toMatchObject({ update_available: true, version: '1.0.0' });
+    });
+    expect(seen).toEqual([]);
+  });
+
+  test('with a key: one command, the license read', async () => {
+    const { product, key } = await released();
+    const seen = await commandsOf(async () => {
+      const res = await system
+        .api()
+        .get(`${API_BASE}/updates/${product.id}?license_key=${key}`)
+        .expect(200);
+      expect(res.body.data).toMatchObject({ version: '1.0.0', license_status: 'active' });
+    });
+    expect(seen).toEqual(['license.licenses find']);
+  });
+
+  test("the download decision's file selection: no catalog command beyond the product read", async () => {
+    const { product, key } = await released();
+    const seen = await commandsOf(async () => {
+      const res = await download(system, product.id, { dlid: key });
+      expect([res.status, res.error]).toEqual([200, undefined]);
+    });
+    // The download service asks for the product (update-catalog.getProduct, not cached: the
+    // license service's product directory caches its answers) before the file selection, which
+    // reads nothing.
+    expect(seen.filter((command) => command.startsWith('update_catalog.'))).toEqual([
+      'update_catalog.products find',
+    ]);
+  });
+});
