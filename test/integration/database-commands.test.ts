@@ -1,4 +1,8 @@
-import mongoose from 'mongoose';
+import {
+  monitorCommands,
+  monitoredMongoUrl,
+  type MonitoredCommand,
+} from '../support/command-monitor.js';
 import { createVersion, download, packageBytes, uploadFile } from '../support/packages.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
@@ -9,34 +13,12 @@ import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
  * here, whatever the machine's speed.
  */
 
-interface Command {
-  database: string;
-  name: string;
-  collection: string;
-}
-
 let system: TestSystem;
-const commands: Command[] = [];
-/** Commands the driver sends for itself, not for a request. */
-const HOUSEKEEPING = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endSessions']);
+let commands: MonitoredCommand[];
 
 beforeAll(async () => {
-  const url = new URL(process.env.MONGODB_URL!);
-  url.searchParams.set('monitorCommands', 'true');
-  system = await bootSystem({ MONGODB_URL: url.toString() });
-  const prefix = system.config.MONGODB_DB_PREFIX;
-  for (const connection of mongoose.connections) {
-    if (!connection.name?.startsWith(`${prefix}_`)) continue;
-    connection.getClient().on('commandStarted', (event) => {
-      if (HOUSEKEEPING.has(event.commandName)) return;
-      const target = (event.command as Record<string, unknown>)[event.commandName];
-      commands.push({
-        database: event.databaseName,
-        name: event.commandName,
-        collection: typeof target === 'string' ? target : '',
-      });
-    });
-  }
+  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl() });
+  commands = monitorCommands(system.config.MONGODB_DB_PREFIX);
 });
 afterAll(() => system?.stop());
 
@@ -48,10 +30,7 @@ async function commandsOf(work: (round: number) => Promise<unknown>): Promise<st
   commands.length = 0;
   await work(1);
   await new Promise((resolve) => setTimeout(resolve, 50));
-  return commands.map(
-    (command) =>
-      `${command.database.split('_').slice(1).join('_')}.${command.collection} ${command.name}`,
-  );
+  return commands.map((command) => `${command.database}.${command.collection} ${command.name}`);
 }
 
 describe('spec 4.2 validate', () => {
