@@ -8,7 +8,11 @@ import type { Config } from '../../libs/config/index.js';
 import { LicensingError } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics, type DependencyCheck } from '../../libs/observability/index.js';
-import { MemorySlidingWindowStore, RedisSlidingWindowStore } from './sliding-window.js';
+import {
+  MemorySlidingWindowStore,
+  RateLimitCalls,
+  RedisSlidingWindowStore,
+} from './sliding-window.js';
 
 export interface RateLimitSettings {
   perIpPerMinute: number;
@@ -16,8 +20,10 @@ export interface RateLimitSettings {
   downloadsPerMinute: number;
   activationsPerKeyPerHour: number;
   /** Shared request logs across gateway replicas; without Redis each replica counts alone. */
-  redis?: Redis;
+  redis?: RateLimitCalls;
   redisPrefix: string;
+  /** Where a failing Redis is reported (at most once every 10 s); unset: nowhere. */
+  logger?: Logger;
 }
 
 export interface RateLimits {
@@ -39,8 +45,10 @@ const ioredis = createRequire(import.meta.url)('ioredis') as typeof IORedis;
 
 export function connectRedis(url: string, logger: Logger): Redis {
   const redis = new ioredis.Redis(url, {
-    // Fail commands fast while Redis is down instead of queueing them without bound.
+    // Fail commands at once while Redis is down instead of queueing them (the limits then let
+    // requests through: REDIS_URL in the README).
     maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
     connectTimeout: 2000,
     // On stop, a socket that never opened is destroyed after this instead of 2 s.
     disconnectTimeout: 200,
@@ -50,8 +58,29 @@ export function connectRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
+/** How often a Redis that keeps failing is reported: once, not once per request. */
+const STORE_FAILURE_REPORT_EVERY_MS = 10_000;
+
+/** express-rate-limit's logger: a failing store is a warning, said once in a while. */
+function storeFailureLog(logger: Logger | undefined): NonNullable<Options['logger']> {
+  let lastReport = 0;
+  const report = (error: unknown) => {
+    const now = Date.now();
+    if (!logger || now - lastReport < STORE_FAILURE_REPORT_EVERY_MS) return;
+    lastReport = now;
+    logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'Redis is failing: the rate limits let requests through',
+    );
+  };
+  return { warn: report, error: report };
+}
+
+/** The settings, and the one failure log every limit of a gateway reports to. */
+type LimiterContext = RateLimitSettings & { failureLog: NonNullable<Options['logger']> };
+
 function limiter(
-  settings: RateLimitSettings,
+  settings: LimiterContext,
   name: string,
   windowMs: number,
   limit: number,
@@ -64,6 +93,7 @@ function limiter(
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     passOnStoreError: true,
+    logger: settings.failureLog,
     ...(keyGenerator ? { keyGenerator } : {}),
     store: settings.redis
       ? new RedisSlidingWindowStore(settings.redis, `${settings.redisPrefix}:rl:${name}:`)
@@ -76,7 +106,8 @@ function limiter(
   });
 }
 
-export function createRateLimits(settings: RateLimitSettings): RateLimits {
+export function createRateLimits(rateLimitSettings: RateLimitSettings): RateLimits {
+  const settings = { ...rateLimitSettings, failureLog: storeFailureLog(rateLimitSettings.logger) };
   return {
     perIp: limiter(settings, 'license-ip', 60_000, settings.perIpPerMinute),
     updates: limiter(settings, 'updates-ip', 60_000, settings.updatesPerMinute),
@@ -107,6 +138,7 @@ export function rateLimitsFromConfig(
   logger: Logger,
 ): { limits: RateLimits; checks: DependencyCheck[]; close(): Promise<void> } {
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger) : undefined;
+  const calls = redis && new RateLimitCalls(redis);
   return {
     // Optional: without Redis the limits let requests pass (docs/operations.md).
     checks: redis
@@ -126,8 +158,9 @@ export function rateLimitsFromConfig(
       updatesPerMinute: config.RATE_LIMIT_UPDATES_PER_MINUTE,
       downloadsPerMinute: config.RATE_LIMIT_DOWNLOADS_PER_MINUTE,
       activationsPerKeyPerHour: config.RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR,
-      redis,
+      redis: calls,
       redisPrefix: config.REDIS_PREFIX,
+      logger,
     }),
     close: async () => {
       redis?.disconnect();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 
@@ -108,14 +109,11 @@ return {hits, reset}
 
 /** A Redis call that has not answered within this time fails; the limiter then lets it pass. */
 const REDIS_TIMEOUT_MS = 500;
-
-function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out`)), REDIS_TIMEOUT_MS);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+/**
+ * After a failed call no call is made for this long: while Redis is gone a request waits for it
+ * at most once (not once per limit it passes), and most requests not at all.
+ */
+const PAUSE_AFTER_FAILURE_MS = 1000;
 
 function parseReply(reply: unknown): WindowDecision {
   if (
@@ -129,6 +127,62 @@ function parseReply(reply: unknown): WindowDecision {
   throw new Error('unexpected reply from the rate-limit script');
 }
 
+/** What the limits ask of Redis: the admission script, a pop and a delete. */
+export type RateLimitRedis = Pick<Redis, 'evalsha' | 'eval' | 'zpopmax' | 'del'>;
+
+/**
+ * One gateway's rate-limit calls to Redis: each bounded in time (REDIS_TIMEOUT_MS), none made for
+ * a moment after one failed (PAUSE_AFTER_FAILURE_MS), and the admission script sent by its hash
+ * (EVALSHA), its text only when Redis does not know it yet.
+ */
+export class RateLimitCalls {
+  private pausedUntil = 0;
+  private readonly scriptSha = createHash('sha1').update(ADMIT_SCRIPT).digest('hex');
+
+  constructor(
+    private readonly redis: RateLimitRedis,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private async guarded<T>(what: string, call: () => Promise<T>): Promise<T> {
+    if (this.now() < this.pausedUntil) {
+      throw new Error(`${what} skipped: Redis failed less than ${PAUSE_AFTER_FAILURE_MS} ms ago`);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out`)), REDIS_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([call(), timeout]);
+    } catch (error) {
+      this.pausedUntil = this.now() + PAUSE_AFTER_FAILURE_MS;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  admit(key: string, windowMs: number, limit: number, member: string): Promise<WindowDecision> {
+    return this.guarded('rate-limit check', async () => {
+      const args = [1, key, windowMs, limit, member] as const;
+      try {
+        return parseReply(await this.redis.evalsha(this.scriptSha, ...args));
+      } catch (error) {
+        if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+        return parseReply(await this.redis.eval(ADMIT_SCRIPT, ...args));
+      }
+    });
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.guarded('rate-limit decrement', () => this.redis.zpopmax(key));
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.guarded('rate-limit reset', () => this.redis.del(key));
+  }
+}
+
 /**
  * Gateway replicas sharing their logs in Redis (sorted sets of admission times). Every call is
  * bounded in time; with `passOnStoreError`, an unavailable Redis lets requests through rather
@@ -140,7 +194,7 @@ export class RedisSlidingWindowStore implements Store {
   private sequence = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly calls: RateLimitCalls,
     readonly prefix: string,
   ) {}
 
@@ -152,18 +206,14 @@ export class RedisSlidingWindowStore implements Store {
   async increment(key: string): Promise<ClientRateLimitInfo> {
     // Distinguishes requests admitted in the same millisecond (by this and other replicas).
     const member = `${process.pid}.${(this.sequence = (this.sequence + 1) % 1e9)}.${Math.random()}`;
-    const reply = await withTimeout(
-      this.redis.eval(ADMIT_SCRIPT, 1, this.prefix + key, this.windowMs, this.limit, member),
-      'rate-limit check',
-    );
-    return toInfo(parseReply(reply));
+    return toInfo(await this.calls.admit(this.prefix + key, this.windowMs, this.limit, member));
   }
 
   async decrement(key: string): Promise<void> {
-    await withTimeout(this.redis.zpopmax(this.prefix + key), 'rate-limit decrement');
+    await this.calls.decrement(this.prefix + key);
   }
 
   async resetKey(key: string): Promise<void> {
-    await withTimeout(this.redis.del(this.prefix + key), 'rate-limit reset');
+    await this.calls.reset(this.prefix + key);
   }
 }

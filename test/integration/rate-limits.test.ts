@@ -1,8 +1,9 @@
+import { once } from 'node:events';
 import request from 'supertest';
 import { createLogger } from '../../libs/logging/index.js';
 import { API_BASE, createGatewayApp } from '../../services/gateway/app.js';
 import { connectRedis, rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
-import { RedisSlidingWindowStore } from '../../services/gateway/sliding-window.js';
+import { RateLimitCalls, RedisSlidingWindowStore } from '../../services/gateway/sliding-window.js';
 import type { Options } from 'express-rate-limit';
 import { bootSystem, type TestSystem } from '../support/system.js';
 
@@ -114,14 +115,19 @@ withRedis('rate limits with Redis', () => {
 
 withRedis('spec 8: the shared (Redis) limit is a sliding window', () => {
   let redis: ReturnType<typeof connectRedis>;
-  beforeAll(() => {
+  beforeAll(async () => {
     redis = connectRedis(REDIS_URL!, logger);
+    // Commands are not queued while the connection opens (a down Redis must not delay requests).
+    await once(redis, 'ready');
   });
   afterAll(() => redis?.disconnect());
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   function store(windowMs: number, limit: number) {
-    const created = new RedisSlidingWindowStore(redis, `test:rl:${Date.now()}:${Math.random()}:`);
+    const created = new RedisSlidingWindowStore(
+      new RateLimitCalls(redis),
+      `test:rl:${Date.now()}:${Math.random()}:`,
+    );
     created.init({ windowMs, limit } as Options);
     return created;
   }

@@ -1,4 +1,10 @@
-import { admit, MemorySlidingWindowStore } from '../../services/gateway/sliding-window.js';
+import { createHash } from 'node:crypto';
+import {
+  admit,
+  MemorySlidingWindowStore,
+  RateLimitCalls,
+  type RateLimitRedis,
+} from '../../services/gateway/sliding-window.js';
 import type { Options } from 'express-rate-limit';
 
 const MINUTE = 60_000;
@@ -50,5 +56,87 @@ describe('spec 8: rate limits are sliding windows', () => {
     } finally {
       store.shutdown();
     }
+  });
+});
+
+/** A Redis for RateLimitCalls: answers the script as told, counting what it is sent. */
+class FakeRedis {
+  sent: string[] = [];
+  knownScripts = new Set<string>();
+  answer: 'reply' | 'hang' | 'fail' = 'reply';
+
+  private respond<T>(value: T): Promise<T> {
+    if (this.answer === 'hang') return new Promise<T>(() => {});
+    if (this.answer === 'fail') return Promise.reject(new Error('Connection is closed.'));
+    return Promise.resolve(value);
+  }
+
+  evalsha(sha: string): Promise<unknown> {
+    this.sent.push('evalsha');
+    if (this.answer === 'reply' && !this.knownScripts.has(sha)) {
+      return Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
+    }
+    return this.respond([1, 60_000]);
+  }
+
+  eval(script: string): Promise<unknown> {
+    this.sent.push('eval');
+    this.knownScripts.add(createHash('sha1').update(script).digest('hex'));
+    return this.respond([1, 60_000]);
+  }
+
+  zpopmax(): Promise<string[]> {
+    this.sent.push('zpopmax');
+    return this.respond([]);
+  }
+
+  del(): Promise<number> {
+    this.sent.push('del');
+    return this.respond(1);
+  }
+}
+
+describe('spec 8 with Redis gone: the limits let requests through, waiting at most once', () => {
+  function calls(redis: FakeRedis) {
+    let now = 0;
+    const limits = new RateLimitCalls(redis as unknown as RateLimitRedis, () => now);
+    return { limits, advance: (ms: number) => (now += ms) };
+  }
+
+  test('the script is sent by its hash, and its text only when Redis does not know it yet', async () => {
+    const redis = new FakeRedis();
+    const { limits } = calls(redis);
+    expect(await limits.admit('k', 60_000, 5, 'm1')).toEqual({ totalHits: 1, resetInMs: 60_000 });
+    await limits.admit('k', 60_000, 5, 'm2');
+    expect(redis.sent).toEqual(['evalsha', 'eval', 'evalsha']);
+  });
+
+  test('a Redis that does not answer fails the call after 500 ms, and the calls after it at once', async () => {
+    const redis = new FakeRedis();
+    redis.answer = 'hang';
+    const { limits, advance } = calls(redis);
+    await expect(limits.admit('k', 60_000, 5, 'm')).rejects.toThrow('timed out');
+    // The next limit of the same request (activate passes two) does not wait again.
+    await expect(limits.admit('k2', 60_000, 5, 'm')).rejects.toThrow('skipped');
+    await expect(limits.decrement('k')).rejects.toThrow('skipped');
+    expect(redis.sent).toEqual(['evalsha']);
+    // A moment later Redis is asked again, and answers once it is back.
+    advance(1000);
+    redis.answer = 'reply';
+    redis.knownScripts.clear();
+    expect((await limits.admit('k', 60_000, 5, 'm')).totalHits).toBe(1);
+  });
+
+  test('a refused connection fails the call at once, and pauses the calls after it too', async () => {
+    const redis = new FakeRedis();
+    redis.answer = 'fail';
+    const { limits, advance } = calls(redis);
+    await expect(limits.admit('k', 60_000, 5, 'm')).rejects.toThrow('Connection is closed');
+    await expect(limits.reset('k')).rejects.toThrow('skipped');
+    advance(999);
+    await expect(limits.reset('k')).rejects.toThrow('skipped');
+    advance(1);
+    redis.answer = 'reply';
+    await expect(limits.reset('k')).resolves.toBeUndefined();
   });
 });
