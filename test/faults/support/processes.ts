@@ -1,0 +1,218 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/**
+ * Child processes of the fault suite. Each is started detached, so it leads a process group of
+ * its own: a signal to the group reaches the whole tree (`npm` → `sh` → `tsx` → `node`, or the
+ * broker's `erl` and its helpers), and the suite knows a process is gone only when nothing of
+ * its group is left.
+ */
+
+/** Every process group started by this suite, killed on exit whatever happens. */
+const groups = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
+});
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // nothing left of the group
+  }
+}
+
+/**
+ * The live (not zombie) members of a process group. On Linux read from /proc, so that a member
+ * already dead but not yet reaped does not count; elsewhere, whether the group can be signalled.
+ */
+function groupAlive(pgid: number): boolean {
+  if (process.platform === 'linux') {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // exited meanwhile
+      }
+      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    }
+    return false;
+  }
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A TCP port nobody listens on right now (the kernel picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type LogLine = Record<string, unknown>;
+
+/** Raw output lines kept per process, for the message of a failure. */
+const KEPT_OUTPUT_LINES = 60;
+
+export class ChildGroup {
+  readonly child: ChildProcess;
+  readonly pgid: number;
+  /** The JSON lines it printed on standard output (its log). */
+  readonly lines: LogLine[] = [];
+  private readonly output: string[] = [];
+  private readonly waiters = new Set<() => void>();
+  exitCode: number | null | undefined = undefined;
+  exitSignal: NodeJS.Signals | null = null;
+
+  constructor(
+    readonly label: string,
+    command: string,
+    args: string[],
+    options: { env: NodeJS.ProcessEnv; cwd?: string },
+  ) {
+    this.child = spawn(command, args, {
+      env: options.env,
+      cwd: options.cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (this.child.pid === undefined) throw new Error(`${label}: could not start ${command}`);
+    this.pgid = this.child.pid;
+    groups.add(this.pgid);
+    this.child.once('error', (error) => this.keep(`spawn error: ${error.message}`));
+    this.child.once('exit', (code, signal) => {
+      this.exitCode = code;
+      this.exitSignal = signal;
+      this.wake();
+    });
+    this.read(this.child.stdout, true);
+    this.read(this.child.stderr, false);
+  }
+
+  private read(stream: NodeJS.ReadableStream | null, parse: boolean): void {
+    if (stream === null) return;
+    let pending = '';
+    stream.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const complete = pending.split('\n');
+      pending = complete.pop() ?? '';
+      for (const line of complete) {
+        this.keep(line);
+        if (!parse || !line.startsWith('{')) continue;
+        try {
+          this.lines.push(JSON.parse(line) as LogLine);
+        } catch {
+          continue; // not a log line
+        }
+        this.wake();
+      }
+    });
+  }
+
+  private keep(line: string): void {
+    this.output.push(line);
+    if (this.output.length > KEPT_OUTPUT_LINES) this.output.shift();
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters) waiter();
+  }
+
+  /** The last lines it printed, for failure messages. */
+  recentOutput(): string {
+    return this.output.join('\n');
+  }
+
+  /** The first log line with this `msg`, waiting for it; fails when the process exits first. */
+  waitForLog(msg: string, timeoutMs: number): Promise<LogLine> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const line = this.lines.find((candidate) => candidate.msg === msg);
+        if (line !== undefined) {
+          done();
+          resolve(line);
+        } else if (this.exitCode !== undefined) {
+          done();
+          reject(
+            new Error(
+              `${this.label} exited (${this.exitCode ?? this.exitSignal}) before "${msg}":\n` +
+                this.recentOutput(),
+            ),
+          );
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(
+          new Error(`${this.label}: no "${msg}" within ${timeoutMs} ms:\n${this.recentOutput()}`),
+        );
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    signalGroup(this.pgid, signal);
+  }
+
+  alive(): boolean {
+    return groupAlive(this.pgid);
+  }
+
+  /** Waits until nothing of the group is left; false when something still is after `timeoutMs`. */
+  async gone(timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (groupAlive(this.pgid)) {
+      if (Date.now() > until) return false;
+      await sleep(50);
+    }
+    groups.delete(this.pgid);
+    return true;
+  }
+
+  /** SIGKILL to the whole group, and waits until it is gone. */
+  async kill(): Promise<void> {
+    this.signal('SIGKILL');
+    if (!(await this.gone(10_000))) throw new Error(`${this.label} survived SIGKILL`);
+  }
+
+  /** SIGTERM, then SIGKILL when the group is still there after `graceMs`. True if it went alone. */
+  async terminate(graceMs: number): Promise<boolean> {
+    this.signal('SIGTERM');
+    if (await this.gone(graceMs)) return true;
+    await this.kill();
+    return false;
+  }
+}
+
+/** Kills every process group the suite started and has not seen go. */
+export async function killEveryGroup(): Promise<void> {
+  for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
+  const until = Date.now() + 10_000;
+  for (const pgid of [...groups]) {
+    while (groupAlive(pgid) && Date.now() < until) await sleep(50);
+    groups.delete(pgid);
+  }
+}

@@ -1,0 +1,77 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy between the services and the test MongoDB server, which stands for "the MongoDB
+ * server" in the database-outage scenario.
+ *
+ * Why a proxy rather than stopping the server: the test MongoDB server keeps its data in memory
+ * only, so a real stop and start would come back empty (every license gone), which is not what
+ * happens to a real MongoDB restart, whose data directory survives. What the services see of a
+ * stopped server is reproduced here instead: `stop()` closes the listening socket (new
+ * connections are refused) and destroys every connection through it (open ones are reset);
+ * `start()` listens on the same port again, like a server restarted on its port.
+ */
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private boundPort = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
+  /** Listens on `port` (0: a free one the first time, the same one on every later start). */
+  start(port = this.boundPort): Promise<void> {
+    const server = createServer((client) => this.relay(client));
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        const address = server.address();
+        this.boundPort = typeof address === 'object' && address !== null ? address.port : port;
+        this.server = server;
+        resolve();
+      });
+    });
+  }
+
+  private relay(client: Socket): void {
+    const upstream = connect(this.targetPort, this.targetHost);
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.setNoDelay(true);
+      socket.once('close', () => this.sockets.delete(socket));
+    }
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  /** Refuses new connections and resets every open one. */
+  stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) {
+      try {
+        socket.resetAndDestroy();
+      } catch {
+        socket.destroy();
+      }
+    }
+    this.sockets.clear();
+    if (server === undefined) return Promise.resolve();
+    return new Promise((resolve) => server.close(() => resolve()));
+  }
+}
