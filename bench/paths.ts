@@ -1,0 +1,160 @@
+/**
+ * The paths the benchmark puts under load, each with the requests one connection sends over and
+ * over, and the status every answer should have. `requests` is called for the warm-up and again
+ * for the measured run, so a path that adds data starts the measured run on a fresh license.
+ */
+import type { Fixture } from './fixture.js';
+import { EACH_CYCLE_ID, EACH_REQUEST_ID, type LoadRequest } from './load-protocol.js';
+
+export const API_BASE = '/api/index.php/v1/licensing';
+
+export interface BenchPath {
+  /** Its name in BENCH_ONLY. */
+  key: PathKey;
+  /** Its name in the table. */
+  name: string;
+  /** The bare Express app, or the gateway. */
+  target: 'bare' | 'gateway';
+  expectedStatus: number;
+  requests(): Promise<LoadRequest[]>;
+}
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** An urlencoded body in which the id placeholders survive (autocannon replaces them as sent). */
+export function formBody(fields: Record<string, string | number>): string {
+  let body = new URLSearchParams(
+    Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString();
+  for (const placeholder of [EACH_REQUEST_ID, EACH_CYCLE_ID]) {
+    body = body.replaceAll(encodeURIComponent(placeholder), placeholder);
+  }
+  return body;
+}
+
+const post = (path: string, fields: Record<string, string | number>): LoadRequest => ({
+  method: 'POST',
+  path,
+  headers: FORM,
+  body: formBody(fields),
+});
+
+/** Every path, the bare Express baseline first (the denominator of every ratio). */
+export function benchPaths(fixture: Fixture): BenchPath[] {
+  const licenses = `${API_BASE}/licenses`;
+  const fields = {
+    license_key: fixture.licenseKey,
+    product_id: fixture.productId,
+    identifier: fixture.identifier,
+  };
+  const fixed =
+    (...requests: LoadRequest[]) =>
+    async () =>
+      requests;
+  return [
+    {
+      key: 'bare',
+      name: 'bare Express form endpoint (baseline)',
+      target: 'bare',
+      expectedStatus: 200,
+      requests: fixed(post('/form', fields)),
+    },
+    {
+      key: 'validate',
+      name: 'validate (activated identifier)',
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: fixed(post(`${licenses}/validate`, fields)),
+    },
+    {
+      key: 'activate-same',
+      name: 'activate (identifier already active)',
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: fixed(post(`${licenses}/activate`, fields)),
+    },
+    {
+      // A new activation per request, on a fresh license with no limit for each run.
+      key: 'activate-new',
+      name: 'activate (new identifier each request)',
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: async () => [
+        post(`${licenses}/activate`, {
+          ...fields,
+          license_key: await fixture.newLicense(),
+          identifier: `bench-${EACH_REQUEST_ID}`,
+        }),
+      ],
+    },
+    {
+      // Each connection activates a new identifier, then deactivates that one, and so on: every
+      // request changes the license, and the number of activations stays small.
+      key: 'activate-deactivate',
+      name: 'activate + deactivate (alternating)',
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: async () => {
+        const pair = {
+          ...fields,
+          license_key: await fixture.newLicense(),
+          identifier: `pair-${EACH_CYCLE_ID}`,
+        };
+        return [post(`${licenses}/activate`, pair), post(`${licenses}/deactivate`, pair)];
+      },
+    },
+    {
+      key: 'update-key',
+      name: 'update check (with license key)',
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: fixed({
+        method: 'GET',
+        path: `${API_BASE}/updates/${fixture.productId}?dlid=${fixture.licenseKey}`,
+      }),
+    },
+    {
+      key: 'update-nokey',
+      name: 'update check (no key)',
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: fixed({ method: 'GET', path: `${API_BASE}/updates/${fixture.productId}` }),
+    },
+    {
+      // The decision only: no byte-port hop, no storage (see DOWNLOAD_DECISION_NOTE).
+      key: 'download-decision',
+      name: 'download decision (expired license → 403)',
+      target: 'gateway',
+      expectedStatus: 403,
+      requests: fixed({
+        method: 'GET',
+        path: `${API_BASE}/downloads/${fixture.productId}?dlid=${fixture.expiredKey}`,
+        headers: { accept: 'application/json' },
+      }),
+    },
+  ];
+}
+
+export type PathKey = (typeof PATH_KEYS)[number];
+export const PATH_KEYS = [
+  'bare',
+  'validate',
+  'activate-same',
+  'activate-new',
+  'activate-deactivate',
+  'update-key',
+  'update-nokey',
+  'download-decision',
+] as const;
+
+export const DOWNLOAD_DECISION_NOTE =
+  'The download decision is `GET /downloads/{id}` with the key of an expired license, answered ' +
+  '`403 LICENSE_EXPIRED`: the rate limit and the query, `download.authorize` (the product from ' +
+  'update-catalog, the coverage from license, the access rules, the refusal written to the ' +
+  'download log), and nothing else. An allowed download, even a HEAD, adds the signed link, a ' +
+  "request to the download service's byte port and a storage lookup; a GET then moves the file.";
+
+export const ACTIVATION_NOTE =
+  'Activate (new identifier each request) adds an activation to one license per request, on a ' +
+  'fresh license for the measured run; activate + deactivate has each connection activate a new ' +
+  'identifier and then deactivate it, so every request changes the license.';
