@@ -129,6 +129,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       logger: logger.child({ service: 'download' }),
       settings: { ...config, DOWNLOAD_SERVICE_URL: undefined },
       signingKey: config.DOWNLOAD_SIGNING_KEY || randomBytes(32).toString('base64url'),
+      productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
       host: '127.0.0.1',
       port: 0,
     });

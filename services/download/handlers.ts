@@ -4,6 +4,7 @@ import {
   type AuthorizeDownloadRequest,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
+import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { decideDownloadAccess, fileToDownload, type DownloadRefusal } from './access.js';
 import type { DownloadLogWriter } from './log.js';
@@ -36,6 +37,8 @@ export interface DownloadDeps {
   storage: Pick<PackageStorage, 'remove'>;
   /** What the handlers ask of the update catalog and the license service. */
   transport: Pick<Transport, 'call'>;
+  /** The catalog's products (their access rules), kept between announced changes. */
+  products: Pick<CatalogProducts, 'get'>;
   tickets: TicketSigner;
   /** How the gateway and management reach this service's HTTP port. */
   baseUrl: string;
@@ -53,6 +56,7 @@ export function createDownloadHandlers({
   logWriter,
   storage,
   transport,
+  products,
   tickets,
   baseUrl,
   clock = () => new Date(),
@@ -65,7 +69,7 @@ export function createDownloadHandlers({
    * that does not exist is the catalog's NOT_FOUND, thrown by the call.
    */
   async function decide(request: AuthorizeDownloadRequest) {
-    const product = await transport.call('update-catalog.getProduct', { id: request.product_id });
+    const product = await products.get(request.product_id);
     const coverage =
       request.license_key !== null && product.download_access !== 'account'
         ? await transport.call('license.coverage', {

@@ -32,6 +32,7 @@ runProcess('download', async (config, logger, { readiness }) => {
     logger,
     settings: config,
     signingKey,
+    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
     host: config.HOST,
     port: config.DOWNLOAD_PORT,
   });

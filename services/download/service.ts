@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { CatalogProducts } from '../../libs/cache/index.js';
 import { embeddedStorageDirectory, type Config } from '../../libs/config/index.js';
 import { listen } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
@@ -46,6 +47,8 @@ export async function startDownloadService(deps: {
   logger: Logger;
   settings: DownloadSettings;
   signingKey: string;
+  /** How long a product read from the catalog is kept between announced changes. */
+  productCacheTtlMs: number;
   /** The HTTP listener: host and port (0 picks a free one). */
   host: string;
   port: number;
@@ -93,6 +96,8 @@ export async function startDownloadService(deps: {
     stops.push(server.close);
     const url = (settings.DOWNLOAD_SERVICE_URL ?? server.url).replace(/\/+$/, '');
 
+    const products = new CatalogProducts(deps.transport, deps.productCacheTtlMs);
+    await products.start();
     await deps.transport.serve(
       'download',
       createDownloadHandlers({
@@ -100,6 +105,7 @@ export async function startDownloadService(deps: {
         logWriter,
         storage,
         transport: deps.transport,
+        products,
         tickets,
         baseUrl: url,
       }),

@@ -8,7 +8,6 @@ import {
 } from '../../libs/contracts/index.js';
 import { CachedLookup } from '../../libs/cache/index.js';
 import { metrics } from '../../libs/observability/index.js';
-import type { ProductLookup } from './product-directory.js';
 import {
   activationNotFound,
   decideActivation,
@@ -66,6 +65,13 @@ const dateOrNull = (timestamp: string | null) => (timestamp === null ? null : ne
  * read through the stores, decide with the pure rules of rules.ts, and call
  * `context.beforeWrite()` immediately before each store method that writes.
  */
+
+/** Where the license service learns a product's title and bundle items (spec 2.2). */
+export interface ProductLookup {
+  /** The product, or null when the catalog says it does not exist. */
+  find(id: number): Promise<LicensedProduct | null>;
+}
+
 export function createLicenseHandlers({
   stores,
   products,

@@ -1,9 +1,9 @@
 import type { Connection } from 'mongoose';
+import { CatalogProducts } from '../../libs/cache/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createLicenseHandlers } from './handlers.js';
 import { openMongoStores } from './mongo-stores.js';
-import { ProductDirectory } from './product-directory.js';
 import { startScheduler, type ScheduleSettings } from './scheduler.js';
 
 /**
@@ -19,7 +19,7 @@ export async function startLicenseService(deps: {
   schedule: ScheduleSettings;
 }): Promise<{ stop(): Promise<void> }> {
   const stores = await openMongoStores(deps.db);
-  const products = new ProductDirectory(deps.transport, deps.productCacheTtlMs);
+  const products = new CatalogProducts(deps.transport, deps.productCacheTtlMs);
   await products.start();
   await deps.transport.serve(
     'license',

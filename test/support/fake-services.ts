@@ -55,10 +55,11 @@ export type Answers = {
  * against the contract too, and every call has a deadline on the test's clock. Errors of an
  * answer reach the caller as they were thrown.
  */
-export class FakeTransport implements Pick<Transport, 'call' | 'publish'> {
+export class FakeTransport implements Pick<Transport, 'call' | 'publish' | 'subscribe'> {
   readonly calls: Array<{ method: MethodName; request: unknown }> = [];
   readonly published: Array<{ event: EventName; payload: unknown }> = [];
   private readonly answers: Answers = {};
+  private readonly subscribers: Array<{ event: EventName; handler: (payload: never) => void }> = [];
 
   constructor(private readonly clock: () => Date) {}
 
@@ -78,8 +79,20 @@ export class FakeTransport implements Pick<Transport, 'call' | 'publish'> {
     return contract.response.parse(response) as ResponseOf<M>;
   }
 
+  /** Records the event and hands it to every subscriber, as the broker does. */
   async publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void> {
     this.published.push({ event, payload });
+    for (const subscriber of this.subscribers) {
+      if (subscriber.event === event)
+        (subscriber.handler as (payload: EventOf<E>) => void)(payload);
+    }
+  }
+
+  async subscribe<E extends EventName>(
+    event: E,
+    handler: (payload: EventOf<E>) => void,
+  ): Promise<void> {
+    this.subscribers.push({ event, handler: handler as (payload: never) => void });
   }
 
   /** The requests made of one method, in order. */

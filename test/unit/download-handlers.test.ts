@@ -1,3 +1,4 @@
+import { CatalogProducts } from '../../libs/cache/index.js';
 import type {
   AuthorizeDownloadRequest,
   CallContext,
@@ -48,6 +49,10 @@ function downloads(licenses: FakeLicense[] = []) {
       return true;
     },
   };
+  // Kept as in production, and dropped by the catalog's change events.
+  const products = new CatalogProducts(transport, 60_000);
+  // The fake subscribes at once (start's first step), before any decision.
+  void products.start();
   const handlers = createDownloadHandlers({
     downloadLog,
     logWriter: new DownloadLogWriter({
@@ -57,6 +62,7 @@ function downloads(licenses: FakeLicense[] = []) {
     }),
     storage,
     transport,
+    products,
     tickets,
     baseUrl: `${BASE_URL}/`,
     clock,
