@@ -27,6 +27,8 @@ export interface LoadJob {
   seconds: number;
   /** The status every answer should have; latencies are of these answers. */
   expectedStatus: number;
+  /** Requests per second over all connections; unset, as fast as the server answers. */
+  rate?: number;
 }
 
 export interface LoadResult {

@@ -12,16 +12,25 @@ import {
   type LoadResult,
 } from './load-protocol.js';
 import type { BenchPath } from './paths.js';
+import { BASELINE } from './report.js';
 
 export interface PathMeasurement {
   path: BenchPath;
   load: LoadResult;
   /** CPU seconds of each measured process over the measured run; null when unknown. */
   cpuSeconds: Map<string, number | null>;
+  /**
+   * The bare Express app's CPU per request, in µs, when loaded at this path's rate of answers
+   * right after it (a server answering few requests a second spends more on each than one kept
+   * busy); null for the baseline itself, or when it could not be read.
+   */
+  bareAtSameRate: number | null;
 }
 
 export interface MeasureContext {
   load: LoadGenerator;
+  /** The bare Express path, loaded again at each gateway path's rate. */
+  baseline: BenchPath;
   origins: { bare: string; gateway: string };
   measured: readonly Measured[];
   ticksPerSecond: number;
@@ -85,5 +94,34 @@ export async function measurePath(
     path,
     load,
     cpuSeconds: cpuSecondsBetween(before, after, context.ticksPerSecond),
+    bareAtSameRate:
+      path.target === 'bare' ? null : await bareAtRate(load.expected / load.seconds, context),
   };
+}
+
+/** The bare Express app's CPU per request (µs) under `rate` requests a second. */
+async function bareAtRate(rate: number, context: MeasureContext): Promise<number | null> {
+  if (!(rate >= 1)) return null;
+  const requests = await context.baseline.requests();
+  const bare = context.measured.filter((m) => m.name === BASELINE);
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  let before: CpuSnapshot | undefined;
+  const load = await context.load.run(
+    {
+      origin: context.origins.bare,
+      requests,
+      connections: context.connections,
+      seconds: context.seconds,
+      expectedStatus: context.baseline.expectedStatus,
+      rate: Math.round(rate),
+    },
+    () => {
+      before = cpuSnapshot(bare);
+    },
+  );
+  if (!before || load.answered === 0) return null;
+  const seconds = cpuSecondsBetween(before, cpuSnapshot(bare), context.ticksPerSecond).get(
+    BASELINE,
+  );
+  return seconds === null || seconds === undefined ? null : (seconds * 1e6) / load.answered;
 }

@@ -102,6 +102,7 @@ export function pathTables(measurements: readonly PathMeasurement[]): string {
       'p99 ms',
       'Project CPU µs/req',
       '÷ bare Express',
+      '÷ bare Express at the same rate',
       ...INFRASTRUCTURE.flatMap((name) => [`${name} µs/req`, '÷ bare Express']),
     ],
     rows.map(({ m, micros, project }) => [
@@ -111,6 +112,7 @@ export function pathTables(measurements: readonly PathMeasurement[]): string {
       ms(m.load.p99),
       perRequest(project),
       versus(project),
+      m.path.target === 'bare' ? '' : ratio(project, m.bareAtSameRate),
       ...INFRASTRUCTURE.flatMap((name) => [perRequest(micros.get(name)), versus(micros.get(name))]),
     ]),
   );
@@ -214,7 +216,10 @@ export function renderReport(
       'over the measured run, divided by the requests answered in it. "Project" is the sum of ' +
       'gateway, license, update-catalog, download and management; "÷ bare Express" divides by ' +
       'the CPU per request of a bare Express app, in its own process, parsing the same form and ' +
-      'answering JSON (the first row). Latencies are of answers with the expected status.',
+      'answering JSON (the first row, as fast as it answers); "at the same rate" divides by its ' +
+      "CPU per request when loaded at the path's rate of answers, right after the path (a " +
+      'server answering few requests a second spends more on each). Latencies are of answers ' +
+      'with the expected status.',
     `- Processes: ${info.processes}.`,
     '',
     pathTables(measurements),

@@ -76,7 +76,10 @@ async function bench(
   const selected = (key: string) => settings.only === undefined || settings.only.includes(key);
 
   const measurements: PathMeasurement[] = [];
-  const paths = benchPaths(fixture).filter((p) => selected(p.key) || p.target === 'bare');
+  const all = benchPaths(fixture);
+  const baseline = all.find((p) => p.target === 'bare');
+  if (!baseline) throw new Error('no baseline path');
+  const paths = all.filter((p) => selected(p.key) || p === baseline);
   for (const benchPath of paths) {
     progress(
       `${benchPath.name}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured`,
@@ -84,6 +87,7 @@ async function bench(
     measurements.push(
       await measurePath(benchPath, {
         load,
+        baseline,
         origins: { bare: system.bareUrl, gateway: system.gatewayUrl },
         measured,
         ticksPerSecond,

@@ -13,6 +13,7 @@ import {
   type LogLine,
   type ManagedChild,
 } from './processes.js';
+import { BASELINE } from './report.js';
 import { SERVICES, type BenchSettings, type ServiceName } from './settings.js';
 
 /** What a service process may take to start and find its dependencies (tsx compiles on start). */
@@ -78,7 +79,7 @@ export function measuredProcesses(system: RunningSystem): Measured[] {
     name,
     pid: system.services[name].pid,
   }));
-  measured.push({ name: 'bare Express', pid: system.bare.pid });
+  measured.push({ name: BASELINE, pid: system.bare.pid });
   if (system.rabbitmqPid !== null) measured.push({ name: 'RabbitMQ', pid: system.rabbitmqPid });
   if (system.databasePid !== null) measured.push({ name: 'database', pid: system.databasePid });
   if (system.redisPid !== null) measured.push({ name: 'Redis', pid: system.redisPid });

@@ -68,6 +68,7 @@ async function run(id: number, job: LoadJob): Promise<LoadResult> {
     idReplacement,
     connections: job.connections,
     duration: job.seconds,
+    ...(job.rate === undefined ? {} : { overallRate: job.rate }),
     timeout: 10,
     setupClient: (client) => {
       client.on('response', (status, _bytes, ms) => {
