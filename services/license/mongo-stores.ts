@@ -158,12 +158,21 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
 
 /** Activations are embedded in the license document, so each rule is one single-document update. */
 export class MongoLicenseStore implements LicenseStore {
-  constructor(private readonly License: LicenseModels['License']) {}
+  /**
+   * The collection under the model, for the hot paths' reads and single-document updates: the
+   * driver's calls skip mongoose's query building and casting (docs/performance.md), so what
+   * they send must already be of the schema's types, and they set `updated_at` themselves where
+   * mongoose's timestamps would.
+   */
+  private readonly licenses: Collection<LicenseDocument>;
 
-  /** The read of activate, deactivate, coverage and the update check: the driver's, directly. */
+  constructor(private readonly License: LicenseModels['License']) {
+    this.licenses = License.collection as unknown as Collection<LicenseDocument>;
+  }
+
   async findByKey(licenseKey: string): Promise<LicenseRecord | null> {
-    const doc = await this.License.collection.findOne({ license_key: licenseKey });
-    return doc && licenseRecord(doc as unknown as LicenseDocument);
+    const doc = await this.licenses.findOne({ license_key: licenseKey });
+    return doc && licenseRecord(doc);
   }
 
   async issue(
@@ -188,7 +197,15 @@ export class MongoLicenseStore implements LicenseStore {
     now: Date;
   }): Promise<LicenseRecord | null> {
     const key = identifierKey(activation.identifier);
-    const doc = await this.License.findOneAndUpdate(
+    // In the schema's field order, as mongoose would have stored it.
+    const pushed: ActivationRecord = {
+      identifier: activation.identifier,
+      identifier_key: key,
+      name: activation.name,
+      ip: activation.ip,
+      activated_at: activation.activated_at,
+    };
+    const doc = await this.licenses.findOneAndUpdate(
       {
         license_key: licenseKey,
         status: 'active',
@@ -201,9 +218,9 @@ export class MongoLicenseStore implements LicenseStore {
           ],
         },
       },
-      { $push: { activations: { ...activation, identifier_key: key } } },
-      { returnDocument: 'after' },
-    ).lean<LicenseDocument>();
+      { $push: { activations: pushed }, $set: { updated_at: now } },
+      { returnDocument: 'after', includeResultMetadata: false },
+    );
     return doc && licenseRecord(doc);
   }
 
@@ -216,11 +233,11 @@ export class MongoLicenseStore implements LicenseStore {
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null> {
     const key = identifierKey(identifier);
     // The document as it was just before the atomic removal names the activation removed.
-    const before = await this.License.findOneAndUpdate(
+    const before = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey, 'activations.identifier_key': key },
-      { $pull: { activations: { identifier_key: key } } },
-      { returnDocument: 'before' },
-    ).lean<LicenseDocument>();
+      { $pull: { activations: { identifier_key: key } }, $set: { updated_at: new Date() } },
+      { returnDocument: 'before', includeResultMetadata: false },
+    );
     const released = before?.activations.find((a) => a.identifier_key === key);
     if (!before || !released) return null;
     const license = licenseRecord(before);
@@ -268,10 +285,7 @@ export class MongoLicenseStore implements LicenseStore {
           : [{ activation_type: type, 'activations.identifier_key': key }];
       });
     }
-    // The hottest query of the system goes to the driver directly, as `findByKey` does: mongoose's
-    // query building and casting cost CPU on every call (docs/performance.md). The values are of
-    // the schema's types already; `updated_at` is what mongoose's timestamps would have set.
-    const doc = await this.License.collection.findOneAndUpdate(
+    const doc = await this.licenses.findOneAndUpdate(
       filter,
       {
         $set: { last_check_at: at, last_check_ip: ip, updated_at: at },
@@ -279,7 +293,7 @@ export class MongoLicenseStore implements LicenseStore {
       },
       { returnDocument: 'after', includeResultMetadata: false },
     );
-    return doc && licenseRecord(doc as unknown as LicenseDocument);
+    return doc && licenseRecord(doc);
   }
 
   async update({
