@@ -366,9 +366,10 @@ withRabbit('operations (docs/operations.md): every service as its own process', 
 
       const spans = await eventually(() => {
         const found = collector.spans.filter((span) => span.traceId === traceId);
-        const services = new Set(found.map((span) => span.service));
+        // Each process exports its spans as they end, in batches: the gateway's request span,
+        // which ends last, may come after the others.
         return (
-          services.has('licensing-gateway') &&
+          found.some((span) => span.service === 'licensing-gateway' && span.parentSpanId === '') &&
           found.some((span) => span.service === 'licensing-license' && isDatabaseSpan(span)) &&
           found
         );
