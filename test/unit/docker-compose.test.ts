@@ -83,6 +83,13 @@ function requiredSettings(mainSource: string): string[] {
   return [...required].sort();
 }
 
+/** Every setting an entry point reads itself (`config.NAME`). */
+function settingsRead(mainSource: string): string[] {
+  return [
+    ...new Set([...mainSource.matchAll(/\bconfig\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1] as string)),
+  ].sort();
+}
+
 interface Context {
   entryPoints: string[];
   /** What `npm ci && npm run build` reads: package files, tsconfigs, compiled folders. */
@@ -91,6 +98,8 @@ interface Context {
   /** What loadConfig gives each setting when nothing is set. */
   defaults: Record<string, unknown>;
   requiredSettings: Record<string, string[]>;
+  /** What each entry point reads of the configuration itself. */
+  settingsRead: Record<string, string[]>;
   sourceExists(service: string): boolean;
 }
 
@@ -110,6 +119,9 @@ function realContext(): Context {
     defaults: loadConfig({}),
     requiredSettings: Object.fromEntries(
       names.map((n) => [n, requiredSettings(read(`services/${n}/main.ts`))]),
+    ),
+    settingsRead: Object.fromEntries(
+      names.map((n) => [n, settingsRead(read(`services/${n}/main.ts`))]),
     ),
     sourceExists: (n) => existsSync(path.join(root, 'services', n, 'main.ts')),
   };
@@ -294,6 +306,10 @@ function checkCompose(compose: Compose, ctx: Context): string[] {
       problems.push(`${name}: restart is not unless-stopped`);
   }
 
+  // A setting the file passes to one service reaches every service that reads it: an operator
+  // who sets it in .env expects it to apply wherever it means something.
+  const passed = new Set(apps.flatMap(([, service]) => [...environment(service).keys()]));
+
   for (const [name, service] of apps) {
     const script = commandScript(service);
     const target = script?.split('/')[2];
@@ -310,6 +326,11 @@ function checkCompose(compose: Compose, ctx: Context): string[] {
     }
     for (const key of (target && ctx.requiredSettings[target]) || []) {
       if (!env.get(key)) problems.push(`${name}: needs ${key}, which is not set`);
+    }
+    for (const key of (target && ctx.settingsRead[target]) || []) {
+      if (passed.has(key) && !env.has(key)) {
+        problems.push(`${name}: reads ${key}, which is passed to other services but not to it`);
+      }
     }
     const adminTokens = env.get('ADMIN_TOKENS');
     if (adminTokens !== undefined && !/^\$\{ADMIN_TOKENS:\?[^}]+\}$/.test(adminTokens)) {
@@ -747,6 +768,17 @@ describe('docker-compose.yml', () => {
     };
     expect(checkCompose(broken, ctx)).toContain(
       'gateway: GATEWAY_PORT is not a setting of libs/config/index.ts',
+    );
+  });
+
+  test('a setting passed to one service but not to another that reads it is caught', () => {
+    const broken = compose();
+    const env = Object.fromEntries(environment(broken.services.download ?? {}));
+    delete env.PRODUCT_CACHE_TTL_MS;
+    broken.services.download = { ...broken.services.download, environment: env };
+    expect(ctx.settingsRead.download).toContain('PRODUCT_CACHE_TTL_MS');
+    expect(checkCompose(broken, ctx)).toContain(
+      'download: reads PRODUCT_CACHE_TTL_MS, which is passed to other services but not to it',
     );
   });
 
