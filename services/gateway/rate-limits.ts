@@ -49,8 +49,6 @@ export function connectRedis(url: string, logger: Logger): Redis {
     // requests through: REDIS_URL in the README).
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    // The checks of concurrent requests leave in one write (docs/performance.md).
-    enableAutoPipelining: true,
     connectTimeout: 2000,
     // On stop, a socket that never opened is destroyed after this instead of 2 s.
     disconnectTimeout: 200,
