@@ -22,7 +22,7 @@ export interface RateLimitSettings {
   /** Shared request logs across gateway replicas; without Redis each replica counts alone. */
   redis?: RateLimitCalls;
   redisPrefix: string;
-  /** Where a failing Redis is reported (at most once every 10 s); unset: nowhere. */
+  /** Where a failing Redis (at most once every 10 s) and the limiter's warnings go; unset: nowhere. */
   logger?: Logger;
 }
 
@@ -59,19 +59,28 @@ export function connectRedis(url: string, logger: Logger): Redis {
 }
 
 /** How often a Redis that keeps failing is reported: once, not once per request. */
-const STORE_FAILURE_REPORT_EVERY_MS = 10_000;
+export const STORE_FAILURE_REPORT_EVERY_MS = 10_000;
 
-/** express-rate-limit's logger: a failing store is a warning, said once in a while. */
-function storeFailureLog(logger: Logger | undefined): NonNullable<Options['logger']> {
-  let lastReport = 0;
-  const report = (error: unknown) => {
-    const now = Date.now();
-    if (!logger || now - lastReport < STORE_FAILURE_REPORT_EVERY_MS) return;
-    lastReport = now;
-    logger.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'Redis is failing: the rate limits let requests through',
-    );
+/**
+ * express-rate-limit's logger. The library passes a message with the errors of its store (Redis
+ * failing: the request passes), said once in a while; and none with the warnings of its own
+ * checks of the configuration, each said once by the library and passed on as they are.
+ */
+export function limiterLog(
+  logger: Pick<Logger, 'warn'> | undefined,
+  now: () => number = Date.now,
+): NonNullable<Options['logger']> {
+  let lastStoreFailure = Number.NEGATIVE_INFINITY;
+  const report = (error: unknown, context?: unknown) => {
+    if (!logger) return;
+    const err = error instanceof Error ? error.message : String(error);
+    if (typeof context !== 'string') {
+      logger.warn({ err }, 'rate limiter configuration');
+      return;
+    }
+    if (now() - lastStoreFailure < STORE_FAILURE_REPORT_EVERY_MS) return;
+    lastStoreFailure = now();
+    logger.warn({ err }, 'Redis is failing: the rate limits let requests through');
   };
   return { warn: report, error: report };
 }
@@ -107,7 +116,7 @@ function limiter(
 }
 
 export function createRateLimits(rateLimitSettings: RateLimitSettings): RateLimits {
-  const settings = { ...rateLimitSettings, failureLog: storeFailureLog(rateLimitSettings.logger) };
+  const settings = { ...rateLimitSettings, failureLog: limiterLog(rateLimitSettings.logger) };
   return {
     perIp: limiter(settings, 'license-ip', 60_000, settings.perIpPerMinute),
     updates: limiter(settings, 'updates-ip', 60_000, settings.updatesPerMinute),

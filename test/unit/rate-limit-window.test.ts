@@ -6,6 +6,7 @@ import {
   type RateLimitRedis,
 } from '../../services/gateway/sliding-window.js';
 import type { Options } from 'express-rate-limit';
+import { limiterLog, STORE_FAILURE_REPORT_EVERY_MS } from '../../services/gateway/rate-limits.js';
 
 const MINUTE = 60_000;
 
@@ -138,5 +139,49 @@ describe('spec 8 with Redis gone: the limits let requests through, waiting at mo
     advance(1);
     redis.answer = 'reply';
     await expect(limits.reset('k')).resolves.toBeUndefined();
+  });
+});
+
+describe('a failing Redis is reported once in a while, not once per request', () => {
+  function recorder() {
+    const lines: Array<{ err: string; msg: string }> = [];
+    const logger = {
+      warn: (fields: { err: string }, msg: string) => lines.push({ ...fields, msg }),
+    };
+    return { lines, logger };
+  }
+  const storeError =
+    'express-rate-limit: error from store, allowing request without rate-limiting.';
+
+  test('store failures: one warning, then none until the period has passed', () => {
+    const { lines, logger } = recorder();
+    let now = 1_000_000;
+    const log = limiterLog(logger as never, () => now);
+    for (let i = 0; i < 50; i++) log.error(new Error('Connection is closed.'), storeError);
+    expect(lines).toEqual([
+      {
+        err: 'Connection is closed.',
+        msg: 'Redis is failing: the rate limits let requests through',
+      },
+    ]);
+    now += STORE_FAILURE_REPORT_EVERY_MS - 1;
+    log.error(new Error('Connection is closed.'), storeError);
+    expect(lines).toHaveLength(1);
+    now += 1;
+    log.error(new Error('rate-limit check timed out'), storeError);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]?.err).toBe('rate-limit check timed out');
+  });
+
+  test("the library's configuration warnings are passed on as they are, not as a Redis failure", () => {
+    const { lines, logger } = recorder();
+    const log = limiterLog(logger as never, () => 0);
+    log.error(new Error('ERR_ERL_KEY_GEN_IPV6: a custom keyGenerator ...'));
+    log.warn(new Error('ERR_ERL_CREATED_IN_REQUEST_HANDLER: ...'));
+    expect(lines.map((line) => line.msg)).toEqual([
+      'rate limiter configuration',
+      'rate limiter configuration',
+    ]);
+    expect(lines[0]?.err).toContain('ERR_ERL_KEY_GEN_IPV6');
   });
 });
