@@ -17,6 +17,7 @@ import {
   dispatch,
   encodeEvent,
   encodeRequest,
+  settleInHand,
   timeoutError,
   type HandlerTable,
 } from './codec.js';
@@ -352,17 +353,9 @@ export class AmqpTransport implements Transport {
       if (channel && consumerTag) await channel.cancel(consumerTag).catch(() => {});
       served.consumerTag = null;
     }
-    if (this.handling.size > 0) {
-      // Past the last caller's deadline nobody waits for a reply (and no handler writes).
-      const lastDeadline = Math.max(...[...this.handling.values()].map((deadline) => deadline()));
-      const wait = Math.min(Math.max(lastDeadline - Date.now(), 0), this.options.timeoutMs);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.handling.keys()]),
-        new Promise((resolve) => (timer = setTimeout(resolve, wait))),
-      ]);
-      clearTimeout(timer);
-    }
+    // A request's deadline is known once its message is read: read them now.
+    const inHand = new Map([...this.handling].map(([done, deadline]) => [done, deadline()]));
+    await settleInHand(inHand, this.options.timeoutMs);
     this.closing = true;
     for (const [id, call] of this.pending) {
       this.pending.delete(id);

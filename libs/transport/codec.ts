@@ -216,6 +216,26 @@ export function decodeEvent<E extends EventName>(event: E, text: string): EventO
   }
 }
 
+/**
+ * A stopping transport lets the requests in hand finish and send their replies: it waits for
+ * them, but not past the last of their callers' deadlines (nobody reads a later reply, and no
+ * handler writes after its deadline), nor longer than `timeoutMs`.
+ */
+export async function settleInHand(
+  inHand: ReadonlyMap<Promise<unknown>, number>,
+  timeoutMs: number,
+): Promise<void> {
+  if (inHand.size === 0) return;
+  const lastDeadline = Math.max(...inHand.values());
+  const wait = Math.min(Math.max(lastDeadline - Date.now(), 0), timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...inHand.keys()]),
+    new Promise((resolve) => (timer = setTimeout(resolve, wait))),
+  ]);
+  clearTimeout(timer);
+}
+
 export function timeoutError(method: MethodName, timeoutMs: number): LicensingError {
   return internalError(
     `${rpcMethods[method].service} did not answer ${method} within ${timeoutMs} ms.`,

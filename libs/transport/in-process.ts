@@ -15,6 +15,7 @@ import {
   dispatch,
   encodeEvent,
   encodeRequest,
+  settleInHand,
   timeoutError,
   type HandlerTable,
 } from './codec.js';
@@ -146,15 +147,7 @@ export class InProcessTransport implements Transport {
   async close(): Promise<void> {
     this.closed = true;
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    if (this.handling.size === 0) return;
-    const lastDeadline = Math.max(...this.handling.values());
-    const wait = Math.min(Math.max(lastDeadline - Date.now(), 0), this.options.timeoutMs);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.handling.keys()]),
-      new Promise((resolve) => (timer = setTimeout(resolve, wait))),
-    ]);
-    clearTimeout(timer);
+    await settleInHand(this.handling, this.options.timeoutMs);
   }
 
   private assertOpen(): void {

@@ -13,6 +13,7 @@ import {
   type ResponseOf,
 } from '../../libs/contracts/index.js';
 import { DeadlineContext } from '../../libs/transport/codec.js';
+import { unknownKeyCoverageView } from '../../services/license/views.js';
 import type { Transport } from '../../libs/transport/index.js';
 
 /** Fakes of what the services' handlers reach over the transport, for fast handler tests. */
@@ -132,18 +133,7 @@ export function fakeLicenseService(licenses: readonly FakeLicense[]): Answers {
     identifier,
   }: LicenseCoverageRequest): Promise<LicenseCoverage> => {
     const license = licenses.find((l) => l.key === license_key);
-    if (!license) {
-      return {
-        found: false,
-        covers: false,
-        status: null,
-        plan_id: null,
-        expires_at: null,
-        auto_renew: false,
-        next_payment_at: null,
-        identifier_activated: identifier === null ? null : false,
-      };
-    }
+    if (!license) return unknownKeyCoverageView(identifier !== null);
     const direct = license.product_id === product_id;
     const covers = direct || (license.bundle_items ?? []).includes(product_id);
     return {
