@@ -7,7 +7,7 @@ import {
   type Outcome,
   type Target,
 } from './support/load.js';
-import { sleep } from './support/processes.js';
+import { sleep } from '../support/child-group.js';
 import { FaultReport, type FaultRow } from './support/report.js';
 import type { Answer } from './support/http.js';
 import type { Readiness, ServiceProcess } from './support/services.js';

@@ -7,7 +7,7 @@ import type { ActivationType, LicenseDetail } from '../../../libs/contracts/inde
 import { API_BASE } from '../../../services/gateway/paths.js';
 import { OwnBroker } from './broker.js';
 import { dataOf, http, type Answer } from './http.js';
-import { killEveryGroup } from './processes.js';
+import { killEveryGroup } from '../../support/child-group.js';
 import { OwnRedis } from './redis.js';
 import { ServiceProcess, type ServiceName } from './services.js';
 import { TcpProxy } from './tcp-proxy.js';

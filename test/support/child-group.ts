@@ -3,13 +3,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
- * Child processes of the fault suite. Each is started detached, so it leads a process group of
- * its own: a signal to the group reaches the whole tree (`npm` → `sh` → `tsx` → `node`, or the
- * broker's `erl` and its helpers), and the suite knows a process is gone only when nothing of
- * its group is left.
+ * Child processes of the tests that run services as operators do (and of the fault suite). Each
+ * is started detached, so it leads a process group of its own: a signal to the group reaches the
+ * whole tree (`npm` → `sh` → `tsx` → `node`, or the broker's `erl` and its helpers), and a process
+ * is known to be gone only when nothing of its group is left.
  */
 
-/** Every process group started by this suite, killed on exit whatever happens. */
+/** Every process group started by this test process, killed on exit whatever happens. */
 const groups = new Set<number>();
 process.once('exit', () => {
   for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
@@ -207,7 +207,7 @@ export class ChildGroup {
   }
 }
 
-/** Kills every process group the suite started and has not seen go. */
+/** Kills every process group this test process started and has not seen go. */
 export async function killEveryGroup(): Promise<void> {
   for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
   const until = Date.now() + 10_000;
