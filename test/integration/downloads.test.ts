@@ -227,6 +227,22 @@ describe('spec 2.6 and 2.7: Account only and public products', () => {
     expect(update.body.data).toMatchObject({ download_url: null, download_requires: 'account' });
   });
 
+  test('a change of Download API Access applies to the next download (no replica keeps the old one)', async () => {
+    const product = await newProduct('public');
+    const { bytes } = await release(product.id);
+    expectServed(await download(system, product.id), bytes);
+    await system.transport.call('update-catalog.updateProduct', {
+      id: product.id,
+      download_access: 'account',
+    });
+    expectRefused(await download(system, product.id), 403, 'DOWNLOAD_NOT_AVAILABLE');
+    await system.transport.call('update-catalog.updateProduct', {
+      id: product.id,
+      download_access: 'public',
+    });
+    expectServed(await download(system, product.id), bytes);
+  });
+
   test('a public product is served without a key; any key is as good as none', async () => {
     const { product, key } = await system.license({ product: await newProduct('public') });
     const { bytes } = await release(product.id);
