@@ -7,11 +7,11 @@ import {
   readBody,
   referenceAssets,
   unknownRoute,
+  type ListenOptions,
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
-import type { ListenOptions } from '../../libs/http/index.js';
 import { requireAdminToken } from './auth.js';
 import { managementOpenApi } from './openapi.js';
 import { ADMIN_BASE, consolePage, managementRoutes } from './routes.js';

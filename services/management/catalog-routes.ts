@@ -1,8 +1,6 @@
-import { z } from 'zod';
 import {
   CreatePlanRequest,
   CreateProductRequest,
-  IdText,
   Plan,
   PlanList,
   Product,
@@ -10,9 +8,16 @@ import {
   UpdateProductRequest,
 } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import { ADMIN_BASE, adminErrors, adminRoute, nonEmptyPatch, type ManagementDeps } from './deps.js';
+import {
+  ADMIN_BASE,
+  IdPath,
+  adminErrors,
+  adminRoute,
+  byIdErrors,
+  nonEmptyPatch,
+  type ManagementDeps,
+} from './deps.js';
 
-export const IdPath = z.object({ id: IdText });
 const ProductPatch = nonEmptyPatch(UpdateProductRequest.omit({ id: true }));
 
 /** Products and bundles (spec 2.2, 2.7), owned by the update catalog; plans (spec 2.1). */
@@ -51,7 +56,7 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
     tag: 'Products',
     params: IdPath,
     success: { status: 200, description: 'The product.', data: Product },
-    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    errors: byIdErrors(),
     handle: async ({ params }, { transport }) => ({
       data: await transport.call('update-catalog.getProduct', params),
     }),
@@ -104,7 +109,7 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
     tag: 'Plans',
     params: IdPath,
     success: { status: 200, description: 'The plan.', data: Plan },
-    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    errors: byIdErrors(),
     handle: async ({ params }, { transport }) => ({
       data: await transport.call('license.getPlan', params),
     }),

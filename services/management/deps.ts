@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import { IdText } from '../../libs/contracts/index.js';
 import type { ErrorAnswer, HealthDeps, Route, SuccessAnswer } from '../../libs/http/index.js';
 import { Form, parseWith, sendData } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
@@ -55,6 +56,30 @@ export const adminErrors = {
   body,
 };
 
+/** A record named by its id in the path. */
+export const IdPath = z.object({ id: IdText });
+
+/** The errors of a route whose only input is an id in the path. */
+export const byIdErrors = (notFound?: string): Route['errors'] => ({
+  400: adminErrors[400]('The id is not a positive integer.'),
+  404: adminErrors[404](notFound),
+});
+
+/** An empty query field counts as absent. */
+export const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/**
+ * `page` and `per_page` of a paged query. Absent, they take the defaults of the RPC contract,
+ * which also bounds them.
+ */
+export const pageFields = (items: string) => ({
+  page: absentIfEmpty(IdText).meta({ description: 'From 1, at most 10,000.' }),
+  per_page: absentIfEmpty(IdText).meta({
+    description: `${items} per page, at most 500 (default 50).`,
+  }),
+});
+
 /** A PATCH that changes nothing is a client mistake, not a no-op. */
 export function nonEmptyPatch<T extends z.ZodObject>(schema: T) {
   return schema.refine((value) => Object.keys(value).length > 0, {
@@ -67,7 +92,7 @@ const LocationHeader = z.object({
   Location: z.string().meta({ description: 'The path of the new record.' }),
 });
 
-type Answer<Data> = { data: Data; location?: string };
+type Answer = { data: unknown; location?: string };
 
 /**
  * A JSON route of the management API: its path parameters, query and body are validated with
@@ -75,8 +100,8 @@ type Answer<Data> = { data: Data; location?: string };
  * sent as `{"data": ...}` with the success status (201 with a `Location` for a creation).
  */
 export function adminRoute<
-  Params extends z.ZodType = z.ZodObject<Record<string, never>>,
-  Query extends z.ZodType = z.ZodObject<Record<string, never>>,
+  Params extends z.ZodObject = z.ZodObject<Record<string, never>>,
+  Query extends z.ZodObject = z.ZodObject<Record<string, never>>,
   Body extends z.ZodType = z.ZodUndefined,
 >(route: {
   method: Route['method'];
@@ -85,8 +110,6 @@ export function adminRoute<
   summary: string;
   tag: string;
   params?: Params;
-  /** The query's documented fields, when `query` transforms them. */
-  queryFields?: z.ZodObject;
   query?: Query;
   body?: Body;
   success: { status: 200 | 201; description: string; data: z.ZodType };
@@ -94,19 +117,14 @@ export function adminRoute<
   handle: (
     input: { params: z.output<Params>; query: z.output<Query>; body: z.output<Body> },
     deps: ManagementDeps,
-    req: Request,
-  ) => Promise<Answer<unknown>>;
+  ) => Promise<Answer>;
 }): Route<ManagementDeps> {
-  const { status } = route.success;
-  const success: SuccessAnswer =
-    status === 201
-      ? {
-          description: route.success.description,
-          data: route.success.data,
-          headers: LocationHeader,
-        }
-      : { description: route.success.description, data: route.success.data };
-  const documentedQuery = route.queryFields ?? (route.query as z.ZodObject | undefined);
+  const { status, description, data } = route.success;
+  const success: SuccessAnswer = {
+    description,
+    data,
+    ...(status === 201 ? { headers: LocationHeader } : {}),
+  };
   return {
     method: route.method,
     path: route.path,
@@ -114,8 +132,8 @@ export function adminRoute<
     summary: route.summary,
     tag: route.tag,
     request: {
-      ...(route.params ? { path: route.params as unknown as z.ZodObject } : {}),
-      ...(documentedQuery ? { query: documentedQuery } : {}),
+      ...(route.params ? { path: route.params } : {}),
+      ...(route.query ? { query: route.query } : {}),
       ...(route.body ? { body: { contentType: 'application/json', schema: route.body } } : {}),
     },
     success: { [status]: success },
@@ -131,7 +149,7 @@ export function adminRoute<
           query: route.query ? parseWith(route.query, queryFields(req), 'query') : {},
           body: route.body ? parseWith(route.body, jsonBody(req)) : undefined,
         } as { params: z.output<Params>; query: z.output<Query>; body: z.output<Body> };
-        const answer = await route.handle(input, deps, req);
+        const answer = await route.handle(input, deps);
         if (answer.location !== undefined) res.location(answer.location);
         sendData(res, answer.data, status);
       },

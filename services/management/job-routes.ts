@@ -43,12 +43,13 @@ export const jobRoutes: readonly Route<ManagementDeps>[] = [
     errors: { 404: adminErrors[404]('There is no task with this name.') },
     handle: async ({ params }, { transport }) => {
       const name = TaskName.safeParse(params.name);
-      if (!name.success) throw notFound(params.name);
+      if (!name.success) {
+        throw new LicensingError(
+          'NOT_FOUND',
+          `There is no task named ${JSON.stringify(params.name)}.`,
+        );
+      }
       return { data: await transport.call('license.runTask', { name: name.data }) };
     },
   }),
 ];
-
-function notFound(name: string) {
-  return new LicensingError('NOT_FOUND', `There is no task named ${JSON.stringify(name)}.`);
-}

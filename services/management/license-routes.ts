@@ -13,9 +13,16 @@ import {
   SearchLicensesRequest,
   UpdateLicenseRequest,
 } from '../../libs/contracts/index.js';
-import { parseWith } from '../../libs/http/index.js';
-import type { Route } from '../../libs/http/index.js';
-import { ADMIN_BASE, adminErrors, adminRoute, nonEmptyPatch, type ManagementDeps } from './deps.js';
+import { parseWith, type Route } from '../../libs/http/index.js';
+import {
+  ADMIN_BASE,
+  absentIfEmpty,
+  adminErrors,
+  adminRoute,
+  nonEmptyPatch,
+  pageFields,
+  type ManagementDeps,
+} from './deps.js';
 
 const KeyPath = z.object({ key: NonEmptyShortText.meta({ description: 'The license key.' }) });
 const ActivationPath = KeyPath.extend({
@@ -25,12 +32,8 @@ const LicensePatch = nonEmptyPatch(UpdateLicenseRequest.omit({ license_key: true
 const PlanChange = ChangePlanRequest.omit({ license_key: true });
 const Renewal = RenewLicenseRequest.omit({ license_key: true });
 
-/** An empty query field counts as absent. */
-const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
-
 /** The license search's query: known fields once each; the page bounds of the contract. */
-const LicenseSearchQueryFields = z.strictObject({
+const LicenseSearchQuery = z.strictObject({
   product_id: absentIfEmpty(IdText).meta({ description: 'Only licenses of this product.' }),
   plan_id: absentIfEmpty(IdText).meta({ description: 'Only licenses on this plan.' }),
   status: absentIfEmpty(LicenseStatus).meta({
@@ -41,19 +44,8 @@ const LicenseSearchQueryFields = z.strictObject({
       'A license key prefix, or an identifier activated on the license (normalised for ' +
       'comparison: https://www.Shop.example/ finds shop.example).',
   }),
-  page: absentIfEmpty(IdText).meta({ description: 'From 1, at most 10,000.' }),
-  per_page: absentIfEmpty(IdText).meta({
-    description: 'Licenses per page, at most 500 (default 50).',
-  }),
+  ...pageFields('Licenses'),
 });
-const LicenseSearchQuery = LicenseSearchQueryFields.transform((query) => ({
-  product_id: query.product_id ?? null,
-  plan_id: query.plan_id ?? null,
-  status: query.status ?? null,
-  q: query.q ?? null,
-  ...(query.page === undefined ? {} : { page: query.page }),
-  ...(query.per_page === undefined ? {} : { per_page: query.per_page }),
-}));
 const ActivationToAdd = AddActivationRequest.omit({ license_key: true });
 
 const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
@@ -63,9 +55,13 @@ const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponen
  * renewal for a license that cannot be renewed; to an admin, each is a conflict with the
  * license's state: 409, with the spec's code.
  */
-function asConflict(error: unknown): unknown {
-  if (!(error instanceof LicensingError) || error.status !== 403) return error;
-  return new LicensingError(error.code, error.message, { status: 409, details: error.details });
+async function refusalAsConflict<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!(error instanceof LicensingError) || error.status !== 403) throw error;
+    throw new LicensingError(error.code, error.message, { status: 409, details: error.details });
+  }
 }
 
 /** Licenses (spec 2.2, 3.3) and the admin's Add and Remove of activations (spec 3.2). */
@@ -97,12 +93,11 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       'Licenses, newest first, paged: by product, plan, reported status, and a key prefix or ' +
       "an activated identifier (find a customer's license from the site they name).",
     tag: 'Licenses',
-    queryFields: LicenseSearchQueryFields,
     query: LicenseSearchQuery,
     success: { status: 200, description: 'One page of licenses.', data: LicensePage },
     errors: { 400: adminErrors[400]('An unknown, repeated or malformed parameter.') },
     handle: async ({ query }, { transport }) => ({
-      // The contract bounds page and per_page.
+      // The contract fills in absent fields and bounds page and per_page.
       data: await transport.call(
         'license.searchLicenses',
         parseWith(SearchLicensesRequest, query, 'query'),
@@ -186,14 +181,11 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
         description: 'The license is revoked or cancelled: issue a new one instead.',
       },
     },
-    handle: async ({ params, body }, { transport }) => {
-      const license = await transport
-        .call('license.renewLicense', { license_key: params.key, ...body })
-        .catch((error: unknown) => {
-          throw asConflict(error);
-        });
-      return { data: license };
-    },
+    handle: async ({ params, body }, { transport }) => ({
+      data: await refusalAsConflict(
+        transport.call('license.renewLicense', { license_key: params.key, ...body }),
+      ),
+    }),
   }),
   adminRoute({
     method: 'post',
@@ -225,11 +217,9 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       },
     },
     handle: async ({ params, body }, { transport }) => {
-      const license = await transport
-        .call('license.addActivation', { license_key: params.key, ...body })
-        .catch((error: unknown) => {
-          throw asConflict(error);
-        });
+      const license = await refusalAsConflict(
+        transport.call('license.addActivation', { license_key: params.key, ...body }),
+      );
       // The new activation is the last one, under its normalised identifier.
       const added = license.activations.at(-1)?.identifier ?? '';
       return {

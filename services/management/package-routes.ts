@@ -19,8 +19,17 @@ import {
   sendData,
   type Route,
 } from '../../libs/http/index.js';
-import { IdPath } from './catalog-routes.js';
-import { ADMIN_BASE, adminErrors, adminRoute, nonEmptyPatch, type ManagementDeps } from './deps.js';
+import {
+  ADMIN_BASE,
+  IdPath,
+  absentIfEmpty,
+  adminErrors,
+  adminRoute,
+  byIdErrors,
+  nonEmptyPatch,
+  pageFields,
+  type ManagementDeps,
+} from './deps.js';
 import { receivePackage, requirePlan } from './upload.js';
 
 const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
@@ -42,29 +51,14 @@ const FileUpload = z.object({
     .meta({ description: 'Include in auto-updates (spec 2.7); default true.' }),
 });
 
-/** An empty query field counts as absent. */
-const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
-
 /** The download log's query: known fields once each; the page bounds of the contract. */
-const DownloadLogQueryFields = z.strictObject({
+const DownloadLogQuery = z.strictObject({
   product_id: absentIfEmpty(IdText).meta({ description: 'Only this product.' }),
   refused: absentIfEmpty(BooleanText).meta({
     description: 'true: refused downloads only; false: served ones only.',
   }),
-  page: absentIfEmpty(IdText).meta({ description: 'From 1, at most 10,000.' }),
-  per_page: absentIfEmpty(IdText).meta({
-    description: 'Entries per page, at most 500 (default 50).',
-  }),
+  ...pageFields('Entries'),
 });
-const DownloadLogQuery = DownloadLogQueryFields.transform(
-  ({ product_id, refused, page, per_page }) => ({
-    product_id: product_id ?? null,
-    refused: refused ?? null,
-    ...(page === undefined ? {} : { page }),
-    ...(per_page === undefined ? {} : { per_page }),
-  }),
-);
 
 /** What the update check would offer now, per plan (null: without a key). */
 const UpdateOffers = z.object({
@@ -185,10 +179,7 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
     tag: 'Versions and files',
     params: IdPath,
     success: { status: 200, description: 'The versions.', data: VersionList },
-    errors: {
-      400: adminErrors[400]('The id is not a positive integer.'),
-      404: adminErrors[404]('No product with this id.'),
-    },
+    errors: byIdErrors('No product with this id.'),
     handle: async ({ params }, { transport }) => ({
       data: await transport.call('update-catalog.listVersions', { product_id: params.id }),
     }),
@@ -201,7 +192,7 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
     tag: 'Versions and files',
     params: IdPath,
     success: { status: 200, description: 'The version.', data: Version },
-    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    errors: byIdErrors(),
     handle: async ({ params }, { transport }) => ({
       data: await transport.call('update-catalog.getVersion', params),
     }),
@@ -230,10 +221,7 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
     tag: 'Versions and files',
     params: IdPath,
     success: { status: 200, description: 'One offer per plan.', data: UpdateOffers },
-    errors: {
-      400: adminErrors[400]('The id is not a positive integer.'),
-      404: adminErrors[404]('No product with this id.'),
-    },
+    errors: byIdErrors('No product with this id.'),
     handle: async ({ params }, { transport }) => {
       const { plans } = await transport.call('license.listPlans', {});
       const scopes = [null, ...plans];
@@ -284,7 +272,7 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
     tag: 'Versions and files',
     params: IdPath,
     success: { status: 200, description: 'The removed file.', data: PackageFile },
-    errors: { 400: adminErrors[400]('The id is not a positive integer.'), 404: adminErrors[404]() },
+    errors: byIdErrors(),
     handle: async ({ params }, { transport, logger }) => {
       const file = await transport.call('update-catalog.deleteFile', params);
       try {
@@ -307,12 +295,11 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
       'The download log (spec 4.5): served and refused downloads, newest first. refused=true ' +
       'lists the Refused Downloads with the error code as the reason.',
     tag: 'Download log',
-    queryFields: DownloadLogQueryFields,
     query: DownloadLogQuery,
     success: { status: 200, description: 'One page of the log.', data: DownloadLogPage },
     errors: { 400: adminErrors[400]('An unknown, repeated or malformed parameter.') },
     handle: async ({ query }, { transport }) => ({
-      // The contract bounds page and per_page.
+      // The contract fills in absent fields and bounds page and per_page.
       data: await transport.call('download.listLog', parseWith(DownloadLogRequest, query, 'query')),
     }),
   }),

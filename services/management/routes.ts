@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import {
-  Health,
-  LicensingError,
-  serviceNames,
-  type ServiceName,
-} from '../../libs/contracts/index.js';
-import { documentationRoutes, healthRoutes, sendData, type Route } from '../../libs/http/index.js';
+import { Health, LicensingError, serviceNames } from '../../libs/contracts/index.js';
+import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { catalogRoutes } from './catalog-routes.js';
-import { ADMIN_BASE, adminErrors, type ManagementDeps } from './deps.js';
+import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
 import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { packageRoutes } from './package-routes.js';
@@ -26,46 +21,43 @@ const HealthReport = z.object({
   ),
 });
 
-const healthRoute: Route<ManagementDeps> = {
+const healthRoute = adminRoute({
   method: 'get',
   path: `${ADMIN_BASE}/health`,
   operationId: 'health',
   summary: 'Pings every service behind the management API, each with a 2 s timeout.',
   tag: 'Operations',
-  success: { 200: { description: 'Every service answered.', data: HealthReport } },
+  success: { status: 200, description: 'Every service answered.', data: HealthReport },
   errors: {
     503: {
       codes: ['SERVICE_UNAVAILABLE'],
       description: 'A service did not answer; the message names the silent ones.',
     },
-    ...adminErrors.always,
   },
-  handlers: ({ transport }) => [
-    async (_req, res) => {
-      const checks = await Promise.allSettled(
-        serviceNames.map((service) =>
-          transport.call(`${service}.health`, {}, { timeoutMs: HEALTH_TIMEOUT_MS }),
-        ),
-      );
-      const services: Partial<Record<ServiceName, { status: 'ok'; uptime_seconds: number }>> = {};
-      const down: string[] = [];
-      checks.forEach((check, i) => {
-        const service = serviceNames[i]!;
-        if (check.status === 'fulfilled') {
-          const { status, uptime_seconds } = check.value;
-          services[service] = { status, uptime_seconds };
-        } else {
-          const reason = check.reason instanceof Error ? ` (${check.reason.message})` : '';
-          down.push(`${service}${reason}`);
-        }
-      });
-      if (down.length > 0) {
-        throw new LicensingError('SERVICE_UNAVAILABLE', `Not answering: ${down.join('; ')}`);
+  handle: async (_input, { transport }) => {
+    const checks = await Promise.allSettled(
+      serviceNames.map((service) =>
+        transport.call(`${service}.health`, {}, { timeoutMs: HEALTH_TIMEOUT_MS }),
+      ),
+    );
+    const services: z.output<typeof HealthReport>['services'] = {};
+    const down: string[] = [];
+    checks.forEach((check, i) => {
+      const service = serviceNames[i]!;
+      if (check.status === 'fulfilled') {
+        const { status, uptime_seconds } = check.value;
+        services[service] = { status, uptime_seconds };
+      } else {
+        const reason = check.reason instanceof Error ? ` (${check.reason.message})` : '';
+        down.push(`${service}${reason}`);
       }
-      sendData(res, { status: 'ok', services });
-    },
-  ],
-};
+    });
+    if (down.length > 0) {
+      throw new LicensingError('SERVICE_UNAVAILABLE', `Not answering: ${down.join('; ')}`);
+    }
+    return { data: { status: 'ok', services } };
+  },
+});
 
 /**
  * The admin console: a page of its own at `/`, public because it holds no data; everything it

@@ -291,5 +291,3 @@ export function receivePackage(
     req.pipe(parser);
   });
 }
-
-/** `?a=1&b=2` of a GET, strictly: known names once each, plain values. */
