@@ -5,7 +5,7 @@ import type {
   Plan,
   Product,
 } from '../../../libs/contracts/index.js';
-import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import {
@@ -13,13 +13,16 @@ import {
   Check,
   DOWNLOAD_ACCESS_WORDS,
   Done,
+  Input,
+  LimitInput,
+  Outcome,
+  Table,
+  WordSelect,
+  isLimit,
   limitWords,
   useAction,
 } from './common.js';
 import { useDirectory } from './directory.js';
-
-const ACCESS_VALUES = Object.keys(DOWNLOAD_ACCESS_WORDS) as DownloadAccess[];
-const ACTIVATION_TYPES = Object.keys(ACTIVATION_TYPE_WORDS) as ActivationType[];
 
 interface ProductDraft {
   title: string;
@@ -92,28 +95,21 @@ function ProductForm({
     >
       <div class="row">
         <Field label="Title">
-          <input
+          <Input
             name="title"
             required
             maxLength={255}
             value={draft.title}
-            onInput={(event) => setDraft({ ...draft, title: event.currentTarget.value })}
+            onValue={(title) => setDraft({ ...draft, title })}
           />
         </Field>
         <Field label="Download API Access" hint="What the download endpoint needs.">
-          <select
+          <WordSelect
             name="download_access"
+            words={DOWNLOAD_ACCESS_WORDS}
             value={draft.download_access}
-            onChange={(event) =>
-              setDraft({ ...draft, download_access: event.currentTarget.value as DownloadAccess })
-            }
-          >
-            {ACCESS_VALUES.map((value) => (
-              <option key={value} value={value}>
-                {DOWNLOAD_ACCESS_WORDS[value]}
-              </option>
-            ))}
-          </select>
+            onChange={(access) => setDraft({ ...draft, download_access: access })}
+          />
         </Field>
       </div>
       <Check
@@ -150,8 +146,7 @@ function ProductForm({
           </button>
         )}
       </div>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </form>
   );
 }
@@ -167,65 +162,58 @@ function Products({ onVersions }: { onVersions: (productId: number) => void }) {
       {products.length === 0 ? (
         <Empty>There are no products yet.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">ID</th>
-                <th scope="col">Title</th>
-                <th scope="col">Bundle items</th>
-                <th scope="col">Requires License</th>
-                <th scope="col">Download API Access</th>
-                <th scope="col">Changed</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {products.map((product) => (
-                <tr key={product.id}>
-                  <td>{product.id}</td>
-                  <td>{product.title}</td>
-                  <td>
-                    {product.bundle_items.length === 0 ? (
-                      <span class="muted">not a bundle</span>
-                    ) : (
-                      product.bundle_items.map(productTitle).join(', ')
-                    )}
-                  </td>
-                  <td>{product.requires_license ? 'Yes' : 'No'}</td>
-                  <td>{DOWNLOAD_ACCESS_WORDS[product.download_access]}</td>
-                  <td>
-                    <Time value={product.updated_at} />
-                  </td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      class="secondary small"
-                      aria-label={`Edit ${product.title}`}
-                      aria-expanded={editing === product.id}
-                      onClick={() => {
-                        setSaved(null);
-                        setEditing(editing === product.id ? null : product.id);
-                      }}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="secondary small"
-                      aria-label={`Versions and files of ${product.title}`}
-                      onClick={() => onVersions(product.id)}
-                    >
-                      Versions
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          columns={[
+            'ID',
+            'Title',
+            'Bundle items',
+            'Requires License',
+            'Download API Access',
+            'Changed',
+          ]}
+          actions
+        >
+          {products.map((product) => (
+            <tr key={product.id}>
+              <td>{product.id}</td>
+              <td>{product.title}</td>
+              <td>
+                {product.bundle_items.length === 0 ? (
+                  <span class="muted">not a bundle</span>
+                ) : (
+                  product.bundle_items.map(productTitle).join(', ')
+                )}
+              </td>
+              <td>{product.requires_license ? 'Yes' : 'No'}</td>
+              <td>{DOWNLOAD_ACCESS_WORDS[product.download_access]}</td>
+              <td>
+                <Time value={product.updated_at} />
+              </td>
+              <td class="actions">
+                <button
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Edit ${product.title}`}
+                  aria-expanded={editing === product.id}
+                  onClick={() => {
+                    setSaved(null);
+                    setEditing(editing === product.id ? null : product.id);
+                  }}
+                >
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Versions and files of ${product.title}`}
+                  onClick={() => onVersions(product.id)}
+                >
+                  Versions
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {editing !== null &&
         products
@@ -273,50 +261,26 @@ function PlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
     <form method="post" onSubmit={submit} class="panel" aria-label="New plan">
       <div class="row">
         <Field label="Name">
-          <input
-            name="name"
-            required
-            maxLength={255}
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
+          <Input name="name" required maxLength={255} value={name} onValue={setName} />
         </Field>
         <Field label="Activation type">
-          <select
+          <WordSelect
             name="activation_type"
+            words={ACTIVATION_TYPE_WORDS}
             value={type}
-            onChange={(event) => setType(event.currentTarget.value as ActivationType)}
-          >
-            {ACTIVATION_TYPES.map((value) => (
-              <option key={value} value={value}>
-                {ACTIVATION_TYPE_WORDS[value]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Activation limit" hint="0 means unlimited.">
-          <input
-            type="number"
-            name="activation_limit"
-            min={0}
-            max={1000000}
-            step={1}
-            required
-            value={limit}
-            onInput={(event) => setLimit(event.currentTarget.value)}
+            onChange={setType}
           />
         </Field>
+        <Field label="Activation limit" hint="0 means unlimited.">
+          <LimitInput value={limit} onValue={setLimit} />
+        </Field>
         <div class="field submit">
-          <button
-            type="submit"
-            disabled={action.busy || name.trim() === '' || !/^\d+$/.test(limit)}
-          >
+          <button type="submit" disabled={action.busy || name.trim() === '' || !isLimit(limit)}>
             Create plan
           </button>
         </div>
       </div>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </form>
   );
 }
@@ -329,32 +293,19 @@ function Plans() {
       {plans.length === 0 ? (
         <Empty>There are no plans yet.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">ID</th>
-                <th scope="col">Name</th>
-                <th scope="col">Activation type</th>
-                <th scope="col">Activation limit</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {plans.map((plan) => (
-                <tr key={plan.id}>
-                  <td>{plan.id}</td>
-                  <td>{plan.name}</td>
-                  <td>{ACTIVATION_TYPE_WORDS[plan.activation_type]}</td>
-                  <td>{limitWords(plan.activation_limit)}</td>
-                  <td>
-                    <Time value={plan.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['ID', 'Name', 'Activation type', 'Activation limit', 'Created']}>
+          {plans.map((plan) => (
+            <tr key={plan.id}>
+              <td>{plan.id}</td>
+              <td>{plan.name}</td>
+              <td>{ACTIVATION_TYPE_WORDS[plan.activation_type]}</td>
+              <td>{limitWords(plan.activation_limit)}</td>
+              <td>
+                <Time value={plan.created_at} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <h3>New plan</h3>
       <PlanForm onSaved={reload} />

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type {
   ActivationType,
@@ -6,6 +6,8 @@ import type {
   LicenseStatus,
 } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
+import { ErrorNote } from '../../../libs/web/ui/components.js';
+import { useDirectory } from './directory.js';
 
 // ---- Words for the API's values ----
 
@@ -183,7 +185,78 @@ export function useAction() {
   return { busy, error, done, run, clear };
 }
 
+export type Action = ReturnType<typeof useAction>;
+
+/**
+ * A removal from a list that asks first (ConfirmDialog): `ask` opens the dialog for an item, its
+ * confirmation runs `remove` as `action`. The row and its button are gone afterwards, so keyboard
+ * focus resumes at the list's heading (`heading`, which needs `tabIndex={-1}`).
+ */
+export function useRemoval<T>(action: Action, remove: (item: T) => Promise<string | null>) {
+  const [asked, setAsked] = useState<T | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const confirm = async (item: T) => {
+    setAsked(null);
+    await action.run(() => remove(item));
+    heading.current?.focus();
+  };
+  const cancel = () => setAsked(null);
+  return { asked, ask: setAsked, cancel, confirm, heading, busy: action.busy };
+}
+
+export type Removal<T> = ReturnType<typeof useRemoval<T>>;
+
 // ---- Pieces of pages ----
+
+/** A load's failure, then "Loading …" until its first answer, then what `children` make of it. */
+export function LoadView<T>({
+  loaded,
+  what,
+  children,
+}: {
+  loaded: Loaded<T>;
+  what: string;
+  children: (data: T) => ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorNote error={loaded.error} />
+      {loaded.data === null ? loaded.loading && <Loading what={what} /> : children(loaded.data)}
+    </>
+  );
+}
+
+/** Loads again; disabled while a load is under way. */
+export function ReloadButton({
+  loaded,
+  small = false,
+  label = 'Refresh',
+}: {
+  loaded: Pick<Loaded<unknown>, 'reload' | 'loading'>;
+  small?: boolean;
+  label?: string;
+}) {
+  return (
+    <button
+      type="button"
+      class={small ? 'secondary small' : 'secondary'}
+      onClick={loaded.reload}
+      disabled={loaded.loading}
+    >
+      {label}
+    </button>
+  );
+}
+
+/** The outcome of an action's last run: its failure in words, or its result. */
+export function Outcome({ action }: { action: Pick<Action, 'error' | 'done'> }) {
+  return (
+    <>
+      <ErrorNote error={action.error} />
+      <Done>{action.done}</Done>
+    </>
+  );
+}
 
 /** A result announced to screen readers. */
 export function Done({ children }: { children: ComponentChildren }) {
@@ -203,17 +276,19 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** A checkbox with its label beside it. */
+/** A checkbox with its label beside it (`hideLabel`: for screen readers only, as in a table). */
 export function Check({
   label,
   checked,
   onChange,
   disabled,
+  hideLabel = false,
 }: {
   label: string;
   checked: boolean;
   onChange: (checked: boolean) => void;
   disabled?: boolean;
+  hideLabel?: boolean;
 }) {
   return (
     <label class="check">
@@ -223,8 +298,179 @@ export function Check({
         disabled={disabled}
         onChange={(event) => onChange(event.currentTarget.checked)}
       />
-      <span>{label}</span>
+      <span class={hideLabel ? 'visually-hidden' : undefined}>{label}</span>
     </label>
+  );
+}
+
+/** A text input whose typed value goes to `onValue`; Field gives it its id and hint. */
+export function Input({
+  onValue,
+  ...attributes
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'onInput'> & { onValue: (value: string) => void }) {
+  return <input {...attributes} onInput={(event) => onValue(event.currentTarget.value)} />;
+}
+
+/** An activation limit (spec 3.3): a whole number, 0 for unlimited. */
+export function LimitInput(props: Parameters<typeof Input>[0]) {
+  return (
+    <Input
+      type="number"
+      name="activation_limit"
+      min={0}
+      max={1000000}
+      step={1}
+      required
+      {...props}
+    />
+  );
+}
+
+/** Whether an activation limit as typed can be sent. */
+export const isLimit = (text: string) => /^\d+$/.test(text);
+
+/** Radio buttons under a legend, one per choice, in the order `choices` lists them. */
+export function Radios<T extends string>({
+  legend,
+  name,
+  value,
+  onChange,
+  choices,
+}: {
+  legend: string;
+  name: string;
+  value: T;
+  onChange: (value: T) => void;
+  choices: Record<T, string>;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      {(Object.keys(choices) as T[]).map((choice) => (
+        <label key={choice} class="check">
+          <input
+            type="radio"
+            name={name}
+            value={choice}
+            checked={value === choice}
+            onChange={() => onChange(choice)}
+          />
+          <span>{choices[choice]}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+type SelectAttributes = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'onChange'>;
+
+/**
+ * One of the API's values, shown in its words (STATUS_WORDS and the like); `none` adds an empty
+ * choice, which is null.
+ */
+export function WordSelect<T extends string>(
+  props: SelectAttributes & { words: Record<T, string> } & (
+      | { none?: undefined; value: T; onChange: (value: T) => void }
+      | { none: string; value: T | null; onChange: (value: T | null) => void }
+    ),
+) {
+  const { words, none, value, onChange, ...attributes } = props;
+  return (
+    <select
+      {...attributes}
+      value={value ?? ''}
+      onChange={(event) => {
+        const text = event.currentTarget.value;
+        if (props.none === undefined) props.onChange(text as T);
+        else props.onChange(text === '' ? null : (text as T));
+      }}
+    >
+      {none !== undefined && <option value="">{none}</option>}
+      {(Object.keys(words) as T[]).map((word) => (
+        <option key={word} value={word}>
+          {words[word]}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export const idOrNull = (value: string) => (value === '' ? null : Number(value));
+
+type IdSelectProps = SelectAttributes & {
+  /** The empty choice's words; it stands for null. */
+  none: string;
+  value: number | null;
+  onChange: (id: number | null) => void;
+};
+
+/** A choice of a product or plan by its id, or of none. */
+export function IdSelect({
+  choices,
+  none,
+  value,
+  onChange,
+  ...attributes
+}: IdSelectProps & { choices: readonly { id: number; text: string }[] }) {
+  return (
+    <select
+      {...attributes}
+      value={value ?? ''}
+      onChange={(event) => onChange(idOrNull(event.currentTarget.value))}
+    >
+      <option value="">{none}</option>
+      {choices.map(({ id, text }) => (
+        <option key={id} value={id}>
+          {text}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function ProductSelect(props: IdSelectProps) {
+  const { products } = useDirectory();
+  return <IdSelect {...props} choices={products.map(({ id, title }) => ({ id, text: title }))} />;
+}
+
+export function PlanSelect(props: IdSelectProps) {
+  const { plans } = useDirectory();
+  return <IdSelect {...props} choices={plans.map(({ id, name }) => ({ id, text: name }))} />;
+}
+
+/**
+ * A table in a box of its own that scrolls sideways on a narrow screen; `actions` adds a last
+ * column, named for screen readers only, for each row's buttons.
+ */
+export function Table({
+  columns,
+  actions = false,
+  children,
+}: {
+  columns: readonly string[];
+  actions?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            {actions && (
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }
 
@@ -317,5 +563,56 @@ export function ConfirmDialog({
         </button>
       </div>
     </dialog>
+  );
+}
+
+/** A row's button that asks for the removal of its item, named in `name`. */
+export function RemoveButton<T>({
+  removal,
+  item,
+  verb,
+  name,
+}: {
+  removal: Removal<T>;
+  item: T;
+  verb: string;
+  name: string;
+}) {
+  return (
+    <button
+      type="button"
+      class="danger small"
+      aria-label={`${verb} ${name}`}
+      disabled={removal.busy}
+      onClick={() => removal.ask(item)}
+    >
+      {verb}
+    </button>
+  );
+}
+
+/** The confirmation of the removal asked for, if any; `children` word it for the item. */
+export function ConfirmRemoval<T>({
+  removal,
+  title,
+  confirmLabel,
+  children,
+}: {
+  removal: Removal<T>;
+  title: string;
+  confirmLabel: string;
+  children: (item: T) => ComponentChildren;
+}) {
+  const item = removal.asked;
+  if (item === null) return null;
+  return (
+    <ConfirmDialog
+      title={title}
+      confirmLabel={confirmLabel}
+      onConfirm={() => void removal.confirm(item)}
+      onCancel={removal.cancel}
+    >
+      {children(item)}
+    </ConfirmDialog>
   );
 }

@@ -3,10 +3,10 @@ import type {
   DownloadLogEntry,
   DownloadLogPage as LogPage,
 } from '../../../libs/contracts/index.js';
-import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import { Loading, Pager, useLoad } from './common.js';
+import { LoadView, Pager, ProductSelect, ReloadButton, Table, useLoad } from './common.js';
 import { useDirectory } from './directory.js';
 
 /**
@@ -49,73 +49,67 @@ function Entries({
 }) {
   const { productTitle } = useDirectory();
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Product</th>
-            {!refusedOnly && <th scope="col">Outcome</th>}
-            <th scope="col">Reason</th>
-            <th scope="col">License key</th>
-            <th scope="col">Identifier</th>
-            <th scope="col">IP</th>
-            <th scope="col">Version</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id} class={entry.outcome === 'refused' ? 'refused' : undefined}>
-              <td class="nowrap">
-                <Time value={entry.at} />
-              </td>
-              <td>
-                {entry.product_id === null ? (
-                  <span class="muted">no valid product id</span>
-                ) : (
-                  productTitle(entry.product_id)
-                )}
-              </td>
-              {!refusedOnly && <td>{entry.outcome === 'served' ? 'Served' : 'Refused'}</td>}
-              <td>
-                {entry.reason === null ? (
-                  <span class="muted">none</span>
-                ) : (
-                  <span class="reason">
-                    <span class="code">{entry.reason}</span>
-                    <span>{refusalMeaning(entry.reason)}</span>
-                  </span>
-                )}
-              </td>
-              <td>
-                {entry.license_key === null ? (
-                  <span class="muted">none</span>
-                ) : (
-                  <button
-                    type="button"
-                    class="link mono nowrap"
-                    aria-label={`Open license ${entry.license_key}`}
-                    onClick={() => onOpenLicense(entry.license_key!)}
-                  >
-                    {entry.license_key}
-                  </button>
-                )}
-              </td>
-              <td class="mono long">{entry.identifier ?? <span class="muted">none</span>}</td>
-              <td class="mono nowrap">{entry.ip}</td>
-              <td>{entry.version ?? <span class="muted">none</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      columns={[
+        'When',
+        'Product',
+        ...(refusedOnly ? [] : ['Outcome']),
+        'Reason',
+        'License key',
+        'Identifier',
+        'IP',
+        'Version',
+      ]}
+    >
+      {entries.map((entry) => (
+        <tr key={entry.id} class={entry.outcome === 'refused' ? 'refused' : undefined}>
+          <td class="nowrap">
+            <Time value={entry.at} />
+          </td>
+          <td>
+            {entry.product_id === null ? (
+              <span class="muted">no valid product id</span>
+            ) : (
+              productTitle(entry.product_id)
+            )}
+          </td>
+          {!refusedOnly && <td>{entry.outcome === 'served' ? 'Served' : 'Refused'}</td>}
+          <td>
+            {entry.reason === null ? (
+              <span class="muted">none</span>
+            ) : (
+              <span class="reason">
+                <span class="code">{entry.reason}</span>
+                <span>{refusalMeaning(entry.reason)}</span>
+              </span>
+            )}
+          </td>
+          <td>
+            {entry.license_key === null ? (
+              <span class="muted">none</span>
+            ) : (
+              <button
+                type="button"
+                class="link mono nowrap"
+                aria-label={`Open license ${entry.license_key}`}
+                onClick={() => onOpenLicense(entry.license_key!)}
+              >
+                {entry.license_key}
+              </button>
+            )}
+          </td>
+          <td class="mono long">{entry.identifier ?? <span class="muted">none</span>}</td>
+          <td class="mono nowrap">{entry.ip}</td>
+          <td>{entry.version ?? <span class="muted">none</span>}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
 /** The download log (spec 4.5), with its Refused Downloads view. */
 export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string) => void }) {
   const api = useApi();
-  const { products } = useDirectory();
   const [filter, setFilter] = useState<Filter>({ refused: false, productId: null, page: 1 });
   const log = useLoad(
     () =>
@@ -127,14 +121,11 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
       }),
     [api, filter],
   );
-  const page = log.data;
   return (
     <section aria-labelledby="log-heading">
       <div class="title-row">
         <h1 id="log-heading">{filter.refused ? 'Refused downloads' : 'Download log'}</h1>
-        <button type="button" class="secondary" onClick={log.reload} disabled={log.loading}>
-          Refresh
-        </button>
+        <ReloadButton loaded={log} />
       </div>
       <div class="row">
         <div class="tabs" role="group" aria-label="Which downloads">
@@ -156,44 +147,36 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
           </button>
         </div>
         <Field label="Product">
-          <select
+          <ProductSelect
             name="product_id"
-            value={filter.productId ?? ''}
-            onChange={(event) => {
-              const value = event.currentTarget.value;
-              setFilter({ ...filter, productId: value === '' ? null : Number(value), page: 1 });
-            }}
-          >
-            <option value="">Every product</option>
-            {products.map((product) => (
-              <option key={product.id} value={product.id}>
-                {product.title}
-              </option>
-            ))}
-          </select>
+            none="Every product"
+            value={filter.productId}
+            onChange={(productId) => setFilter({ ...filter, productId, page: 1 })}
+          />
         </Field>
       </div>
-      <ErrorNote error={log.error} />
-      {page === null ? (
-        log.loading && <Loading what="the download log" />
-      ) : page.entries.length === 0 ? (
-        <Empty>{filter.refused ? 'No download has been refused.' : 'No downloads yet.'}</Empty>
-      ) : (
-        <>
-          <Entries
-            entries={page.entries}
-            refusedOnly={filter.refused}
-            onOpenLicense={onOpenLicense}
-          />
-          <Pager
-            page={page.page}
-            perPage={page.per_page}
-            total={page.total}
-            noun={filter.refused ? 'refused downloads' : 'downloads'}
-            onPage={(n) => setFilter({ ...filter, page: n })}
-          />
-        </>
-      )}
+      <LoadView loaded={log} what="the download log">
+        {(page) =>
+          page.entries.length === 0 ? (
+            <Empty>{filter.refused ? 'No download has been refused.' : 'No downloads yet.'}</Empty>
+          ) : (
+            <>
+              <Entries
+                entries={page.entries}
+                refusedOnly={filter.refused}
+                onOpenLicense={onOpenLicense}
+              />
+              <Pager
+                page={page.page}
+                perPage={page.per_page}
+                total={page.total}
+                noun={filter.refused ? 'refused downloads' : 'downloads'}
+                onPage={(n) => setFilter({ ...filter, page: n })}
+              />
+            </>
+          )
+        }
+      </LoadView>
     </section>
   );
 }

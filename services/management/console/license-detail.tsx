@@ -1,25 +1,34 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type {
   Activation,
   ActivationType,
   LicenseDetail,
   LicenseStatus,
 } from '../../../libs/contracts/index.js';
-import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { segment, useApi } from './admin-api.js';
 import {
   ACTIVATION_TYPE_WORDS,
-  ConfirmDialog,
-  Done,
-  Loading,
+  ConfirmRemoval,
+  Input,
+  LimitInput,
+  LoadView,
+  Outcome,
+  Radios,
+  ReloadButton,
+  RemoveButton,
   STATUS_WORDS,
   StatusBadge,
+  Table,
+  WordSelect,
+  isLimit,
   isoToLocalInput,
   limitWords,
   localInputToIso,
   useAction,
   useLoad,
+  useRemoval,
 } from './common.js';
 import { useDirectory } from './directory.js';
 import { usage } from './licenses.js';
@@ -96,10 +105,12 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
   const api = useApi();
   const [identifier, setIdentifier] = useState('');
   const [name, setName] = useState('');
-  const [removing, setRemoving] = useState<Activation | null>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
   const action = useAction();
   const path = `/licenses/${segment(license.license_key)}/activations`;
+  const removal = useRemoval(action, async (activation: Activation) => {
+    onChange(await api.call<LicenseDetail>('DELETE', `${path}/${segment(activation.identifier)}`));
+    return `Removed ${activation.identifier}; its slot is free.`;
+  });
 
   const add = async (event: Event) => {
     event.preventDefault();
@@ -116,92 +127,52 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
     });
   };
 
-  const remove = async (activation: Activation) => {
-    setRemoving(null);
-    await action.run(async () => {
-      onChange(
-        await api.call<LicenseDetail>('DELETE', `${path}/${segment(activation.identifier)}`),
-      );
-      return `Removed ${activation.identifier}; its slot is free.`;
-    });
-    // The row and its button are gone: keyboard focus resumes at the list.
-    heading.current?.focus();
-  };
-
   return (
     <section aria-labelledby="activations-heading" class="panel">
-      <h2 id="activations-heading" ref={heading} tabIndex={-1}>
+      <h2 id="activations-heading" ref={removal.heading} tabIndex={-1}>
         Activations ({usage(license)})
       </h2>
       {license.activations.length === 0 ? (
         <Empty>Nothing is activated with this license.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Identifier</th>
-                <th scope="col">Name</th>
-                <th scope="col">IP</th>
-                <th scope="col">Activated</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {license.activations.map((activation) => (
-                <tr key={activation.identifier}>
-                  <td class="mono long">{activation.identifier}</td>
-                  <td>{activation.name ?? <span class="muted">none</span>}</td>
-                  <td class="mono">
-                    {activation.ip === '' ? (
-                      <span class="muted">added in admin</span>
-                    ) : (
-                      activation.ip
-                    )}
-                  </td>
-                  <td>
-                    <Time value={activation.activated_at} />
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="danger small"
-                      aria-label={`Remove ${activation.identifier}`}
-                      disabled={action.busy}
-                      onClick={() => setRemoving(activation)}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Identifier', 'Name', 'IP', 'Activated']} actions>
+          {license.activations.map((activation) => (
+            <tr key={activation.identifier}>
+              <td class="mono long">{activation.identifier}</td>
+              <td>{activation.name ?? <span class="muted">none</span>}</td>
+              <td class="mono">
+                {activation.ip === '' ? <span class="muted">added in admin</span> : activation.ip}
+              </td>
+              <td>
+                <Time value={activation.activated_at} />
+              </td>
+              <td>
+                <RemoveButton
+                  removal={removal}
+                  item={activation}
+                  verb="Remove"
+                  name={activation.identifier}
+                />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <h3>Add an activation</h3>
       <form method="post" onSubmit={add} class="row">
         <Field label="Identifier" hint={NORMALISATION[license.activation_type]}>
-          <input
+          <Input
             name="identifier"
             autocomplete="off"
             spellcheck={false}
             required
             maxLength={255}
             value={identifier}
-            onInput={(event) => setIdentifier(event.currentTarget.value)}
+            onValue={setIdentifier}
           />
         </Field>
         <Field label="Name" hint="Optional label.">
-          <input
-            name="name"
-            autocomplete="off"
-            maxLength={255}
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
+          <Input name="name" autocomplete="off" maxLength={255} value={name} onValue={setName} />
         </Field>
         <div class="field submit">
           <button type="submit" disabled={action.busy || identifier.trim() === ''}>
@@ -209,27 +180,23 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
           </button>
         </div>
       </form>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
-      {removing !== null && (
-        <ConfirmDialog
-          title="Remove this activation?"
-          confirmLabel="Remove activation"
-          onConfirm={() => void remove(removing)}
-          onCancel={() => setRemoving(null)}
-        >
+      <Outcome action={action} />
+      <ConfirmRemoval
+        removal={removal}
+        title="Remove this activation?"
+        confirmLabel="Remove activation"
+      >
+        {(removing) => (
           <p>
             <span class="mono">{removing.identifier}</span>
             {removing.name !== null && <> ({removing.name})</>} will no longer be activated with
             this license, and its slot is freed.
           </p>
-        </ConfirmDialog>
-      )}
+        )}
+      </ConfirmRemoval>
     </section>
   );
 }
-
-const STATUSES = Object.keys(STATUS_WORDS) as LicenseStatus[];
 
 /** The changes a PATCH makes (spec 3.3): limit, status, expiry, each a form of its own. */
 function Settings({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
@@ -268,18 +235,9 @@ function Settings({ license, onChange }: { license: LicenseDetail; onChange: Cha
           }}
         >
           <Field label="Activation limit" hint="0 means unlimited. Takes effect at once.">
-            <input
-              type="number"
-              name="activation_limit"
-              min={0}
-              max={1000000}
-              step={1}
-              required
-              value={limit}
-              onInput={(event) => setLimit(event.currentTarget.value)}
-            />
+            <LimitInput value={limit} onValue={setLimit} />
           </Field>
-          <button type="submit" disabled={action.busy || !/^\d+$/.test(limit)}>
+          <button type="submit" disabled={action.busy || !isLimit(limit)}>
             Change limit
           </button>
         </form>
@@ -294,17 +252,7 @@ function Settings({ license, onChange }: { license: LicenseDetail; onChange: Cha
           }}
         >
           <Field label="Status">
-            <select
-              name="status"
-              value={status}
-              onChange={(event) => setStatus(event.currentTarget.value as LicenseStatus)}
-            >
-              {STATUSES.map((value) => (
-                <option key={value} value={value}>
-                  {STATUS_WORDS[value]}
-                </option>
-              ))}
-            </select>
+            <WordSelect name="status" words={STATUS_WORDS} value={status} onChange={setStatus} />
           </Field>
           <button type="submit" disabled={action.busy}>
             Change status
@@ -322,20 +270,14 @@ function Settings({ license, onChange }: { license: LicenseDetail; onChange: Cha
           }}
         >
           <Field label="Expires" hint="Your time zone; empty: does not expire.">
-            <input
-              type="datetime-local"
-              name="expires_at"
-              value={expires}
-              onInput={(event) => setExpires(event.currentTarget.value)}
-            />
+            <Input type="datetime-local" name="expires_at" value={expires} onValue={setExpires} />
           </Field>
           <button type="submit" disabled={action.busy}>
             Change expiry
           </button>
         </form>
       </div>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </section>
   );
 }
@@ -381,35 +323,21 @@ function PlanChange({ license, onChange }: { license: LicenseDetail; onChange: C
             ))}
           </select>
         </Field>
-        <fieldset>
-          <legend>When</legend>
-          <label class="check">
-            <input
-              type="radio"
-              name="when"
-              value="now"
-              checked={when === 'now'}
-              onChange={() => setWhen('now')}
-            />
-            <span>Now: the limit and type reset to the new plan's</span>
-          </label>
-          <label class="check">
-            <input
-              type="radio"
-              name="when"
-              value="renewal"
-              checked={when === 'renewal'}
-              onChange={() => setWhen('renewal')}
-            />
-            <span>At the next checkout renewal</span>
-          </label>
-        </fieldset>
+        <Radios
+          legend="When"
+          name="when"
+          value={when}
+          onChange={setWhen}
+          choices={{
+            now: "Now: the limit and type reset to the new plan's",
+            renewal: 'At the next checkout renewal',
+          }}
+        />
         <button type="submit" disabled={action.busy || planId === ''}>
           Change plan
         </button>
       </form>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </section>
   );
 }
@@ -448,55 +376,39 @@ function Renewal({ license, onChange }: { license: LicenseDetail; onChange: Chan
       <form method="post" onSubmit={submit}>
         <div class="row">
           <Field label="New expiry" hint="Your time zone; must be ahead of now.">
-            <input
+            <Input
               type="datetime-local"
               name="expires_at"
               required
               value={expires}
-              onInput={(event) => setExpires(event.currentTarget.value)}
+              onValue={setExpires}
             />
           </Field>
           <Field label="Next payment" hint="Optional.">
-            <input
+            <Input
               type="datetime-local"
               name="next_payment_at"
               value={nextPayment}
-              onInput={(event) => setNextPayment(event.currentTarget.value)}
+              onValue={setNextPayment}
             />
           </Field>
         </div>
-        <fieldset>
-          <legend>Through</legend>
-          <label class="check">
-            <input
-              type="radio"
-              name="source"
-              value="checkout"
-              checked={source === 'checkout'}
-              onChange={() => setSource('checkout')}
-            />
-            <span>
-              Checkout (the Renew button): applies a pending plan change; limit and type reset to
-              the plan's
-            </span>
-          </label>
-          <label class="check">
-            <input
-              type="radio"
-              name="source"
-              value="gateway"
-              checked={source === 'gateway'}
-              onChange={() => setSource('gateway')}
-            />
-            <span>Payment gateway (automatic renewal): plan, limit and type unchanged</span>
-          </label>
-        </fieldset>
+        <Radios
+          legend="Through"
+          name="source"
+          value={source}
+          onChange={setSource}
+          choices={{
+            checkout:
+              "Checkout (the Renew button): applies a pending plan change; limit and type reset to the plan's",
+            gateway: 'Payment gateway (automatic renewal): plan, limit and type unchanged',
+          }}
+        />
         <button type="submit" disabled={action.busy || expires === ''}>
           Renew
         </button>
       </form>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </section>
   );
 }
@@ -512,28 +424,17 @@ function RejectedAttempts({ license }: { license: LicenseDetail }) {
       {license.rejected_attempts.length === 0 ? (
         <Empty>No activation of this license has been refused.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Identifier</th>
-                <th scope="col">Tries</th>
-                <th scope="col">Last try</th>
-              </tr>
-            </thead>
-            <tbody>
-              {license.rejected_attempts.map((attempt) => (
-                <tr key={attempt.identifier}>
-                  <td class="mono long">{attempt.identifier}</td>
-                  <td>{attempt.tries}</td>
-                  <td>
-                    <Time value={attempt.last_attempt_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Identifier', 'Tries', 'Last try']}>
+          {license.rejected_attempts.map((attempt) => (
+            <tr key={attempt.identifier}>
+              <td class="mono long">{attempt.identifier}</td>
+              <td>{attempt.tries}</td>
+              <td>
+                <Time value={attempt.last_attempt_at} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );
@@ -551,7 +452,6 @@ export function LicenseDetailPage({
     () => api.get<LicenseDetail>(`/licenses/${segment(licenseKey)}`),
     [api, licenseKey],
   );
-  const license = loaded.data;
   return (
     <section aria-labelledby="license-heading">
       <div class="title-row">
@@ -560,24 +460,21 @@ export function LicenseDetailPage({
           <button type="button" class="secondary" onClick={onBack}>
             Back to licenses
           </button>
-          <button type="button" class="secondary" onClick={loaded.reload} disabled={loaded.loading}>
-            Refresh
-          </button>
+          <ReloadButton loaded={loaded} />
         </div>
       </div>
-      <ErrorNote error={loaded.error} />
-      {license === null ? (
-        loaded.loading && <Loading what="the license" />
-      ) : (
-        <>
-          <Facts license={license} />
-          <Activations license={license} onChange={loaded.replace} />
-          <RejectedAttempts license={license} />
-          <Settings license={license} onChange={loaded.replace} />
-          <PlanChange license={license} onChange={loaded.replace} />
-          <Renewal license={license} onChange={loaded.replace} />
-        </>
-      )}
+      <LoadView loaded={loaded} what="the license">
+        {(license) => (
+          <>
+            <Facts license={license} />
+            <Activations license={license} onChange={loaded.replace} />
+            <RejectedAttempts license={license} />
+            <Settings license={license} onChange={loaded.replace} />
+            <PlanChange license={license} onChange={loaded.replace} />
+            <Renewal license={license} onChange={loaded.replace} />
+          </>
+        )}
+      </LoadView>
     </section>
   );
 }

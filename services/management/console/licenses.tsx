@@ -5,15 +5,20 @@ import type {
   LicenseStatus,
   LicenseSummary,
 } from '../../../libs/contracts/index.js';
-import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import {
-  Done,
-  Loading,
+  Input,
+  LoadView,
+  Outcome,
   Pager,
+  PlanSelect,
+  ProductSelect,
   STATUS_WORDS,
   StatusBadge,
+  Table,
+  WordSelect,
   localInputToIso,
   useAction,
   useLoad,
@@ -39,10 +44,6 @@ export const NO_SEARCH: LicenseSearch = {
 
 const PER_PAGE = 25;
 
-const STATUSES = Object.keys(STATUS_WORDS) as LicenseStatus[];
-
-const idOrNull = (value: string) => (value === '' ? null : Number(value));
-
 export function usage(license: Pick<LicenseSummary, 'activation_limit' | 'activations_used'>) {
   return license.activation_limit === 0
     ? `${license.activations_used} (unlimited)`
@@ -56,7 +57,6 @@ function SearchForm({
   search: LicenseSearch;
   onSearch: (search: LicenseSearch) => void;
 }) {
-  const { products, plans } = useDirectory();
   const [draft, setDraft] = useState(search);
   const submit = (event: Event) => {
     event.preventDefault();
@@ -72,62 +72,40 @@ function SearchForm({
         label="Key prefix or identifier"
         hint="The first characters of a key, or a site, device, e-mail or instance in any spelling."
       >
-        <input
+        <Input
           type="search"
           name="q"
           autocomplete="off"
           spellcheck={false}
           maxLength={255}
           value={draft.q}
-          onInput={(event) => setDraft({ ...draft, q: event.currentTarget.value })}
+          onValue={(q) => setDraft({ ...draft, q })}
         />
       </Field>
       <Field label="Product">
-        <select
+        <ProductSelect
           name="product_id"
-          value={draft.product_id ?? ''}
-          onChange={(event) =>
-            setDraft({ ...draft, product_id: idOrNull(event.currentTarget.value) })
-          }
-        >
-          <option value="">Any product</option>
-          {products.map((product) => (
-            <option key={product.id} value={product.id}>
-              {product.title}
-            </option>
-          ))}
-        </select>
+          none="Any product"
+          value={draft.product_id}
+          onChange={(productId) => setDraft({ ...draft, product_id: productId })}
+        />
       </Field>
       <Field label="Plan">
-        <select
+        <PlanSelect
           name="plan_id"
-          value={draft.plan_id ?? ''}
-          onChange={(event) => setDraft({ ...draft, plan_id: idOrNull(event.currentTarget.value) })}
-        >
-          <option value="">Any plan</option>
-          {plans.map((plan) => (
-            <option key={plan.id} value={plan.id}>
-              {plan.name}
-            </option>
-          ))}
-        </select>
+          none="Any plan"
+          value={draft.plan_id}
+          onChange={(planId) => setDraft({ ...draft, plan_id: planId })}
+        />
       </Field>
       <Field label="Status">
-        <select
+        <WordSelect
           name="status"
-          value={draft.status ?? ''}
-          onChange={(event) => {
-            const value = event.currentTarget.value;
-            setDraft({ ...draft, status: value === '' ? null : (value as LicenseStatus) });
-          }}
-        >
-          <option value="">Any status</option>
-          {STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {STATUS_WORDS[status]}
-            </option>
-          ))}
-        </select>
+          words={STATUS_WORDS}
+          none="Any status"
+          value={draft.status}
+          onChange={(status) => setDraft({ ...draft, status })}
+        />
       </Field>
       <div class="field actions">
         <button type="submit">Search</button>
@@ -148,49 +126,36 @@ function LicenseTable({
 }) {
   const { productTitle, planName } = useDirectory();
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">License key</th>
-            <th scope="col">Product</th>
-            <th scope="col">Plan</th>
-            <th scope="col">Status</th>
-            <th scope="col">Activations</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last check</th>
-          </tr>
-        </thead>
-        <tbody>
-          {licenses.map((license) => (
-            <tr key={license.license_key}>
-              <td>
-                <button
-                  type="button"
-                  class="link mono nowrap"
-                  aria-label={`Open license ${license.license_key}`}
-                  onClick={() => onOpen(license.license_key)}
-                >
-                  {license.license_key}
-                </button>
-              </td>
-              <td>{license.product ?? productTitle(license.product_id)}</td>
-              <td>{license.plan ?? planName(license.plan_id)}</td>
-              <td>
-                <StatusBadge status={license.status} />
-              </td>
-              <td>{usage(license)}</td>
-              <td>
-                <Time value={license.expires_at} empty="Does not expire" />
-              </td>
-              <td>
-                <Time value={license.last_check_at} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      columns={['License key', 'Product', 'Plan', 'Status', 'Activations', 'Expires', 'Last check']}
+    >
+      {licenses.map((license) => (
+        <tr key={license.license_key}>
+          <td>
+            <button
+              type="button"
+              class="link mono nowrap"
+              aria-label={`Open license ${license.license_key}`}
+              onClick={() => onOpen(license.license_key)}
+            >
+              {license.license_key}
+            </button>
+          </td>
+          <td>{license.product ?? productTitle(license.product_id)}</td>
+          <td>{license.plan ?? planName(license.plan_id)}</td>
+          <td>
+            <StatusBadge status={license.status} />
+          </td>
+          <td>{usage(license)}</td>
+          <td>
+            <Time value={license.expires_at} empty="Does not expire" />
+          </td>
+          <td>
+            <Time value={license.last_check_at} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -198,8 +163,8 @@ function LicenseTable({
 function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
   const api = useApi();
   const { products, plans } = useDirectory();
-  const [productId, setProductId] = useState('');
-  const [planId, setPlanId] = useState('');
+  const [productId, setProductId] = useState<number | null>(null);
+  const [planId, setPlanId] = useState<number | null>(null);
   const [expires, setExpires] = useState('');
   const [key, setKey] = useState('');
   const action = useAction();
@@ -207,8 +172,8 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
     event.preventDefault();
     await action.run(async () => {
       const license = await api.call<LicenseDetail>('POST', '/licenses', {
-        product_id: Number(productId),
-        plan_id: Number(planId),
+        product_id: productId,
+        plan_id: planId,
         expires_at: localInputToIso(expires),
         ...(key.trim() === '' ? {} : { license_key: key.trim() }),
       });
@@ -224,58 +189,31 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
       ) : (
         <form method="post" onSubmit={submit} class="row">
           <Field label="Product">
-            <select
-              required
-              value={productId}
-              onChange={(event) => setProductId(event.currentTarget.value)}
-            >
-              <option value="">Choose…</option>
-              {products.map((product) => (
-                <option key={product.id} value={product.id}>
-                  {product.title}
-                </option>
-              ))}
-            </select>
+            <ProductSelect required none="Choose…" value={productId} onChange={setProductId} />
           </Field>
           <Field label="Plan">
-            <select
-              required
-              value={planId}
-              onChange={(event) => setPlanId(event.currentTarget.value)}
-            >
-              <option value="">Choose…</option>
-              {plans.map((plan) => (
-                <option key={plan.id} value={plan.id}>
-                  {plan.name}
-                </option>
-              ))}
-            </select>
+            <PlanSelect required none="Choose…" value={planId} onChange={setPlanId} />
           </Field>
           <Field label="Expires" hint="Your time zone; empty: never.">
-            <input
-              type="datetime-local"
-              value={expires}
-              onInput={(event) => setExpires(event.currentTarget.value)}
-            />
+            <Input type="datetime-local" value={expires} onValue={setExpires} />
           </Field>
           <Field label="License key" hint="Empty: one is generated.">
-            <input
+            <Input
               autocomplete="off"
               spellcheck={false}
               maxLength={255}
               value={key}
-              onInput={(event) => setKey(event.currentTarget.value)}
+              onValue={setKey}
             />
           </Field>
           <div class="field submit">
-            <button type="submit" disabled={action.busy || productId === '' || planId === ''}>
+            <button type="submit" disabled={action.busy || productId === null || planId === null}>
               Issue
             </button>
           </div>
         </form>
       )}
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </details>
   );
 }
@@ -304,29 +242,31 @@ export function LicensesPage({
   );
   const filtered =
     search.q !== '' || search.product_id !== null || search.plan_id !== null || search.status;
-  const page = result.data;
   return (
     <section aria-labelledby="licenses-heading">
       <h1 id="licenses-heading">Licenses</h1>
       <SearchForm search={search} onSearch={onSearch} />
       <IssueLicense onIssued={onOpen} />
-      <ErrorNote error={result.error} />
-      {page === null ? (
-        result.loading && <Loading what="licenses" />
-      ) : page.licenses.length === 0 ? (
-        <Empty>{filtered ? 'No license matches this search.' : 'There are no licenses yet.'}</Empty>
-      ) : (
-        <>
-          <LicenseTable licenses={page.licenses} onOpen={onOpen} />
-          <Pager
-            page={page.page}
-            perPage={page.per_page}
-            total={page.total}
-            noun="licenses"
-            onPage={(n) => onSearch({ ...search, page: n })}
-          />
-        </>
-      )}
+      <LoadView loaded={result} what="licenses">
+        {(page) =>
+          page.licenses.length === 0 ? (
+            <Empty>
+              {filtered ? 'No license matches this search.' : 'There are no licenses yet.'}
+            </Empty>
+          ) : (
+            <>
+              <LicenseTable licenses={page.licenses} onOpen={onOpen} />
+              <Pager
+                page={page.page}
+                perPage={page.per_page}
+                total={page.total}
+                noun="licenses"
+                onPage={(n) => onSearch({ ...search, page: n })}
+              />
+            </>
+          )
+        }
+      </LoadView>
     </section>
   );
 }

@@ -8,7 +8,7 @@ import { ApiError } from '../../../libs/web/ui/api.js';
 import { Empty, ErrorNote } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import { Done, Loading, useAction, useLoad } from './common.js';
+import { Loading, Outcome, ReloadButton, Table, useAction, useLoad } from './common.js';
 
 /** The scheduled tasks (spec 2.5, 3.1 "Reminders & Expiration"), in words. */
 const TASKS: Record<TaskName, { title: string; does: string; result: (count: number) => string }> =
@@ -48,79 +48,62 @@ function Tasks() {
     <section aria-labelledby="jobs-heading">
       <h2 id="jobs-heading">Scheduled tasks</h2>
       <ErrorNote error={tasks.error} />
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
       {tasks.data === null ? (
         tasks.loading && <Loading what="the tasks" />
       ) : list.length === 0 ? (
         <Empty>There are no scheduled tasks.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Task</th>
-                <th scope="col">Every</th>
-                <th scope="col">Last run</th>
-                <th scope="col">Result</th>
-                <th scope="col">Next run</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+        <Table columns={['Task', 'Every', 'Last run', 'Result', 'Next run']} actions>
+          {list.map((task) => {
+            const words = TASKS[task.name];
+            const last = task.last_run;
+            return (
+              <tr key={task.name} data-task={task.name}>
+                <td>
+                  <strong>{words.title}</strong>
+                  <div class="muted">{words.does}</div>
+                </td>
+                <td>{task.interval}</td>
+                <td>
+                  {last === null ? (
+                    <span class="muted">never</span>
+                  ) : (
+                    <>
+                      <Time value={last.ran_at} />
+                      <div class="muted">
+                        {last.trigger === 'on-demand' ? 'on demand' : 'scheduled'}
+                      </div>
+                    </>
+                  )}
+                </td>
+                <td>
+                  {last === null ? (
+                    <span class="muted">none</span>
+                  ) : last.error !== null ? (
+                    <span class="failed">Failed: {last.error}</span>
+                  ) : (
+                    words.result(last.affected ?? 0)
+                  )}
+                </td>
+                <td>
+                  <Time value={task.next_run_at} empty="not scheduled" />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    class="small"
+                    disabled={action.busy}
+                    aria-label={`Run ${words.title} now`}
+                    onClick={() => void run(task.name)}
+                  >
+                    Run now
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((task) => {
-                const words = TASKS[task.name];
-                const last = task.last_run;
-                return (
-                  <tr key={task.name} data-task={task.name}>
-                    <td>
-                      <strong>{words.title}</strong>
-                      <div class="muted">{words.does}</div>
-                    </td>
-                    <td>{task.interval}</td>
-                    <td>
-                      {last === null ? (
-                        <span class="muted">never</span>
-                      ) : (
-                        <>
-                          <Time value={last.ran_at} />
-                          <div class="muted">
-                            {last.trigger === 'on-demand' ? 'on demand' : 'scheduled'}
-                          </div>
-                        </>
-                      )}
-                    </td>
-                    <td>
-                      {last === null ? (
-                        <span class="muted">none</span>
-                      ) : last.error !== null ? (
-                        <span class="failed">Failed: {last.error}</span>
-                      ) : (
-                        words.result(last.affected ?? 0)
-                      )}
-                    </td>
-                    <td>
-                      <Time value={task.next_run_at} empty="not scheduled" />
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        class="small"
-                        disabled={action.busy}
-                        aria-label={`Run ${words.title} now`}
-                        onClick={() => void run(task.name)}
-                      >
-                        Run now
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       )}
     </section>
   );
@@ -158,47 +141,29 @@ function Health() {
     <section aria-labelledby="health-heading">
       <div class="title-row">
         <h2 id="health-heading">Health</h2>
-        <button
-          type="button"
-          class="secondary small"
-          onClick={health.reload}
-          disabled={health.loading}
-        >
-          Check again
-        </button>
+        <ReloadButton loaded={health} small label="Check again" />
       </div>
       <ErrorNote error={health.error} />
       {health.loading && <Loading what="the health of every service" />}
       {!health.loading && (health.data !== null || silent !== null) && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Service</th>
-                <th scope="col">State</th>
-                <th scope="col">Up for</th>
+        <Table columns={['Service', 'State', 'Up for']}>
+          <tr data-service="management">
+            <th scope="row">Management API: this console's API</th>
+            <td class="ok">Answering</td>
+            <td class="muted">–</td>
+          </tr>
+          {names.map((name) => {
+            const report = silent === null ? health.data?.services[name] : undefined;
+            const down = silent !== null ? silent.has(name) : report === undefined;
+            return (
+              <tr key={name} data-service={name}>
+                <th scope="row">{SERVICES[name]}</th>
+                {down ? <td class="failed">Not answering</td> : <td class="ok">Answering</td>}
+                <td>{report === undefined ? '–' : uptime(report.uptime_seconds)}</td>
               </tr>
-            </thead>
-            <tbody>
-              <tr data-service="management">
-                <th scope="row">Management API: this console's API</th>
-                <td class="ok">Answering</td>
-                <td class="muted">–</td>
-              </tr>
-              {names.map((name) => {
-                const report = silent === null ? health.data?.services[name] : undefined;
-                const down = silent !== null ? silent.has(name) : report === undefined;
-                return (
-                  <tr key={name} data-service={name}>
-                    <th scope="row">{SERVICES[name]}</th>
-                    {down ? <td class="failed">Not answering</td> : <td class="ok">Answering</td>}
-                    <td>{report === undefined ? '–' : uptime(report.uptime_seconds)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       )}
     </section>
   );

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ApiError, readAnswer, send } from '../../../libs/web/ui/api.js';
-import { ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Field } from '../../../libs/web/ui/components.js';
 import { ADMIN_BASE } from './admin-api.js';
+import { Input, Outcome, useAction } from './common.js';
 
 /**
  * Sign in with an admin token. The token is checked with a call that needs it (the plan list)
@@ -16,38 +17,33 @@ export function SignIn({
   notice: string | null;
 }) {
   const [token, setToken] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const candidate = token.trim();
-    // An HTTP header carries visible ASCII only; anything else cannot be an admin token.
-    if (!/^[\x21-\x7e]+$/.test(candidate)) {
-      setError(new Error('An admin token is one word of letters, digits and punctuation.'));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const response = await send(`${ADMIN_BASE}/plans`, {
-        method: 'GET',
-        headers: { Authorization: `Bearer ${candidate}`, Accept: 'application/json' },
-        cache: 'no-store',
-        credentials: 'omit',
-      });
-      await readAnswer<unknown>(response);
+    await action.run(async () => {
+      // An HTTP header carries visible ASCII only; anything else cannot be an admin token.
+      if (!/^[\x21-\x7e]+$/.test(candidate)) {
+        throw new Error('An admin token is one word of letters, digits and punctuation.');
+      }
+      try {
+        const response = await send(`${ADMIN_BASE}/plans`, {
+          method: 'GET',
+          headers: { Authorization: `Bearer ${candidate}`, Accept: 'application/json' },
+          cache: 'no-store',
+          credentials: 'omit',
+        });
+        await readAnswer<unknown>(response);
+      } catch (failure) {
+        throw failure instanceof ApiError && failure.status === 401
+          ? new Error('This admin token was not accepted. Check it and try again.')
+          : failure;
+      }
       setToken('');
       onSignedIn(candidate);
-    } catch (failure) {
-      setError(
-        failure instanceof ApiError && failure.status === 401
-          ? new Error('This admin token was not accepted. Check it and try again.')
-          : failure,
-      );
-    } finally {
-      setBusy(false);
-    }
+      return null;
+    });
   };
 
   return (
@@ -61,21 +57,21 @@ export function SignIn({
       )}
       <form method="post" onSubmit={submit}>
         <Field label="Admin token" hint="Kept in this tab only, until you sign out or close it.">
-          <input
+          <Input
             type="password"
             name="admin_token"
             autocomplete="off"
             spellcheck={false}
             required
             value={token}
-            onInput={(event) => setToken(event.currentTarget.value)}
+            onValue={setToken}
           />
         </Field>
-        <button type="submit" disabled={busy || token.trim() === ''}>
-          {busy ? 'Checking…' : 'Sign in'}
+        <button type="submit" disabled={action.busy || token.trim() === ''}>
+          {action.busy ? 'Checking…' : 'Sign in'}
         </button>
       </form>
-      <ErrorNote error={error} />
+      <Outcome action={action} />
     </main>
   );
 }

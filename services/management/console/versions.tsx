@@ -1,16 +1,23 @@
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { PackageFile, Version } from '../../../libs/contracts/index.js';
-import { Empty, ErrorNote, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import {
   Check,
-  ConfirmDialog,
-  Done,
-  Loading,
+  ConfirmRemoval,
+  IdSelect,
+  Input,
+  LoadView,
+  Outcome,
+  ProductSelect,
+  ReloadButton,
+  RemoveButton,
+  Table,
   formatBytes,
   useAction,
   useLoad,
+  useRemoval,
   type Loaded,
 } from './common.js';
 import { useDirectory } from './directory.js';
@@ -27,7 +34,8 @@ interface Offer {
 /** Every change to versions and files changes what is offered: both lists are read again. */
 type Changed = () => void;
 
-function PlanSelect({
+/** The plans a file is for: all of them, or one. */
+function FilePlanSelect({
   value,
   onChange,
   label,
@@ -40,84 +48,55 @@ function PlanSelect({
 }) {
   const { plans } = useDirectory();
   return (
-    <select
+    <IdSelect
       aria-label={label}
-      value={value ?? ''}
+      value={value}
       disabled={disabled}
-      onChange={(event) => {
-        const text = event.currentTarget.value;
-        onChange(text === '' ? null : Number(text));
-      }}
-    >
-      <option value="">All plans</option>
-      {plans.map((plan) => (
-        <option key={plan.id} value={plan.id}>
-          Only {plan.name}
-        </option>
-      ))}
-    </select>
+      onChange={onChange}
+      none="All plans"
+      choices={plans.map(({ id, name }) => ({ id, text: `Only ${name}` }))}
+    />
   );
 }
 
 /** Spec 4.4: which version and file the update check gives each kind of caller right now. */
 function Offers({ offers }: { offers: Loaded<{ offers: Offer[] }> }) {
-  const list = offers.data?.offers ?? [];
   return (
     <section aria-labelledby="offers-heading" class="panel">
       <div class="title-row">
         <h2 id="offers-heading">What the update check offers now</h2>
-        <button
-          type="button"
-          class="secondary small"
-          onClick={offers.reload}
-          disabled={offers.loading}
-        >
-          Refresh
-        </button>
+        <ReloadButton loaded={offers} small />
       </div>
       <p class="muted">
         The newest published version with a file ticked Include in auto-updates, for a caller
         without a key (all-plans files) and for a key of each plan (its own files preferred).
       </p>
-      <ErrorNote error={offers.error} />
-      {offers.data === null ? (
-        offers.loading && <Loading what="the offers" />
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Caller</th>
-                <th scope="col">Version</th>
-                <th scope="col">File</th>
-                <th scope="col">Size</th>
+      <LoadView loaded={offers} what="the offers">
+        {(data) => (
+          <Table columns={['Caller', 'Version', 'File', 'Size']}>
+            {data.offers.map((offer) => (
+              <tr key={offer.plan_id ?? 'none'} data-plan={offer.plan_id ?? 'none'}>
+                <th scope="row">
+                  {offer.plan_id === null
+                    ? 'Without a key (all plans)'
+                    : `A key of ${offer.plan ?? `plan ${offer.plan_id}`}`}
+                </th>
+                {offer.version === null || offer.file === null ? (
+                  <td colSpan={3} class="muted">
+                    Nothing is offered
+                  </td>
+                ) : (
+                  <>
+                    <td>{offer.version}</td>
+                    <td class="mono long">{offer.file.filename}</td>
+                    <td>{formatBytes(offer.file.size)}</td>
+                  </>
+                )}
               </tr>
-            </thead>
-            <tbody>
-              {list.map((offer) => (
-                <tr key={offer.plan_id ?? 'none'} data-plan={offer.plan_id ?? 'none'}>
-                  <th scope="row">
-                    {offer.plan_id === null
-                      ? 'Without a key (all plans)'
-                      : `A key of ${offer.plan ?? `plan ${offer.plan_id}`}`}
-                  </th>
-                  {offer.version === null || offer.file === null ? (
-                    <td colSpan={3} class="muted">
-                      Nothing is offered
-                    </td>
-                  ) : (
-                    <>
-                      <td>{offer.version}</td>
-                      <td class="mono long">{offer.file.filename}</td>
-                      <td>{formatBytes(offer.file.size)}</td>
-                    </>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </Table>
+        )}
+      </LoadView>
     </section>
   );
 }
@@ -151,21 +130,10 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
       <form method="post" onSubmit={submit}>
         <div class="row">
           <Field label="Version">
-            <input
-              name="version"
-              required
-              maxLength={64}
-              value={version}
-              onInput={(event) => setVersion(event.currentTarget.value)}
-            />
+            <Input name="version" required maxLength={64} value={version} onValue={setVersion} />
           </Field>
           <Field label="Release date" hint="Optional; the upload date otherwise.">
-            <input
-              type="date"
-              name="release_date"
-              value={date}
-              onInput={(event) => setDate(event.currentTarget.value)}
-            />
+            <Input type="date" name="release_date" value={date} onValue={setDate} />
           </Field>
         </div>
         <Field label="Release notes">
@@ -181,8 +149,7 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
           Create version
         </button>
       </form>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </details>
   );
 }
@@ -234,7 +201,7 @@ function Upload({ version, onChanged }: { version: Version; onChanged: Changed }
           />
         </Field>
         <Field label="For">
-          <PlanSelect value={planId} onChange={setPlanId} />
+          <FilePlanSelect value={planId} onChange={setPlanId} />
         </Field>
         <Check label="Include in auto-updates" checked={include} onChange={setInclude} />
         <div class="field submit">
@@ -251,16 +218,13 @@ function Upload({ version, onChanged }: { version: Version; onChanged: Changed }
           </span>
         </div>
       )}
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
     </form>
   );
 }
 
 function Files({ version, onChanged }: { version: Version; onChanged: Changed }) {
   const api = useApi();
-  const [deleting, setDeleting] = useState<PackageFile | null>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
   const action = useAction();
   const patch = (file: PackageFile, body: Record<string, unknown>, done: string) =>
     action.run(async () => {
@@ -268,117 +232,81 @@ function Files({ version, onChanged }: { version: Version; onChanged: Changed })
       onChanged();
       return done;
     });
-  const remove = async (file: PackageFile) => {
-    setDeleting(null);
-    await action.run(async () => {
-      await api.call<PackageFile>('DELETE', `/files/${file.id}`);
-      onChanged();
-      return `Deleted ${file.filename}.`;
-    });
-    // The row and its button are gone: keyboard focus resumes at the list.
-    heading.current?.focus();
-  };
+  const removal = useRemoval(action, async (file: PackageFile) => {
+    await api.call<PackageFile>('DELETE', `/files/${file.id}`);
+    onChanged();
+    return `Deleted ${file.filename}.`;
+  });
   const { planName } = useDirectory();
   return (
     <>
-      <h4 ref={heading} tabIndex={-1}>
+      <h4 ref={removal.heading} tabIndex={-1}>
         Files
       </h4>
       {version.files.length === 0 ? (
         <Empty>No file yet: this version is offered to no one until one is uploaded.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Size</th>
-                <th scope="col">For</th>
-                <th scope="col">Include in auto-updates</th>
-                <th scope="col">Uploaded</th>
-                <th scope="col">SHA-256</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {version.files.map((file) => (
-                <tr key={file.id}>
-                  <td class="mono long">{file.filename}</td>
-                  <td>{formatBytes(file.size)}</td>
-                  <td>
-                    <PlanSelect
-                      label={`Plans of ${file.filename}`}
-                      value={file.plan_id}
-                      disabled={action.busy}
-                      onChange={(planId) =>
-                        void patch(
-                          file,
-                          { plan_id: planId },
-                          `${file.filename} is now for ${planName(planId)}.`,
-                        )
-                      }
-                    />
-                  </td>
-                  <td>
-                    <label class="check">
-                      <input
-                        type="checkbox"
-                        checked={file.include_in_updates}
-                        disabled={action.busy}
-                        onChange={(event) => {
-                          const include = event.currentTarget.checked;
-                          void patch(
-                            file,
-                            { include_in_updates: include },
-                            include
-                              ? `${file.filename} is included in auto-updates.`
-                              : `${file.filename} is no longer included in auto-updates.`,
-                          );
-                        }}
-                      />
-                      <span class="visually-hidden">Include {file.filename} in auto-updates</span>
-                    </label>
-                  </td>
-                  <td>
-                    <Time value={file.uploaded_at} />
-                  </td>
-                  <td class="mono hash" title={file.sha256}>
-                    {file.sha256.slice(0, 12)}…
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="danger small"
-                      aria-label={`Delete ${file.filename}`}
-                      disabled={action.busy}
-                      onClick={() => setDeleting(file)}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
-      {deleting !== null && (
-        <ConfirmDialog
-          title="Delete this file?"
-          confirmLabel="Delete file"
-          onConfirm={() => void remove(deleting)}
-          onCancel={() => setDeleting(null)}
+        <Table
+          columns={['File', 'Size', 'For', 'Include in auto-updates', 'Uploaded', 'SHA-256']}
+          actions
         >
+          {version.files.map((file) => (
+            <tr key={file.id}>
+              <td class="mono long">{file.filename}</td>
+              <td>{formatBytes(file.size)}</td>
+              <td>
+                <FilePlanSelect
+                  label={`Plans of ${file.filename}`}
+                  value={file.plan_id}
+                  disabled={action.busy}
+                  onChange={(planId) =>
+                    void patch(
+                      file,
+                      { plan_id: planId },
+                      `${file.filename} is now for ${planName(planId)}.`,
+                    )
+                  }
+                />
+              </td>
+              <td>
+                <Check
+                  label={`Include ${file.filename} in auto-updates`}
+                  hideLabel
+                  checked={file.include_in_updates}
+                  disabled={action.busy}
+                  onChange={(include) =>
+                    void patch(
+                      file,
+                      { include_in_updates: include },
+                      include
+                        ? `${file.filename} is included in auto-updates.`
+                        : `${file.filename} is no longer included in auto-updates.`,
+                    )
+                  }
+                />
+              </td>
+              <td>
+                <Time value={file.uploaded_at} />
+              </td>
+              <td class="mono hash" title={file.sha256}>
+                {file.sha256.slice(0, 12)}…
+              </td>
+              <td>
+                <RemoveButton removal={removal} item={file} verb="Delete" name={file.filename} />
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <Outcome action={action} />
+      <ConfirmRemoval removal={removal} title="Delete this file?" confirmLabel="Delete file">
+        {(deleting) => (
           <p>
             <span class="mono">{deleting.filename}</span> of version {version.version} and its
             stored bytes are removed; no one is offered it any more.
           </p>
-        </ConfirmDialog>
-      )}
+        )}
+      </ConfirmRemoval>
     </>
   );
 }
@@ -428,8 +356,7 @@ function VersionCard({ version, onChanged }: { version: Version; onChanged: Chan
         <dt>Release notes</dt>
         <dd class="notes">{version.release_notes ?? <span class="muted">none</span>}</dd>
       </dl>
-      <ErrorNote error={action.error} />
-      <Done>{action.done}</Done>
+      <Outcome action={action} />
       <Files version={version} onChanged={onChanged} />
       <Upload version={version} onChanged={onChanged} />
     </article>
@@ -450,22 +377,22 @@ function ProductVersions({ productId }: { productId: number }) {
     versions.reload();
     offers.reload();
   };
-  const list = versions.data?.versions ?? [];
   return (
     <>
       <Offers offers={offers} />
       <h2>Versions</h2>
       <NewVersion productId={productId} onChanged={changed} />
-      <ErrorNote error={versions.error} />
-      {versions.data === null ? (
-        versions.loading && <Loading what="the versions" />
-      ) : list.length === 0 ? (
-        <Empty>This product has no versions yet.</Empty>
-      ) : (
-        list.map((version) => (
-          <VersionCard key={version.id} version={version} onChanged={changed} />
-        ))
-      )}
+      <LoadView loaded={versions} what="the versions">
+        {({ versions: list }) =>
+          list.length === 0 ? (
+            <Empty>This product has no versions yet.</Empty>
+          ) : (
+            list.map((version) => (
+              <VersionCard key={version.id} version={version} onChanged={changed} />
+            ))
+          )
+        }
+      </LoadView>
     </>
   );
 }
@@ -485,21 +412,12 @@ export function VersionsPage({
       </h1>
       <form method="post" onSubmit={(event) => event.preventDefault()} class="row">
         <Field label="Product">
-          <select
+          <ProductSelect
             name="product_id"
-            value={productId ?? ''}
-            onChange={(event) => {
-              const value = event.currentTarget.value;
-              onProduct(value === '' ? null : Number(value));
-            }}
-          >
-            <option value="">Choose a product…</option>
-            {products.map((product) => (
-              <option key={product.id} value={product.id}>
-                {product.title}
-              </option>
-            ))}
-          </select>
+            value={productId}
+            onChange={onProduct}
+            none="Choose a product…"
+          />
         </Field>
       </form>
       {productId === null ? (
