@@ -426,6 +426,8 @@ describe('the admin console', () => {
         uploadThroughput: 1024 * 1024,
       });
       const bytes = Buffer.alloc(2 * 1024 * 1024, 'x');
+      // Each field of the upload form is named by its label.
+      await expect(page.getByLabel('For', { exact: true }).inputValue()).resolves.toBe('');
       await page.getByLabel('Package file').setInputFiles({
         name: 'upload-plugin-2.0.0.zip',
         mimeType: 'application/zip',

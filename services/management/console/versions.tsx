@@ -1,3 +1,4 @@
+import type { ComponentProps } from 'preact';
 import { useState } from 'preact/hooks';
 import type { PackageFile, Version } from '../../../libs/contracts/index.js';
 import { Empty, Field } from '../../../libs/web/ui/components.js';
@@ -36,23 +37,15 @@ type Changed = () => void;
 
 /** The plans a file is for: all of them, or one. */
 function FilePlanSelect({
-  value,
-  onChange,
   label,
-  disabled,
-}: {
-  value: number | null;
-  onChange: (planId: number | null) => void;
-  label?: string;
-  disabled?: boolean;
-}) {
+  ...props
+}: Omit<ComponentProps<typeof IdSelect>, 'none' | 'choices'> & { label?: string }) {
   const { plans } = useDirectory();
+  // The rest (`id`, `aria-describedby`) comes from the Field around it, which labels it.
   return (
     <IdSelect
+      {...props}
       aria-label={label}
-      value={value}
-      disabled={disabled}
-      onChange={onChange}
       none="All plans"
       choices={plans.map(({ id, name }) => ({ id, text: `Only ${name}` }))}
     />
