@@ -132,6 +132,27 @@ describe('the customer portal', () => {
     }
   });
 
+  test("every row's name is shown whole, the last row's too (the table's box does not cut it)", async () => {
+    const page = await browser.newPage();
+    try {
+      await lookUp(page, key);
+      const tips = page.locator('.tip');
+      await tips.first().waitFor();
+      for (const tip of await tips.all()) {
+        await tip.focus();
+        // The point at the middle of the shown name is the name: nothing hides or clips it.
+        const seen = await tip.getByRole('tooltip').evaluate((name) => {
+          const box = name.getBoundingClientRect();
+          const top = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+          return top !== null && name.contains(top);
+        });
+        expect(seen).toBe(true);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
   test('a name holding markup is shown as text, and runs nothing', async () => {
     const page = await browser.newPage();
     try {
