@@ -22,6 +22,15 @@ const MEANINGS: Record<string, string> = {
   INTERNAL_ERROR: 'Something failed on the server: try again',
 };
 
+/** The code's meaning, then the server's message, unless the meaning says it already. */
+function inWords(code: string, serverMessage: string): string {
+  const meaning = MEANINGS[code] ?? 'The request failed';
+  const said = serverMessage.trim().replace(/\.$/, '').toLowerCase();
+  return said === '' || meaning.toLowerCase().includes(said)
+    ? `${meaning}.`
+    : `${meaning}. ${serverMessage.trim()}`;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -29,7 +38,7 @@ export class ApiError extends Error {
     readonly serverMessage: string,
     readonly details: Record<string, unknown> = {},
   ) {
-    super(`${MEANINGS[code] ?? 'The request failed'}. ${serverMessage}`.trim());
+    super(inWords(code, serverMessage));
     this.name = 'ApiError';
   }
 }
