@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { connectDatabase } from '../../libs/database/index.js';
 import { openMongoCatalogStores } from '../../services/update-catalog/mongo-stores.js';
 import type {
   CatalogStores,
@@ -9,6 +7,7 @@ import type {
   NewVersion,
 } from '../../services/update-catalog/stores.js';
 import { memoryCatalogStores } from '../support/memory-catalog-stores.js';
+import { ownDatabase } from '../support/databases.js';
 
 /**
  * The contract of the update catalog's stores, run against MongoDB (the test server, a database
@@ -28,13 +27,7 @@ function mongo(): Implementation {
   let stores: CatalogStores | undefined;
   return {
     async start() {
-      const url = process.env.MONGODB_URL;
-      if (!url) throw new Error('MONGODB_URL is set by test/support/global-setup.ts.');
-      connection = await connectDatabase(
-        url,
-        `t${randomBytes(4).toString('hex')}`,
-        'update-catalog',
-      );
+      connection = await ownDatabase('update-catalog');
       stores = await openMongoCatalogStores(connection);
     },
     async fresh() {

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { connectDatabase } from '../../libs/database/index.js';
 import { openMongoDownloadLog } from '../../services/download/mongo-stores.js';
 import type { DownloadLogStore, DownloadRequestRecord } from '../../services/download/stores.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
+import { ownDatabase } from '../support/databases.js';
 
 /**
  * The contract of the download log store, run against MongoDB (the test server, a database of
@@ -23,9 +22,7 @@ function mongo(): Implementation {
   let store: DownloadLogStore | undefined;
   return {
     async start() {
-      const url = process.env.MONGODB_URL;
-      if (!url) throw new Error('MONGODB_URL is set by test/support/global-setup.ts.');
-      connection = await connectDatabase(url, `t${randomBytes(4).toString('hex')}`, 'download');
+      connection = await ownDatabase('download');
       store = await openMongoDownloadLog(connection);
     },
     async fresh() {

@@ -1,8 +1,8 @@
 import type { Connection } from 'mongoose';
 import type { LicenseDetail, Plan } from '../../libs/contracts/index.js';
-import { connectDatabase } from '../../libs/database/index.js';
 import { licenseModels, type LicenseModels } from '../../services/license/models.js';
 import { API_BASE, ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
+import { databaseOf } from '../support/databases.js';
 
 /**
  * The license lifecycle through the management API and the public API: plan changes and
@@ -16,11 +16,7 @@ let models: LicenseModels;
 beforeAll(async () => {
   system = await bootSystem();
   // The license service's own database, to set dates no API sets and read stored statuses.
-  db = await connectDatabase(
-    system.config.MONGODB_URL!,
-    system.config.MONGODB_DB_PREFIX,
-    'license',
-  );
+  db = await databaseOf(system, 'license');
   models = licenseModels(db);
 });
 afterAll(async () => {

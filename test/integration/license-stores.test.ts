@@ -1,17 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { connectDatabase } from '../../libs/database/index.js';
 import { SCHEDULED_TASKS_COLLECTION, licenseIndexes } from '../../services/license/models.js';
 import { openMongoStores } from '../../services/license/mongo-stores.js';
 import type { LicenseStores } from '../../services/license/stores.js';
+import { ownDatabase } from '../support/databases.js';
 import { describeLicenseStores } from '../support/license-store-contract.js';
 
-/** A database of its own on the test server (test/support/global-setup.ts). */
-async function openDatabase(): Promise<Connection> {
-  const url = process.env.MONGODB_URL;
-  if (!url) throw new Error('MONGODB_URL is not set: the global setup starts the test server.');
-  return connectDatabase(url, `t${randomBytes(4).toString('hex')}`, 'license');
-}
+const openDatabase = () => ownDatabase('license');
 
 // The license service's MongoDB stores, each group on a database of its own, dropped after.
 describeLicenseStores('MongoDB stores', async () => {

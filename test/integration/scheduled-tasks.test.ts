@@ -1,5 +1,4 @@
 import type { Connection } from 'mongoose';
-import { connectDatabase } from '../../libs/database/index.js';
 import { licenseModels, type LicenseModels } from '../../services/license/models.js';
 import {
   MongoLicenseStore,
@@ -16,6 +15,7 @@ import {
   TASK_PRUNE_REJECTED_ATTEMPTS,
 } from '../../services/license/scheduler.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
+import { databaseOf } from '../support/databases.js';
 
 const PAST = '2020-01-01T00:00:00.000Z';
 const FUTURE = '2099-01-01T00:00:00.000Z';
@@ -23,11 +23,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 /** The license service's own database, to read what is stored rather than what is reported. */
 async function licenseDatabase(system: TestSystem) {
-  const db = await connectDatabase(
-    system.config.MONGODB_URL!,
-    system.config.MONGODB_DB_PREFIX,
-    'license',
-  );
+  const db = await databaseOf(system, 'license');
   const models = licenseModels(db);
   // The tasks work on the service's stores; the test reads the records through the models.
   const stores = {

@@ -1,18 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import type { Connection } from 'mongoose';
-import { connectDatabase } from '../../libs/database/index.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+import { databaseOf } from '../support/databases.js';
 
 let system: TestSystem;
 /** The update catalog's database, to put upload dates in the past (spec 2.6 `date`). */
 let catalogDb: Connection;
 beforeAll(async () => {
   system = await bootSystem({ PUBLIC_URL: 'https://updates.example.test' });
-  catalogDb = await connectDatabase(
-    system.config.MONGODB_URL!,
-    system.config.MONGODB_DB_PREFIX,
-    'update-catalog',
-  );
+  catalogDb = await databaseOf(system, 'update-catalog');
 });
 afterAll(async () => {
   await catalogDb?.close();
