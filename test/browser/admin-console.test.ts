@@ -1,6 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
-import { screenshot, startLikeNpmStart, type StartedSystem } from '../support/started-system.js';
+import {
+  adminCall,
+  screenshot,
+  startLikeNpmStart,
+  type StartedSystem,
+} from '../support/started-system.js';
 
 /**
  * The admin console (the management service's page at `/`) in a real browser, on the system as
@@ -19,16 +24,8 @@ let browser: Browser;
 let product: { id: number; title: string };
 const plans = { single: 0, three: 0, devices: 0 };
 
-async function admin<T>(method: string, path: string, body?: object): Promise<T> {
-  const response = await fetch(`${system.managementUrl}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${system.adminToken}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { data: T };
-  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-  return answer.data;
-}
+const admin = <T>(method: string, path: string, body?: object) =>
+  adminCall<T>(system, method, path, body);
 
 /** A license of `product` on a plan; its key. */
 async function issue(planId: number, productId = product.id, extra: object = {}) {

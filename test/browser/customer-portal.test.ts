@@ -1,6 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
-import { screenshot, startLikeNpmStart, type StartedSystem } from '../support/started-system.js';
+import {
+  adminCall,
+  screenshot,
+  startLikeNpmStart,
+  type StartedSystem,
+} from '../support/started-system.js';
 
 /**
  * The customer portal (spec 1, 2.3) in a real browser, on the system as `npm start` starts it:
@@ -14,16 +19,8 @@ let browser: Browser;
 let key: string;
 const MARKUP = '<img src=x onerror=alert(1)>';
 
-async function admin<T>(method: string, path: string, body?: object): Promise<T> {
-  const response = await fetch(`${system.managementUrl}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${system.adminToken}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { data: T };
-  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-  return answer.data;
-}
+const admin = <T>(method: string, path: string, body?: object) =>
+  adminCall<T>(system, method, path, body);
 
 async function activate(identifier: string, name?: string): Promise<void> {
   const fields = new URLSearchParams({ license_key: key, identifier, ...(name ? { name } : {}) });

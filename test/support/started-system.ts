@@ -17,6 +17,23 @@ export interface StartedSystem {
   stop(): Promise<void>;
 }
 
+/** A call of the management API with the system's admin token; its `data`, or a failure. */
+export async function adminCall<T>(
+  system: StartedSystem,
+  method: string,
+  path: string,
+  body?: object,
+): Promise<T> {
+  const response = await fetch(`${system.managementUrl}/admin/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${system.adminToken}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { data: T };
+  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
+  return answer.data;
+}
+
 export async function startLikeNpmStart(): Promise<StartedSystem> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'started-'));
   const env: NodeJS.ProcessEnv = {
