@@ -32,7 +32,7 @@ export class CachedLookup<K, V> {
     if (cached && cached.expiresAt > this.now()) return Promise.resolve(cached.value);
     const pending = this.loading.get(key);
     if (pending) return pending;
-    const generation = this.generations.get(key) ?? 0;
+    const generation = this.generation(key);
     const started = this.load(key).then(
       (value) => {
         if (this.loading.get(key) === started) this.loading.delete(key);

@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { answerHealth, type ReadinessProbe } from '../observability/index.js';
 import type { Route } from './route-table.js';
@@ -10,6 +11,16 @@ export interface HealthDeps {
 const Checks = z.record(z.string(), z.string()).meta({
   description: 'Each dependency: `ok`, or `degraded: why` for one the process can do without.',
 });
+
+/** Answers `path` as the operations port does (`answerHealth`). */
+function answer(path: '/healthz' | '/readyz', readiness: ReadinessProbe): RequestHandler {
+  return (_req, res, next) => {
+    answerHealth(path, readiness).then(
+      ({ status, body }) => void res.status(status).json(body),
+      next,
+    );
+  };
+}
 
 /**
  * `GET /healthz` (the process is alive) and `GET /readyz` (it can serve now: 503 naming the
@@ -31,14 +42,7 @@ export function healthRoutes<Deps extends HealthDeps>(): Route<Deps>[] {
         },
       },
       errors: {},
-      handlers: (deps) => [
-        (_req, res, next) => {
-          answerHealth('/healthz', deps.readiness).then(
-            ({ status, body }) => void res.status(status).json(body),
-            next,
-          );
-        },
-      ],
+      handlers: (deps) => [answer('/healthz', deps.readiness)],
     },
     {
       method: 'get',
@@ -62,11 +66,9 @@ export function healthRoutes<Deps extends HealthDeps>(): Route<Deps>[] {
       handlers: (deps) => [
         (_req, res, next) => {
           res.set('Cache-Control', 'no-store');
-          answerHealth('/readyz', deps.readiness).then(
-            ({ status, body }) => void res.status(status).json(body),
-            next,
-          );
+          next();
         },
+        answer('/readyz', deps.readiness),
       ],
     },
   ];

@@ -40,17 +40,19 @@ export function requestLog(logger: Logger): RequestHandler {
     res.locals.requestId = id;
     res.set('X-Request-Id', id);
     res.once('close', () => {
+      const seconds = secondsSince(started);
       const route = routeTemplate(req, res);
       const status = res.statusCode;
       const labels = { method: req.method, route: route ?? '(no route)', status: String(status) };
       metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, secondsSince(started));
+      metrics.httpDuration.observe(labels, seconds);
       logger.info(
         {
           method: req.method,
           route,
           status,
-          duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+          // Milliseconds to the microsecond, from the same reading as the metric.
+          duration_ms: Math.round(seconds * 1e6) / 1000,
           request_id: id,
           ...(res.writableFinished ? {} : { aborted: true }),
         },

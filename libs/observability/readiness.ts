@@ -1,3 +1,5 @@
+import { withTimeout } from '../process/timeout.js';
+
 /**
  * Readiness: whether this process can do its work now, dependency by dependency. A process that
  * is starting or stopping is not ready (a load balancer sends it no requests until it has
@@ -22,19 +24,6 @@ export interface Readiness {
 }
 
 const CHECK_TIMEOUT_MS = 2000;
-
-function withinTimeout(check: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    check,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)),
-        CHECK_TIMEOUT_MS,
-      );
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 /** The readiness of a process: its dependencies, checked together, each within 2 s. */
 export class ReadinessProbe {
@@ -64,7 +53,11 @@ export class ReadinessProbe {
     const results = await Promise.all(
       this.dependencies.map(async (dependency) => {
         try {
-          await withinTimeout(dependency.check());
+          await withTimeout(
+            dependency.check(),
+            CHECK_TIMEOUT_MS,
+            `no answer within ${CHECK_TIMEOUT_MS} ms`,
+          );
           return { dependency, problem: null };
         } catch (error) {
           return { dependency, problem: error instanceof Error ? error.message : String(error) };

@@ -86,7 +86,7 @@ if (settings.OTEL_EXPORTER_OTLP_ENDPOINT) {
   sdk.start();
 }
 
-export const tracingEnabled = sdk !== undefined;
+const tracingEnabled = sdk !== undefined;
 
 /** Sends the spans still buffered; part of every graceful stop. */
 export async function stopTracing(): Promise<void> {

@@ -1,6 +1,7 @@
 import { logValue, type CallContext } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
+import { withTimeout } from '../../libs/process/timeout.js';
 import type { DownloadLogStore, DownloadRequestRecord } from './stores.js';
 
 /** Writing the log must never hold up the client's answer for long (docs/api-decisions.md). */
@@ -37,17 +38,11 @@ export class DownloadLogWriter {
     context: CallContext | undefined;
   }): Promise<T | null> {
     context?.beforeWrite();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} timed out`)), LOG_WRITE_TIMEOUT_MS);
-    });
     try {
-      return await Promise.race([write(), timeout]);
+      return await withTimeout(write(), LOG_WRITE_TIMEOUT_MS, `${what} timed out`);
     } catch (error) {
       this.logger.error({ err: error }, `could not write the download log (${what})`);
       return null;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

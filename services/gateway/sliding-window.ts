@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+import { withTimeout } from '../../libs/process/timeout.js';
 
 /**
  * Rate limits as sliding windows (a log of admitted requests per client): spec 8 says that more
@@ -148,17 +149,11 @@ export class RateLimitCalls {
     if (this.now() < this.pausedUntil) {
       throw new Error(`${what} skipped: Redis failed less than ${PAUSE_AFTER_FAILURE_MS} ms ago`);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} timed out`)), REDIS_TIMEOUT_MS);
-    });
     try {
-      return await Promise.race([call(), timeout]);
+      return await withTimeout(call(), REDIS_TIMEOUT_MS, `${what} timed out`);
     } catch (error) {
       this.pausedUntil = this.now() + PAUSE_AFTER_FAILURE_MS;
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

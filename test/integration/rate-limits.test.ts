@@ -46,6 +46,20 @@ describe('spec 8: activate calls per license key', () => {
     ).toBe(200);
   });
 
+  test('the per-key limit counts activate calls over one hour, not one minute', async () => {
+    const { key } = await system.license({ activation_limit: 10 });
+    const first = await system.post('activate', { license_key: key, identifier: 'h0.com' });
+    expect(first.headers['ratelimit-policy']).toMatch(/"activate-key"; q=3; w=3600(;|,|$)/);
+    for (let i = 1; i < 3; i++) {
+      await system.post('activate', { license_key: key, identifier: `h${i}.com` });
+    }
+    const limited = await system.post('activate', { license_key: key, identifier: 'late.com' });
+    expect(limited.status).toBe(429);
+    // The first call of the hour frees its slot only once the hour has passed.
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(60);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(3600);
+  });
+
   test('validate and deactivate are not counted against the per-key activate limit', async () => {
     const { key } = await system.license();
     for (let i = 0; i < 5; i++) {

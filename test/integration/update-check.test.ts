@@ -405,4 +405,12 @@ describe('spec 8: update check rate', () => {
     expect(res.body.error.code).toBe('RATE_LIMITED');
     expect(res.headers['retry-after']).toBeDefined();
   });
+
+  test('the limit counts the update checks of the last 60 seconds', async () => {
+    const res = await limited.api().get(`${API_BASE}/updates/1`);
+    expect(res.status).toBe(429);
+    expect(res.headers['ratelimit-policy']).toMatch(/"updates-ip"; q=3; w=60(;|,|$)/);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+  });
 });
