@@ -16,7 +16,7 @@ function objectIdOf(id: string): Types.ObjectId | null {
   return /^[0-9a-f]{24}$/i.test(id) ? new Types.ObjectId(id) : null;
 }
 
-export function mongoDownloadLog({ DownloadLog }: DownloadModels): DownloadLogStore {
+function mongoDownloadLog({ DownloadLog }: DownloadModels): DownloadLogStore {
   /**
    * Every decision writes one entry: straight to the driver, since a mongoose document (built,
    * validated, saved) cost more CPU than the rest of the decision (docs/performance.md). Every

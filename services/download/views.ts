@@ -8,7 +8,7 @@ import type { DownloadLogRecord } from './stores.js';
 
 /** Response shapes built from stored records and the catalog's answers. */
 
-export function logEntryView(entry: DownloadLogRecord): DownloadLogEntry {
+function logEntryView(entry: DownloadLogRecord): DownloadLogEntry {
   return {
     id: entry.id,
     at: entry.at.toISOString(),

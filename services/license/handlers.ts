@@ -131,7 +131,12 @@ export function createLicenseHandlers({
     recordRefusals: boolean;
     context: CallContext;
   }): Promise<
-    | { outcome: 'claimed' | 'already-active'; license: LicenseRecord; identifier: string }
+    | {
+        outcome: 'claimed' | 'already-active';
+        license: LicenseRecord;
+        product: LicensedProduct;
+        identifier: string;
+      }
     | { outcome: 'refused'; refusal: Refusal }
   > {
     for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
@@ -151,7 +156,12 @@ export function createLicenseHandlers({
         return { outcome: 'refused', refusal: decision.refusal };
       }
       if (decision.outcome === 'already-active') {
-        return { outcome: 'already-active', license: license!, identifier: decision.identifier };
+        return {
+          outcome: 'already-active',
+          license: license!,
+          product: product!,
+          identifier: decision.identifier,
+        };
       }
       context.beforeWrite();
       const claimed = await licenses.claimSlot({
@@ -165,7 +175,12 @@ export function createLicenseHandlers({
         now,
       });
       if (claimed) {
-        return { outcome: 'claimed', license: claimed, identifier: decision.identifier.identifier };
+        return {
+          outcome: 'claimed',
+          license: claimed,
+          product: product!,
+          identifier: decision.identifier.identifier,
+        };
       }
     }
     throw internalError('The license changed too often during this activation; try again.');
@@ -236,8 +251,8 @@ export function createLicenseHandlers({
               : 'already_active',
       });
       if (result.outcome === 'refused') refuse(result.refusal);
-      const { license, identifier } = result;
-      const [product, plan] = await Promise.all([productOf(license), planName(license.plan_id)]);
+      const { license, product, identifier } = result;
+      const plan = await planName(license.plan_id);
       return activationResultView({ license, product, planName: plan, identifier, now: clock() });
     },
 
@@ -247,14 +262,13 @@ export function createLicenseHandlers({
       // The common case in one round trip: the license matches, so the check counts (rule 3).
       // Otherwise nothing was written, and the license is read and decided on below; so it is
       // when the caller stopped waiting (a validate that counts nothing still answers).
-      const identifierKeys =
-        request.identifier === null ? null : identifierKeysByType(request.identifier);
-      if (!context.passed && (identifierKeys === null || Object.keys(identifierKeys).length > 0)) {
+      if (!context.passed) {
         context.beforeWrite();
         const counted = await licenses.touchCheckIfMatching({
           licenseKey: request.license_key,
           productId: request.product_id,
-          identifierKeys,
+          identifierKeys:
+            request.identifier === null ? null : identifierKeysByType(request.identifier),
           at: now,
           ip: request.ip,
         });

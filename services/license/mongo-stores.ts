@@ -428,7 +428,10 @@ function planFields(plan: PlanTerms) {
   };
 }
 
-export class MongoPlanStore implements PlanStore {
+/** What `Sequences.insert` throws for a chosen id already taken: answered as `id-taken`. */
+class IdTaken extends Error {}
+
+class MongoPlanStore implements PlanStore {
   constructor(
     private readonly Plan: LicenseModels['Plan'],
     private readonly sequences: Sequences,
@@ -443,27 +446,22 @@ export class MongoPlanStore implements PlanStore {
     id?: number;
     beforeEachWrite?: BeforeEachWrite;
   }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
-    const insert = async (chosen: number) => {
-      beforeEachWrite();
-      return planRecord((await this.Plan.create({ _id: chosen, ...plan })).toObject());
-    };
-    if (id !== undefined) {
-      try {
-        return { outcome: 'created', plan: await insert(id) };
-      } catch (error) {
-        if (isDuplicateKey(error)) return { outcome: 'id-taken' };
-        throw error;
-      }
-    }
-    for (;;) {
-      beforeEachWrite();
-      const next = await this.sequences.next('plan');
-      try {
-        return { outcome: 'created', plan: await insert(next) };
-      } catch (error) {
-        // An admin chose this id before the sequence reached it: take the next one.
-        if (!isDuplicateKey(error)) throw error;
-      }
+    // Before the sequence counter's write (or the chosen id's insert), and before each insert.
+    beforeEachWrite();
+    try {
+      const created = await this.sequences.insert(
+        'plan',
+        id,
+        async (chosen) => {
+          beforeEachWrite();
+          return planRecord((await this.Plan.create({ _id: chosen, ...plan })).toObject());
+        },
+        () => new IdTaken(),
+      );
+      return { outcome: 'created', plan: created };
+    } catch (error) {
+      if (error instanceof IdTaken) return { outcome: 'id-taken' };
+      throw error;
     }
   }
 
@@ -527,7 +525,7 @@ function taskRunRecord(doc: TaskRunDocument): TaskRunRecord {
   };
 }
 
-export class MongoTaskRunStore implements TaskRunStore {
+class MongoTaskRunStore implements TaskRunStore {
   constructor(
     private readonly TaskRun: LicenseModels['TaskRun'],
     /** The scheduler's job records (Agenda's collection, indexed by job name). */

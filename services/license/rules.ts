@@ -68,7 +68,7 @@ export function refusal(code: ErrorCode, message: string, details: ErrorDetails 
   return { code, message, details };
 }
 
-export function isRefusal<T extends object>(value: T | Refusal): value is Refusal {
+function isRefusal<T extends object>(value: T | Refusal): value is Refusal {
   return 'code' in value && 'message' in value;
 }
 
@@ -100,8 +100,8 @@ export type IdentifierKeys = Partial<Record<ActivationType, string>>;
 export function identifierKeysByType(raw: string): IdentifierKeys {
   const keys: IdentifierKeys = {};
   for (const type of activationTypes) {
-    const identifier = normaliseOrRefuse(type, raw);
-    if (!isRefusal(identifier)) keys[type] = identifier.key;
+    const identifier = normaliseIdentifier(type, raw);
+    if (identifier !== null) keys[type] = identifierKey(identifier);
   }
   return keys;
 }
@@ -393,12 +393,7 @@ export function decideRenewal({
  * text adds none.
  */
 export function identifierSearchKeys(text: string): string[] {
-  const keys = new Set<string>();
-  for (const type of activationTypes) {
-    const identifier = normaliseIdentifier(type, text);
-    if (identifier !== null) keys.add(identifierKey(identifier));
-  }
-  return [...keys];
+  return [...new Set(Object.values(identifierKeysByType(text)))];
 }
 
 /**

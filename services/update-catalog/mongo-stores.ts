@@ -1,11 +1,11 @@
 import type { Connection } from 'mongoose';
-import { isDuplicateKey, Sequences } from '../../libs/database/index.js';
+import { Sequences } from '../../libs/database/index.js';
 import { catalogModels, type CatalogModels } from './models.js';
 import type {
   CatalogStores,
   PackageFileRecord,
   PackageFileStore,
-  ProductCreation,
+  ProductRecord,
   ProductStore,
   VersionRecord,
   VersionStore,
@@ -27,34 +27,41 @@ function setOf<T extends object>(changes: T): Partial<T> {
   ) as Partial<T>;
 }
 
+/** What `Sequences.insert` throws for a chosen id already taken: answered as `id-taken`. */
+class IdTaken extends Error {}
+
 /**
- * Inserts under the next id of `sequence`; an id already taken (an admin chose it) is skipped.
- * The sequence names are those the service has always used, so existing counters go on.
+ * Inserts under the id an admin chose (`IdTaken` when it is taken), or under the next id of
+ * `sequence`, skipping ids admins chose; `beforeEachWrite` runs before the sequence counter's
+ * write and before each insert. The sequence names are those the service has always used, so
+ * existing counters go on.
  */
-async function insertWithSequence<T>({
+function insertWithSequence<T>({
   sequences,
   sequence,
+  id,
   beforeEachWrite,
   insert,
 }: {
   sequences: Sequences;
   sequence: 'product' | 'version' | 'file';
+  id?: number;
   beforeEachWrite: () => void;
   insert: (id: number) => Promise<T>;
 }): Promise<T> {
-  for (;;) {
-    beforeEachWrite();
-    const id = await sequences.next(sequence);
-    beforeEachWrite();
-    try {
-      return await insert(id);
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-    }
-  }
+  beforeEachWrite();
+  return sequences.insert(
+    sequence,
+    id,
+    async (chosen) => {
+      beforeEachWrite();
+      return insert(chosen);
+    },
+    () => new IdTaken(),
+  );
 }
 
-export function mongoCatalogStores(models: CatalogModels, sequences: Sequences): CatalogStores {
+function mongoCatalogStores(models: CatalogModels, sequences: Sequences): CatalogStores {
   const { Product, Version, File } = models;
 
   const products: ProductStore = {
@@ -75,18 +82,18 @@ export function mongoCatalogStores(models: CatalogModels, sequences: Sequences):
     },
 
     async create({ product, id, beforeEachWrite }) {
-      const insert = async (chosen: number): Promise<ProductCreation> => ({
-        outcome: 'created',
-        product: withId((await Product.create({ _id: chosen, ...product })).toObject()),
-      });
-      if (id === undefined) {
-        return insertWithSequence({ sequences, sequence: 'product', beforeEachWrite, insert });
-      }
-      beforeEachWrite();
       try {
-        return await insert(id);
+        const created = await insertWithSequence({
+          sequences,
+          sequence: 'product',
+          id,
+          beforeEachWrite,
+          insert: async (chosen): Promise<ProductRecord> =>
+            withId((await Product.create({ _id: chosen, ...product })).toObject()),
+        });
+        return { outcome: 'created', product: created };
       } catch (error) {
-        if (isDuplicateKey(error)) return { outcome: 'id-taken' };
+        if (error instanceof IdTaken) return { outcome: 'id-taken' };
         throw error;
       }
     },

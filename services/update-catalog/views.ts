@@ -45,10 +45,7 @@ export function fileView(file: PackageFileRecord): PackageFile {
 }
 
 /** A version without its files; `uploadedAt`: when its newest file was uploaded (null: none). */
-export function versionView(
-  version: VersionRecord,
-  uploadedAt: Date | null,
-): Omit<Version, 'files'> {
+function versionView(version: VersionRecord, uploadedAt: Date | null): Omit<Version, 'files'> {
   return {
     id: version.id,
     product_id: version.product_id,

@@ -22,6 +22,7 @@ import type {
   TaskRunRecord,
   TaskRunStore,
 } from '../../services/license/stores.js';
+import { deepCopy as copy } from './deep-copy.js';
 
 /**
  * The license service's stores in memory, with the semantics of the MongoDB ones (the store
@@ -52,18 +53,6 @@ export function memoryLicenseStores(options: { clock?: () => Date } = {}): Licen
   };
 }
 
-/**
- * A deep copy of a record: plain objects, arrays and dates. (Not `structuredClone`, whose dates
- * come from another realm than the test's under Jest's module sandbox.)
- */
-function copy<T>(value: T): T {
-  if (value instanceof Date) return new Date(value.getTime()) as T;
-  if (Array.isArray(value)) return value.map(copy) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v)])) as T;
-  }
-  return value;
-}
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 const noWriteCheck: BeforeEachWrite = () => {};
 

@@ -455,6 +455,17 @@ describe('spec 2.5 rejected activation attempts', () => {
     await pruneRejectedAttempts(stores, new Date(NOW.getTime() + REJECTED_ATTEMPT_RETENTION_MS));
     expect((await detail(key)).rejected_attempts).toEqual([]);
   });
+
+  test('a row is kept until it has been untouched for the full 90 days (spec 8)', async () => {
+    const { stores, license, activate, detail } = service();
+    const key = await license({ expires_at: PAST });
+    await expect(activate({ license_key: key, identifier: 'late.example' })).rejects.toEqual(
+      refusedWith('LICENSE_EXPIRED', 403),
+    );
+    expect(await pruneRejectedAttempts(stores, new Date(NOW.getTime() + 90 * DAY - 1))).toBe(0);
+    expect((await detail(key)).rejected_attempts).toHaveLength(1);
+    expect(await pruneRejectedAttempts(stores, new Date(NOW.getTime() + 90 * DAY))).toBe(1);
+  });
 });
 
 describe('spec 3.1 expiry (scheduled task)', () => {
@@ -716,6 +727,17 @@ describe('spec 4.4 and 4.5: coverage of a key for the update check and downloads
       plan_id: null,
       identifier_activated: false,
     });
+  });
+
+  test('an active license past its expiry date reports expired before the task runs (3.1, 2.6)', async () => {
+    const { license, handlers } = service();
+    const key = await license({ expires_at: PAST });
+    expect(
+      await handlers['license.coverage'](
+        { license_key: key, product_id: 10, identifier: null },
+        waiting,
+      ),
+    ).toMatchObject({ found: true, covers: true, status: 'expired', expires_at: PAST });
   });
 
   test('an unknown key is not found', async () => {
