@@ -155,6 +155,11 @@ const EnvSchema = z.object({
   RPC_TIMEOUT_MS: positiveMs.default(5000),
   HTTP_REQUEST_TIMEOUT_MS: positiveMs.default(DEFAULT_REQUEST_TIMEOUT_MS),
   PRODUCT_CACHE_TTL_MS: wholeNumber(0).default(30_000),
+  /**
+   * Refused downloads wait at most this long to be written to the download log together; 0
+   * writes each at once. A stop writes those waiting; a crash loses them.
+   */
+  DOWNLOAD_LOG_BATCH_MS: wholeNumber(0, 10_000).default(50),
   TRUST_PROXY: z
     .string()
     .trim()

@@ -21,6 +21,7 @@ import {
   timeoutError,
   type HandlerTable,
 } from './codec.js';
+import { sendWritesPerTick, socketOf } from './tick-writes.js';
 import type { CallOptions, Transport } from './transport.js';
 
 /** RabbitMQ's direct reply-to pseudo queue: replies come back without a queue per caller. */
@@ -96,6 +97,10 @@ export class AmqpTransport implements Transport {
     const { logger } = options;
     const model = await amqp.connect(withHeartbeat(options.url), {
       clientProperties: { connection_name: options.connectionName },
+      // amqplib leaves Nagle's algorithm on: a small write (an acknowledgement after a reply)
+      // then waits for the broker's delayed TCP acknowledgement, tens of milliseconds, and every
+      // reply written behind it waits too.
+      noDelay: true,
       recovery: {
         initialDelay: 200,
         maxDelay: 5000,
@@ -122,6 +127,8 @@ export class AmqpTransport implements Transport {
 
   /** Runs after every (re)connect: opens channels and restores consumers. */
   private async openChannels(model: amqp.ChannelModel): Promise<void> {
+    const socket = socketOf(model.connection);
+    if (socket) sendWritesPerTick(socket);
     const client = await model.createChannel();
     client.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'channel'));
     client.on('return', (message: amqp.Message) => this.onReturned(message));

@@ -104,13 +104,14 @@ export function createDownloadHandlers({
       try {
         decision = await decide(request);
       } catch (error) {
-        // Spec 4.5: every refusal is logged with the code the client gets, this one too.
+        // Spec 4.5: every refusal is logged with the code the client gets, this one too. The
+        // answer does not wait for the refusals' batch to be written (docs/performance.md).
         const reason = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
-        await logWriter.refused({ request, reason, context });
+        void logWriter.refused({ request, reason, context });
         throw error;
       }
       if (!decision.ok) {
-        await logWriter.refused({ request, reason: decision.refusal.code, context });
+        void logWriter.refused({ request, reason: decision.refusal.code, context });
         throw refusalError(decision.refusal);
       }
       const { file, version } = decision.selection;
@@ -160,6 +161,8 @@ export function createDownloadHandlers({
     }),
 
     'download.listLog': async ({ product_id, refused, page, per_page }) => {
+      // What this replica has refused so far is listed too.
+      await logWriter.flush();
       const { entries, total } = await downloadLog.list({ product_id, refused, page, per_page });
       return logPageView({ entries, total, page, per_page });
     },

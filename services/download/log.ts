@@ -6,9 +6,13 @@ import type { DownloadLogStore, DownloadRequestRecord } from './stores.js';
 
 /** Writing the log must never hold up the client's answer for long (docs/api-decisions.md). */
 const LOG_WRITE_TIMEOUT_MS = 2000;
+/** A batch of refusals this large is written at once. */
+export const REFUSALS_BATCH_MAX = 200;
 
 /** A download request as it was sent: the writer stamps the time and cuts over-long values. */
 export type LoggedRequest = Omit<DownloadRequestRecord, 'at'>;
+
+type RefusalRecord = DownloadRequestRecord & { reason: string };
 
 /**
  * Writes the download log (spec 4.5) for the RPC handlers and the byte port alike. Every write
@@ -16,15 +20,31 @@ export type LoggedRequest = Omit<DownloadRequestRecord, 'at'>;
  * one exception: a write for an RPC call whose deadline has passed is not made, and the
  * context's error is thrown, as for every write of a call its caller gave up on
  * (docs/architecture.md).
+ *
+ * Served entries are written one by one before their link is given out (the byte port of any
+ * replica may turn one into a refusal). Refusals are written together, so a stream of refused
+ * requests costs one database command per batch (docs/performance.md): the first of a batch
+ * waits at most `batchMs` (DOWNLOAD_LOG_BATCH_MS), and `flush` (a log read, a stop) writes those
+ * waiting at once.
  */
 export class DownloadLogWriter {
   private readonly store: DownloadLogStore;
   private readonly logger: Logger;
   private readonly clock: () => Date;
+  private readonly batchMs: number;
+  private waiting: Array<{ record: RefusalRecord; written: (done: boolean) => void }> = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly writing = new Set<Promise<void>>();
 
-  constructor(deps: { store: DownloadLogStore; logger: Logger; clock?: () => Date }) {
+  constructor(deps: {
+    store: DownloadLogStore;
+    logger: Logger;
+    batchMs: number;
+    clock?: () => Date;
+  }) {
     this.store = deps.store;
     this.logger = deps.logger;
+    this.batchMs = deps.batchMs;
     this.clock = deps.clock ?? (() => new Date());
   }
 
@@ -73,8 +93,12 @@ export class DownloadLogWriter {
     });
   }
 
-  /** A new refused entry, with the error code the client got; whether it was written. */
-  async refused({
+  /**
+   * A new refused entry, with the error code the client got. It joins the next batch; the
+   * promise says whether that batch was written, and never rejects. A call whose deadline has
+   * passed throws the context's error here, before anything is kept.
+   */
+  refused({
     request,
     reason,
     context,
@@ -83,13 +107,38 @@ export class DownloadLogWriter {
     reason: string;
     context?: CallContext;
   }): Promise<boolean> {
+    context?.beforeWrite();
     metrics.downloadRefusals.inc({ reason });
-    const id = await this.bounded({
-      what: 'refused',
-      write: () => this.store.recordRefused({ ...this.entry(request), reason }),
-      context,
+    const record = { ...this.entry(request), reason };
+    const written = new Promise<boolean>((resolve) =>
+      this.waiting.push({ record, written: resolve }),
+    );
+    if (this.waiting.length >= REFUSALS_BATCH_MAX || this.batchMs === 0) this.writeWaiting();
+    else this.timer ??= setTimeout(() => this.writeWaiting(), this.batchMs);
+    return written;
+  }
+
+  /** Writes the refusals waiting now, and waits for every batch under way. */
+  async flush(): Promise<void> {
+    this.writeWaiting();
+    await Promise.all(this.writing);
+  }
+
+  private writeWaiting(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.waiting;
+    this.waiting = [];
+    if (batch.length === 0) return;
+    const write = this.bounded({
+      what: `${batch.length} refused`,
+      write: () => this.store.recordRefusals(batch.map(({ record }) => record)),
+      context: undefined,
+    }).then((ids) => {
+      for (const { written } of batch) written(ids !== null);
     });
-    return id !== null;
+    this.writing.add(write);
+    void write.finally(() => this.writing.delete(write));
   }
 
   /**

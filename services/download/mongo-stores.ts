@@ -31,8 +31,17 @@ function mongoDownloadLog({ DownloadLog }: DownloadModels): DownloadLogStore {
   return {
     recordServed: (entry) => insert({ ...entry, outcome: 'served', reason: null }),
 
-    recordRefused: (entry) =>
-      insert({ ...entry, outcome: 'refused', file_id: null, version: null }),
+    async recordRefusals(entries) {
+      const docs = entries.map((entry) => ({
+        _id: new Types.ObjectId(),
+        ...entry,
+        outcome: 'refused' as const,
+        file_id: null,
+        version: null,
+      }));
+      if (docs.length > 0) await DownloadLog.collection.insertMany(docs);
+      return docs.map(({ _id }) => _id.toHexString());
+    },
 
     async markServedAsRefused({ id, reason }) {
       const _id = objectIdOf(id);

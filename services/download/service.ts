@@ -27,6 +27,7 @@ export type DownloadSettings = Pick<
   | 'DATA_DIR'
   | 'DOWNLOAD_SERVICE_URL'
   | 'MAX_UPLOAD_BYTES'
+  | 'DOWNLOAD_LOG_BATCH_MS'
 >;
 
 export interface RunningDownloadService {
@@ -79,7 +80,13 @@ export async function startDownloadService(deps: {
     });
 
     const downloadLog = await openMongoDownloadLog(deps.db);
-    const logWriter = new DownloadLogWriter({ store: downloadLog, logger });
+    const logWriter = new DownloadLogWriter({
+      store: downloadLog,
+      logger,
+      batchMs: settings.DOWNLOAD_LOG_BATCH_MS,
+    });
+    // After the byte port has closed (it writes refusals too): the last refusals are written.
+    stops.push(() => logWriter.flush());
 
     const server = await listen(
       createDownloadApp({

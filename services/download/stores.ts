@@ -44,8 +44,10 @@ export interface DownloadLogStore {
   recordServed(
     entry: DownloadRequestRecord & { file_id: number; version: string },
   ): Promise<string>;
-  /** A refused download with its reason; answers the entry's id. */
-  recordRefused(entry: DownloadRequestRecord & { reason: string }): Promise<string>;
+  /** Refused downloads with their reasons, in one write; answers their ids, in order. */
+  recordRefusals(
+    entries: ReadonlyArray<DownloadRequestRecord & { reason: string }>,
+  ): Promise<string[]>;
   /**
    * A served download whose bytes did not reach the client becomes a refused one with `reason`,
    * keeping its file and version. False when no served entry has this id (an unknown or

@@ -17,7 +17,8 @@ let system: TestSystem;
 let commands: MonitoredCommand[];
 
 beforeAll(async () => {
-  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl() });
+  // Refusals wait longer than a burst of them takes to be written together.
+  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl(), DOWNLOAD_LOG_BATCH_MS: '500' });
   commands = monitorCommands(system.config.MONGODB_DB_PREFIX);
 });
 afterAll(() => system?.stop());
@@ -136,5 +137,23 @@ describe('spec 4.4 update check', () => {
     // The product (its access rule) is kept by the download service and the file selection by
     // the update catalog, both until the catalog announces a change.
     expect(seen).toEqual(['license.licenses find', 'download.download_log insert']);
+  });
+
+  test('refused download decisions: the license read each, one log write for the burst', async () => {
+    const { product, key } = await system.license({ expires_at: '2020-01-01T00:00:00Z' });
+    const refuse = () => download(system, product.id, { dlid: key });
+    expect((await refuse()).status).toBe(403);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    commands.length = 0;
+    const answers = await Promise.all(Array.from({ length: 8 }, refuse));
+    expect(answers.map((res) => res.status)).toEqual(Array(8).fill(403));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const seen = commands.map(
+      (command) => `${command.database}.${command.collection} ${command.name}`,
+    );
+    expect(seen.filter((command) => command === 'license.licenses find')).toHaveLength(8);
+    expect(seen.filter((command) => command !== 'license.licenses find')).toEqual([
+      'download.download_log insert',
+    ]);
   });
 });

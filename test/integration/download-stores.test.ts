@@ -67,10 +67,13 @@ describe.each([
   beforeEach(async () => {
     log = await implementation.fresh();
   });
+  /** One refusal recorded alone; its id. */
+  const refuse = async (entry: DownloadRequestRecord & { reason: string }) =>
+    (await log.recordRefusals([entry]))[0]!;
 
   test('a served download and a refused one are recorded with everything the admin log shows', async () => {
     const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
-    const refused = await log.recordRefused({
+    const refused = await refuse({
       ...request({ at: at(1), product_id: null, license_key: null, identifier: null }),
       reason: 'INVALID_REQUEST',
     });
@@ -105,10 +108,10 @@ describe.each([
   });
 
   test('entries are listed newest first; entries of the same moment, the later recorded first', async () => {
-    const first = await log.recordRefused({ ...request({ at: at(5) }), reason: 'A' });
-    const second = await log.recordRefused({ ...request({ at: at(5) }), reason: 'B' });
-    const older = await log.recordRefused({ ...request({ at: at(1) }), reason: 'C' });
-    const newer = await log.recordRefused({ ...request({ at: at(9) }), reason: 'D' });
+    const first = await refuse({ ...request({ at: at(5) }), reason: 'A' });
+    const second = await refuse({ ...request({ at: at(5) }), reason: 'B' });
+    const older = await refuse({ ...request({ at: at(1) }), reason: 'C' });
+    const newer = await refuse({ ...request({ at: at(9) }), reason: 'D' });
     expect((await log.list(everything)).entries.map((e) => e.id)).toEqual([
       newer,
       second,
@@ -120,7 +123,7 @@ describe.each([
   test('filters by product and by outcome, with one page and the total of all that match', async () => {
     for (let minute = 0; minute < 5; minute++) {
       await log.recordServed({ ...request({ at: at(minute) }), file_id: minute, version: '1' });
-      await log.recordRefused({
+      await refuse({
         ...request({ at: at(minute), product_id: 13 }),
         reason: `R${minute}`,
       });
@@ -138,9 +141,28 @@ describe.each([
     expect((await log.list({ ...everything, page: 9, per_page: 2 })).entries).toEqual([]);
   });
 
+  test('refusals recorded together are kept as separate entries, ids growing in their order', async () => {
+    const ids = await log.recordRefusals([
+      { ...request({ at: at(1) }), reason: 'A' },
+      { ...request({ at: at(1), product_id: null }), reason: 'B' },
+      { ...request({ at: at(2) }), reason: 'C' },
+    ]);
+    expect(ids).toHaveLength(3);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(3);
+    expect((await log.list(everything)).entries.map((e) => [e.id, e.reason, e.product_id])).toEqual(
+      [
+        [ids[2], 'C', 12],
+        [ids[1], 'B', null],
+        [ids[0], 'A', 12],
+      ],
+    );
+    expect(await log.recordRefusals([])).toEqual([]);
+  });
+
   test('a served entry becomes a refusal with the reason, keeping file and version; only once', async () => {
     const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
-    const refused = await log.recordRefused({ ...request(), reason: 'LICENSE_EXPIRED' });
+    const refused = await refuse({ ...request(), reason: 'LICENSE_EXPIRED' });
     expect(await log.markServedAsRefused({ id: served, reason: 'NOT_FOUND' })).toBe(true);
     expect(await log.markServedAsRefused({ id: served, reason: 'INTERNAL_ERROR' })).toBe(false);
     expect(await log.markServedAsRefused({ id: refused, reason: 'INTERNAL_ERROR' })).toBe(false);

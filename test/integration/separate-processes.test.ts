@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { ServiceProcesses } from '../support/processes.js';
+import { ServiceProcesses, type ServiceProcess } from '../support/processes.js';
 import { API_BASE } from '../support/system.js';
 
 /**
@@ -21,9 +21,15 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
   let storage: string;
   let env: NodeJS.ProcessEnv;
   const start = (script: string, ready: string) => processes.start(script, ready);
+  // Refusals wait long to be written together: only a stop that writes them keeps them.
+  const startDownload = () =>
+    processes.start('start:download', 'download service ready', {
+      DOWNLOAD_LOG_BATCH_MS: '10000',
+    });
 
   let gateway: string;
   let management: string;
+  let download: ServiceProcess;
 
   beforeAll(async () => {
     storage = await mkdtemp(path.join(tmpdir(), 'separate-'));
@@ -52,7 +58,7 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
       start('start:update-catalog', 'update-catalog service ready'),
       start('start:license', 'license service ready'),
       start('start:license', 'license service ready'),
-      start('start:download', 'download service ready'),
+      startDownload().then((started) => (download = started)),
     ]);
     const [gatewayProcess, managementProcess] = await Promise.all([
       start('start:gateway', 'gateway listening'),
@@ -164,4 +170,46 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
     expect(responses.filter((r) => r.status === 200)).toHaveLength(3);
     expect(responses.filter((r) => r.status === 403)).toHaveLength(9);
   });
+
+  test('refusals answered just before the download service is stopped are all in the log', async () => {
+    const product = (await admin('post', '/products', { title: 'Lapsed tool' }).expect(201)).body
+      .data;
+    const plan = (
+      await admin('post', '/plans', {
+        name: 'Lapsed',
+        activation_type: 'domain',
+        activation_limit: 1,
+      }).expect(201)
+    ).body.data;
+    const { license_key } = (
+      await admin('post', '/licenses', {
+        product_id: product.id,
+        plan_id: plan.id,
+        expires_at: '2020-01-01T00:00:00Z',
+      }).expect(201)
+    ).body.data;
+    const refusals = 25;
+    const answers = await Promise.all(
+      Array.from({ length: refusals }, () =>
+        request(gateway)
+          .get(`${API_BASE}/downloads/${product.id}?license_key=${license_key}`)
+          .set('Accept', 'application/json'),
+      ),
+    );
+    expect(answers.map((answer) => answer.body.error?.code)).toEqual(
+      Array(refusals).fill('LICENSE_EXPIRED'),
+    );
+    // At once: the refusals are still waiting for their batch to be written.
+    expect(await download.stop()).toBe(true);
+    download = await startDownload();
+    const log = (
+      await admin('get', `/download-log?refused=true&product_id=${product.id}&per_page=100`).expect(
+        200,
+      )
+    ).body.data;
+    expect(log.total).toBe(refusals);
+    expect(log.entries.map((entry: { reason: string }) => entry.reason)).toEqual(
+      Array(refusals).fill('LICENSE_EXPIRED'),
+    );
+  }, 120_000);
 });

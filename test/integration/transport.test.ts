@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import type { HandlersOf } from '../../libs/contracts/index.js';
@@ -228,4 +229,53 @@ withRabbit('RabbitMQ connection recovery', () => {
     }
     expect(answered).toBe(true);
   }, 60_000);
+});
+
+withRabbit('RabbitMQ writes', () => {
+  test('a reply and its acknowledgement reach the broker in one write', async () => {
+    const prefix = `test.writes.${randomBytes(4).toString('hex')}`;
+    const connect = (role: string) =>
+      AmqpTransport.connect({
+        url: AMQP_URL!,
+        prefix,
+        timeoutMs: 2000,
+        prefetch: 8,
+        logger,
+        connectionName: `${prefix}:${role}`,
+      });
+    const server = await connect('server');
+    const client = await connect('client');
+    opened.push(server, client);
+    await server.serve(
+      'download',
+      downloadHandlers(async () => ({ service: 'download', status: 'ok', uptime_seconds: 1 })),
+    );
+    await client.call('download.health', {});
+
+    // Every hand-over of bytes to the operating system, by socket, during one more call.
+    const handOvers = new Map<Socket, number>();
+    const count = (socket: Socket) => handOvers.set(socket, (handOvers.get(socket) ?? 0) + 1);
+    const proto = Socket.prototype as unknown as Record<
+      '_write' | '_writev',
+      (this: Socket, ...args: unknown[]) => unknown
+    >;
+    const { _write, _writev } = proto;
+    proto._write = function (this: Socket, ...args: unknown[]) {
+      count(this);
+      return _write.apply(this, args);
+    };
+    proto._writev = function (this: Socket, ...args: unknown[]) {
+      count(this);
+      return _writev.apply(this, args);
+    };
+    try {
+      await client.call('download.health', {});
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      proto._write = _write;
+      proto._writev = _writev;
+    }
+    // The client's request, and the server's reply with its acknowledgement: one write each.
+    expect([...handOvers.values()]).toEqual([1, 1]);
+  });
 });

@@ -24,8 +24,10 @@ export function memoryDownloadLog(): DownloadLogStore {
       return record({ ...entry, outcome: 'served', reason: null });
     },
 
-    async recordRefused(entry) {
-      return record({ ...entry, outcome: 'refused', file_id: null, version: null });
+    async recordRefusals(refusals) {
+      return refusals.map((entry) =>
+        record({ ...entry, outcome: 'refused', file_id: null, version: null }),
+      );
     },
 
     async markServedAsRefused({ id, reason }) {

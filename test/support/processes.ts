@@ -11,6 +11,8 @@ export interface ServiceProcess {
   lines: LogLine[];
   /** The `url` of the first line with this message (`gateway listening`, ...). */
   urlOf(message: string): string;
+  /** SIGTERM, as an orchestrator stops a replica; whether it ended within the grace time. */
+  stop(): Promise<boolean>;
 }
 
 /**
@@ -32,6 +34,7 @@ export class ServiceProcesses {
     return {
       lines: group.lines,
       urlOf: (message) => String(group.lines.find((line) => line.msg === message)?.url),
+      stop: () => group.terminate(STOP_GRACE_MS),
     };
   }
 

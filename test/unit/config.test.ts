@@ -139,6 +139,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   RPC_TIMEOUT_MS: '0',
   HTTP_REQUEST_TIMEOUT_MS: '-100',
   PRODUCT_CACHE_TTL_MS: '-1',
+  DOWNLOAD_LOG_BATCH_MS: '10001',
   TRUST_PROXY: 'some proxies',
   LOG_LEVEL: 'loud',
   LOG_FORMAT: 'xml',

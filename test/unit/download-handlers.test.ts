@@ -33,13 +33,12 @@ const SIGNING_KEY = 'handler-test-signing-key';
 const IP = '203.0.113.5';
 
 /** The handlers, on a fresh log and catalog at 2026-03-01 09:00 UTC, and the licenses the fake knows. */
-function downloads(licenses: FakeLicense[] = []) {
+function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog()) {
   const clock = fixedClock('2026-03-01T09:00:00.000Z');
   const transport = new FakeTransport(clock).answer(fakeLicenseService(licenses));
   transport.answer(
     createUpdateCatalogHandlers({ stores: memoryCatalogStores({ clock }), transport, clock }),
   );
-  const downloadLog = memoryDownloadLog();
   const tickets = new TicketSigner(SIGNING_KEY, () => clock().getTime());
   const removed: string[] = [];
   const storage = {
@@ -58,6 +57,7 @@ function downloads(licenses: FakeLicense[] = []) {
     logWriter: new DownloadLogWriter({
       store: downloadLog,
       logger: createLogger('test', 'silent'),
+      batchMs: 50,
       clock,
     }),
     storage,
@@ -344,6 +344,32 @@ describe('nothing to download: NOT_FOUND (404)', () => {
 });
 
 describe('spec 4.5: refusals are listed under Refused Downloads in the Download Log, with their reason', () => {
+  test('a refused download is answered without waiting for its entry, which a read of the log then finds', async () => {
+    const store = memoryDownloadLog();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const writes: Array<Array<string | null>> = [];
+    const recordRefusals = store.recordRefusals.bind(store);
+    store.recordRefusals = async (entries) => {
+      await held;
+      writes.push(entries.map((entry) => entry.license_key));
+      return recordRefusals(entries);
+    };
+    const { product, outcome, log } = downloads([], store);
+    const p = await product('license_key');
+    expect(await outcome({ product_id: p.id })).toBe('LICENSE_INVALID (403)');
+    expect(await outcome({ product_id: p.id, license_key: 'NONE' })).toBe('LICENSE_INVALID (403)');
+    expect(writes).toEqual([]);
+    release();
+    const entries = (await log({ product_id: p.id, refused: true })).entries;
+    expect(entries.map((e) => [e.license_key, e.reason])).toEqual([
+      ['NONE', 'LICENSE_INVALID'],
+      [null, 'LICENSE_INVALID'],
+    ]);
+    // Both in one write.
+    expect(writes).toEqual([[null, 'NONE']]);
+  });
+
   test('every refusal is logged with its error code, served downloads too, newest first', async () => {
     const { product, release, outcome, log } = downloads([
       { key: 'KEY', product_id: 1, plan_id: 7, activated: ['here.example'] },

@@ -1,0 +1,97 @@
+import { once } from 'node:events';
+import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
+import { sendWritesPerTick, socketOf } from '../../libs/transport/tick-writes.js';
+
+/** A connected client socket, and everything its peer receives. */
+async function connectedSocket(): Promise<{
+  socket: Socket;
+  received: () => Buffer;
+  server: Server;
+}> {
+  const chunks: Buffer[] = [];
+  const server = createServer((peer) => peer.on('data', (chunk: Buffer) => chunks.push(chunk)));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const socket = new Socket();
+  socket.connect((server.address() as AddressInfo).port, '127.0.0.1');
+  await once(socket, 'connect');
+  return { socket, server, received: () => Buffer.concat(chunks) };
+}
+
+/** The socket's hand-overs to the operating system: one per `_write` or `_writev`. */
+function handOvers(socket: Socket): Array<number> {
+  const counts: number[] = [];
+  const target = socket as unknown as {
+    _write: (...args: unknown[]) => unknown;
+    _writev: (chunks: unknown[], ...rest: unknown[]) => unknown;
+  };
+  const write = target._write.bind(socket);
+  const writev = target._writev.bind(socket);
+  target._write = (...args) => {
+    counts.push(1);
+    return write(...args);
+  };
+  target._writev = (chunks, ...rest) => {
+    counts.push(chunks.length);
+    return writev(chunks, ...rest);
+  };
+  return counts;
+}
+
+const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 50));
+
+describe('RPC messages: the writes of one tick leave together', () => {
+  test('three writes in one tick are handed over once, in order', async () => {
+    const { socket, server, received } = await connectedSocket();
+    const counts = handOvers(socket);
+    sendWritesPerTick(socket);
+    socket.write('reply;');
+    socket.write('ack;');
+    socket.write('reply;');
+    expect(counts).toEqual([]);
+    await nextTick();
+    expect(counts).toEqual([3]);
+    await settle();
+    expect(received().toString()).toBe('reply;ack;reply;');
+    socket.destroy();
+    server.close();
+  });
+
+  test('writes in different ticks are not held back for each other', async () => {
+    const { socket, server, received } = await connectedSocket();
+    const counts = handOvers(socket);
+    sendWritesPerTick(socket);
+    socket.write('a;');
+    await nextTick();
+    socket.write('b;');
+    await nextTick();
+    expect(counts).toEqual([1, 1]);
+    await settle();
+    expect(received().toString()).toBe('a;b;');
+    socket.destroy();
+    server.close();
+  });
+
+  test('a socket set up twice still uncorks after each tick', async () => {
+    const { socket, server, received } = await connectedSocket();
+    sendWritesPerTick(socket);
+    sendWritesPerTick(socket);
+    socket.write('x;');
+    await nextTick();
+    expect(socket.writableCorked).toBe(0);
+    await settle();
+    expect(received().toString()).toBe('x;');
+    socket.destroy();
+    server.close();
+  });
+
+  test('the socket under a connection is found, and nothing else is taken for one', () => {
+    const socket = new Socket();
+    expect(socketOf({ stream: socket })).toBe(socket);
+    expect(socketOf({ stream: {} })).toBeUndefined();
+    expect(socketOf({})).toBeUndefined();
+    expect(socketOf(null)).toBeUndefined();
+    socket.destroy();
+  });
+});
