@@ -232,6 +232,33 @@ withRabbit('RabbitMQ connection recovery', () => {
 });
 
 withRabbit('RabbitMQ writes', () => {
+  test("the connection to the broker turns Nagle's algorithm off", async () => {
+    const prefix = `test.nodelay.${randomBytes(4).toString('hex')}`;
+    const settings: boolean[] = [];
+    const { setNoDelay } = Socket.prototype;
+    Socket.prototype.setNoDelay = function (this: Socket, noDelay?: boolean) {
+      settings.push(noDelay ?? true);
+      return setNoDelay.call(this, noDelay);
+    };
+    try {
+      opened.push(
+        await AmqpTransport.connect({
+          url: AMQP_URL!,
+          prefix,
+          timeoutMs: 2000,
+          prefetch: 8,
+          logger,
+          connectionName: `${prefix}:client`,
+        }),
+      );
+    } finally {
+      Socket.prototype.setNoDelay = setNoDelay;
+    }
+    // A small write (an acknowledgement after its reply) must not wait for the broker's delayed
+    // TCP acknowledgement, holding up every reply behind it.
+    expect(settings).toEqual([true]);
+  });
+
   test('a reply and its acknowledgement reach the broker in one write', async () => {
     const prefix = `test.writes.${randomBytes(4).toString('hex')}`;
     const connect = (role: string) =>
