@@ -151,7 +151,8 @@ export const DOWNLOAD_DECISION_NOTE =
   'The download decision is `GET /downloads/{id}` with the key of an expired license, answered ' +
   '`403 LICENSE_EXPIRED`: the rate limit and the query, `download.authorize` (the product as ' +
   'the download service keeps it, the coverage from license, the access rules, the refusal ' +
-  'written to the download log), and nothing else. An allowed download, even a HEAD, adds the signed link, a ' +
+  'written to the download log with the others of its batch, after the answer), and nothing ' +
+  'else. An allowed download, even a HEAD, adds the signed link, a ' +
   "request to the download service's byte port and a storage lookup; a GET then moves the file.";
 
 export const ACTIVATION_NOTE =
