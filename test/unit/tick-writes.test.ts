@@ -39,51 +39,52 @@ function handOvers(socket: Socket): Array<number> {
 }
 
 const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
-const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 50));
+
+/** What the peer received, once the writes have had time to arrive; both ends are then closed. */
+async function receivedThenClosed(connection: Awaited<ReturnType<typeof connectedSocket>>) {
+  await new Promise<void>((resolve) => setTimeout(resolve, 50));
+  connection.socket.destroy();
+  connection.server.close();
+  return connection.received().toString();
+}
+
+/** A connected socket whose writes of one tick leave together, and its hand-overs so far. */
+async function tickWritingSocket() {
+  const connection = await connectedSocket();
+  const counts = handOvers(connection.socket);
+  sendWritesPerTick(connection.socket);
+  return { connection, socket: connection.socket, counts };
+}
 
 describe('RPC messages: the writes of one tick leave together', () => {
   test('three writes in one tick are handed over once, in order', async () => {
-    const { socket, server, received } = await connectedSocket();
-    const counts = handOvers(socket);
-    sendWritesPerTick(socket);
+    const { connection, socket, counts } = await tickWritingSocket();
     socket.write('reply;');
     socket.write('ack;');
     socket.write('reply;');
     expect(counts).toEqual([]);
     await nextTick();
     expect(counts).toEqual([3]);
-    await settle();
-    expect(received().toString()).toBe('reply;ack;reply;');
-    socket.destroy();
-    server.close();
+    expect(await receivedThenClosed(connection)).toBe('reply;ack;reply;');
   });
 
   test('writes in different ticks are not held back for each other', async () => {
-    const { socket, server, received } = await connectedSocket();
-    const counts = handOvers(socket);
-    sendWritesPerTick(socket);
+    const { connection, socket, counts } = await tickWritingSocket();
     socket.write('a;');
     await nextTick();
     socket.write('b;');
     await nextTick();
     expect(counts).toEqual([1, 1]);
-    await settle();
-    expect(received().toString()).toBe('a;b;');
-    socket.destroy();
-    server.close();
+    expect(await receivedThenClosed(connection)).toBe('a;b;');
   });
 
   test('a socket set up twice still uncorks after each tick', async () => {
-    const { socket, server, received } = await connectedSocket();
-    sendWritesPerTick(socket);
+    const { connection, socket } = await tickWritingSocket();
     sendWritesPerTick(socket);
     socket.write('x;');
     await nextTick();
     expect(socket.writableCorked).toBe(0);
-    await settle();
-    expect(received().toString()).toBe('x;');
-    socket.destroy();
-    server.close();
+    expect(await receivedThenClosed(connection)).toBe('x;');
   });
 
   test('the socket under a connection is found, and nothing else is taken for one', () => {
