@@ -16,7 +16,8 @@ import {
 import type {
   ActivationRecord,
   BeforeEachWrite,
-  IdentifierKeys,
+  CheckRecord,
+  MatchingCheck,
   LicenseChanges,
   LicenseFilters,
   LicenseRecord,
@@ -245,15 +246,7 @@ export class MongoLicenseStore implements LicenseStore {
     return { license, released: activationRecord(released) };
   }
 
-  async touchCheck({
-    licenseKey,
-    at,
-    ip,
-  }: {
-    licenseKey: string;
-    at: Date;
-    ip: string;
-  }): Promise<void> {
+  async touchCheck({ licenseKey, at, ip }: CheckRecord): Promise<void> {
     await this.License.updateOne(
       { license_key: licenseKey },
       { $set: { last_check_at: at, last_check_ip: ip }, $inc: { check_count: 1 } },
@@ -266,13 +259,7 @@ export class MongoLicenseStore implements LicenseStore {
     identifierKeys,
     at,
     ip,
-  }: {
-    licenseKey: string;
-    productId: number | null;
-    identifierKeys: IdentifierKeys | null;
-    at: Date;
-    ip: string;
-  }): Promise<LicenseRecord | null> {
+  }: MatchingCheck): Promise<LicenseRecord | null> {
     // An identifier valid under no activation type is activated on no license.
     if (identifierKeys !== null && Object.keys(identifierKeys).length === 0) return null;
     const filter: Record<string, unknown> = { license_key: licenseKey };

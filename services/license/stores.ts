@@ -117,6 +117,21 @@ export type LicenseUpdate =
  */
 export type BeforeEachWrite = () => void;
 
+/** A counted check of a license (spec 4.2 rule 3): when and from where. */
+export interface CheckRecord {
+  licenseKey: string;
+  at: Date;
+  ip: string;
+}
+
+/** A check counted only on a license of this product with this identifier activated. */
+export interface MatchingCheck extends CheckRecord {
+  /** Null: any product. */
+  productId: number | null;
+  /** Null: no identifier sent. */
+  identifierKeys: IdentifierKeys | null;
+}
+
 export interface LicenseStore {
   findByKey(licenseKey: string): Promise<LicenseRecord | null>;
 
@@ -147,7 +162,7 @@ export interface LicenseStore {
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null>;
 
   /** Spec 4.2 rule 3: sets last_check_at and last_check_ip, and increments check_count. */
-  touchCheck(check: { licenseKey: string; at: Date; ip: string }): Promise<void>;
+  touchCheck(check: CheckRecord): Promise<void>;
 
   /**
    * Spec 4.2 rule 3 in one round trip, for the common validate: counts a check, as touchCheck,
@@ -155,13 +170,7 @@ export interface LicenseStore {
    * activation under the key its activation type gives the identifier (when not null). The
    * license after the count, or null when it does not match and nothing was written.
    */
-  touchCheckIfMatching(check: {
-    licenseKey: string;
-    productId: number | null;
-    identifierKeys: IdentifierKeys | null;
-    at: Date;
-    ip: string;
-  }): Promise<LicenseRecord | null>;
+  touchCheckIfMatching(check: MatchingCheck): Promise<LicenseRecord | null>;
 
   /**
    * Spec 3.3: changes status, expiry and limit in one atomic update. A limit other than 0 below

@@ -5,6 +5,7 @@ import {
   monitoredMongoUrl,
   type MonitoredCommand,
 } from '../support/command-monitor.js';
+import { filterBranches, type Filter } from '../support/filter-branches.js';
 import { createVersion, packageBytes, uploadFile } from '../support/packages.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
@@ -14,28 +15,6 @@ import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
  * or log entries. The queries are the real ones, captured by the driver's command monitoring
  * while the hot paths run, caches cold; each is checked against the indexes of its collection.
  */
-
-type Filter = Record<string, unknown>;
-
-/** Every combination of one branch of `a` with one branch of `b`. */
-const cross = (a: string[][], b: string[][]) => a.flatMap((x) => b.map((y) => [...x, ...y]));
-
-/** The branches of a filter in disjunctive normal form, each as the fields it constrains. */
-function branches(filter: Filter): string[][] {
-  let result: string[][] = [[]];
-  for (const [key, value] of Object.entries(filter)) {
-    if (key === '$and') {
-      for (const part of value as Filter[]) result = cross(result, branches(part));
-    } else if (key === '$or') {
-      result = cross(result, (value as Filter[]).flatMap(branches));
-    } else if (key === '$expr') {
-      // A condition between a document's own fields: checked on the documents the rest selects.
-    } else {
-      result = result.map((fields) => [...fields, key]);
-    }
-  }
-  return result;
-}
 
 /** The filters a command selects documents with. */
 function filtersOf({ name, command }: MonitoredCommand): Filter[] {
@@ -137,7 +116,7 @@ describe('every query of the hot paths is served by a declared index', () => {
       const indexes = await indexesOf(command.database, command.collection);
       const firstFields = new Set(indexes.map((fields) => fields[0]));
       for (const filter of filtersOf(command)) {
-        for (const fields of branches(filter)) {
+        for (const fields of filterBranches(filter)) {
           if (!fields.some((field) => firstFields.has(field))) {
             unserved.push(
               `${command.database}.${command.collection} ${command.name} ${JSON.stringify(filter)}`,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { ServiceProcesses, type ServiceProcess } from '../support/processes.js';
+import { ownSystemEnv, ServiceProcesses, type ServiceProcess } from '../support/processes.js';
 import { API_BASE } from '../support/system.js';
 
 /**
@@ -132,33 +132,19 @@ withRabbit('operations (docs/operations.md): every service as its own process', 
   beforeAll(async () => {
     storage = await mkdtemp(path.join(tmpdir(), 'observability-'));
     collector = await startCollector();
-    const id = randomBytes(4).toString('hex');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      AMQP_PREFIX: `test.ops.${id}`,
-      MONGODB_DB_PREFIX: `o${id}`,
-      REDIS_PREFIX: `test:ops:${id}`,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      DOWNLOAD_PORT: '0',
-      METRICS_PORT: '0',
-      HOST: '127.0.0.1',
-      ADMIN_TOKENS: ADMIN_TOKEN,
-      DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
-      STORAGE_DIR: storage,
-      SCHEDULED_TASKS: 'off',
-      RATE_LIMIT_UPDATES_PER_MINUTE: '3',
-      // Debug: the services' line for each RPC request they answer.
-      LOG_LEVEL: 'debug',
-      LOG_FORMAT: 'json',
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      // The SDK's own setting: export spans every 100 ms instead of every 5 s.
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-    };
-    delete env.S3_ENDPOINT;
-    delete env.PUBLIC_URL;
-    delete env.DOWNLOAD_SERVICE_URL;
-    delete env.OTEL_SERVICE_NAME;
+    const env = ownSystemEnv({
+      label: 'ops',
+      adminToken: ADMIN_TOKEN,
+      storageDir: storage,
+      overrides: {
+        RATE_LIMIT_UPDATES_PER_MINUTE: '3',
+        // Debug: the services' line for each RPC request they answer.
+        LOG_LEVEL: 'debug',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        // The SDK's own setting: export spans every 100 ms instead of every 5 s.
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+    });
     processes = new ServiceProcesses(env);
     const [catalog, license, download] = await Promise.all([
       processes.start('start:update-catalog', 'update-catalog service ready'),

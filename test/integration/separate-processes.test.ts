@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { ServiceProcesses, type ServiceProcess } from '../support/processes.js';
+import { ownSystemEnv, ServiceProcesses, type ServiceProcess } from '../support/processes.js';
 import { API_BASE } from '../support/system.js';
 
 /**
@@ -33,25 +33,7 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
 
   beforeAll(async () => {
     storage = await mkdtemp(path.join(tmpdir(), 'separate-'));
-    const id = randomBytes(4).toString('hex');
-    env = {
-      ...process.env,
-      AMQP_PREFIX: `test.procs.${id}`,
-      MONGODB_DB_PREFIX: `p${id}`,
-      REDIS_PREFIX: `test:procs:${id}`,
-      PORT: '0',
-      ADMIN_PORT: '0',
-      DOWNLOAD_PORT: '0',
-      HOST: '127.0.0.1',
-      ADMIN_TOKENS: ADMIN_TOKEN,
-      DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
-      STORAGE_DIR: storage,
-      SCHEDULED_TASKS: 'off',
-      LOG_LEVEL: 'info',
-    };
-    delete env.S3_ENDPOINT;
-    delete env.PUBLIC_URL;
-    delete env.DOWNLOAD_SERVICE_URL;
+    env = ownSystemEnv({ label: 'procs', adminToken: ADMIN_TOKEN, storageDir: storage });
     processes = new ServiceProcesses(env);
     // The services first, so that their queues exist before the gateway takes requests.
     await Promise.all([

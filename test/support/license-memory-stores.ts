@@ -3,7 +3,8 @@ import type { LicenseStatus } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   BeforeEachWrite,
-  IdentifierKeys,
+  CheckRecord,
+  MatchingCheck,
   LicenseChanges,
   LicenseFilters,
   LicenseRecord,
@@ -175,15 +176,7 @@ class MemoryLicenseStore implements LicenseStore {
     return { license: copy(license), released: copy(released) };
   }
 
-  async touchCheck({
-    licenseKey,
-    at,
-    ip,
-  }: {
-    licenseKey: string;
-    at: Date;
-    ip: string;
-  }): Promise<void> {
+  async touchCheck({ licenseKey, at, ip }: CheckRecord): Promise<void> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
     if (!license) return;
@@ -199,13 +192,7 @@ class MemoryLicenseStore implements LicenseStore {
     identifierKeys,
     at,
     ip,
-  }: {
-    licenseKey: string;
-    productId: number | null;
-    identifierKeys: IdentifierKeys | null;
-    at: Date;
-    ip: string;
-  }): Promise<LicenseRecord | null> {
+  }: MatchingCheck): Promise<LicenseRecord | null> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
     if (!license || (productId !== null && license.product_id !== productId)) return null;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ChildGroup, type LogLine } from './child-group.js';
 
 /** How long a service may take to print its ready line (tsx compiles it on start). */
@@ -41,4 +42,49 @@ export class ServiceProcesses {
   async stopAll(): Promise<void> {
     await Promise.all(this.started.map((group) => group.terminate(STOP_GRACE_MS)));
   }
+}
+
+/**
+ * The environment of a system whose services run as processes of their own: this process's,
+ * with names of the system's own (queues, databases, Redis keys), free ports on the loopback,
+ * package files under `storageDir`, no scheduled tasks, JSON log lines at `info`, and none of
+ * this process's settings that would send a service elsewhere (object store, public addresses,
+ * tracing). `overrides` come last.
+ */
+export function ownSystemEnv({
+  label,
+  adminToken,
+  storageDir,
+  overrides = {},
+}: {
+  /** Letters, digits and dashes: part of every name the system uses. */
+  label: string;
+  adminToken: string;
+  storageDir: string;
+  overrides?: NodeJS.ProcessEnv;
+}): NodeJS.ProcessEnv {
+  const id = randomBytes(4).toString('hex');
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(inherited)) {
+    if (/^(S3_|OTEL_)/.test(name)) delete inherited[name];
+  }
+  for (const name of ['PUBLIC_URL', 'DOWNLOAD_SERVICE_URL', 'DATA_DIR']) delete inherited[name];
+  return {
+    ...inherited,
+    AMQP_PREFIX: `test.${label}.${id}`,
+    MONGODB_DB_PREFIX: `${label}-${id}`,
+    REDIS_PREFIX: `test:${label}:${id}`,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ADMIN_PORT: '0',
+    DOWNLOAD_PORT: '0',
+    METRICS_PORT: '0',
+    ADMIN_TOKENS: adminToken,
+    DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
+    STORAGE_DIR: storageDir,
+    SCHEDULED_TASKS: 'off',
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    ...overrides,
+  };
 }

@@ -2,6 +2,7 @@ import { licenseStatuses } from '../../libs/contracts/index.js';
 import { licenseIndexes } from '../../services/license/models.js';
 import { licenseSearchFilter, licenseSearchOrder } from '../../services/license/mongo-stores.js';
 import type { LicenseFilters } from '../../services/license/stores.js';
+import { filterBranches, type Filter } from '../support/filter-branches.js';
 
 /**
  * Admin searches use indexed queries only: every branch of the MongoDB filter of every
@@ -10,31 +11,6 @@ import type { LicenseFilters } from '../../services/license/stores.js';
  */
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
-
-type Filter = Record<string, unknown>;
-
-/** Every combination of one branch of `a` with one branch of `b`. */
-const cross = (a: string[][], b: string[][]) => a.flatMap((x) => b.map((y) => [...x, ...y]));
-
-/**
- * The branches of a filter in disjunctive normal form, each as the fields it puts a condition
- * on: `$and` combines the branches of its parts, `$or` adds up its alternatives'.
- */
-function branches(filter: Filter): string[][] {
-  let result: string[][] = [[]];
-  for (const [key, value] of Object.entries(filter)) {
-    if (key === '$and') {
-      for (const part of value as Filter[]) result = cross(result, branches(part));
-    } else if (key === '$or') {
-      result = cross(result, (value as Filter[]).flatMap(branches));
-    } else if (key.startsWith('$')) {
-      throw new Error(`The filter uses ${key}, which this test does not read.`);
-    } else {
-      result = result.map((fields) => [...fields, key]);
-    }
-  }
-  return result;
-}
 
 const firstFields = new Set(licenseIndexes.map((index) => Object.keys(index.fields)[0]));
 const servedByIndex = (fields: string[]) => fields.some((field) => firstFields.has(field));
@@ -66,7 +42,7 @@ describe('admin search: indexed queries only', () => {
     (_, filters) => {
       const filter = licenseSearchFilter(filters, NOW);
       expect(filter).not.toBeNull();
-      for (const fields of branches(filter as Filter)) {
+      for (const fields of filterBranches(filter as Filter)) {
         // A branch without conditions is every license, read in the order of the created_at index.
         if (fields.length === 0) expect(orderIndexed).toBe(true);
         else expect({ fields, served: servedByIndex(fields) }).toEqual({ fields, served: true });

@@ -8,6 +8,7 @@ import { API_BASE } from '../../../services/gateway/paths.js';
 import { OwnBroker } from './broker.js';
 import { dataOf, http, type Answer } from './http.js';
 import { killEveryGroup } from '../../support/child-group.js';
+import { ownSystemEnv } from '../../support/processes.js';
 import { OwnRedis } from './redis.js';
 import { ServiceProcess, type ServiceName } from './services.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -50,36 +51,18 @@ export class FaultSystem {
     readonly redis: OwnRedis,
     readonly rpcTimeoutMs: number,
   ) {
-    const id = randomBytes(4).toString('hex');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      AMQP_URL: broker.url,
-      MONGODB_URL: `mongodb://127.0.0.1:${mongoProxy.port}/`,
-      REDIS_URL: redis.url,
-      AMQP_PREFIX: `faults.${id}`,
-      MONGODB_DB_PREFIX: `f${id}`,
-      REDIS_PREFIX: `faults:${id}`,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ADMIN_PORT: '0',
-      DOWNLOAD_PORT: '0',
-      METRICS_PORT: '0',
-      ADMIN_TOKENS: this.adminToken,
-      DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
-      STORAGE_DIR: path.join(dir, 'packages'),
-      SCHEDULED_TASKS: 'off',
-      RPC_TIMEOUT_MS: String(rpcTimeoutMs),
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      ...UNREACHABLE_LIMITS,
-    };
-    for (const name of Object.keys(env)) {
-      if (/^(S3_|OTEL_)/.test(name)) delete env[name];
-    }
-    delete env.PUBLIC_URL;
-    delete env.DOWNLOAD_SERVICE_URL;
-    delete env.DATA_DIR;
-    this.env = env;
+    this.env = ownSystemEnv({
+      label: 'faults',
+      adminToken: this.adminToken,
+      storageDir: path.join(dir, 'packages'),
+      overrides: {
+        AMQP_URL: broker.url,
+        MONGODB_URL: `mongodb://127.0.0.1:${mongoProxy.port}/`,
+        REDIS_URL: redis.url,
+        RPC_TIMEOUT_MS: String(rpcTimeoutMs),
+        ...UNREACHABLE_LIMITS,
+      },
+    });
   }
 
   /** Starts everything; on any failure, stops what had started. */
