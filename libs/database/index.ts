@@ -120,28 +120,43 @@ export class Sequences {
   }
 
   /**
-   * Inserts a record under the id an admin chose (a taken id is `duplicate()`), or under the next
-   * id of the sequence, skipping ids that admins chose themselves.
+   * Inserts a record under the next id of the sequence, skipping ids that admins chose
+   * themselves. `beforeEachWrite` runs before each of its writes (every counter increment and
+   * every insert), so a call whose caller has gone stops before its next write.
    */
+  async insertNext<T>(
+    name: string,
+    insert: (id: number) => Promise<T>,
+    beforeEachWrite: () => void,
+  ): Promise<T> {
+    for (;;) {
+      beforeEachWrite();
+      const id = await this.next(name);
+      beforeEachWrite();
+      try {
+        return await insert(id);
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    }
+  }
+
+  /** As `insertNext`, or under the id an admin chose (`id-taken` when a record has it). */
   async insert<T>(
     name: string,
     chosenId: number | undefined,
     insert: (id: number) => Promise<T>,
-    duplicate: () => Error,
-  ): Promise<T> {
-    if (chosenId !== undefined) {
-      try {
-        return await insert(chosenId);
-      } catch (error) {
-        throw isDuplicateKey(error) ? duplicate() : error;
-      }
+    beforeEachWrite: () => void,
+  ): Promise<{ outcome: 'created'; record: T } | { outcome: 'id-taken' }> {
+    if (chosenId === undefined) {
+      return { outcome: 'created', record: await this.insertNext(name, insert, beforeEachWrite) };
     }
-    for (;;) {
-      try {
-        return await insert(await this.next(name));
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-      }
+    beforeEachWrite();
+    try {
+      return { outcome: 'created', record: await insert(chosenId) };
+    } catch (error) {
+      if (isDuplicateKey(error)) return { outcome: 'id-taken' };
+      throw error;
     }
   }
 }

@@ -415,9 +415,6 @@ function planFields(plan: PlanTerms) {
   };
 }
 
-/** What `Sequences.insert` throws for a chosen id already taken: answered as `id-taken`. */
-class IdTaken extends Error {}
-
 class MongoPlanStore implements PlanStore {
   constructor(
     private readonly Plan: LicenseModels['Plan'],
@@ -433,23 +430,13 @@ class MongoPlanStore implements PlanStore {
     id?: number;
     beforeEachWrite?: BeforeEachWrite;
   }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
-    // Before the sequence counter's write (or the chosen id's insert), and before each insert.
-    beforeEachWrite();
-    try {
-      const created = await this.sequences.insert(
-        'plan',
-        id,
-        async (chosen) => {
-          beforeEachWrite();
-          return planRecord((await this.Plan.create({ _id: chosen, ...plan })).toObject());
-        },
-        () => new IdTaken(),
-      );
-      return { outcome: 'created', plan: created };
-    } catch (error) {
-      if (error instanceof IdTaken) return { outcome: 'id-taken' };
-      throw error;
-    }
+    const created = await this.sequences.insert(
+      'plan',
+      id,
+      async (chosen) => planRecord((await this.Plan.create({ _id: chosen, ...plan })).toObject()),
+      beforeEachWrite,
+    );
+    return created.outcome === 'created' ? { outcome: 'created', plan: created.record } : created;
   }
 
   async find(id: number): Promise<PlanRecord | null> {

@@ -27,40 +27,6 @@ function setOf<T extends object>(changes: T): Partial<T> {
   ) as Partial<T>;
 }
 
-/** What `Sequences.insert` throws for a chosen id already taken: answered as `id-taken`. */
-class IdTaken extends Error {}
-
-/**
- * Inserts under the id an admin chose (`IdTaken` when it is taken), or under the next id of
- * `sequence`, skipping ids admins chose; `beforeEachWrite` runs before the sequence counter's
- * write and before each insert. The sequence names are those the service has always used, so
- * existing counters go on.
- */
-function insertWithSequence<T>({
-  sequences,
-  sequence,
-  id,
-  beforeEachWrite,
-  insert,
-}: {
-  sequences: Sequences;
-  sequence: 'product' | 'version' | 'file';
-  id?: number;
-  beforeEachWrite: () => void;
-  insert: (id: number) => Promise<T>;
-}): Promise<T> {
-  beforeEachWrite();
-  return sequences.insert(
-    sequence,
-    id,
-    async (chosen) => {
-      beforeEachWrite();
-      return insert(chosen);
-    },
-    () => new IdTaken(),
-  );
-}
-
 function mongoCatalogStores(models: CatalogModels, sequences: Sequences): CatalogStores {
   const { Product, Version, File } = models;
 
@@ -81,21 +47,18 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
       return docs.map(withId);
     },
 
+    // The sequence names are those the service has always used, so existing counters go on.
     async create({ product, id, beforeEachWrite }) {
-      try {
-        const created = await insertWithSequence({
-          sequences,
-          sequence: 'product',
-          id,
-          beforeEachWrite,
-          insert: async (chosen): Promise<ProductRecord> =>
-            withId((await Product.create({ _id: chosen, ...product })).toObject()),
-        });
-        return { outcome: 'created', product: created };
-      } catch (error) {
-        if (error instanceof IdTaken) return { outcome: 'id-taken' };
-        throw error;
-      }
+      const created = await sequences.insert(
+        'product',
+        id,
+        async (chosen): Promise<ProductRecord> =>
+          withId((await Product.create({ _id: chosen, ...product })).toObject()),
+        beforeEachWrite,
+      );
+      return created.outcome === 'created'
+        ? { outcome: 'created', product: created.record }
+        : created;
     },
 
     async update(id, changes) {
@@ -121,13 +84,12 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
     },
 
     create({ version, beforeEachWrite }) {
-      return insertWithSequence({
-        sequences,
-        sequence: 'version',
-        beforeEachWrite,
-        insert: async (id): Promise<VersionRecord> =>
+      return sequences.insertNext(
+        'version',
+        async (id): Promise<VersionRecord> =>
           withId((await Version.create({ _id: id, ...version })).toObject()),
-      });
+        beforeEachWrite,
+      );
     },
 
     async update(id, changes) {
@@ -163,13 +125,12 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
     },
 
     create({ file, beforeEachWrite }) {
-      return insertWithSequence({
-        sequences,
-        sequence: 'file',
-        beforeEachWrite,
-        insert: async (id): Promise<PackageFileRecord> =>
+      return sequences.insertNext(
+        'file',
+        async (id): Promise<PackageFileRecord> =>
           withId((await File.create({ _id: id, ...file })).toObject()),
-      });
+        beforeEachWrite,
+      );
     },
 
     async update(id, changes) {

@@ -207,6 +207,18 @@ describe.each([
       await stores.products.create({ product: plugin(), beforeEachWrite: stopAt(99) });
       expect(writes).toBe(2);
     });
+
+    test('when the next id was chosen in admin, the counter write done again is checked too', async () => {
+      await stores.products.create({ product: plugin(), id: 1, beforeEachWrite: noCheck });
+      let writes = 0;
+      const created = await stores.products.create({
+        product: plugin(),
+        beforeEachWrite: () => void writes++,
+      });
+      expect(created).toMatchObject({ outcome: 'created', product: { id: 2 } });
+      // The counter (1), the insert refused (1 is taken), the counter (2), the insert.
+      expect(writes).toBe(4);
+    });
   });
 
   describe('versions', () => {
