@@ -88,6 +88,10 @@ export const LogRefusalRequest = z.strictObject({
   reason: RefusalReason,
 });
 export type LogRefusalRequest = z.infer<typeof LogRefusalRequest>;
+/**
+ * With `entry_id`: whether that served entry became a refusal. Without: true once the new entry
+ * is taken for the log, which writes it with its batch (DOWNLOAD_LOG_BATCH_MS).
+ */
 export const LoggedRefusal = z.object({ logged: z.boolean() });
 
 export const DownloadLogEntry = z.object({

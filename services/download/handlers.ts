@@ -140,12 +140,16 @@ export function createDownloadHandlers({
       });
     },
 
-    'download.logRefusal': async ({ entry_id, reason, ...request }, context) => ({
-      logged:
-        entry_id !== null
-          ? await logWriter.servedBecameRefused({ entryId: entry_id, reason, context })
-          : await logWriter.refused({ request, reason, context }),
-    }),
+    'download.logRefusal': async ({ entry_id, reason, ...request }, context) => {
+      if (entry_id !== null) {
+        return {
+          logged: await logWriter.servedBecameRefused({ entryId: entry_id, reason, context }),
+        };
+      }
+      // A new refusal joins the next batch: the gateway's answer to its client does not wait.
+      void logWriter.refused({ request, reason, context });
+      return { logged: true };
+    },
 
     'download.prepareUpload': async ({ filename }, context) => {
       // The ticket lets its holder write to the bucket; a caller that gave up gets none.

@@ -32,6 +32,8 @@ export class DownloadLogWriter {
   private readonly logger: Logger;
   private readonly clock: () => Date;
   private readonly batchMs: number;
+  /** Set by `close`: a refusal from then on is written at once. */
+  private closed = false;
   private waiting: Array<{ record: RefusalRecord; written: (done: boolean) => void }> = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly writing = new Set<Promise<void>>();
@@ -113,8 +115,11 @@ export class DownloadLogWriter {
     const written = new Promise<boolean>((resolve) =>
       this.waiting.push({ record, written: resolve }),
     );
-    if (this.waiting.length >= REFUSALS_BATCH_MAX || this.batchMs === 0) this.writeWaiting();
-    else this.timer ??= setTimeout(() => this.writeWaiting(), this.batchMs);
+    if (this.closed || this.batchMs === 0 || this.waiting.length >= REFUSALS_BATCH_MAX) {
+      this.writeWaiting();
+    } else {
+      this.timer ??= setTimeout(() => this.writeWaiting(), this.batchMs);
+    }
     return written;
   }
 
@@ -122,6 +127,12 @@ export class DownloadLogWriter {
   async flush(): Promise<void> {
     this.writeWaiting();
     await Promise.all(this.writing);
+  }
+
+  /** On stop: the refusals waiting are written, and any that still comes is written at once. */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.flush();
   }
 
   private writeWaiting(): void {

@@ -18,30 +18,28 @@ function objectIdOf(id: string): Types.ObjectId | null {
 
 function mongoDownloadLog({ DownloadLog }: DownloadModels): DownloadLogStore {
   /**
-   * Every decision writes one entry: straight to the driver, since a mongoose document (built,
-   * validated, saved) cost more CPU than the rest of the decision (docs/performance.md). Every
-   * field is given, of the schema's type.
+   * Entries go straight to the driver, since a mongoose document (built, validated, saved) cost
+   * more CPU than the rest of the decision (docs/performance.md); typed here, so every field is
+   * given, of the schema's type. Their ids, in order.
    */
-  async function insert(entry: Omit<DownloadLogDocument, '_id'>): Promise<string> {
-    const _id = new Types.ObjectId();
-    await DownloadLog.collection.insertOne({ _id, ...entry });
-    return _id.toHexString();
+  async function insert(entries: Array<Omit<DownloadLogDocument, '_id'>>): Promise<string[]> {
+    const docs: DownloadLogDocument[] = entries.map((entry) => ({
+      _id: new Types.ObjectId(),
+      ...entry,
+    }));
+    if (docs.length === 1) await DownloadLog.collection.insertOne(docs[0]!);
+    else if (docs.length > 1) await DownloadLog.collection.insertMany(docs);
+    return docs.map(({ _id }) => _id.toHexString());
   }
 
   return {
-    recordServed: (entry) => insert({ ...entry, outcome: 'served', reason: null }),
+    recordServed: async (entry) =>
+      (await insert([{ ...entry, outcome: 'served', reason: null }]))[0]!,
 
-    async recordRefusals(entries) {
-      const docs = entries.map((entry) => ({
-        _id: new Types.ObjectId(),
-        ...entry,
-        outcome: 'refused' as const,
-        file_id: null,
-        version: null,
-      }));
-      if (docs.length > 0) await DownloadLog.collection.insertMany(docs);
-      return docs.map(({ _id }) => _id.toHexString());
-    },
+    recordRefusals: (entries) =>
+      insert(
+        entries.map((entry) => ({ ...entry, outcome: 'refused', file_id: null, version: null })),
+      ),
 
     async markServedAsRefused({ id, reason }) {
       const _id = objectIdOf(id);

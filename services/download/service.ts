@@ -85,8 +85,8 @@ export async function startDownloadService(deps: {
       logger,
       batchMs: settings.DOWNLOAD_LOG_BATCH_MS,
     });
-    // After the byte port has closed (it writes refusals too): the last refusals are written.
-    stops.push(() => logWriter.flush());
+    // Last of the service's own steps, after the byte port has closed.
+    stops.push(() => logWriter.close());
 
     const server = await listen(
       createDownloadApp({

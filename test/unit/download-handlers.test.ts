@@ -355,19 +355,31 @@ describe('spec 4.5: refusals are listed under Refused Downloads in the Download 
       writes.push(entries.map((entry) => entry.license_key));
       return recordRefusals(entries);
     };
-    const { product, outcome, log } = downloads([], store);
+    const { product, outcome, log, transport } = downloads([], store);
     const p = await product('license_key');
     expect(await outcome({ product_id: p.id })).toBe('LICENSE_INVALID (403)');
     expect(await outcome({ product_id: p.id, license_key: 'NONE' })).toBe('LICENSE_INVALID (403)');
+    // A refusal of the gateway itself, reported: taken for the log without waiting either.
+    expect(
+      await transport.call('download.logRefusal', {
+        entry_id: null,
+        product_id: p.id,
+        license_key: 'LIMITED',
+        identifier: null,
+        ip: IP,
+        reason: 'RATE_LIMITED',
+      }),
+    ).toEqual({ logged: true });
     expect(writes).toEqual([]);
     release();
     const entries = (await log({ product_id: p.id, refused: true })).entries;
     expect(entries.map((e) => [e.license_key, e.reason])).toEqual([
+      ['LIMITED', 'RATE_LIMITED'],
       ['NONE', 'LICENSE_INVALID'],
       [null, 'LICENSE_INVALID'],
     ]);
-    // Both in one write.
-    expect(writes).toEqual([[null, 'NONE']]);
+    // All in one write.
+    expect(writes).toEqual([[null, 'NONE', 'LIMITED']]);
   });
 
   test('every refusal is logged with its error code, served downloads too, newest first', async () => {

@@ -102,6 +102,17 @@ describe('the download log writer: refusals are written in batches', () => {
     expect((await store.list(everything)).total).toBe(1);
   });
 
+  test('once closed (a stop), the refusals waiting are written, and a later one at once', async () => {
+    const store = countedStore();
+    const writer = new DownloadLogWriter({ store, logger: silent, batchMs: 10_000 });
+    void writer.refused({ request: request(1), reason: 'LICENSE_EXPIRED' });
+    await writer.close();
+    expect(store.writes).toEqual([1]);
+    const late = writer.refused({ request: request(2), reason: 'LICENSE_EXPIRED' });
+    expect(store.writes).toEqual([1, 1]);
+    expect(await late).toBe(true);
+  });
+
   test('a failed write is reported once as an error; its refusals say not written; nothing throws', async () => {
     const store = countedStore();
     store.recordRefusals = async () => {
