@@ -56,11 +56,15 @@ export async function startEmbeddedDatabase(directory?: string): Promise<Embedde
   const warn = console.warn;
   console.warn = () => {};
   try {
-    server = await MongoMemoryServer.create(
-      directory === undefined
+    server = await MongoMemoryServer.create({
+      ...(directory === undefined
         ? {}
-        : { instance: { dbPath: directory, storageEngine: 'wiredTiger' } },
-    );
+        : { instance: { dbPath: directory, storageEngine: 'wiredTiger' } }),
+      // A process group of its own: Ctrl+C reaches this process, which stops the server after
+      // its last writes, and not the server itself. mongodb-memory-server's watchdog still stops
+      // it if this process dies.
+      spawn: { detached: true },
+    });
   } catch (error) {
     const reason = ((error as Error).message ?? String(error)).split('\n')[0];
     throw new ConfigError(

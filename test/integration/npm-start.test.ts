@@ -209,6 +209,29 @@ describe('npm start (the embedded default)', () => {
     }
   }, 180_000);
 
+  test('Ctrl+C: the embedded database outlives the signal, so the last refusals are written', async () => {
+    const dataDir = tempDir();
+    try {
+      // Refusals wait long for their batch: only the stop writes them.
+      const { child, banner, output } = await start({
+        DATA_DIR: dataDir,
+        DOWNLOAD_LOG_BATCH_MS: '10000',
+      });
+      const refused = await request(banner.gateway)
+        .get(`${new URL(banner.publicApi).pathname}/downloads/1?license_key=no-such-key`)
+        .set('Accept', 'application/json');
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      // Ctrl+C in a terminal: SIGINT to the whole process group, the database's too.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGINT');
+      await exited;
+      running.delete(child);
+      expect(output()).not.toMatch(/could not write the download log/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('--ephemeral keeps nothing', async () => {
     const dataDir = tempDir();
     try {
