@@ -20,6 +20,7 @@ import {
 import type { Fixture } from './fixture.js';
 import { API_BASE } from './paths.js';
 import type { RunningSystem } from './system.js';
+import { withTimeout } from '../libs/process/timeout.js';
 
 export interface ThroughputMeasurement {
   name: string;
@@ -42,21 +43,6 @@ export interface DownloadReport {
 
 /** One file must not take longer than this (a stalled transfer is a failure, not a hang). */
 const FILE_TIMEOUT_MS = 120_000;
-
-/** `promise`, or a failure naming `what` after `ms`. */
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Counts and hashes a stream; fails unless the bytes are the stored file's. */
 async function drain(source: Readable, sha256: string, what: string): Promise<number> {
@@ -88,7 +74,7 @@ export async function measureDownloads(
   const storage = await withTimeout(
     PackageStorage.connect({ ...system.objectStore, region: 'us-east-1' }),
     30_000,
-    'object store',
+    'object store: no answer within 30 s',
   );
   const agent = new Agent({ keepAlive: true });
   const url =
@@ -97,7 +83,11 @@ export async function measureDownloads(
 
   const direct = async () =>
     drain(
-      await withTimeout(storage.read(file.objectKey, 0, file.size), FILE_TIMEOUT_MS, 'direct read'),
+      await withTimeout(
+        storage.read(file.objectKey, 0, file.size),
+        FILE_TIMEOUT_MS,
+        `direct read: no answer within ${FILE_TIMEOUT_MS / 1000} s`,
+      ),
       file.sha256,
       'direct read',
     );

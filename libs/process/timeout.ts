@@ -9,3 +9,8 @@ export function withTimeout<T>(work: Promise<T>, ms: number, message: string): P
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** Waits until `work` settles, or at most `ms`; never rejects. */
+export async function settled(work: Promise<unknown>, ms: number): Promise<void> {
+  await withTimeout(work, ms, '').catch(() => {});
+}

@@ -12,6 +12,7 @@ import {
   type ResponseOf,
 } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
+import { settled } from '../process/timeout.js';
 import {
   currentRequestId,
   isRequestId,
@@ -228,12 +229,7 @@ export async function settleInHand(
   if (inHand.size === 0) return;
   const lastDeadline = Math.max(...inHand.values());
   const wait = Math.min(Math.max(lastDeadline - Date.now(), 0), timeoutMs);
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    Promise.allSettled([...inHand.keys()]),
-    new Promise((resolve) => (timer = setTimeout(resolve, wait))),
-  ]);
-  clearTimeout(timer);
+  await settled(Promise.allSettled([...inHand.keys()]), wait);
 }
 
 export function timeoutError(method: MethodName, timeoutMs: number): LicensingError {

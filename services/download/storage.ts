@@ -3,6 +3,7 @@ import { Readable, Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Client } from 'minio';
 import { LicensingError, type CallContext } from '../../libs/contracts/index.js';
+import { settled } from '../../libs/process/timeout.js';
 
 /**
  * Parts of multipart uploads. Bytes are buffered one part at a time by the minio client, so this
@@ -32,19 +33,6 @@ export interface ObjectInfo {
 const UPLOAD_SETTLE_TIMEOUT_MS = 60_000;
 
 const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
-
-/** Waits until `promise` settles, or at most `ms`; never rejects. */
-async function settled(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    promise.then(
-      () => {},
-      () => {},
-    ),
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
-  ]);
-  clearTimeout(timer);
-}
 
 function isNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
