@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LicensingError } from '../contracts/index.js';
+import { internalError, LicensingError } from '../contracts/index.js';
 import { metricsContentType, metricsText } from './metrics.js';
 import type { ReadinessProbe } from './readiness.js';
 
@@ -65,10 +65,14 @@ export async function startOpsServer(options: {
       return;
     }
     if (path === '/metrics') {
-      void metricsText().then((text) => {
-        res.writeHead(200, { 'Content-Type': metricsContentType, 'Cache-Control': 'no-store' });
-        res.end(text);
-      });
+      metricsText().then(
+        (text) => {
+          res.writeHead(200, { 'Content-Type': metricsContentType, 'Cache-Control': 'no-store' });
+          res.end(text);
+        },
+        // A collector that fails: the scrape gets an error, the process goes on.
+        () => json(res, 500, internalError('The metrics could not be collected.').toBody()),
+      );
       return;
     }
     json(res, 404, new LicensingError('NOT_FOUND', `There is no GET ${path}.`).toBody());

@@ -1,5 +1,7 @@
 import { REDACTED, redactedPath, redactedQuery } from '../../libs/observability/trace-redaction.js';
-import { ReadinessProbe, answerHealth } from '../../libs/observability/index.js';
+import { Gauge, register } from 'prom-client';
+import request from 'supertest';
+import { ReadinessProbe, answerHealth, startOpsServer } from '../../libs/observability/index.js';
 
 /** docs/operations.md: readiness, and what a trace may say of a URL. */
 
@@ -65,6 +67,32 @@ describe('readiness (GET /readyz)', () => {
       status: 200,
       body: { data: { status: 'ok' } },
     });
+  });
+});
+
+describe('metrics (GET /metrics)', () => {
+  test('a collector that fails gives the scrape a 500 in the error envelope, and the port goes on', async () => {
+    const ops = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      readiness: new ReadinessProbe([]),
+    });
+    new Gauge({
+      name: 'test_broken_collector',
+      help: 'A collector that fails.',
+      collect() {
+        throw new Error('collector failed');
+      },
+    });
+    try {
+      const scrape = await request(ops.url).get('/metrics').timeout(5000);
+      expect([scrape.status, scrape.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
+      register.removeSingleMetric('test_broken_collector');
+      expect((await request(ops.url).get('/metrics')).status).toBe(200);
+    } finally {
+      register.removeSingleMetric('test_broken_collector');
+      await ops.close();
+    }
   });
 });
 
