@@ -232,8 +232,12 @@ export async function settleInHand(
   await settled(Promise.allSettled([...inHand.keys()]), wait);
 }
 
+/** A call its service did not answer in time: INTERNAL_ERROR to the client, `timeout` in metrics. */
+export class CallTimeout extends LicensingError {}
+
 export function timeoutError(method: MethodName, timeoutMs: number): LicensingError {
-  return internalError(
+  return new CallTimeout(
+    'INTERNAL_ERROR',
     `${rpcMethods[method].service} did not answer ${method} within ${timeoutMs} ms.`,
   );
 }

@@ -3,6 +3,7 @@ import { LicensingError } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
 import { metrics, secondsSince, type DependencyCheck } from '../observability/index.js';
 import { AmqpTransport } from './amqp.js';
+import { CallTimeout } from './codec.js';
 import { InProcessTransport, type InProcessBus } from './in-process.js';
 import type { Transport } from './transport.js';
 
@@ -22,7 +23,8 @@ function measured(transport: Transport): Transport {
       try {
         return await transport.call(method, request, options);
       } catch (error) {
-        outcome = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
+        if (error instanceof CallTimeout) outcome = 'timeout';
+        else outcome = error instanceof LicensingError ? error.code : 'INTERNAL_ERROR';
         throw error;
       } finally {
         metrics.rpcCalls.observe({ method, outcome }, secondsSince(started));

@@ -5,8 +5,10 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import type { HandlersOf } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
+import { metricsText } from '../../libs/observability/index.js';
 import {
   AmqpTransport,
+  createTransport,
   InProcessBus,
   InProcessTransport,
   type Transport,
@@ -153,6 +155,32 @@ describe.each(pairs())('RPC over the $name transport', ({ name, connect }) => {
     await publisher.publish('update-catalog.product-changed', { id: 42 });
     await both;
     expect(seen.sort()).toEqual(['a:42', 'b:42']);
+  });
+});
+
+describe('RPC metrics', () => {
+  test('a call its service did not answer in time is counted with the outcome timeout', async () => {
+    const bus = new InProcessBus();
+    const server = new InProcessTransport(bus, { timeoutMs: 2000, logger });
+    const client = await createTransport(
+      { AMQP_URL: undefined, AMQP_PREFIX: 'test', AMQP_PREFETCH: 8, RPC_TIMEOUT_MS: 100 },
+      logger,
+      'client',
+      bus,
+    );
+    opened.push(server, client);
+    await server.serve('download', downloadHandlers(hang));
+    const timeouts = async () =>
+      Number(
+        /rpc_call_duration_seconds_count\{method="download\.health",outcome="timeout"\} (\d+)/.exec(
+          await metricsText(),
+        )?.[1] ?? 0,
+      );
+    const before = await timeouts();
+    await expect(client.call('download.health', {})).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+    });
+    expect(await timeouts()).toBe(before + 1);
   });
 });
 
