@@ -322,6 +322,17 @@ describe('spec 4.2 validate', () => {
       }
     });
 
+    test('rule 3 on a bundle key validated for a product of its bundle: counted with no identifier or an activated one, not with one that is not activated', async () => {
+      const { license, activate, validate, detail } = service();
+      const key = await license({ product_id: 20 });
+      await activate({ license_key: key, identifier: 'shop.example', product_id: 10 });
+      await validate({ license_key: key, product_id: 10, identifier: 'elsewhere.example' });
+      expect((await detail(key)).check_count).toBe(0);
+      await validate({ license_key: key, product_id: 10 });
+      await validate({ license_key: key, product_id: 30, identifier: 'shop.example' });
+      expect((await detail(key)).check_count).toBe(2);
+    });
+
     test('a bundle key validates for a product of its bundle, one level only', async () => {
       const { license, validate } = service();
       const key = await license({ product_id: 40 });
