@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { answerHealth, type ReadinessProbe } from '../observability/index.js';
+import { noStore } from './no-store.js';
 import type { Route } from './route-table.js';
 
 /** What the health routes need of a surface: the readiness of its process. */
@@ -63,13 +64,7 @@ export function healthRoutes<Deps extends HealthDeps>(): Route<Deps>[] {
           description: 'Starting, stopping, or a dependency (named in the message) fails.',
         },
       },
-      handlers: (deps) => [
-        (_req, res, next) => {
-          res.set('Cache-Control', 'no-store');
-          next();
-        },
-        answer('/readyz', deps.readiness),
-      ],
+      handlers: (deps) => [noStore, answer('/readyz', deps.readiness)],
     },
   ];
 }

@@ -76,3 +76,4 @@ export * from './page-security.js';
 export * from './validation.js';
 export * from './form.js';
 export * from './health-routes.js';
+export * from './no-store.js';

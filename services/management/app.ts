@@ -4,6 +4,7 @@ import {
   configureApp,
   errorHandler,
   mountRoutes,
+  noStore,
   readBody,
   referenceAssets,
   unknownRoute,
@@ -32,11 +33,6 @@ export function managementListenOptions(requestTimeoutMs: number): ListenOptions
 }
 
 /** Admin answers carry license keys: no cache may keep them. */
-const noStore: RequestHandler = (_req, res, next) => {
-  res.set('Cache-Control', 'no-store');
-  next();
-};
-
 /**
  * Express answers OPTIONS by itself with a text/plain list of methods. The admin API serves no
  * browsers (no CORS), so OPTIONS is treated like any other method without a route.
