@@ -34,7 +34,10 @@ export type UpdateProductRequest = z.infer<typeof UpdateProductRequest>;
 export const ProductRef = z.strictObject({ id: Id });
 export const ProductList = z.object({ products: z.array(Product) });
 
-/** Broadcast when a product changes, so caches of product titles and bundles drop it. */
+/**
+ * Broadcast when a product, or one of its versions or files, changes: every cache of what the
+ * catalog says of that product (title, bundle, access rule, releases) drops it.
+ */
 export const ProductChangedEvent = z.object({ id: Id });
 
 // ---- Versions and files (spec 2.6, 2.7, 4.4) ----

@@ -5,6 +5,7 @@ import {
   MAX_FIELD_LENGTH,
   MAX_PAGE,
   MAX_PER_PAGE,
+  DEFAULT_PER_PAGE,
   NonEmptyShortText,
   ShortText,
   Timestamp,
@@ -115,7 +116,7 @@ export const DownloadLogRequest = z.strictObject({
   refused: z.boolean().nullable().default(null),
   // Bounded, so a deep page is refused rather than turned into a huge skip.
   page: z.number().int().positive().max(MAX_PAGE).default(1),
-  per_page: z.number().int().positive().max(MAX_PER_PAGE).default(50),
+  per_page: z.number().int().positive().max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type DownloadLogRequest = z.infer<typeof DownloadLogRequest>;
 

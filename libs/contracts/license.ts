@@ -5,6 +5,7 @@ import {
   Id,
   MAX_PAGE,
   MAX_PER_PAGE,
+  DEFAULT_PER_PAGE,
   LicenseStatus,
   NonEmptyShortText,
   ShortText,
@@ -147,7 +148,7 @@ export const SearchLicensesRequest = z.strictObject({
   status: LicenseStatus.nullable().default(null),
   q: NonEmptyShortText.nullable().default(null),
   page: z.number().int().positive().max(MAX_PAGE).default(1),
-  per_page: z.number().int().positive().max(MAX_PER_PAGE).default(50),
+  per_page: z.number().int().positive().max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type SearchLicensesRequest = z.infer<typeof SearchLicensesRequest>;
 

@@ -31,6 +31,8 @@ export function characterLength(value: string): number {
 /** Paged lists: at most this many entries per page, and pages up to this number. */
 export const MAX_PER_PAGE = 500;
 export const MAX_PAGE = 10_000;
+/** Entries per page of a paged list when the caller does not say. */
+export const DEFAULT_PER_PAGE = 50;
 
 export const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const Timestamp = z.iso.datetime({ offset: true });

@@ -60,18 +60,17 @@ const unknownPlan = (id: number) => refusal('NOT_FOUND', `Plan ${id} does not ex
 
 const dateOrNull = (timestamp: string | null) => (timestamp === null ? null : new Date(timestamp));
 
-/**
- * RPC handlers of the license service: plans, licenses, activations, rejected attempts. They
- * read through the stores, decide with the pure rules of rules.ts, and call
- * `context.beforeWrite()` immediately before each store method that writes.
- */
-
 /** Where the license service learns a product's title and bundle items (spec 2.2). */
 export interface ProductLookup {
   /** The product, or null when the catalog says it does not exist. */
   find(id: number): Promise<LicensedProduct | null>;
 }
 
+/**
+ * RPC handlers of the license service: plans, licenses, activations, rejected attempts. They
+ * read through the stores, decide with the pure rules of rules.ts, and call
+ * `context.beforeWrite()` immediately before each store method that writes.
+ */
 export function createLicenseHandlers({
   stores,
   products,

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { IdText } from '../../libs/contracts/index.js';
+import { DEFAULT_PER_PAGE, IdText, MAX_PAGE, MAX_PER_PAGE } from '../../libs/contracts/index.js';
 import type { ErrorAnswer, HealthDeps, Route, SuccessAnswer } from '../../libs/http/index.js';
 import { Form, parseWith, sendData } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
@@ -74,9 +74,11 @@ export const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
  * which also bounds them.
  */
 export const pageFields = (items: string) => ({
-  page: absentIfEmpty(IdText).meta({ description: 'From 1, at most 10,000.' }),
+  page: absentIfEmpty(IdText).meta({
+    description: `From 1, at most ${MAX_PAGE.toLocaleString('en-US')}.`,
+  }),
   per_page: absentIfEmpty(IdText).meta({
-    description: `${items} per page, at most 500 (default 50).`,
+    description: `${items} per page, at most ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`,
   }),
 });
 

@@ -78,8 +78,9 @@ export function createUpdateCatalogHandlers({
 
   /**
    * A write changed what the update check and `selectFile` answer for this product (spec 4.4):
-   * this replica reads it again at once; the event tells the others (and the license service's
-   * product directory). Called after the write, so a read that began before it is not kept.
+   * this replica reads it again at once; the event tells the others (and the product caches of
+   * the license and download services, libs/cache). Called after the write, so a read that
+   * began before it is not kept.
    */
   async function changed(productId: number) {
     releases.invalidate(productId);

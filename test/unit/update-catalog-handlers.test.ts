@@ -494,7 +494,7 @@ describe('spec 4.4 and 4.5: the releases kept per product (update check, file se
       expect(await k.releases.find(k.p.id)).toEqual(
         await new ReleaseCatalog(k.stores, { ttlMs: 0 }).find(k.p.id),
       );
-      // The other replicas (and the license service's product directory) drop it on this event.
+      // The other replicas (and the license and download services' product caches) drop it on this event.
       expect(k.transport.published).toEqual([
         { event: 'update-catalog.product-changed', payload: { id: k.p.id } },
       ]);
