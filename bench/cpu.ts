@@ -60,13 +60,13 @@ function readText(path: string): string | null {
 }
 
 /** /proc/<pid>/stat of one process, or null when it is gone. */
-export function readProcStat(pid: number): ProcStat | null {
+function readProcStat(pid: number): ProcStat | null {
   const text = readText(`/proc/${pid}/stat`);
   return text === null ? null : parseProcStat(text);
 }
 
 /** Every process visible in /proc, read once. */
-export function readAllProcStats(): ProcStat[] {
+function readAllProcStats(): ProcStat[] {
   const stats: ProcStat[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

@@ -101,7 +101,7 @@ async function uploadPackage(
 }
 
 /** A form POST to the public API, outside any measurement; fails unless it answers `expected`. */
-export async function postForm(
+async function postForm(
   url: string,
   fields: Record<string, string | number>,
   expected = 200,

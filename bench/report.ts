@@ -8,7 +8,7 @@ import { SERVICES } from './settings.js';
 
 export const BASELINE = 'bare Express';
 /** The shared processes the services use, shown apart from the project's own. */
-export const INFRASTRUCTURE = ['RabbitMQ', 'database', 'Redis'] as const;
+const INFRASTRUCTURE = ['RabbitMQ', 'database', 'Redis'] as const;
 
 /**
  * A Markdown table with padded columns, as prettier formats it: the first column left-aligned
@@ -74,7 +74,7 @@ export function projectMicros(
 }
 
 /** Answers with another status than expected, and connection errors: `12 × 500, 3 errors`. */
-export function unexpectedAnswers(m: PathMeasurement): string | null {
+function unexpectedAnswers(m: PathMeasurement): string | null {
   const parts = Object.entries(m.load.statuses)
     .filter(([status]) => Number(status) !== m.path.expectedStatus)
     .map(([status, count]) => `${count} × HTTP ${status}`);
@@ -85,7 +85,7 @@ export function unexpectedAnswers(m: PathMeasurement): string | null {
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
 
 /** The path tables: the main figures, then the project's CPU process by process. */
-export function pathTables(measurements: readonly PathMeasurement[]): string {
+function pathTables(measurements: readonly PathMeasurement[]): string {
   const rows = measurements.map((m) => {
     const micros = microsPerRequest(m.cpuSeconds, m.load.answered);
     return { m, micros, project: projectMicros(m.path.target, micros) };
@@ -146,7 +146,7 @@ export function pathTables(measurements: readonly PathMeasurement[]): string {
 
 const mb = (bytes: number | null) => (bytes === null ? 'n/a' : (bytes / 2 ** 20).toFixed(0));
 
-export function downloadTable(report: DownloadReport): string {
+function downloadTable(report: DownloadReport): string {
   const base = report.rows[0];
   const speed = (row: DownloadReport['rows'][number]) => row.bytes / 2 ** 20 / row.seconds;
   const perMb = (row: DownloadReport['rows'][number], name: string) =>

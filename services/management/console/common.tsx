@@ -185,7 +185,7 @@ export function useAction() {
   return { busy, error, done, run, clear };
 }
 
-export type Action = ReturnType<typeof useAction>;
+type Action = ReturnType<typeof useAction>;
 
 /**
  * A removal from a list that asks first (ConfirmDialog): `ask` opens the dialog for an item, its
@@ -204,7 +204,7 @@ export function useRemoval<T>(action: Action, remove: (item: T) => Promise<strin
   return { asked, ask: setAsked, cancel, confirm, heading, busy: action.busy };
 }
 
-export type Removal<T> = ReturnType<typeof useRemoval<T>>;
+type Removal<T> = ReturnType<typeof useRemoval<T>>;
 
 // ---- Pieces of pages ----
 
@@ -395,7 +395,7 @@ export function WordSelect<T extends string>(
   );
 }
 
-export const idOrNull = (value: string) => (value === '' ? null : Number(value));
+const idOrNull = (value: string) => (value === '' ? null : Number(value));
 
 type IdSelectProps = SelectAttributes & {
   /** The empty choice's words; it stands for null. */
@@ -516,7 +516,7 @@ export function Pager({
  * focus starts on Cancel, Escape cancels, Tab stays inside), so nothing else can be clicked in
  * between. The native dialog is not `window.confirm`, which a page cannot style or word.
  */
-export function ConfirmDialog({
+function ConfirmDialog({
   title,
   children,
   confirmLabel,
