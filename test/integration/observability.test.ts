@@ -379,6 +379,25 @@ withRabbit('operations (docs/operations.md): every service as its own process', 
       expect(JSON.stringify(spans)).not.toContain(license.license_key);
     });
 
+    test('a license key in a URL (dlid of a download, the admin path of a license) is in no span', async () => {
+      const { product, license } = await issueLicense(1);
+      const key = license.license_key;
+      const download = await request(gateway)
+        .get(`${API_BASE}/downloads/${product.id}?dlid=${key}&identifier=${key}`)
+        .set('Accept', 'application/json');
+      const detail = await admin('get', `/licenses/${key}`).expect(200);
+      const traceIds = [download.headers['x-request-id'], detail.headers['x-request-id']];
+      // The root span of each request (the gateway's, management's) ends last: once both are in,
+      // every span of the two traces is.
+      const spans = await eventually(() => {
+        const found = collector.spans.filter((span) => traceIds.includes(span.traceId));
+        const roots = found.filter((span) => span.parentSpanId === '');
+        return roots.length >= 2 && found;
+      });
+      expect(spans.some((span) => span.service === 'licensing-download')).toBe(true);
+      expect(JSON.stringify(spans)).not.toContain(key);
+    });
+
     test('the trace id is in every log line the request causes, in the gateway and in the service', async () => {
       const { license } = await issueLicense(2);
       const res = await activate({ license_key: license.license_key, identifier: 'logged' });
