@@ -1,3 +1,4 @@
+import { markdownTable } from '../../../bench/report.js';
 import type { Tally } from './load.js';
 
 export interface FaultRow extends Tally {
@@ -37,18 +38,13 @@ export class FaultReport {
   }
 
   render(): string {
-    const cells = this.rows.map((row) => COLUMNS.map(([, cell]) => cell(row)));
-    const widths = COLUMNS.map(([name], i) =>
-      Math.max(name.length, ...cells.map((line) => line[i]!.length)),
-    );
-    const line = (values: string[]) =>
-      `| ${values.map((value, i) => (i === 0 ? value.padEnd(widths[i]!) : value.padStart(widths[i]!))).join(' | ')} |`;
     const out = [
       '',
       this.title,
-      line(COLUMNS.map(([name]) => name)),
-      `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`,
-      ...cells.map(line),
+      markdownTable(
+        COLUMNS.map(([name]) => name),
+        this.rows.map((row) => COLUMNS.map(([, cell]) => cell(row))),
+      ),
       ...this.legend.map((text) => `  ${text}`),
       '',
       ...this.rows.flatMap((row) => row.notes.map((note) => `  ${row.fault}: ${note}`)),
