@@ -115,17 +115,30 @@ export async function dispatch(
   } catch {
     return encodeError(new LicensingError('INVALID_REQUEST', 'The RPC request is not JSON.'));
   }
-  const method =
-    typeof envelope === 'object' && envelope !== null
-      ? (envelope as { method?: unknown }).method
-      : undefined;
+  if (typeof envelope !== 'object' || envelope === null) {
+    return encodeError(new LicensingError('INVALID_REQUEST', 'The RPC request is not an object.'));
+  }
+  // Everything logged from here on names the request, the refusals of the request included.
+  const sentId = (envelope as { request_id?: unknown }).request_id;
+  const answer = () => answerRequest(handlers, envelope as RequestEnvelope, logger, onDeadline);
+  return isRequestId(sentId) ? runWithRequest(sentId, answer) : answer();
+}
+
+type RequestEnvelope = { method?: unknown; deadline?: unknown; request?: unknown };
+
+async function answerRequest(
+  handlers: HandlerTable,
+  envelope: RequestEnvelope,
+  logger: Logger,
+  onDeadline: ((deadline: number) => void) | undefined,
+): Promise<string> {
+  const { method, deadline } = envelope;
   const handler = isMethodName(method) ? handlers[method] : undefined;
   if (!isMethodName(method) || !handler) {
     return encodeError(
       new LicensingError('INVALID_REQUEST', `Unknown RPC method ${String(method)}.`),
     );
   }
-  const deadline = (envelope as { deadline?: unknown }).deadline;
   if (!isDeadline(deadline)) {
     return encodeError(
       new LicensingError('INVALID_REQUEST', 'The RPC request carries no valid deadline.'),
@@ -142,9 +155,7 @@ export async function dispatch(
       internalError(`The caller stopped waiting for ${method} before the request arrived.`),
     );
   }
-  const parsed = rpcMethods[method].request.safeParse(
-    (envelope as { request?: unknown }).request ?? {},
-  );
+  const parsed = rpcMethods[method].request.safeParse(envelope.request ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
@@ -152,34 +163,29 @@ export async function dispatch(
       new LicensingError('INVALID_REQUEST', `${where}${issue?.message ?? 'invalid request'}`),
     );
   }
-  const sentId = (envelope as { request_id?: unknown }).request_id;
-  const requestId = isRequestId(sentId) ? sentId : undefined;
-  const answer = async (): Promise<string> => {
-    const started = process.hrtime.bigint();
-    let outcome = 'ok';
-    try {
-      const result = await handler(parsed.data, context);
-      return JSON.stringify({ ok: true, result } satisfies WireReply);
-    } catch (error) {
-      if (context.writeRefused) {
-        logger.warn({ method }, 'RPC deadline passed before a write; the call was abandoned');
-      }
-      if (error instanceof LicensingError) {
-        outcome = error.code;
-        return encodeError(error);
-      }
-      outcome = 'INTERNAL_ERROR';
-      logger.error({ err: error, method }, 'RPC handler failed');
-      return encodeError(internalError());
-    } finally {
-      const seconds = secondsSince(started);
-      metrics.rpcHandlers.observe({ method, outcome }, seconds);
-      // Each RPC request a service answers (debug): with the request's id and trace, like the
-      // gateway's request line.
-      logger.debug({ method, outcome, duration_ms: Math.round(seconds * 1e6) / 1e3 }, 'rpc');
+  const started = process.hrtime.bigint();
+  let outcome = 'ok';
+  try {
+    const result = await handler(parsed.data, context);
+    return JSON.stringify({ ok: true, result } satisfies WireReply);
+  } catch (error) {
+    if (context.writeRefused) {
+      logger.warn({ method }, 'RPC deadline passed before a write; the call was abandoned');
     }
-  };
-  return requestId === undefined ? answer() : runWithRequest(requestId, answer);
+    if (error instanceof LicensingError) {
+      outcome = error.code;
+      return encodeError(error);
+    }
+    outcome = 'INTERNAL_ERROR';
+    logger.error({ err: error, method }, 'RPC handler failed');
+    return encodeError(internalError());
+  } finally {
+    const seconds = secondsSince(started);
+    metrics.rpcHandlers.observe({ method, outcome }, seconds);
+    // Each RPC request a service answers (debug): with the request's id and trace, like the
+    // gateway's request line.
+    logger.debug({ method, outcome, duration_ms: Math.round(seconds * 1e6) / 1e3 }, 'rpc');
+  }
 }
 
 /** Turns a reply into the method's typed result, or throws the error it carries. */

@@ -159,6 +159,24 @@ describe('RPC deadlines (libs/transport/codec)', () => {
     expect(called).toBe(false);
   });
 
+  test('the warning about a request that arrived late names the request', async () => {
+    const lines: string[] = [];
+    const capturing = createLogger('test', {
+      level: 'warn',
+      format: 'json',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const text = JSON.stringify({
+      method: 'download.health',
+      deadline: Date.now() - 1,
+      request_id: 'req-late-1',
+      request: {},
+    });
+    await dispatch({ 'download.health': async () => health() }, text, capturing);
+    const warning = lines.map((line) => JSON.parse(line)).find((line) => /deadline/.test(line.msg));
+    expect(warning).toMatchObject({ request_id: 'req-late-1', method: 'download.health' });
+  });
+
   test.each([
     ['no deadline', { method: 'download.health', request: {} }],
     [
