@@ -294,7 +294,14 @@ export function createLicenseHandlers({
       }
       if (decision.countsAsCheck) {
         context.beforeWrite();
-        await licenses.touchCheck({ licenseKey: license.license_key, at: now, ip: request.ip });
+        // The license was read and decided on as it is: a plain count on its key.
+        await licenses.touchCheckIfMatching({
+          licenseKey: license.license_key,
+          productId: null,
+          identifierKeys: null,
+          at: now,
+          ip: request.ip,
+        });
       }
       return validationView({
         license,

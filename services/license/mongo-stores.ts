@@ -16,7 +16,6 @@ import {
 import type {
   ActivationRecord,
   BeforeEachWrite,
-  CheckRecord,
   MatchingCheck,
   LicenseChanges,
   LicenseFilters,
@@ -244,13 +243,6 @@ export class MongoLicenseStore implements LicenseStore {
     const license = licenseRecord(before);
     license.activations = license.activations.filter((a) => a.identifier_key !== key);
     return { license, released: activationRecord(released) };
-  }
-
-  async touchCheck({ licenseKey, at, ip }: CheckRecord): Promise<void> {
-    await this.License.updateOne(
-      { license_key: licenseKey },
-      { $set: { last_check_at: at, last_check_ip: ip }, $inc: { check_count: 1 } },
-    );
   }
 
   async touchCheckIfMatching({

@@ -117,15 +117,14 @@ export type LicenseUpdate =
  */
 export type BeforeEachWrite = () => void;
 
-/** A counted check of a license (spec 4.2 rule 3): when and from where. */
-export interface CheckRecord {
+/**
+ * A check to count (spec 4.2 rule 3), when and from where, on the license with this key if it
+ * is a license of this product with this identifier activated.
+ */
+export interface MatchingCheck {
   licenseKey: string;
   at: Date;
   ip: string;
-}
-
-/** A check counted only on a license of this product with this identifier activated. */
-export interface MatchingCheck extends CheckRecord {
   /** Null: any product. */
   productId: number | null;
   /** Null: no identifier sent. */
@@ -161,14 +160,12 @@ export interface LicenseStore {
     identifier: string;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null>;
 
-  /** Spec 4.2 rule 3: sets last_check_at and last_check_ip, and increments check_count. */
-  touchCheck(check: CheckRecord): Promise<void>;
-
   /**
-   * Spec 4.2 rule 3 in one round trip, for the common validate: counts a check, as touchCheck,
-   * on the license with this key if it is a license of `productId` (when not null) and has an
-   * activation under the key its activation type gives the identifier (when not null). The
-   * license after the count, or null when it does not match and nothing was written.
+   * Spec 4.2 rule 3 in one round trip: counts a check (sets last_check_at and last_check_ip,
+   * increments check_count) on the license with this key if it is a license of `productId` (when
+   * not null) and has an activation under the key its activation type gives the identifier (when
+   * not null). The license after the count, or null when it does not match and nothing was
+   * written.
    */
   touchCheckIfMatching(check: MatchingCheck): Promise<LicenseRecord | null>;
 

@@ -3,7 +3,6 @@ import type { LicenseStatus } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   BeforeEachWrite,
-  CheckRecord,
   MatchingCheck,
   LicenseChanges,
   LicenseFilters,
@@ -174,16 +173,6 @@ class MemoryLicenseStore implements LicenseStore {
     license.activations = license.activations.filter((a) => a.identifier_key !== key);
     this.counter.writes++;
     return { license: copy(license), released: copy(released) };
-  }
-
-  async touchCheck({ licenseKey, at, ip }: CheckRecord): Promise<void> {
-    await roundTrip();
-    const license = this.byKey.get(licenseKey);
-    if (!license) return;
-    license.last_check_at = copy(at);
-    license.last_check_ip = ip;
-    license.check_count++;
-    this.counter.writes++;
   }
 
   async touchCheckIfMatching({

@@ -138,9 +138,16 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       test('a check sets last_check_at and last_check_ip and increments check_count', async () => {
         const { license_key } = await issue();
         const at = new Date(NOW);
-        await stores().licenses.touchCheck({ licenseKey: license_key, at, ip: '203.0.113.9' });
+        const count = (check: { at: Date; ip: string }) =>
+          stores().licenses.touchCheckIfMatching({
+            licenseKey: license_key,
+            productId: null,
+            identifierKeys: null,
+            ...check,
+          });
+        await count({ at, ip: '203.0.113.9' });
         at.setTime(0);
-        await stores().licenses.touchCheck({ licenseKey: license_key, at: LATER, ip: '::1' });
+        await count({ at: LATER, ip: '::1' });
         expect(await stores().licenses.findByKey(license_key)).toMatchObject({
           last_check_at: LATER,
           last_check_ip: '::1',
@@ -216,8 +223,14 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
       test('a check of an unknown key changes nothing', async () => {
         await expect(
-          stores().licenses.touchCheck({ licenseKey: uniqueKey(), at: NOW, ip: '::1' }),
-        ).resolves.toBeUndefined();
+          stores().licenses.touchCheckIfMatching({
+            licenseKey: uniqueKey(),
+            productId: null,
+            identifierKeys: null,
+            at: NOW,
+            ip: '::1',
+          }),
+        ).resolves.toBeNull();
       });
     });
 
