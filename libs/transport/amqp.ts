@@ -30,6 +30,10 @@ const REPLY_TO = 'amq.rabbitmq.reply-to';
 const EVENT_EXCHANGE = 'amq.topic';
 /** A request queue nobody has consumed for this long is removed by the broker. */
 const QUEUE_EXPIRES_MS = 30 * 60 * 1000;
+/** The wait before the first attempt to reconnect, doubled after each failed one... */
+const RECONNECT_FIRST_MS = 100;
+/** ...up to this (amqplib adds up to ±20 % of jitter within it). */
+const RECONNECT_MAX_MS = 1000;
 
 export interface AmqpTransportOptions {
   url: string;
@@ -102,9 +106,15 @@ export class AmqpTransport implements Transport {
       // reply written behind it waits too.
       noDelay: true,
       recovery: {
-        initialDelay: 200,
-        maxDelay: 5000,
-        initialMaxRetries: 20,
+        // Attempts at most a second apart, however long the broker has been gone. A longer
+        // backoff (it was 5 s) lets one process come back seconds after the others: the system
+        // answers again, yet every request that needs that process waits in its queue, and expires
+        // there when the wait is longer than the caller's timeout. A second apart costs the broker
+        // nothing: a refused attempt is one TCP handshake.
+        initialDelay: RECONNECT_FIRST_MS,
+        maxDelay: RECONNECT_MAX_MS,
+        // A process started before the broker waits about a minute and a half for it, then fails.
+        initialMaxRetries: 90,
         maxRetries: Infinity,
         setup: (m: amqp.ChannelModel) => transport.openChannels(m),
       },
@@ -118,6 +128,15 @@ export class AmqpTransport implements Transport {
     model.on('connect', () => {
       if (!transport.closing) logger.info('RabbitMQ connection established');
     });
+    model.on('connect-failed', (err: Error) => {
+      logger.debug({ err: err.message }, 'RabbitMQ connection attempt failed');
+      // An attempt whose set-up failed half-way may have kept channels of its closed connection:
+      // none of them may be used (or reported ready) until an attempt succeeds.
+      transport.forgetChannels();
+    });
+    model.on('reconnect-scheduled', ({ attempt, delay }: { attempt: number; delay: number }) =>
+      logger.debug({ attempt, delay_ms: delay }, 'RabbitMQ reconnect scheduled'),
+    );
     model.on('error', (err: Error) => logger.warn({ err: err.message }, 'RabbitMQ error'));
     model.on('handler-error', (err: Error) =>
       logger.error({ err }, 'RabbitMQ event handler failed'),
@@ -149,15 +168,21 @@ export class AmqpTransport implements Transport {
     this.connectedWaiters.clear();
   }
 
+  /** The connection is gone: its channels with it, and the calls sent on it. */
   private dropChannels(): void {
-    this.clientChannel = null;
-    this.serverChannel = null;
-    for (const served of this.served) served.channel = null;
-    for (const subscription of this.subscriptions) subscription.channel = null;
+    this.forgetChannels();
     for (const [id, call] of this.pending) {
       this.pending.delete(id);
       call.reject(internalError(`The message bus connection was lost during ${call.method}.`));
     }
+  }
+
+  /** No channel is usable; calls made from now on wait for the next connection. */
+  private forgetChannels(): void {
+    this.clientChannel = null;
+    this.serverChannel = null;
+    for (const served of this.served) served.channel = null;
+    for (const subscription of this.subscriptions) subscription.channel = null;
   }
 
   private queueName(service: ServiceName): string {
@@ -208,7 +233,8 @@ export class AmqpTransport implements Transport {
   ): Promise<ResponseOf<M>> {
     const timeoutMs = callOptions.timeoutMs ?? this.options.timeoutMs;
     // The moment the timer below fires: the service skips work for a caller that has gone.
-    const text = encodeRequest(method, request, Date.now() + timeoutMs);
+    const deadline = Date.now() + timeoutMs;
+    const text = encodeRequest(method, request, deadline);
     const id = randomUUID();
     return new Promise<string>((resolve, reject) => {
       if (this.closing) return reject(internalError('The message bus is closed.'));
@@ -235,8 +261,9 @@ export class AmqpTransport implements Transport {
             correlationId: id,
             replyTo: REPLY_TO,
             contentType: 'application/json',
-            // The broker drops a request nobody picked up before the caller gave up on it.
-            expiration: String(timeoutMs),
+            // The broker drops a request nobody picked up before the caller gave up on it (a
+            // request sent after a wait for the connection has less time left).
+            expiration: String(Math.max(1, deadline - Date.now())),
             mandatory: true,
           });
         } catch (error) {

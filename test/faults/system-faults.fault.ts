@@ -1,15 +1,28 @@
 import { accountActivations, type ActivationAccount } from './support/activations.js';
 import {
   describeFailures,
-  SteadyLoad,
   tally,
   type ActivationLicense,
   type Outcome,
+  type SteadyLoad,
   type Target,
 } from './support/load.js';
 import { sleep } from '../support/child-group.js';
 import { FaultReport, type FaultRow } from './support/report.js';
 import type { Answer } from './support/http.js';
+import {
+  AFTER_MS,
+  BEFORE_MS,
+  HUNG_AFTER_MS,
+  INTERVAL_MS,
+  MARGIN_MS,
+  RECOVERED_AFTER,
+  RPC_TIMEOUT_MS,
+  restartBroker,
+  scenarioLoad as loadOf,
+  targetOf,
+  type ScenarioLoad,
+} from './support/scenario.js';
 import type { Readiness, ServiceProcess } from './support/services.js';
 import { FaultSystem } from './support/system.js';
 
@@ -20,21 +33,9 @@ import { FaultSystem } from './support/system.js';
  * license records show afterwards; the table of all of them is printed at the end.
  */
 
-/** Short, so a fault's INTERNAL_ERROR comes soon; every process gets it. */
-const RPC_TIMEOUT_MS = 3000;
-/** What the client allows beyond it (HTTP, a busy two-core machine) before calling it hung. */
-const MARGIN_MS = 1000;
-const HUNG_AFTER_MS = RPC_TIMEOUT_MS + MARGIN_MS;
-/** One validate and one activate every this many milliseconds: 20 requests a second. */
-const INTERVAL_MS = 100;
 /** The rate limits' documented wait for Redis, and what a request may add to it here. */
 const REDIS_WAIT_MS = 500;
 const REDIS_MARGIN_MS = 400;
-/** A scenario's load runs this long before its fault, and this long once it has recovered. */
-const BEFORE_MS = 2000;
-const AFTER_MS = 3000;
-/** Correct answers in a row that mark the system recovered. */
-const RECOVERED_AFTER = 10;
 
 let system: FaultSystem;
 const report = new FaultReport(
@@ -66,44 +67,15 @@ afterAll(async () => {
   await system?.stop();
 }, 60_000);
 
-const targetOf = (service: ServiceProcess): Target => ({ url: service.url, label: service.label });
-
-/**
- * The licenses of one scenario and its load, not started: validate of an activated identifier,
- * activate of new identifiers on an unlimited license and on one limited to `limit`.
- */
+/** A scenario's load, stopped after the scenario even when it fails half-way. */
 async function scenarioLoad(
   prefix: string,
   limit: number,
-  target: () => Target = () => targetOf(system.gateway),
-): Promise<{ load: SteadyLoad; licenses: ActivationLicense[]; validateKey: string }> {
-  const checked = await system.issueLicense({ activation_type: 'device', activation_limit: 1 });
-  const identifier = `${prefix}-checked`;
-  const first = await system.publicPost(
-    'activate',
-    { license_key: checked.key, identifier },
-    { timeoutMs: HUNG_AFTER_MS },
-  );
-  if (first.status !== 200)
-    throw new Error(`activate: ${first.status} ${JSON.stringify(first.body)}`);
-  const open = await system.issueLicense({ activation_type: 'device', activation_limit: 0 });
-  const capped = await system.issueLicense({ activation_type: 'device', activation_limit: limit });
-  const licenses = [
-    { key: open.key, limit: 0 },
-    { key: capped.key, limit },
-  ];
-  const load = new SteadyLoad({
-    target,
-    send: (to, operation, fields, timeoutMs) =>
-      system.publicPost(operation, fields, { timeoutMs, gatewayUrl: to.url }),
-    validate: { key: checked.key, identifier },
-    activations: licenses,
-    identifierPrefix: prefix,
-    intervalMs: INTERVAL_MS,
-    timeoutMs: HUNG_AFTER_MS,
-  });
-  loads.add(load);
-  return { load, licenses, validateKey: checked.key };
+  target?: () => Target,
+): Promise<ScenarioLoad> {
+  const scenario = await loadOf(system, prefix, limit, target);
+  loads.add(scenario.load);
+  return scenario;
 }
 
 /** The activation accounts of a scenario's licenses, as notes of its row; their problems. */
@@ -257,19 +229,10 @@ describe('faults under a steady load of validate and activate', () => {
   test('RabbitMQ restarted: INTERNAL_ERROR while it is gone, then recovery by itself with no process restarted', async () => {
     const processes = system.processes().filter((service) => service.alive());
     const { load, licenses } = await scenarioLoad('broker', 40);
-    load.start();
-    await sleep(BEFORE_MS);
-    const stoppedAt = Date.now();
-    await system.broker.stop();
-    await sleep(1500);
-    const whileGone = await system.gateway.readiness();
-    await sleep(1500);
-    const restartedAt = Date.now();
-    await system.broker.start();
-    const upAt = Date.now();
-    const recoveredAt = await load.recovery(upAt, RECOVERED_AFTER, 30_000);
-    await sleep(AFTER_MS);
-    const outcomes = await load.stop();
+    const { stoppedAt, restartedAt, upAt, recoveredAt, whileGone, outcomes } = await restartBroker(
+      system,
+      load,
+    );
 
     const row = report.add('RabbitMQ stopped and started again', tally(outcomes));
     const during = outcomes.filter((o) => o.sentAt >= stoppedAt && o.sentAt < recoveredAt);

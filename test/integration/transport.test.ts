@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
+import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
+import * as amqp from 'amqplib';
 import request from 'supertest';
 import type { HandlersOf } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
@@ -15,6 +17,7 @@ import {
 } from '../../libs/transport/index.js';
 import { API_BASE } from '../../services/gateway/app.js';
 import { gatewayOn } from '../support/system.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 
 const run = promisify(execFile);
 const logger = createLogger('test', 'silent');
@@ -264,6 +267,95 @@ withRabbit('RabbitMQ connection recovery', () => {
     }
     expect(answered).toBe(true);
   }, 60_000);
+
+  test('a service whose reconnects kept failing takes requests again within a call timeout of the broker coming back', async () => {
+    // The service reaches the broker through a proxy that stands for the broker going away;
+    // its caller stays connected, so its requests wait in the service's queue meanwhile.
+    const broker = new URL(AMQP_URL!);
+    const proxy = new TcpProxy(broker.hostname, Number(broker.port || 5672));
+    await proxy.start();
+    const throughProxy = new URL(AMQP_URL!);
+    throughProxy.hostname = '127.0.0.1';
+    throughProxy.port = String(proxy.port);
+    const prefix = `test.comeback.${randomBytes(4).toString('hex')}`;
+    const connect = (role: string, url: string) =>
+      AmqpTransport.connect({
+        url,
+        prefix,
+        timeoutMs: 3000,
+        prefetch: 8,
+        logger,
+        connectionName: `${prefix}:${role}`,
+      });
+    const service = await connect('service', throughProxy.toString());
+    const client = await connect('client', AMQP_URL!);
+    opened.push(service, client);
+    await service.serve(
+      'download',
+      downloadHandlers(async () => ({ service: 'download', status: 'ok', uptime_seconds: 1 })),
+    );
+    try {
+      await expect(client.call('download.health', {})).resolves.toMatchObject({ status: 'ok' });
+      proxy.refuse();
+      // Gone long enough for the service's attempts to reconnect to have backed off as far as
+      // they go; back right after one of them failed.
+      while (proxy.refused < 7) await new Promise((resolve) => setTimeout(resolve, 5));
+      proxy.relayAgain();
+      // The fault suite's RPC timeout: a request sent as the broker returns must not expire in
+      // the queue while its service waits out a long backoff.
+      await expect(client.call('download.health', {}, { timeoutMs: 3000 })).resolves.toMatchObject({
+        status: 'ok',
+      });
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
+
+  test('a reconnect whose set-up fails half-way leaves the process not ready, and no channel of it in use', async () => {
+    const lines: Array<{ msg?: string }> = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')) as { msg?: string });
+        done();
+      },
+    });
+    const prefix = `test.halfway.${randomBytes(4).toString('hex')}`;
+    const service = await AmqpTransport.connect({
+      url: AMQP_URL!,
+      prefix,
+      timeoutMs: 2000,
+      prefetch: 8,
+      logger: createLogger('test', { level: 'debug', format: 'json', destination: capture }),
+      connectionName: `${prefix}:service`,
+    });
+    opened.push(service);
+    await service.serve(
+      'download',
+      downloadHandlers(async () => ({ service: 'download', status: 'ok', uptime_seconds: 1 })),
+    );
+    await expect(service.checkConnection()).resolves.toBeUndefined();
+
+    // The service's queue declared again with other arguments: after the next reconnect, the
+    // set-up has its channels open when it declares the queue, and the broker refuses it.
+    const holder = await amqp.connect(AMQP_URL!);
+    try {
+      const channel = await holder.createChannel();
+      await channel.deleteQueue(`${prefix}.rpc.download`);
+      await channel.assertQueue(`${prefix}.rpc.download`, { durable: true });
+      expect(await closeConnectionsNamed(`${prefix}:service`)).toBe(1);
+
+      const failed = () => lines.filter((l) => l.msg === 'RabbitMQ connection attempt failed');
+      while (failed().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      await expect(service.checkConnection()).rejects.toThrow(/not connected/);
+      await expect(service.call('download.health', {}, { timeoutMs: 300 })).rejects.toMatchObject({
+        code: 'INTERNAL_ERROR',
+        message: expect.stringMatching(/did not answer/),
+      });
+      await channel.deleteQueue(`${prefix}.rpc.download`);
+    } finally {
+      await holder.close();
+    }
+  }, 30_000);
 });
 
 withRabbit('RabbitMQ writes', () => {

@@ -11,7 +11,7 @@ import { killEveryGroup } from '../../support/child-group.js';
 import { ownSystemEnv } from '../../support/processes.js';
 import { OwnRedis } from './redis.js';
 import { ServiceProcess, type ServiceName } from './services.js';
-import { TcpProxy } from './tcp-proxy.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
 
 export { API_BASE };
 
@@ -32,7 +32,7 @@ const UNREACHABLE_LIMITS = {
  * The system as an operator runs it: every service its own process (`npm run start:<service>`),
  * two license replicas, on a RabbitMQ node and a Redis server of the suite's own (so they can be
  * stopped) and the test MongoDB server behind a TCP proxy (so it can be "stopped" without losing
- * its data, see tcp-proxy.ts).
+ * its data, see test/support/tcp-proxy.ts).
  */
 export class FaultSystem {
   readonly licenses: ServiceProcess[] = [];
@@ -50,6 +50,7 @@ export class FaultSystem {
     readonly broker: OwnBroker,
     readonly redis: OwnRedis,
     readonly rpcTimeoutMs: number,
+    logLevel: string,
   ) {
     this.env = ownSystemEnv({
       label: 'faults',
@@ -60,13 +61,17 @@ export class FaultSystem {
         MONGODB_URL: `mongodb://127.0.0.1:${mongoProxy.port}/`,
         REDIS_URL: redis.url,
         RPC_TIMEOUT_MS: String(rpcTimeoutMs),
+        LOG_LEVEL: logLevel,
         ...UNREACHABLE_LIMITS,
       },
     });
   }
 
-  /** Starts everything; on any failure, stops what had started. */
-  static async start(options: { rpcTimeoutMs: number }): Promise<FaultSystem> {
+  /**
+   * Starts everything; on any failure, stops what had started. The services log at `info`
+   * unless told otherwise (`debug` names every RPC request each one answers).
+   */
+  static async start(options: { rpcTimeoutMs: number; logLevel?: string }): Promise<FaultSystem> {
     const dir = await mkdtemp(path.join(tmpdir(), 'faults-'));
     let mongo: MongoMemoryServer | undefined;
     let broker: OwnBroker | undefined;
@@ -82,7 +87,15 @@ export class FaultSystem {
       const { hostname, port } = new URL(target);
       const proxy = new TcpProxy(hostname, Number(port || 27017));
       await Promise.all([proxy.start(), broker.start(), redis.start()]);
-      const system = new FaultSystem(dir, mongo, proxy, broker, redis, options.rpcTimeoutMs);
+      const system = new FaultSystem(
+        dir,
+        mongo,
+        proxy,
+        broker,
+        redis,
+        options.rpcTimeoutMs,
+        options.logLevel ?? 'info',
+      );
       // The services first, so that their queues exist before the gateway takes requests.
       await Promise.all([
         system.startService('update-catalog'),

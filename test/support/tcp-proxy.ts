@@ -1,20 +1,27 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy between the services and the test MongoDB server, which stands for "the MongoDB
- * server" in the database-outage scenario.
+ * A TCP proxy that stands for a server that can be stopped and started again on its port: the
+ * test MongoDB server in the fault suite's database outage, the shared RabbitMQ broker in the
+ * transport's recovery tests (which must never stop the real one).
  *
  * Why a proxy rather than stopping the server: the test MongoDB server keeps its data in memory
  * only, so a real stop and start would come back empty (every license gone), which is not what
- * happens to a real MongoDB restart, whose data directory survives. What the services see of a
+ * happens to a real MongoDB restart, whose data directory survives. What clients see of a
  * stopped server is reproduced here instead: `stop()` closes the listening socket (new
  * connections are refused) and destroys every connection through it (open ones are reset);
- * `start()` listens on the same port again, like a server restarted on its port.
+ * `start()` listens on the same port again, like a server restarted on its port. `refuse()` is a
+ * server that is down but whose port still answers: every connection through the proxy, open or
+ * new, is reset at once, and the new ones are counted (`refused`), so a test can tell how many
+ * times a client has tried to reconnect.
  */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private boundPort = 0;
+  private refusing = false;
+  /** Connections reset on arrival while refusing. */
+  refused = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -45,6 +52,11 @@ export class TcpProxy {
   }
 
   private relay(client: Socket): void {
+    if (this.refusing) {
+      this.refused += 1;
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = connect(this.targetPort, this.targetHost);
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
@@ -59,10 +71,27 @@ export class TcpProxy {
     upstream.pipe(client);
   }
 
+  /** Resets every open connection and every new one (counted in `refused`) until `relayAgain()`. */
+  refuse(): void {
+    this.refusing = true;
+    this.resetAll();
+  }
+
+  /** Relays new connections again after `refuse()`. */
+  relayAgain(): void {
+    this.refusing = false;
+  }
+
   /** Refuses new connections and resets every open one. */
   stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.resetAll();
+    if (server === undefined) return Promise.resolve();
+    return new Promise((resolve) => server.close(() => resolve()));
+  }
+
+  private resetAll(): void {
     for (const socket of this.sockets) {
       try {
         socket.resetAndDestroy();
@@ -71,7 +100,5 @@ export class TcpProxy {
       }
     }
     this.sockets.clear();
-    if (server === undefined) return Promise.resolve();
-    return new Promise((resolve) => server.close(() => resolve()));
   }
 }
