@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { loadConfig } from '../../libs/config/index.js';
+import { freePort, groupGone } from '../support/child-group.js';
 
 /**
  * The README runs as written: the shell blocks of its walk-through, in order, against a system
@@ -62,28 +62,22 @@ curl() {
 }
 `;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
 let child: ChildProcess | undefined;
 const workDir = path.join(root, 'data', `readme-${randomBytes(4).toString('hex')}`);
 
 afterAll(async () => {
-  if (child?.pid && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    process.kill(-child.pid, 'SIGTERM');
-    await exited;
+  if (child?.pid !== undefined) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // nothing left of it
+    }
+    // Until the system has stopped and its database has written its last data: files written
+    // into the directory while it is removed make the removal fail.
+    await groupGone(child.pid, 60_000);
   }
   rmSync(workDir, { recursive: true, force: true });
-});
+}, 70_000);
 
 describe('README: the walk-through runs as written', () => {
   test('every command of the walk-through succeeds against npm start, in order', async () => {

@@ -307,6 +307,8 @@ withRabbit('RabbitMQ connection recovery', () => {
         status: 'ok',
       });
     } finally {
+      // Nothing of this test may go on reconnecting (and writing) during the next ones.
+      await Promise.all([service.close(), client.close()]);
       await proxy.stop();
     }
   }, 60_000);
@@ -354,11 +356,19 @@ withRabbit('RabbitMQ connection recovery', () => {
       await channel.deleteQueue(`${prefix}.rpc.download`);
     } finally {
       await holder.close();
+      // Nothing of this test may go on reconnecting (and writing) during the next ones.
+      await service.close();
     }
   }, 30_000);
 });
 
 withRabbit('RabbitMQ writes', () => {
+  // The writes counted are every socket's: no connection of an earlier test may add its own (a
+  // heartbeat, a reconnect).
+  beforeAll(async () => {
+    await Promise.all(opened.splice(0).map((transport) => transport.close()));
+  });
+
   test("the connection to the broker turns Nagle's algorithm off", async () => {
     const settings: boolean[] = [];
     const { setNoDelay } = Socket.prototype;

@@ -53,6 +53,20 @@ function groupAlive(pgid: number): boolean {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Waits until nothing of a process group is left; false when something still is after
+ * `timeoutMs`. Its leader's exit is not enough: `npm` may end before the process it ran has
+ * finished stopping.
+ */
+export async function groupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (groupAlive(pgid)) {
+    if (Date.now() > until) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
 /** A TCP port nobody listens on right now (the kernel picks it). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -183,11 +197,7 @@ export class ChildGroup {
 
   /** Waits until nothing of the group is left; false when something still is after `timeoutMs`. */
   async gone(timeoutMs: number): Promise<boolean> {
-    const until = Date.now() + timeoutMs;
-    while (groupAlive(this.pgid)) {
-      if (Date.now() > until) return false;
-      await sleep(50);
-    }
+    if (!(await groupGone(this.pgid, timeoutMs))) return false;
     groups.delete(this.pgid);
     return true;
   }
