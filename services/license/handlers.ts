@@ -23,8 +23,7 @@ import {
   type LicensedProduct,
   type Refusal,
 } from './rules.js';
-import { runScheduledTask, scheduledTasks } from './scheduled-tasks.js';
-import type { ScheduleSettings } from './scheduler.js';
+import { runScheduledTask, scheduledTasks, type ScheduleSettings } from './scheduled-tasks.js';
 import type { LicenseChanges, LicenseRecord, LicenseStores, PlanRecord } from './stores.js';
 import {
   activationResultView,

@@ -1,6 +1,5 @@
 import type { TaskName } from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
-import type { ScheduleSettings } from './scheduler.js';
 import type { BeforeEachWrite, LicenseStores, TaskRunRecord } from './stores.js';
 
 /** Spec 2.5 and 8: rejected-attempt rows untouched for 90 days are removed. */
@@ -23,6 +22,23 @@ export async function expireLicenses(stores: TaskStores, now: Date): Promise<num
 export async function pruneRejectedAttempts(stores: TaskStores, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - REJECTED_ATTEMPT_RETENTION_MS);
   return stores.rejectedAttempts.pruneUntouchedSince(cutoff);
+}
+
+/** How this process schedules the tasks (configuration: `scheduleSettings`). */
+export interface ScheduleSettings {
+  /** Off: this replica runs no scheduled tasks (others do; Agenda shares the work anyway). */
+  enabled: boolean;
+  /** How often the expiry task runs (Agenda interval: `1 minute`, `15 minutes`, ...). */
+  expiryEvery: string;
+  /** How often stale rejected attempts are pruned. */
+  pruneEvery: string;
+  /** How often each replica looks for due tasks. */
+  pollEvery: string;
+  /**
+   * How long a run may hold its task's lock; past it another replica may run the task (the tasks
+   * are idempotent). Agenda also keeps a timer of half this after every run, even once stopped.
+   */
+  taskTimeoutMs: number;
 }
 
 /** The scheduler's (Agenda's) names of the recurring jobs. */

@@ -4,26 +4,13 @@ import type { Connection } from 'mongoose';
 import { taskNames } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { SCHEDULED_TASKS_COLLECTION } from './models.js';
-import { runScheduledTask, scheduledTasks, type TaskStores } from './scheduled-tasks.js';
+import {
+  runScheduledTask,
+  scheduledTasks,
+  type ScheduleSettings,
+  type TaskStores,
+} from './scheduled-tasks.js';
 import type { LicenseStores } from './stores.js';
-
-export { TASK_EXPIRE_LICENSES, TASK_PRUNE_REJECTED_ATTEMPTS } from './scheduled-tasks.js';
-
-export interface ScheduleSettings {
-  /** Off: this replica runs no scheduled tasks (others do; Agenda shares the work anyway). */
-  enabled: boolean;
-  /** How often the expiry task runs (Agenda interval: `1 minute`, `15 minutes`, ...). */
-  expiryEvery: string;
-  /** How often stale rejected attempts are pruned. */
-  pruneEvery: string;
-  /** How often each replica looks for due tasks. */
-  pollEvery: string;
-  /**
-   * How long a run may hold its task's lock; past it another replica may run the task (the tasks
-   * are idempotent). Agenda also keeps a timer of half this after every run, even once stopped.
-   */
-  taskTimeoutMs: number;
-}
 
 /**
  * The license service's scheduled tasks (spec "Reminders & Expiration"), run by Agenda on the

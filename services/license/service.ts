@@ -4,7 +4,8 @@ import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createLicenseHandlers } from './handlers.js';
 import { openMongoStores } from './mongo-stores.js';
-import { startScheduler, type ScheduleSettings } from './scheduler.js';
+import type { ScheduleSettings } from './scheduled-tasks.js';
+import { startScheduler } from './scheduler.js';
 
 /**
  * The license service: owns plans, licenses, activations and rejected activation attempts, and

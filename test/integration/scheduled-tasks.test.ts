@@ -6,14 +6,12 @@ import {
 } from '../../services/license/mongo-stores.js';
 import {
   REJECTED_ATTEMPT_RETENTION_MS,
+  TASK_EXPIRE_LICENSES,
+  TASK_PRUNE_REJECTED_ATTEMPTS,
   expireLicenses,
   pruneRejectedAttempts,
   type TaskStores,
 } from '../../services/license/scheduled-tasks.js';
-import {
-  TASK_EXPIRE_LICENSES,
-  TASK_PRUNE_REJECTED_ATTEMPTS,
-} from '../../services/license/scheduler.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
 import { databaseOf } from '../support/databases.js';
 

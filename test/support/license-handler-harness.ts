@@ -7,7 +7,7 @@ import {
 import { createLicenseHandlers } from '../../services/license/handlers.js';
 import type { ProductLookup } from '../../services/license/handlers.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
-import type { ScheduleSettings } from '../../services/license/scheduler.js';
+import type { ScheduleSettings } from '../../services/license/scheduled-tasks.js';
 import { memoryLicenseStores } from './license-memory-stores.js';
 
 /**
