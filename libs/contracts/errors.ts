@@ -39,6 +39,31 @@ export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 export type ErrorDetails = Record<string, string | number | boolean | null>;
 
 /**
+ * A refusal as a value: the error code, a message for the client and the extra fields of the
+ * error object. The services' rules decide and return it; it becomes the error the caller
+ * receives only through `LicensingError.from`.
+ */
+export interface Refusal {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: ErrorDetails;
+}
+
+export function refusal(code: ErrorCode, message: string, details: ErrorDetails = {}): Refusal {
+  return { code, message, details };
+}
+
+/** A yes-or-no decision that said no; one that says yes is `{ ok: true, ... }`. */
+export interface Refused {
+  readonly ok: false;
+  readonly refusal: Refusal;
+}
+
+export function refused(code: ErrorCode, message: string, details?: ErrorDetails): Refused {
+  return { ok: false, refusal: refusal(code, message, details) };
+}
+
+/**
  * The one error type of the system. Domain code throws it; the transport carries it between
  * processes; the HTTP edge renders it as `{"error": {"code", "message", ...details}}`.
  */
@@ -59,6 +84,11 @@ export class LicensingError extends Error {
     // Details add fields beside `code` and `message`; they never replace them.
     const { code: _code, message: _message, ...details } = options.details ?? {};
     this.details = details;
+  }
+
+  /** The error a refusal is answered with. */
+  static from({ code, message, details }: Refusal): LicensingError {
+    return new LicensingError(code, message, { details });
   }
 
   /** The body of the spec's error envelope: `code` and `message` first, then any details. */

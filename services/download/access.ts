@@ -1,4 +1,9 @@
-import type { DownloadAccess, LicenseCoverage } from '../../libs/contracts/index.js';
+import {
+  refused,
+  type DownloadAccess,
+  type LicenseCoverage,
+  type Refused,
+} from '../../libs/contracts/index.js';
 
 export interface AccessRequest {
   /** The product's Download API Access (spec 2.7). */
@@ -11,28 +16,11 @@ export interface AccessRequest {
   coverage: LicenseCoverage | null;
 }
 
-/** Why a download is refused: the error code the client gets (and the log's reason). */
-export interface DownloadRefusal {
-  code:
-    | 'DOWNLOAD_NOT_AVAILABLE'
-    | 'LICENSE_INVALID'
-    | 'PRODUCT_MISMATCH'
-    | 'LICENSE_EXPIRED'
-    | 'ACTIVATION_REQUIRED'
-    | 'ACTIVATION_NOT_FOUND'
-    | 'NOT_FOUND';
-  message: string;
-}
-
-export type Refused = { ok: false; refusal: DownloadRefusal };
-
-/** Allowed, with the plan whose restricted files the caller may get (null: all-plans files). */
+/**
+ * Allowed, with the plan whose restricted files the caller may get (null: all-plans files); or
+ * refused with the error code the client gets (and the log's reason).
+ */
 export type AccessDecision = { ok: true; planId: number | null } | Refused;
-
-const refuse = (code: DownloadRefusal['code'], message: string): Refused => ({
-  ok: false,
-  refusal: { code, message },
-});
 
 /**
  * Spec 4.5, every rule, checked in this order (docs/api-decisions.md):
@@ -46,7 +34,7 @@ const refuse = (code: DownloadRefusal['code'], message: string): Refused => ({
 export function decideDownloadAccess(request: AccessRequest): AccessDecision {
   const { access, coverage } = request;
   if (access === 'account') {
-    return refuse(
+    return refused(
       'DOWNLOAD_NOT_AVAILABLE',
       "This product's files are available only from the customer's account.",
     );
@@ -55,28 +43,28 @@ export function decideDownloadAccess(request: AccessRequest): AccessDecision {
     return { ok: true, planId: coverage?.covers ? coverage.plan_id : null };
   }
   if (!request.keySent || coverage === null) {
-    return refuse('LICENSE_INVALID', 'This download needs a license key.');
+    return refused('LICENSE_INVALID', 'This download needs a license key.');
   }
   if (!coverage.found || coverage.status === null) {
-    return refuse('LICENSE_INVALID', 'The license key is not valid.');
+    return refused('LICENSE_INVALID', 'The license key is not valid.');
   }
   if (coverage.status !== 'active' && coverage.status !== 'expired') {
-    return refuse('LICENSE_INVALID', `The license is ${coverage.status}.`);
+    return refused('LICENSE_INVALID', `The license is ${coverage.status}.`);
   }
   if (!coverage.covers) {
-    return refuse('PRODUCT_MISMATCH', 'The license key is not for this product.');
+    return refused('PRODUCT_MISMATCH', 'The license key is not for this product.');
   }
   if (coverage.status === 'expired') {
-    return refuse('LICENSE_EXPIRED', 'The license has expired.');
+    return refused('LICENSE_EXPIRED', 'The license has expired.');
   }
   if (access === 'activated_identifier' && !request.identifierSent) {
-    return refuse(
+    return refused(
       'ACTIVATION_REQUIRED',
       'This download needs an identifier that is activated on the license.',
     );
   }
   if (request.identifierSent && coverage.identifier_activated !== true) {
-    return refuse('ACTIVATION_NOT_FOUND', 'The identifier is not activated on this license.');
+    return refused('ACTIVATION_NOT_FOUND', 'The identifier is not activated on this license.');
   }
   return { ok: true, planId: coverage.plan_id };
 }
@@ -87,6 +75,6 @@ export function decideDownloadAccess(request: AccessRequest): AccessDecision {
  */
 export function fileToDownload<S>(selection: S | null): { ok: true; selection: S } | Refused {
   return selection === null
-    ? refuse('NOT_FOUND', 'This product has no file to download.')
+    ? refused('NOT_FOUND', 'This product has no file to download.')
     : { ok: true, selection };
 }

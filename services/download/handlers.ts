@@ -6,7 +6,7 @@ import {
 } from '../../libs/contracts/index.js';
 import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { decideDownloadAccess, fileToDownload, type DownloadRefusal } from './access.js';
+import { decideDownloadAccess, fileToDownload } from './access.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
 import type { DownloadLogStore } from './stores.js';
@@ -43,11 +43,6 @@ export interface DownloadDeps {
   /** How the gateway and management reach this service's HTTP port. */
   baseUrl: string;
   clock?: () => Date;
-}
-
-/** The one place where a refusal of the download rules becomes the caller's error. */
-function refusalError(refusal: DownloadRefusal): LicensingError {
-  return new LicensingError(refusal.code, refusal.message);
 }
 
 /** RPC handlers of the download service: access decisions, upload URLs, objects, the log. */
@@ -112,7 +107,7 @@ export function createDownloadHandlers({
       }
       if (!decision.ok) {
         void logWriter.refused({ request, reason: decision.refusal.code, context });
-        throw refusalError(decision.refusal);
+        throw LicensingError.from(decision.refusal);
       }
       const { file, version } = decision.selection;
       // Logged as served now; the byte port (or the gateway) turns the entry into a refusal

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import {
   LicensingError,
   internalError,
+  refusal,
   taskNames,
   type CallContext,
   type HandlersOf,
+  type Refusal,
 } from '../../libs/contracts/index.js';
 import { CachedLookup } from '../../libs/cache/index.js';
 import { metrics } from '../../libs/observability/index.js';
@@ -17,11 +19,9 @@ import {
   identifierKeysByType,
   isIdentifierActivated,
   limitBelowActivations,
-  refusal,
   searchText,
   unknownKey,
   type LicensedProduct,
-  type Refusal,
 } from './rules.js';
 import { runScheduledTask, scheduledTasks, type ScheduleSettings } from './scheduled-tasks.js';
 import type { LicenseChanges, LicenseRecord, LicenseStores, PlanRecord } from './stores.js';
@@ -47,11 +47,6 @@ const MAX_DECISION_ROUNDS = 5;
 /** 128 random bits: license keys are credentials (spec 5.1) and must not be guessable. */
 function generateLicenseKey(): string {
   return randomBytes(16).toString('hex');
-}
-
-/** The one place a refusal becomes the error the caller receives. */
-function refuse(refused: Refusal): never {
-  throw new LicensingError(refused.code, refused.message, { details: refused.details });
 }
 
 const unknownLicense = () => refusal('NOT_FOUND', 'There is no license with this key.');
@@ -88,7 +83,9 @@ export function createLicenseHandlers({
   const { licenses, plans, rejectedAttempts, taskRuns } = stores;
 
   async function requireLicense(licenseKey: string): Promise<LicenseRecord> {
-    return (await licenses.findByKey(licenseKey)) ?? refuse(unknownLicense());
+    const license = await licenses.findByKey(licenseKey);
+    if (!license) throw LicensingError.from(unknownLicense());
+    return license;
   }
 
   /** The product a license belongs to: it must exist, so its absence is a server fault. */
@@ -197,14 +194,14 @@ export function createLicenseHandlers({
     context: CallContext;
   }): Promise<{ license: LicenseRecord; identifier: string }> {
     const decision = decideDeactivation({ license, product, request });
-    if (decision.outcome === 'refuse') refuse(decision.refusal);
+    if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
     context.beforeWrite();
     const released = await licenses.releaseSlot({
       licenseKey: license!.license_key,
       identifier: decision.identifier.identifier,
     });
     // Removed by a concurrent call since the read.
-    if (!released) refuse(activationNotFound());
+    if (!released) throw LicensingError.from(activationNotFound());
     return { license: released.license, identifier: released.released.identifier };
   }
 
@@ -248,7 +245,7 @@ export function createLicenseHandlers({
               ? 'activated'
               : 'already_active',
       });
-      if (result.outcome === 'refused') refuse(result.refusal);
+      if (result.outcome === 'refused') throw LicensingError.from(result.refusal);
       const { license, product, identifier } = result;
       const plan = await planName(license.plan_id);
       return activationResultView({ license, product, planName: plan, identifier, now: clock() });
@@ -287,7 +284,7 @@ export function createLicenseHandlers({
       const license = await licenses.findByKey(request.license_key);
       const product = license && (await productOf(license));
       const decision = decideValidation({ license, product, request, now });
-      if (decision.outcome === 'refuse') refuse(decision.refusal);
+      if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
       if (decision.outcome === 'unknown-key' || !license || !product) {
         return unknownKeyView(request.license_key);
       }
@@ -347,14 +344,14 @@ export function createLicenseHandlers({
         beforeEachWrite: () => context.beforeWrite(),
       });
       if (created.outcome === 'id-taken') {
-        refuse(refusal('ALREADY_EXISTS', `Plan ${id} already exists.`));
+        throw LicensingError.from(refusal('ALREADY_EXISTS', `Plan ${id} already exists.`));
       }
       return planView(created.plan);
     },
 
     'license.getPlan': async ({ id }) => {
       const plan = await knownPlans.find(id);
-      if (!plan) refuse(unknownPlan(id));
+      if (!plan) throw LicensingError.from(unknownPlan(id));
       return planView(plan);
     },
 
@@ -363,9 +360,15 @@ export function createLicenseHandlers({
     // ---- Licenses (admin) ----
     'license.createLicense': async (request, context) => {
       const plan = await knownPlans.find(request.plan_id);
-      if (!plan) refuse(refusal('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`));
+      if (!plan) {
+        throw LicensingError.from(
+          refusal('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`),
+        );
+      }
       if (!(await products.find(request.product_id))) {
-        refuse(refusal('INVALID_REQUEST', `Product ${request.product_id} does not exist.`));
+        throw LicensingError.from(
+          refusal('INVALID_REQUEST', `Product ${request.product_id} does not exist.`),
+        );
       }
       context.beforeWrite();
       const issued = await licenses.issue({
@@ -382,7 +385,9 @@ export function createLicenseHandlers({
         activation_limit: plan.activation_limit,
       });
       if (issued.outcome === 'key-taken') {
-        refuse(refusal('ALREADY_EXISTS', 'A license with this key already exists.'));
+        throw LicensingError.from(
+          refusal('ALREADY_EXISTS', 'A license with this key already exists.'),
+        );
       }
       return detail(issued.license);
     },
@@ -404,9 +409,9 @@ export function createLicenseHandlers({
         case 'updated':
           return detail(updated.license);
         case 'unknown-license':
-          return refuse(unknownLicense());
+          throw LicensingError.from(unknownLicense());
         case 'limit-below-activations':
-          return refuse(limitBelowActivations(updated));
+          throw LicensingError.from(limitBelowActivations(updated));
       }
     },
 
@@ -420,9 +425,9 @@ export function createLicenseHandlers({
         recordRefusals: false,
         context,
       });
-      if (result.outcome === 'refused') refuse(result.refusal);
+      if (result.outcome === 'refused') throw LicensingError.from(result.refusal);
       if (result.outcome === 'already-active') {
-        refuse(
+        throw LicensingError.from(
           refusal('ACTIVATION_EXISTS', 'This identifier is already activated on this license.'),
         );
       }
@@ -476,7 +481,8 @@ export function createLicenseHandlers({
     // ---- Spec 3.3: plan changes and renewals ----
     'license.changePlan': async ({ license_key, plan_id, when }, context) => {
       await requireLicense(license_key);
-      const plan = (await knownPlans.find(plan_id)) ?? refuse(unknownPlan(plan_id));
+      const plan = await knownPlans.find(plan_id);
+      if (!plan) throw LicensingError.from(unknownPlan(plan_id));
       context.beforeWrite();
       // A limit left below the activations in use is allowed: they stay, and claimSlot refuses
       // new ones until the count is under the limit.
@@ -484,7 +490,8 @@ export function createLicenseHandlers({
         when === 'now'
           ? await licenses.changePlan({ licenseKey: license_key, plan })
           : await licenses.schedulePlanChange({ licenseKey: license_key, planId: plan.id });
-      return detail(changed ?? refuse(unknownLicense()));
+      if (!changed) throw LicensingError.from(unknownLicense());
+      return detail(changed);
     },
 
     'license.renewLicense': async (
@@ -495,7 +502,7 @@ export function createLicenseHandlers({
       for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
         const license = await requireLicense(license_key);
         const decision = decideRenewal({ license, request, now: clock() });
-        if (decision.outcome === 'refuse') refuse(decision.refusal);
+        if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
         const plan = decision.planId === null ? undefined : await planOf(decision.planId);
         context.beforeWrite();
         const renewed = await licenses.renew({
@@ -520,7 +527,8 @@ export function createLicenseHandlers({
 
     // ---- Spec 1 and 2.3: the customer portal (read-only) ----
     'license.portalLicense': async ({ license_key }) => {
-      const license = (await licenses.findByKey(license_key)) ?? refuse(unknownKey());
+      const license = await licenses.findByKey(license_key);
+      if (!license) throw LicensingError.from(unknownKey());
       const [product, plan] = await Promise.all([productOf(license), planName(license.plan_id)]);
       // Spec 2.2: a bundle key is used with the bundle's products; a bundle item the catalog no
       // longer has cannot be used, so it is not shown.

@@ -1,9 +1,9 @@
 import {
   activationTypes,
+  refusal,
   type ActivationType,
-  type ErrorCode,
-  type ErrorDetails,
   type LicenseStatus,
+  type Refusal,
 } from '../../libs/contracts/index.js';
 import {
   checkIdentifier,
@@ -52,20 +52,6 @@ export function coversProduct(product: LicensedProduct, productId: number): bool
 
 export function isFull(license: Pick<LicenseState, 'activation_limit' | 'activations'>): boolean {
   return license.activation_limit !== 0 && license.activations.length >= license.activation_limit;
-}
-
-/**
- * A refusal as a value: the spec's error code, a message for the client and the extra fields of
- * the error object. The rules return it; the handlers turn it into the error they answer with.
- */
-export interface Refusal {
-  readonly code: ErrorCode;
-  readonly message: string;
-  readonly details: ErrorDetails;
-}
-
-export function refusal(code: ErrorCode, message: string, details: ErrorDetails = {}): Refusal {
-  return { code, message, details };
 }
 
 function isRefusal<T extends object>(value: T | Refusal): value is Refusal {

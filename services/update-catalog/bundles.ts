@@ -1,16 +1,7 @@
-/** A refusal of the catalog's rules, as a value: the handlers turn it into the caller's error. */
-export interface CatalogRefusal {
-  code: 'INVALID_REQUEST';
-  message: string;
-}
+import { refused, type Refused } from '../../libs/contracts/index.js';
 
-export type BundleItemsCheck =
-  { ok: true; items: number[] } | { ok: false; refusal: CatalogRefusal };
-
-const refuse = (message: string): BundleItemsCheck => ({
-  ok: false,
-  refusal: { code: 'INVALID_REQUEST', message },
-});
+/** The bundle's items, each listed once; or refused with INVALID_REQUEST. */
+export type BundleItemsCheck = { ok: true; items: number[] } | Refused;
 
 /**
  * Rules for a bundle's items (spec 2.2): each item is an existing product other than the bundle
@@ -29,14 +20,17 @@ export function checkBundleItems({
 }): BundleItemsCheck {
   const unique = [...new Set(items)];
   if (unique.length !== items.length) {
-    return refuse('bundle_items lists a product more than once.');
+    return refused('INVALID_REQUEST', 'bundle_items lists a product more than once.');
   }
   if (bundleId !== undefined && unique.includes(bundleId)) {
-    return refuse('A bundle cannot contain itself.');
+    return refused('INVALID_REQUEST', 'A bundle cannot contain itself.');
   }
   const missing = unique.filter((id) => !existingIds.has(id));
   if (missing.length > 0) {
-    return refuse(`bundle_items names products that do not exist: ${missing.join(', ')}.`);
+    return refused(
+      'INVALID_REQUEST',
+      `bundle_items names products that do not exist: ${missing.join(', ')}.`,
+    );
   }
   return { ok: true, items: unique };
 }

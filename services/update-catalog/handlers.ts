@@ -1,7 +1,7 @@
 import {
   LicensingError,
+  refusal,
   unknownProductUpdate,
-  type ErrorCode,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
 import type { Transport } from '../../libs/transport/index.js';
@@ -32,13 +32,8 @@ export interface UpdateCatalogDeps {
   clock?: () => Date;
 }
 
-/** The one place where a refusal, of a rule or for a record that is not there, becomes an error. */
-function refusalError(refusal: { code: ErrorCode; message: string }): LicensingError {
-  return new LicensingError(refusal.code, refusal.message);
-}
-
 const notFound = (what: 'Product' | 'Version' | 'File', id: number) =>
-  refusalError({ code: 'NOT_FOUND', message: `${what} ${id} does not exist.` });
+  refusal('NOT_FOUND', `${what} ${id} does not exist.`);
 
 /**
  * RPC handlers of the update-catalog service: products and bundles, versions and their package
@@ -56,13 +51,13 @@ export function createUpdateCatalogHandlers({
 
   async function requireProduct(id: number) {
     const product = await products.find(id);
-    if (!product) throw notFound('Product', id);
+    if (!product) throw LicensingError.from(notFound('Product', id));
     return product;
   }
 
   async function requireVersion(id: number) {
     const version = await versions.find(id);
-    if (!version) throw notFound('Version', id);
+    if (!version) throw LicensingError.from(notFound('Version', id));
     return version;
   }
 
@@ -72,7 +67,7 @@ export function createUpdateCatalogHandlers({
       items,
       existingIds: await products.existingIds(items),
     });
-    if (!check.ok) throw refusalError(check.refusal);
+    if (!check.ok) throw LicensingError.from(check.refusal);
     return check.items;
   }
 
@@ -113,10 +108,9 @@ export function createUpdateCatalogHandlers({
         beforeEachWrite: () => context.beforeWrite(),
       });
       if (created.outcome === 'id-taken') {
-        throw refusalError({
-          code: 'ALREADY_EXISTS',
-          message: `Product ${request.id} already exists.`,
-        });
+        throw LicensingError.from(
+          refusal('ALREADY_EXISTS', `Product ${request.id} already exists.`),
+        );
       }
       return productView(created.product);
     },
@@ -131,7 +125,7 @@ export function createUpdateCatalogHandlers({
       const items = bundle_items === undefined ? undefined : await bundleItems(id, bundle_items);
       context.beforeWrite();
       const updated = await products.update(id, { ...changes, bundle_items: items });
-      if (!updated) throw notFound('Product', id);
+      if (!updated) throw LicensingError.from(notFound('Product', id));
       await changed(id);
       return productView(updated);
     },
@@ -165,7 +159,7 @@ export function createUpdateCatalogHandlers({
     'update-catalog.updateVersion': async ({ id, ...changes }, context) => {
       context.beforeWrite();
       const updated = await versions.update(id, changes);
-      if (!updated) throw notFound('Version', id);
+      if (!updated) throw LicensingError.from(notFound('Version', id));
       await changed(updated.product_id);
       return versionWithFilesView(updated, await packageFiles.list({ version_id: id }));
     },
@@ -194,7 +188,7 @@ export function createUpdateCatalogHandlers({
     'update-catalog.updateFile': async ({ id, ...changes }, context) => {
       context.beforeWrite();
       const updated = await packageFiles.update(id, changes);
-      if (!updated) throw notFound('File', id);
+      if (!updated) throw LicensingError.from(notFound('File', id));
       await changed(updated.product_id);
       return fileView(updated);
     },
@@ -202,7 +196,7 @@ export function createUpdateCatalogHandlers({
     'update-catalog.deleteFile': async ({ id }, context) => {
       context.beforeWrite();
       const deleted = await packageFiles.delete(id);
-      if (!deleted) throw notFound('File', id);
+      if (!deleted) throw LicensingError.from(notFound('File', id));
       await changed(deleted.product_id);
       return fileView(deleted);
     },
@@ -210,7 +204,7 @@ export function createUpdateCatalogHandlers({
     // ---- Spec 4.4 ----
     'update-catalog.selectFile': async ({ product_id, plan_id }) => {
       const found = await releases.find(product_id);
-      if (!found) throw notFound('Product', product_id);
+      if (!found) throw LicensingError.from(notFound('Product', product_id));
       return selectedFileView(found.product, release(found, plan_id));
     },
 

@@ -1,3 +1,4 @@
+import type { Refusal } from '../../libs/contracts/index.js';
 import {
   coversProduct,
   decideActivation,
@@ -8,7 +9,6 @@ import {
   normaliseOrRefuse,
   type LicenseState,
   type LicensedProduct,
-  type Refusal,
 } from '../../services/license/rules.js';
 
 const now = new Date('2026-06-01T12:00:00Z');

@@ -2,12 +2,12 @@ import {
   errorStatus,
   type DownloadAccess,
   type LicenseCoverage,
+  type Refused,
 } from '../../libs/contracts/index.js';
 import {
   decideDownloadAccess,
   fileToDownload,
   type AccessRequest,
-  type Refused,
 } from '../../services/download/access.js';
 
 /** A covering, active license of plan 7, with the identifier (when sent) activated. */
