@@ -3,7 +3,6 @@ import * as amqp from 'amqplib';
 import type {
   EventName,
   EventOf,
-  HandlersOf,
   MethodName,
   RequestOf,
   ResponseOf,
@@ -17,12 +16,13 @@ import {
   dispatch,
   encodeEvent,
   encodeRequest,
+  servedTable,
   settleInHand,
   timeoutError,
   type HandlerTable,
 } from './codec.js';
 import { sendWritesPerTick, socketOf } from './tick-writes.js';
-import type { CallOptions, Transport } from './transport.js';
+import type { CallOptions, ServedHandlers, Transport } from './transport.js';
 
 /** RabbitMQ's direct reply-to pseudo queue: replies come back without a queue per caller. */
 const REPLY_TO = 'amq.rabbitmq.reply-to';
@@ -274,10 +274,10 @@ export class AmqpTransport implements Transport {
     }).then((reply) => decodeReply(method, reply));
   }
 
-  async serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void> {
+  async serve<S extends ServiceName>(service: S, handlers: ServedHandlers<S>): Promise<void> {
     const served: Served = {
       service,
-      handlers: handlers as HandlerTable,
+      handlers: servedTable(service, handlers),
       channel: null,
       consumerTag: null,
     };

@@ -10,6 +10,7 @@ import {
   type EventOf,
   type MethodName,
   type ResponseOf,
+  type ServiceName,
 } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
 import { settled } from '../process/timeout.js';
@@ -20,6 +21,7 @@ import {
   runWithRequest,
   secondsSince,
 } from '../observability/index.js';
+import type { ServedHandlers } from './transport.js';
 
 /**
  * The wire format shared by every transport. Requests and replies always travel as JSON text, so
@@ -36,6 +38,26 @@ type WireReply =
 
 export type AnyHandler = (request: unknown, context: CallContext) => Promise<unknown>;
 export type HandlerTable = Partial<Record<MethodName, AnyHandler>>;
+
+/**
+ * What a transport answers for a service: the service's handlers, and the answer to its health
+ * method, the same for every service: its name, `ok`, and the seconds since it began to be served.
+ * A table that has a health handler of its own (a stand-in for a service) keeps it.
+ */
+export function servedTable<S extends ServiceName>(
+  service: S,
+  handlers: ServedHandlers<S>,
+  now: () => number = Date.now,
+): HandlerTable {
+  const startedAt = now();
+  const table: HandlerTable = { ...handlers };
+  table[`${service}.health`] ??= async () => ({
+    service,
+    status: 'ok',
+    uptime_seconds: Math.round((now() - startedAt) / 1000),
+  });
+  return table;
+}
 
 /**
  * The request, with its caller's deadline and the id of the HTTP request it is part of (so the

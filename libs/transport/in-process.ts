@@ -1,7 +1,6 @@
 import type {
   EventName,
   EventOf,
-  HandlersOf,
   MethodName,
   RequestOf,
   ResponseOf,
@@ -15,11 +14,12 @@ import {
   dispatch,
   encodeEvent,
   encodeRequest,
+  servedTable,
   settleInHand,
   timeoutError,
   type HandlerTable,
 } from './codec.js';
-import type { CallOptions, Transport } from './transport.js';
+import type { CallOptions, ServedHandlers, Transport } from './transport.js';
 
 /**
  * The message bus of one process, for the embedded default (no AMQP_URL). Replicas registered for
@@ -105,10 +105,10 @@ export class InProcessTransport implements Transport {
     });
   }
 
-  async serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void> {
+  async serve<S extends ServiceName>(service: S, handlers: ServedHandlers<S>): Promise<void> {
     this.assertOpen();
     const tracked: HandlerTable = {};
-    for (const [method, handler] of Object.entries(handlers as HandlerTable)) {
+    for (const [method, handler] of Object.entries(servedTable(service, handlers))) {
       tracked[method as MethodName] = (request, context) => {
         const handled = handler!(request, context);
         this.handling.set(handled, context.deadline);

@@ -7,7 +7,7 @@ import { CallTimeout } from './codec.js';
 import { InProcessTransport, type InProcessBus } from './in-process.js';
 import type { Transport } from './transport.js';
 
-export type { Transport, CallOptions } from './transport.js';
+export type { Transport, CallOptions, ServedHandlers } from './transport.js';
 export { AmqpTransport } from './amqp.js';
 export { InProcessBus, InProcessTransport } from './in-process.js';
 

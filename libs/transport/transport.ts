@@ -3,10 +3,17 @@ import type {
   EventOf,
   HandlersOf,
   MethodName,
+  MethodsOf,
   RequestOf,
   ResponseOf,
   ServiceName,
 } from '../contracts/index.js';
+
+/** A service's health method (rpc.ts): the transport answers it for every service it serves. */
+export type HealthMethodOf<S extends ServiceName> = Extract<MethodsOf<S>, `${S}.health`>;
+
+/** What a service passes to `serve`: a handler for every method of the service but health. */
+export type ServedHandlers<S extends ServiceName> = Omit<HandlersOf<S>, HealthMethodOf<S>>;
 
 export interface CallOptions {
   /** Overrides the transport's default timeout for this call, and so the deadline it carries. */
@@ -25,8 +32,11 @@ export interface Transport {
     request: RequestOf<M>,
     options?: CallOptions,
   ): Promise<ResponseOf<M>>;
-  /** Starts answering the methods of one service. Several replicas may serve the same service. */
-  serve<S extends ServiceName>(service: S, handlers: HandlersOf<S>): Promise<void>;
+  /**
+   * Starts answering the methods of one service, its health method included (its name, `ok` and
+   * the seconds since it began to be served). Several replicas may serve the same service.
+   */
+  serve<S extends ServiceName>(service: S, handlers: ServedHandlers<S>): Promise<void>;
   publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void>;
   subscribe<E extends EventName>(event: E, handler: (payload: EventOf<E>) => void): Promise<void>;
   /** Throws, saying why, when calls cannot be made now (readiness: docs/operations.md). */

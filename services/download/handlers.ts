@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  LicensingError,
-  type AuthorizeDownloadRequest,
-  type HandlersOf,
-} from '../../libs/contracts/index.js';
+import { LicensingError, type AuthorizeDownloadRequest } from '../../libs/contracts/index.js';
 import type { CatalogProducts } from '../../libs/cache/index.js';
-import type { Transport } from '../../libs/transport/index.js';
+import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { decideDownloadAccess, fileToDownload } from './access.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
@@ -42,7 +38,6 @@ export interface DownloadDeps {
   tickets: TicketSigner;
   /** How the gateway and management reach this service's HTTP port. */
   baseUrl: string;
-  clock?: () => Date;
 }
 
 /** RPC handlers of the download service: access decisions, upload URLs, objects, the log. */
@@ -54,10 +49,8 @@ export function createDownloadHandlers({
   products,
   tickets,
   baseUrl,
-  clock = () => new Date(),
-}: DownloadDeps): HandlersOf<'download'> {
+}: DownloadDeps): ServedHandlers<'download'> {
   const base = baseUrl.replace(/\/+$/, '');
-  const startedAt = clock().getTime();
 
   /**
    * Spec 4.5: the product's access rule, then the file the caller gets (4.4 rules). A product
@@ -88,12 +81,6 @@ export function createDownloadHandlers({
   }
 
   return {
-    'download.health': async () => ({
-      service: 'download',
-      status: 'ok',
-      uptime_seconds: Math.round((clock().getTime() - startedAt) / 1000),
-    }),
-
     'download.authorize': async (request, context) => {
       let decision;
       try {

@@ -5,11 +5,11 @@ import {
   refusal,
   taskNames,
   type CallContext,
-  type HandlersOf,
   type Refusal,
 } from '../../libs/contracts/index.js';
 import { CachedLookup } from '../../libs/cache/index.js';
 import { metrics } from '../../libs/observability/index.js';
+import type { ServedHandlers } from '../../libs/transport/index.js';
 import {
   activationNotFound,
   decideActivation,
@@ -69,17 +69,14 @@ export function createLicenseHandlers({
   stores,
   products,
   clock,
-  startedAt,
   schedule,
 }: {
   stores: LicenseStores;
   products: ProductLookup;
   clock: () => Date;
-  /** When the service started, in epoch milliseconds. */
-  startedAt: number;
   /** This process's schedule of the tasks, as listed by `license.listTasks`. */
   schedule: ScheduleSettings;
-}): HandlersOf<'license'> {
+}): ServedHandlers<'license'> {
   const { licenses, plans, rejectedAttempts, taskRuns } = stores;
 
   async function requireLicense(licenseKey: string): Promise<LicenseRecord> {
@@ -223,12 +220,6 @@ export function createLicenseHandlers({
   }
 
   return {
-    'license.health': async () => ({
-      service: 'license',
-      status: 'ok',
-      uptime_seconds: Math.round((clock().getTime() - startedAt) / 1000),
-    }),
-
     // ---- Spec 4.1 ----
     'license.activate': async (request, context) => {
       const result = await activate({

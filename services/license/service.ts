@@ -28,7 +28,6 @@ export async function startLicenseService(deps: {
       stores,
       products,
       clock: () => new Date(),
-      startedAt: Date.now(),
       schedule: deps.schedule,
     }),
   );

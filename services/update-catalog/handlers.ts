@@ -1,10 +1,5 @@
-import {
-  LicensingError,
-  refusal,
-  unknownProductUpdate,
-  type HandlersOf,
-} from '../../libs/contracts/index.js';
-import type { Transport } from '../../libs/transport/index.js';
+import { LicensingError, refusal, unknownProductUpdate } from '../../libs/contracts/index.js';
+import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { checkBundleItems } from './bundles.js';
 import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { chooseRelease, planScope, reportedLicenseState } from './releases.js';
@@ -28,7 +23,7 @@ export interface UpdateCatalogDeps {
    * invalidate it on each change they make. Default: nothing kept.
    */
   releases?: ReleaseCatalog;
-  /** Upload and creation times of versions and files, and the uptime. */
+  /** Upload and creation times of versions and files. */
   clock?: () => Date;
 }
 
@@ -45,9 +40,8 @@ export function createUpdateCatalogHandlers({
   transport,
   releases = new ReleaseCatalog(stores, { ttlMs: 0 }),
   clock = () => new Date(),
-}: UpdateCatalogDeps): HandlersOf<'update-catalog'> {
+}: UpdateCatalogDeps): ServedHandlers<'update-catalog'> {
   const { products, versions, packageFiles } = stores;
-  const startedAt = clock().getTime();
 
   async function requireProduct(id: number) {
     const product = await products.find(id);
@@ -87,12 +81,6 @@ export function createUpdateCatalogHandlers({
     chooseRelease({ versions: published, files, planId });
 
   return {
-    'update-catalog.health': async () => ({
-      service: 'update-catalog',
-      status: 'ok',
-      uptime_seconds: Math.round((clock().getTime() - startedAt) / 1000),
-    }),
-
     // ---- Products and bundles ----
     'update-catalog.createProduct': async (request, context) => {
       const product = {

@@ -63,7 +63,6 @@ export function service(options: { clock?: () => Date } = {}) {
     stores,
     products,
     clock,
-    startedAt: NOW.getTime() - 90_000,
     schedule,
   });
 

@@ -65,7 +65,6 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
     products,
     tickets,
     baseUrl: `${BASE_URL}/`,
-    clock,
   });
   transport.answer(handlers);
 
