@@ -10,12 +10,10 @@ import {
 import { CachedLookup } from '../../libs/cache/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import type { ServedHandlers } from '../../libs/transport/index.js';
+import { decideActivation, decideDeactivation, decideValidation } from './activation-rules.js';
+import { decideRenewal } from './lifecycle-rules.js';
 import {
   activationNotFound,
-  decideActivation,
-  decideDeactivation,
-  decideRenewal,
-  decideValidation,
   identifierKeysByType,
   isIdentifierActivated,
   limitBelowActivations,

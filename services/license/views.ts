@@ -9,12 +9,8 @@ import type {
   TaskName,
   ValidationResult,
 } from '../../libs/contracts/index.js';
-import {
-  coversProduct,
-  effectiveStatus,
-  type LicensedProduct,
-  type ValidationDecision,
-} from './rules.js';
+import type { ValidationDecision } from './activation-rules.js';
+import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
 import type { LicenseRecord, PlanRecord, RejectedAttemptRecord, TaskRunRecord } from './stores.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */

@@ -1,9 +1,11 @@
 import type { Refusal } from '../../libs/contracts/index.js';
 import {
-  coversProduct,
   decideActivation,
   decideDeactivation,
   decideValidation,
+} from '../../services/license/activation-rules.js';
+import {
+  coversProduct,
   effectiveStatus,
   limitBelowActivations,
   normaliseOrRefuse,

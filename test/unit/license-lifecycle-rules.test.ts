@@ -1,13 +1,12 @@
 import type { LicenseStatus } from '../../libs/contracts/index.js';
 import {
   decideRenewal,
-  identifierSearchKeys,
-  searchText,
   statusAfterRenewal,
   type RenewableLicense,
   type RenewalDecision,
   type RenewalSource,
-} from '../../services/license/rules.js';
+} from '../../services/license/lifecycle-rules.js';
+import { identifierSearchKeys, searchText } from '../../services/license/rules.js';
 
 const now = new Date('2026-06-01T12:00:00Z');
 const later = new Date('2027-06-01T00:00:00Z');

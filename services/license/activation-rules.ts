@@ -1,0 +1,158 @@
+import { refusal, type LicenseStatus, type Refusal } from '../../libs/contracts/index.js';
+import {
+  activationNotFound,
+  coversProduct,
+  effectiveStatus,
+  findActivation,
+  isFull,
+  isIdentifierActivated,
+  isPastExpiry,
+  isRefusal,
+  limitReached,
+  normaliseOrRefuse,
+  productMismatch,
+  unknownKey,
+  type LicenseState,
+  type LicensedProduct,
+  type NormalisedIdentifier,
+} from './rules.js';
+
+/** Spec 4.1 order 3, 4.2 rule 4 and deactivate: `product_id` sent and not covered. */
+function mismatches(product: LicensedProduct | null, productId: number | null): boolean {
+  return productId !== null && product !== null && !coversProduct(product, productId);
+}
+
+// ---- Spec 4.1 and 3.2: activate ----
+
+/** The outcome of checking an activate request against a license (spec 4.1 and 3.2). */
+export type ActivationDecision =
+  | { outcome: 'claim'; identifier: NormalisedIdentifier }
+  | { outcome: 'already-active'; identifier: string }
+  | { outcome: 'refuse'; refusal: Refusal; recordAttempt: NormalisedIdentifier | null };
+
+/**
+ * The errors of spec 4.1 in their order: INVALID_REQUEST, LICENSE_INVALID, PRODUCT_MISMATCH,
+ * LICENSE_EXPIRED, ACTIVATION_LIMIT_REACHED. An unknown key has no activation type to normalise
+ * the identifier for, so it is LICENSE_INVALID. LICENSE_INVALID covers every stored status but
+ * `active`, `expired` included (4.1 order 2); LICENSE_EXPIRED is for an active license past its
+ * date, which only the scheduled task turns into `expired` (3.1). Refusals for an expired
+ * license, by date or by status, and for a full one are recorded as rejected attempts (2.5).
+ */
+export function decideActivation(
+  license: LicenseState | null,
+  product: LicensedProduct | null,
+  request: { identifier: string; product_id: number | null },
+  now: Date,
+): ActivationDecision {
+  if (license === null) return { outcome: 'refuse', refusal: unknownKey(), recordAttempt: null };
+  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (isRefusal(identifier)) return { outcome: 'refuse', refusal: identifier, recordAttempt: null };
+  if (license.status !== 'active') {
+    return {
+      outcome: 'refuse',
+      refusal: refusal('LICENSE_INVALID', `This license is ${license.status}.`),
+      recordAttempt: license.status === 'expired' ? identifier : null,
+    };
+  }
+  if (mismatches(product, request.product_id)) {
+    return { outcome: 'refuse', refusal: productMismatch(), recordAttempt: null };
+  }
+  if (isPastExpiry(license, now)) {
+    return {
+      outcome: 'refuse',
+      refusal: refusal('LICENSE_EXPIRED', 'This license has expired.'),
+      recordAttempt: identifier,
+    };
+  }
+  const existing = findActivation(license.activations, identifier.key);
+  if (existing) return { outcome: 'already-active', identifier: existing.identifier };
+  if (isFull(license)) {
+    return { outcome: 'refuse', refusal: limitReached(license), recordAttempt: identifier };
+  }
+  return { outcome: 'claim', identifier };
+}
+
+// ---- Spec 4.2: validate ----
+
+/** The outcome of a validate request (spec 4.2). */
+export type ValidationDecision =
+  /** Rule 1: the answer for an unknown key; nothing is touched. */
+  | { outcome: 'unknown-key' }
+  | { outcome: 'refuse'; refusal: Refusal }
+  | {
+      outcome: 'report';
+      /** Rule 1: an active license past its expiry date reports `expired`. */
+      status: LicenseStatus;
+      /** Rule 1: only an active, unexpired license is valid. */
+      valid: boolean;
+      /** True when no identifier was sent, else whether it is activated. */
+      identifierActivated: boolean;
+      /** Rule 3: last_check_at, last_check_ip and check_count are updated. */
+      countsAsCheck: boolean;
+    };
+
+/**
+ * Spec 4.2. Rules 1 and 2: an unknown, inactive or expired key is answered, never refused with
+ * LICENSE_INVALID or LICENSE_EXPIRED. Rule 3: a check without identifier, or with an activated
+ * one, counts as a check; one with an identifier that is not activated does not. Rule 4: the
+ * only refusal here is PRODUCT_MISMATCH (INVALID_REQUEST is the request schema's).
+ */
+export function decideValidation({
+  license,
+  product,
+  request,
+  now,
+}: {
+  license: LicenseState | null;
+  product: LicensedProduct | null;
+  request: { identifier: string | null; product_id: number | null };
+  now: Date;
+}): ValidationDecision {
+  if (license === null) return { outcome: 'unknown-key' };
+  if (mismatches(product, request.product_id)) {
+    return { outcome: 'refuse', refusal: productMismatch() };
+  }
+  const status = effectiveStatus(license, now);
+  const identifierActivated =
+    request.identifier === null || isIdentifierActivated(license, request.identifier);
+  return {
+    outcome: 'report',
+    status,
+    valid: status === 'active',
+    identifierActivated,
+    countsAsCheck: identifierActivated,
+  };
+}
+
+// ---- Spec 4.3 (completed in docs/api-decisions.md): deactivate ----
+
+export type DeactivationDecision =
+  | { outcome: 'release'; identifier: NormalisedIdentifier }
+  | { outcome: 'refuse'; refusal: Refusal };
+
+/**
+ * Deactivate's errors in their order (docs/api-decisions.md "Deactivate"): INVALID_REQUEST,
+ * LICENSE_INVALID (an unknown key only: deactivation works whatever the status, so a customer
+ * can always free a slot), PRODUCT_MISMATCH, ACTIVATION_NOT_FOUND. An unknown key has no
+ * activation type to normalise the identifier for, so it is LICENSE_INVALID.
+ */
+export function decideDeactivation({
+  license,
+  product,
+  request,
+}: {
+  license: LicenseState | null;
+  product: LicensedProduct | null;
+  request: { identifier: string; product_id: number | null };
+}): DeactivationDecision {
+  if (license === null) return { outcome: 'refuse', refusal: unknownKey() };
+  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (isRefusal(identifier)) return { outcome: 'refuse', refusal: identifier };
+  if (mismatches(product, request.product_id)) {
+    return { outcome: 'refuse', refusal: productMismatch() };
+  }
+  if (!findActivation(license.activations, identifier.key)) {
+    return { outcome: 'refuse', refusal: activationNotFound() };
+  }
+  return { outcome: 'release', identifier };
+}
