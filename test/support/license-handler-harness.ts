@@ -5,7 +5,7 @@ import {
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
 import { createLicenseHandlers } from '../../services/license/handlers.js';
-import type { ProductLookup } from '../../services/license/handlers.js';
+import type { ProductLookup } from '../../services/license/handler-kit.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
 import type { ScheduleSettings } from '../../services/license/scheduled-tasks.js';
 import { memoryLicenseStores } from './license-memory-stores.js';

@@ -1,0 +1,169 @@
+import { LicensingError, internalError, type HandlersOf } from '../../libs/contracts/index.js';
+import { metrics } from '../../libs/observability/index.js';
+import { decideValidation } from './activation-rules.js';
+import type { LicenseHandlerKit } from './handler-kit.js';
+import {
+  identifierKeysByType,
+  isIdentifierActivated,
+  unknownKey,
+  type LicensedProduct,
+} from './rules.js';
+import {
+  activationResultView,
+  coverageView,
+  portalLicenseView,
+  unknownKeyCoverageView,
+  unknownKeyView,
+  validationView,
+} from './views.js';
+
+/** The calls that client software and the customer portal make with a license key. */
+export function activationHandlers(
+  kit: LicenseHandlerKit,
+): Pick<
+  HandlersOf<'license'>,
+  | 'license.activate'
+  | 'license.validate'
+  | 'license.deactivate'
+  | 'license.coverage'
+  | 'license.portalLicense'
+> {
+  const {
+    stores: { licenses },
+    products,
+    clock,
+    productOf,
+    planName,
+    claimActivation,
+    releaseActivation,
+  } = kit;
+  return {
+    // ---- Spec 4.1 ----
+    'license.activate': async (request, context) => {
+      const result = await claimActivation({
+        licenseKey: request.license_key,
+        request,
+        recordRefusals: true,
+        context,
+      });
+      metrics.activationOutcomes.inc({
+        outcome:
+          result.outcome === 'refused'
+            ? result.refusal.code
+            : result.outcome === 'claimed'
+              ? 'activated'
+              : 'already_active',
+      });
+      if (result.outcome === 'refused') throw LicensingError.from(result.refusal);
+      const { license, product, identifier } = result;
+      const plan = await planName(license.plan_id);
+      return activationResultView({ license, product, planName: plan, identifier, now: clock() });
+    },
+
+    // ---- Spec 4.2 ----
+    'license.validate': async (request, context) => {
+      const now = clock();
+      // The common case in one round trip: the license matches, so the check counts (rule 3).
+      // Otherwise nothing was written, and the license is read and decided on below; so it is
+      // when the caller stopped waiting (a validate that counts nothing still answers).
+      if (!context.passed) {
+        context.beforeWrite();
+        const counted = await licenses.touchCheckIfMatching({
+          licenseKey: request.license_key,
+          productId: request.product_id,
+          identifierKeys:
+            request.identifier === null ? null : identifierKeysByType(request.identifier),
+          at: now,
+          ip: request.ip,
+        });
+        if (counted) {
+          const product = await productOf(counted);
+          const decision = decideValidation({ license: counted, product, request, now });
+          if (decision.outcome === 'report' && decision.countsAsCheck) {
+            return validationView({
+              license: counted,
+              product,
+              planName: await planName(counted.plan_id),
+              report: decision,
+            });
+          }
+          throw internalError('A counted check did not decide as one.');
+        }
+      }
+      const license = await licenses.findByKey(request.license_key);
+      const product = license && (await productOf(license));
+      const decision = decideValidation({ license, product, request, now });
+      if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+      if (decision.outcome === 'unknown-key' || !license || !product) {
+        return unknownKeyView(request.license_key);
+      }
+      if (decision.countsAsCheck) {
+        context.beforeWrite();
+        // The license was read and decided on as it is: a plain count on its key.
+        await licenses.touchCheckIfMatching({
+          licenseKey: license.license_key,
+          productId: null,
+          identifierKeys: null,
+          at: now,
+          ip: request.ip,
+        });
+      }
+      return validationView({
+        license,
+        product,
+        planName: await planName(license.plan_id),
+        report: decision,
+      });
+    },
+
+    // ---- Spec 4.3 (completed in docs/api-decisions.md) ----
+    'license.deactivate': async (request, context) => {
+      const license = await licenses.findByKey(request.license_key);
+      const product = license && (await productOf(license));
+      const removed = await releaseActivation({ license, product, request, context });
+      return activationResultView({
+        license: removed.license,
+        product: product!,
+        planName: await planName(removed.license.plan_id),
+        identifier: removed.identifier,
+        now: clock(),
+      });
+    },
+
+    // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----
+    'license.coverage': async ({ license_key, product_id, identifier }) => {
+      const license = await licenses.findByKey(license_key);
+      if (!license) return unknownKeyCoverageView(identifier !== null);
+      return coverageView({
+        license,
+        product: await productOf(license),
+        productId: product_id,
+        identifierActivated:
+          identifier === null ? null : isIdentifierActivated(license, identifier),
+        now: clock(),
+      });
+    },
+
+    // ---- Spec 1 and 2.3: the customer portal (read-only) ----
+    'license.portalLicense': async ({ license_key }) => {
+      const license = await licenses.findByKey(license_key);
+      if (!license) throw LicensingError.from(unknownKey());
+      const [product, plan] = await Promise.all([productOf(license), planName(license.plan_id)]);
+      // Spec 2.2: a bundle key is used with the bundle's products; a bundle item the catalog no
+      // longer has cannot be used, so it is not shown.
+      const usable =
+        product.bundle_items.length === 0
+          ? [product]
+          : (await Promise.all(product.bundle_items.map((id) => products.find(id)))).filter(
+              (item): item is LicensedProduct => item !== null,
+            );
+      return portalLicenseView({
+        license,
+        product,
+        planName: plan,
+        products: usable,
+        now: clock(),
+      });
+    },
+  };
+}

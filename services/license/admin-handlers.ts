@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import { LicensingError, refusal, type HandlersOf } from '../../libs/contracts/index.js';
+import { unknownLicense, unknownPlan, type LicenseHandlerKit } from './handler-kit.js';
+import { limitBelowActivations, searchText } from './rules.js';
+import type { LicenseChanges } from './stores.js';
+import { licenseSummaryView, planView } from './views.js';
+
+/** 128 random bits: license keys are credentials (spec 5.1) and must not be guessable. */
+function generateLicenseKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * What an admin does with plans and licenses: creates, reads, changes and searches them, and
+ * adds and removes activations (spec 3.2, Add and Remove).
+ */
+export function adminHandlers(
+  kit: LicenseHandlerKit,
+): Pick<
+  HandlersOf<'license'>,
+  | 'license.createPlan'
+  | 'license.getPlan'
+  | 'license.listPlans'
+  | 'license.createLicense'
+  | 'license.getLicense'
+  | 'license.updateLicense'
+  | 'license.addActivation'
+  | 'license.removeActivation'
+  | 'license.searchLicenses'
+> {
+  const {
+    stores: { licenses, plans },
+    products,
+    clock,
+    knownPlans,
+    requireLicense,
+    claimActivation,
+    releaseActivation,
+    detail,
+  } = kit;
+  return {
+    // ---- Plans ----
+    'license.createPlan': async ({ id, ...plan }, context) => {
+      const created = await plans.create({
+        plan,
+        id,
+        // The store writes the sequence counter, then the plan, perhaps more than once.
+        beforeEachWrite: () => context.beforeWrite(),
+      });
+      if (created.outcome === 'id-taken') {
+        throw LicensingError.from(refusal('ALREADY_EXISTS', `Plan ${id} already exists.`));
+      }
+      return planView(created.plan);
+    },
+
+    'license.getPlan': async ({ id }) => {
+      const plan = await knownPlans.find(id);
+      if (!plan) throw LicensingError.from(unknownPlan(id));
+      return planView(plan);
+    },
+
+    'license.listPlans': async () => ({ plans: (await plans.list()).map(planView) }),
+
+    // ---- Licenses (admin) ----
+    'license.createLicense': async (request, context) => {
+      const plan = await knownPlans.find(request.plan_id);
+      if (!plan) {
+        throw LicensingError.from(
+          refusal('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`),
+        );
+      }
+      if (!(await products.find(request.product_id))) {
+        throw LicensingError.from(
+          refusal('INVALID_REQUEST', `Product ${request.product_id} does not exist.`),
+        );
+      }
+      context.beforeWrite();
+      const issued = await licenses.issue({
+        license_key: request.license_key ?? generateLicenseKey(),
+        product_id: request.product_id,
+        plan_id: plan.id,
+        status: request.status,
+        expires_at: request.expires_at === null ? null : new Date(request.expires_at),
+        auto_renew: request.auto_renew,
+        next_payment_at:
+          request.next_payment_at === null ? null : new Date(request.next_payment_at),
+        // Spec 2.1: the license copies the plan's limit (and type) when it is issued.
+        activation_type: plan.activation_type,
+        activation_limit: plan.activation_limit,
+      });
+      if (issued.outcome === 'key-taken') {
+        throw LicensingError.from(
+          refusal('ALREADY_EXISTS', 'A license with this key already exists.'),
+        );
+      }
+      return detail(issued.license);
+    },
+
+    'license.getLicense': async ({ license_key }) => detail(await requireLicense(license_key)),
+
+    'license.updateLicense': async (
+      { license_key, status, expires_at, activation_limit },
+      context,
+    ) => {
+      const changes: LicenseChanges = { status, activation_limit };
+      if (expires_at !== undefined) {
+        changes.expires_at = expires_at === null ? null : new Date(expires_at);
+      }
+      // Spec 3.3: a limit below the activations in use is refused, atomically, with the rest.
+      context.beforeWrite();
+      const updated = await licenses.update({ licenseKey: license_key, changes });
+      switch (updated.outcome) {
+        case 'updated':
+          return detail(updated.license);
+        case 'unknown-license':
+          throw LicensingError.from(unknownLicense());
+        case 'limit-below-activations':
+          throw LicensingError.from(limitBelowActivations(updated));
+      }
+    },
+
+    // ---- Spec 3.2: Add and Remove in admin ----
+    'license.addActivation': async ({ license_key, identifier, name }, context) => {
+      await requireLicense(license_key);
+      // Spec 2.5 records refusals of the activate call; an admin's refused Add is not recorded.
+      const result = await claimActivation({
+        licenseKey: license_key,
+        request: { identifier, name, product_id: null, ip: '' },
+        recordRefusals: false,
+        context,
+      });
+      if (result.outcome === 'refused') throw LicensingError.from(result.refusal);
+      if (result.outcome === 'already-active') {
+        throw LicensingError.from(
+          refusal('ACTIVATION_EXISTS', 'This identifier is already activated on this license.'),
+        );
+      }
+      return detail(result.license);
+    },
+
+    'license.removeActivation': async ({ license_key, identifier }, context) => {
+      const removed = await releaseActivation({
+        license: await requireLicense(license_key),
+        product: null,
+        request: { identifier, product_id: null },
+        context,
+      });
+      return detail(removed.license);
+    },
+
+    // ---- Admin search ----
+    'license.searchLicenses': async ({ product_id, plan_id, status, q, page, per_page }) => {
+      // One instant for the filter and the view: a license found as active is shown active.
+      const now = clock();
+      const found = await licenses.search({
+        filters: { product_id, plan_id, status, text: q === null ? null : searchText(q) },
+        now,
+        page,
+        perPage: per_page,
+      });
+      const productIds = [...new Set(found.licenses.map((license) => license.product_id))];
+      const [planList, productList] = await Promise.all([
+        found.licenses.length === 0 ? [] : plans.list(),
+        Promise.all(productIds.map((id) => products.find(id))),
+      ]);
+      const planNames = new Map(planList.map((plan) => [plan.id, plan.name]));
+      const productsById = new Map(productList.flatMap((p) => (p ? [[p.id, p] as const] : [])));
+      const nameOf = (id: number | null) => (id === null ? null : (planNames.get(id) ?? null));
+      return {
+        licenses: found.licenses.map((license) =>
+          licenseSummaryView({
+            license,
+            product: productsById.get(license.product_id) ?? null,
+            planName: nameOf(license.plan_id),
+            pendingPlanName: nameOf(license.pending_plan_id),
+            now,
+          }),
+        ),
+        page,
+        per_page,
+        total: found.total,
+      };
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import {
+  LicensingError,
+  internalError,
+  refusal,
+  type CallContext,
+  type Refusal,
+} from '../../libs/contracts/index.js';
+import { CachedLookup } from '../../libs/cache/index.js';
+import { decideActivation, decideDeactivation } from './activation-rules.js';
+import { activationNotFound, type LicensedProduct } from './rules.js';
+import type { ScheduleSettings } from './scheduled-tasks.js';
+import type { LicenseRecord, LicenseStores, PlanRecord } from './stores.js';
+import { licenseDetailView } from './views.js';
+
+/**
+ * How often an activation or a renewal is decided again when the license changed between the
+ * read and the conditional write.
+ */
+export const MAX_DECISION_ROUNDS = 5;
+
+export const unknownLicense = () => refusal('NOT_FOUND', 'There is no license with this key.');
+export const unknownPlan = (id: number) => refusal('NOT_FOUND', `Plan ${id} does not exist.`);
+
+/** Where the license service learns a product's title and bundle items (spec 2.2). */
+export interface ProductLookup {
+  /** The product, or null when the catalog says it does not exist. */
+  find(id: number): Promise<LicensedProduct | null>;
+}
+
+/** What the license service's handlers are made with. */
+export interface LicenseHandlerDeps {
+  stores: LicenseStores;
+  products: ProductLookup;
+  clock: () => Date;
+  /** This process's schedule of the tasks, as listed by `license.listTasks`. */
+  schedule: ScheduleSettings;
+}
+
+/** What the handlers of every use share: see `licenseHandlerKit`. */
+export type LicenseHandlerKit = ReturnType<typeof licenseHandlerKit>;
+
+/**
+ * What the license service's handlers share, made once for all of them: their dependencies, the
+ * reads of a license, its product and its plan (plans kept for good), the admin's view of a
+ * license, and the decision rounds that claim and release an activation (the client's activate
+ * and deactivate, an admin's Add and Remove).
+ */
+export function licenseHandlerKit(deps: LicenseHandlerDeps) {
+  const { stores, products, clock } = deps;
+  const { licenses, plans, rejectedAttempts } = stores;
+
+  async function requireLicense(licenseKey: string): Promise<LicenseRecord> {
+    const license = await licenses.findByKey(licenseKey);
+    if (!license) throw LicensingError.from(unknownLicense());
+    return license;
+  }
+
+  /** The product a license belongs to: it must exist, so its absence is a server fault. */
+  async function productOf(license: LicenseRecord): Promise<LicensedProduct> {
+    const product = await products.find(license.product_id);
+    if (product) return product;
+    throw internalError(`The product ${license.product_id} of this license is missing.`);
+  }
+
+  // Plans never change once created (no RPC method edits or removes one): kept for good.
+  const knownPlans = new CachedLookup((id: number) => plans.find(id), {
+    ttlMs: Number.POSITIVE_INFINITY,
+  });
+
+  /** A plan a license is on, or is to change to: it must exist, so its absence is a fault. */
+  async function planOf(planId: number): Promise<PlanRecord> {
+    const plan = await knownPlans.find(planId);
+    if (!plan) throw internalError(`The plan ${planId} of this license is missing.`);
+    return plan;
+  }
+
+  async function planName(planId: number): Promise<string> {
+    return (await planOf(planId)).name;
+  }
+
+  /**
+   * Decides and, when allowed, claims a slot; decides again when the license changed between the
+   * read and the atomic claim. Refusals are recorded when spec 2.5 says so and `recordRefusals`.
+   */
+  async function claimActivation({
+    licenseKey,
+    request,
+    recordRefusals,
+    context,
+  }: {
+    licenseKey: string;
+    request: { identifier: string; product_id: number | null; name: string | null; ip: string };
+    recordRefusals: boolean;
+    context: CallContext;
+  }): Promise<
+    | {
+        outcome: 'claimed' | 'already-active';
+        license: LicenseRecord;
+        product: LicensedProduct;
+        identifier: string;
+      }
+    | { outcome: 'refused'; refusal: Refusal }
+  > {
+    for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
+      const now = clock();
+      const license = await licenses.findByKey(licenseKey);
+      const product = license && (await productOf(license));
+      const decision = decideActivation(license, product, request, now);
+      if (decision.outcome === 'refuse') {
+        if (recordRefusals && license && decision.recordAttempt) {
+          await rejectedAttempts.record({
+            licenseKey,
+            identifier: decision.recordAttempt.identifier,
+            at: now,
+            beforeEachWrite: () => context.beforeWrite(),
+          });
+        }
+        return { outcome: 'refused', refusal: decision.refusal };
+      }
+      if (decision.outcome === 'already-active') {
+        return {
+          outcome: 'already-active',
+          license: license!,
+          product: product!,
+          identifier: decision.identifier,
+        };
+      }
+      context.beforeWrite();
+      const claimed = await licenses.claimSlot({
+        licenseKey,
+        activation: {
+          identifier: decision.identifier.identifier,
+          name: request.name,
+          ip: request.ip,
+          activated_at: now,
+        },
+        now,
+      });
+      if (claimed) {
+        return {
+          outcome: 'claimed',
+          license: claimed,
+          product: product!,
+          identifier: decision.identifier.identifier,
+        };
+      }
+    }
+    throw internalError('The license changed too often during this activation; try again.');
+  }
+
+  /** Frees a slot (spec 3.2: deactivate, and Remove in admin). */
+  async function releaseActivation({
+    license,
+    product,
+    request,
+    context,
+  }: {
+    license: LicenseRecord | null;
+    product: LicensedProduct | null;
+    request: { identifier: string; product_id: number | null };
+    context: CallContext;
+  }): Promise<{ license: LicenseRecord; identifier: string }> {
+    const decision = decideDeactivation({ license, product, request });
+    if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+    context.beforeWrite();
+    const released = await licenses.releaseSlot({
+      licenseKey: license!.license_key,
+      identifier: decision.identifier.identifier,
+    });
+    // Removed by a concurrent call since the read.
+    if (!released) throw LicensingError.from(activationNotFound());
+    return { license: released.license, identifier: released.released.identifier };
+  }
+
+  /** A license as the admin API shows it, with its product, plans and rejected attempts. */
+  async function detail(license: LicenseRecord) {
+    const [product, plan, pendingPlan, attempts] = await Promise.all([
+      products.find(license.product_id),
+      knownPlans.find(license.plan_id),
+      license.pending_plan_id === null ? null : knownPlans.find(license.pending_plan_id),
+      rejectedAttempts.listForLicense(license.license_key),
+    ]);
+    return licenseDetailView({
+      license,
+      product,
+      planName: plan?.name ?? null,
+      pendingPlanName: pendingPlan?.name ?? null,
+      rejectedAttempts: attempts,
+      now: clock(),
+    });
+  }
+
+  return {
+    ...deps,
+    knownPlans,
+    requireLicense,
+    productOf,
+    planOf,
+    planName,
+    claimActivation,
+    releaseActivation,
+    detail,
+  };
+}

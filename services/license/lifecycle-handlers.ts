@@ -1,0 +1,110 @@
+import {
+  LicensingError,
+  internalError,
+  taskNames,
+  type HandlersOf,
+} from '../../libs/contracts/index.js';
+import {
+  MAX_DECISION_ROUNDS,
+  unknownLicense,
+  unknownPlan,
+  type LicenseHandlerKit,
+} from './handler-kit.js';
+import { decideRenewal } from './lifecycle-rules.js';
+import { runScheduledTask, scheduledTasks } from './scheduled-tasks.js';
+import { scheduledTaskView } from './views.js';
+
+const dateOrNull = (timestamp: string | null) => (timestamp === null ? null : new Date(timestamp));
+
+/** A license over time: plan changes and renewals (spec 3.3), the scheduled tasks (2.5, 3.1). */
+export function lifecycleHandlers(
+  kit: LicenseHandlerKit,
+): Pick<
+  HandlersOf<'license'>,
+  'license.changePlan' | 'license.renewLicense' | 'license.runTask' | 'license.listTasks'
+> {
+  const { stores, clock, schedule, knownPlans, requireLicense, planOf, detail } = kit;
+  const { licenses, taskRuns } = stores;
+  return {
+    // ---- Spec 3.3: plan changes and renewals ----
+    'license.changePlan': async ({ license_key, plan_id, when }, context) => {
+      await requireLicense(license_key);
+      const plan = await knownPlans.find(plan_id);
+      if (!plan) throw LicensingError.from(unknownPlan(plan_id));
+      context.beforeWrite();
+      // A limit left below the activations in use is allowed: they stay, and claimSlot refuses
+      // new ones until the count is under the limit.
+      const changed =
+        when === 'now'
+          ? await licenses.changePlan({ licenseKey: license_key, plan })
+          : await licenses.schedulePlanChange({ licenseKey: license_key, planId: plan.id });
+      if (!changed) throw LicensingError.from(unknownLicense());
+      return detail(changed);
+    },
+
+    'license.renewLicense': async (
+      { license_key, expires_at, source, next_payment_at },
+      context,
+    ) => {
+      const request = { source, expires_at: new Date(expires_at) };
+      for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
+        const license = await requireLicense(license_key);
+        const decision = decideRenewal({ license, request, now: clock() });
+        if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+        const plan = decision.planId === null ? undefined : await planOf(decision.planId);
+        context.beforeWrite();
+        const renewed = await licenses.renew({
+          licenseKey: license_key,
+          basis: {
+            status: license.status,
+            plan_id: license.plan_id,
+            pending_plan_id: license.pending_plan_id,
+          },
+          renewal: {
+            status: decision.status,
+            expires_at: request.expires_at,
+            next_payment_at:
+              next_payment_at === undefined ? undefined : dateOrNull(next_payment_at),
+            plan,
+          },
+        });
+        if (renewed) return detail(renewed);
+      }
+      throw internalError('The license changed too often during this renewal; try again.');
+    },
+
+    // ---- Spec 2.5 and 3.1: the scheduled tasks, run on demand and listed ----
+    'license.runTask': async ({ name }, context) => {
+      const ranAt = clock();
+      const affected = await runScheduledTask({
+        name,
+        stores,
+        trigger: 'on-demand',
+        now: ranAt,
+        beforeEachWrite: () => context.beforeWrite(),
+      });
+      return { name, ran_at: ranAt.toISOString(), affected };
+    },
+
+    'license.listTasks': async () => {
+      const [lastRuns, nextRuns] = await Promise.all([
+        taskRuns.lastRuns(),
+        Promise.all(
+          taskNames.map((name) =>
+            taskRuns.nextScheduledRun({ jobName: scheduledTasks[name].jobName }),
+          ),
+        ),
+      ]);
+      return {
+        tasks: taskNames.map((name, i) =>
+          scheduledTaskView({
+            name,
+            interval: scheduledTasks[name].interval(schedule),
+            lastRun: lastRuns.find((run) => run.name === name) ?? null,
+            nextRunAt: nextRuns[i] ?? null,
+          }),
+        ),
+      };
+    },
+  };
+}
