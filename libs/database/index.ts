@@ -83,6 +83,16 @@ export async function startEmbeddedDatabase(directory?: string): Promise<Embedde
   };
 }
 
+/** A stored record under MongoDB's `_id` as the record's `id` (products, plans, versions). */
+export const withId = <T extends { _id: number }>({ _id, ...rest }: T) => ({ id: _id, ...rest });
+
+/** `$set` of the changes given; a key whose value is undefined is not a change. */
+export function setOf<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(changes).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+}
+
 const DUPLICATE_KEY = 11000;
 
 /** MongoDB's duplicate key error: a unique index refused the write. */

@@ -44,6 +44,7 @@ export function adminHandlers(
       const created = await plans.create({
         plan,
         id,
+        now: clock(),
         // The store writes the sequence counter, then the plan, perhaps more than once.
         beforeEachWrite: () => context.beforeWrite(),
       });
@@ -76,17 +77,20 @@ export function adminHandlers(
       }
       context.beforeWrite();
       const issued = await licenses.issue({
-        license_key: request.license_key ?? generateLicenseKey(),
-        product_id: request.product_id,
-        plan_id: plan.id,
-        status: request.status,
-        expires_at: request.expires_at === null ? null : new Date(request.expires_at),
-        auto_renew: request.auto_renew,
-        next_payment_at:
-          request.next_payment_at === null ? null : new Date(request.next_payment_at),
-        // Spec 2.1: the license copies the plan's limit (and type) when it is issued.
-        activation_type: plan.activation_type,
-        activation_limit: plan.activation_limit,
+        now: clock(),
+        license: {
+          license_key: request.license_key ?? generateLicenseKey(),
+          product_id: request.product_id,
+          plan_id: plan.id,
+          status: request.status,
+          expires_at: request.expires_at === null ? null : new Date(request.expires_at),
+          auto_renew: request.auto_renew,
+          next_payment_at:
+            request.next_payment_at === null ? null : new Date(request.next_payment_at),
+          // Spec 2.1: the license copies the plan's limit (and type) when it is issued.
+          activation_type: plan.activation_type,
+          activation_limit: plan.activation_limit,
+        },
       });
       if (issued.outcome === 'key-taken') {
         throw LicensingError.from(
@@ -108,7 +112,7 @@ export function adminHandlers(
       }
       // Spec 3.3: a limit below the activations in use is refused, atomically, with the rest.
       context.beforeWrite();
-      const updated = await licenses.update({ licenseKey: license_key, changes });
+      const updated = await licenses.update({ licenseKey: license_key, changes, now: clock() });
       switch (updated.outcome) {
         case 'updated':
           return detail(updated.license);
@@ -153,7 +157,12 @@ export function adminHandlers(
       // One instant for the filter and the view: a license found as active is shown active.
       const now = clock();
       const found = await licenses.search({
-        filters: { product_id, plan_id, status, text: q === null ? null : searchText(q) },
+        filters: {
+          productId: product_id,
+          planId: plan_id,
+          status,
+          text: q === null ? null : searchText(q),
+        },
         now,
         page,
         perPage: per_page,

@@ -164,6 +164,7 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
     if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
     context.beforeWrite();
     const released = await licenses.releaseSlot({
+      now: clock(),
       licenseKey: license!.license_key,
       identifier: decision.identifier.identifier,
     });

@@ -34,10 +34,11 @@ export function lifecycleHandlers(
       context.beforeWrite();
       // A limit left below the activations in use is allowed: they stay, and claimSlot refuses
       // new ones until the count is under the limit.
+      const now = clock();
       const changed =
         when === 'now'
-          ? await licenses.changePlan({ licenseKey: license_key, plan })
-          : await licenses.schedulePlanChange({ licenseKey: license_key, planId: plan.id });
+          ? await licenses.changePlan({ licenseKey: license_key, plan, now })
+          : await licenses.schedulePlanChange({ licenseKey: license_key, planId: plan.id, now });
       if (!changed) throw LicensingError.from(unknownLicense());
       return detail(changed);
     },
@@ -49,7 +50,8 @@ export function lifecycleHandlers(
       const request = { source, expires_at: new Date(expires_at) };
       for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
         const license = await requireLicense(license_key);
-        const decision = decideRenewal({ license, request, now: clock() });
+        const now = clock();
+        const decision = decideRenewal({ license, request, now });
         if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
         const plan = decision.planId === null ? undefined : await planOf(decision.planId);
         context.beforeWrite();
@@ -67,6 +69,7 @@ export function lifecycleHandlers(
               next_payment_at === undefined ? undefined : dateOrNull(next_payment_at),
             plan,
           },
+          now,
         });
         if (renewed) return detail(renewed);
       }

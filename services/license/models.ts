@@ -1,3 +1,4 @@
+import type { Collection } from 'mongodb';
 import {
   Schema,
   type Connection,
@@ -71,6 +72,14 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   { fields: { 'activations.identifier_key': 1 } },
 ];
 
+/**
+ * The driver's collection under the License model: the license store speaks to it directly
+ * (mongo-stores.ts), while the model declares the schema and builds the indexes.
+ */
+export function licenseCollection(License: LicenseModels['License']): Collection<LicenseDocument> {
+  return License.collection as unknown as Collection<LicenseDocument>;
+}
+
 export function licenseModels(connection: Connection): LicenseModels {
   const planSchema = new Schema<PlanDocument>(
     {
@@ -78,12 +87,10 @@ export function licenseModels(connection: Connection): LicenseModels {
       name: { type: String, required: true },
       activation_type: { type: String, enum: activationTypes, required: true },
       activation_limit: { type: Number, required: true, min: 0 },
+      // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
+      created_at: { type: Date, required: true },
     },
-    {
-      collection: 'plans',
-      versionKey: false,
-      timestamps: { createdAt: 'created_at', updatedAt: false },
-    },
+    { collection: 'plans', versionKey: false },
   );
 
   const activationSchema = new Schema<ActivationRecord>(
@@ -113,12 +120,11 @@ export function licenseModels(connection: Connection): LicenseModels {
       last_check_ip: { type: String, default: null },
       check_count: { type: Number, default: 0 },
       pending_plan_id: { type: Number, default: null },
+      // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
+      created_at: { type: Date, required: true },
+      updated_at: { type: Date, required: true },
     },
-    {
-      collection: 'licenses',
-      versionKey: false,
-      timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' },
-    },
+    { collection: 'licenses', versionKey: false },
   );
   for (const index of licenseIndexes) licenseSchema.index(index.fields, index.options);
 

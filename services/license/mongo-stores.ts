@@ -1,10 +1,11 @@
-import type { Collection } from 'mongodb';
-import type { Connection, QueryFilter, SortOrder } from 'mongoose';
+import type { Collection, Filter, Sort } from 'mongodb';
+import type { Connection } from 'mongoose';
 import { activationTypes, type LicenseStatus } from '../../libs/contracts/index.js';
-import { Sequences, isDuplicateKey } from '../../libs/database/index.js';
+import { Sequences, isDuplicateKey, setOf, withId } from '../../libs/database/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import {
   SCHEDULED_TASKS_COLLECTION,
+  licenseCollection,
   licenseModels,
   type LicenseDocument,
   type LicenseModels,
@@ -41,7 +42,7 @@ export async function openMongoStores(db: Connection): Promise<LicenseStores> {
   const models = licenseModels(db);
   await Promise.all(Object.values(models).map((model) => model.init()));
   return {
-    licenses: new MongoLicenseStore(models.License),
+    licenses: new MongoLicenseStore(licenseCollection(models.License)),
     plans: new MongoPlanStore(models.Plan, new Sequences(db)),
     rejectedAttempts: new MongoRejectedAttemptStore(models.RejectedAttempt),
     taskRuns: new MongoTaskRunStore(
@@ -85,13 +86,8 @@ function licenseRecord(doc: LicenseDocument): LicenseRecord {
 }
 
 function planRecord(doc: PlanDocument): PlanRecord {
-  return {
-    id: doc._id,
-    name: doc.name,
-    activation_type: doc.activation_type,
-    activation_limit: doc.activation_limit,
-    created_at: doc.created_at,
-  };
+  const { id, name, activation_type, activation_limit, created_at } = withId(doc);
+  return { id, name, activation_type, activation_limit, created_at };
 }
 
 function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRecord {
@@ -104,13 +100,10 @@ function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRec
   };
 }
 
-type LicenseFilter = QueryFilter<LicenseDocument>;
+type LicenseFilter = Filter<LicenseDocument>;
 
 /** Admin searches list the newest first; `_id` orders licenses issued in the same millisecond. */
-export const licenseSearchOrder = { created_at: -1, _id: -1 } as const satisfies Record<
-  string,
-  SortOrder
->;
+export const licenseSearchOrder = { created_at: -1, _id: -1 } as const satisfies Sort;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -136,8 +129,8 @@ function reportedStatusFilter(status: LicenseStatus, now: Date): LicenseFilter {
  */
 export function licenseSearchFilter(filters: LicenseFilters, now: Date): LicenseFilter | null {
   const conditions: LicenseFilter[] = [];
-  if (filters.product_id !== null) conditions.push({ product_id: filters.product_id });
-  if (filters.plan_id !== null) conditions.push({ plan_id: filters.plan_id });
+  if (filters.productId !== null) conditions.push({ product_id: filters.productId });
+  if (filters.planId !== null) conditions.push({ plan_id: filters.planId });
   if (filters.status !== null) conditions.push(reportedStatusFilter(filters.status, now));
   if (filters.text !== null) {
     const { keyPrefix, identifierKeys } = filters.text;
@@ -156,31 +149,50 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
   return conditions.length === 1 ? conditions[0]! : { $and: conditions };
 }
 
-/** Activations are embedded in the license document, so each rule is one single-document update. */
+/**
+ * Activations are embedded in the license document, so each rule is one single-document update.
+ * The store speaks to the collection through the driver: its calls skip mongoose's query building
+ * and casting, which the hot paths cannot afford (docs/performance.md), so what they send is
+ * already of the schema's types (models.ts), and they set `created_at` and `updated_at`
+ * themselves, from the caller's time.
+ */
 export class MongoLicenseStore implements LicenseStore {
-  /**
-   * The collection under the model, for the hot paths' reads and single-document updates: the
-   * driver's calls skip mongoose's query building and casting (docs/performance.md), so what
-   * they send must already be of the schema's types, and they set `updated_at` themselves where
-   * mongoose's timestamps would.
-   */
-  private readonly licenses: Collection<LicenseDocument>;
-
-  constructor(private readonly License: LicenseModels['License']) {
-    this.licenses = License.collection as unknown as Collection<LicenseDocument>;
-  }
+  constructor(private readonly licenses: Collection<LicenseDocument>) {}
 
   async findByKey(licenseKey: string): Promise<LicenseRecord | null> {
     const doc = await this.licenses.findOne({ license_key: licenseKey });
     return doc && licenseRecord(doc);
   }
 
-  async issue(
-    license: NewLicense,
-  ): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }> {
+  async issue({
+    license,
+    now,
+  }: {
+    license: NewLicense;
+    now: Date;
+  }): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }> {
+    // In the schema's field order, with its defaults, as mongoose would have stored it.
+    const doc: Omit<LicenseDocument, '_id'> = {
+      license_key: license.license_key,
+      product_id: license.product_id,
+      plan_id: license.plan_id,
+      status: license.status,
+      expires_at: license.expires_at,
+      auto_renew: license.auto_renew,
+      next_payment_at: license.next_payment_at,
+      activation_type: license.activation_type,
+      activation_limit: license.activation_limit,
+      activations: [],
+      last_check_at: null,
+      last_check_ip: null,
+      check_count: 0,
+      pending_plan_id: null,
+      created_at: now,
+      updated_at: now,
+    };
     try {
-      const created = await this.License.create(license);
-      return { outcome: 'issued', license: licenseRecord(created.toObject()) };
+      const { insertedId } = await this.licenses.insertOne(doc as LicenseDocument);
+      return { outcome: 'issued', license: licenseRecord({ ...doc, _id: insertedId }) };
     } catch (error) {
       if (isDuplicateKey(error)) return { outcome: 'key-taken' };
       throw error;
@@ -227,15 +239,17 @@ export class MongoLicenseStore implements LicenseStore {
   async releaseSlot({
     licenseKey,
     identifier,
+    now,
   }: {
     licenseKey: string;
     identifier: string;
+    now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null> {
     const key = identifierKey(identifier);
     // The document as it was just before the atomic removal names the activation removed.
     const before = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey, 'activations.identifier_key': key },
-      { $pull: { activations: { identifier_key: key } }, $set: { updated_at: new Date() } },
+      { $pull: { activations: { identifier_key: key } }, $set: { updated_at: now } },
       { returnDocument: 'before', includeResultMetadata: false },
     );
     const released = before?.activations.find((a) => a.identifier_key === key);
@@ -254,7 +268,7 @@ export class MongoLicenseStore implements LicenseStore {
   }: MatchingCheck): Promise<LicenseRecord | null> {
     // An identifier valid under no activation type is activated on no license.
     if (identifierKeys !== null && Object.keys(identifierKeys).length === 0) return null;
-    const filter: Record<string, unknown> = { license_key: licenseKey };
+    const filter: LicenseFilter = { license_key: licenseKey };
     if (productId !== null) filter.product_id = productId;
     if (identifierKeys !== null) {
       filter.$or = activationTypes.flatMap((type) => {
@@ -278,24 +292,31 @@ export class MongoLicenseStore implements LicenseStore {
   async update({
     licenseKey,
     changes,
+    now,
   }: {
     licenseKey: string;
     changes: LicenseChanges;
+    now: Date;
   }): Promise<LicenseUpdate> {
     const limit = changes.activation_limit;
-    const limitFits =
+    const limitFits: LicenseFilter =
       limit === undefined || limit === 0
         ? {}
         : { $expr: { $lte: [{ $size: '$activations' }, limit] } };
-    const set: LicenseChanges = {};
-    if (changes.status !== undefined) set.status = changes.status;
-    if (changes.expires_at !== undefined) set.expires_at = changes.expires_at;
-    if (limit !== undefined) set.activation_limit = limit;
-    const updated = await this.License.findOneAndUpdate(
+    const updated = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey, ...limitFits },
-      { $set: set },
-      { returnDocument: 'after' },
-    ).lean<LicenseDocument>();
+      {
+        $set: {
+          ...setOf({
+            status: changes.status,
+            expires_at: changes.expires_at,
+            activation_limit: limit,
+          }),
+          updated_at: now,
+        },
+      },
+      { returnDocument: 'after', includeResultMetadata: false },
+    );
     if (updated) return { outcome: 'updated', license: licenseRecord(updated) };
     if (limit === undefined || limit === 0) return { outcome: 'unknown-license' };
     // The filter did not match: either there is no such license, or the limit did not fit.
@@ -311,30 +332,34 @@ export class MongoLicenseStore implements LicenseStore {
   async changePlan({
     licenseKey,
     plan,
+    now,
   }: {
     licenseKey: string;
     plan: PlanTerms;
+    now: Date;
   }): Promise<LicenseRecord | null> {
-    const doc = await this.License.findOneAndUpdate(
+    const doc = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey },
-      { $set: { ...planFields(plan), pending_plan_id: null } },
-      { returnDocument: 'after' },
-    ).lean<LicenseDocument>();
+      { $set: { ...planFields(plan), pending_plan_id: null, updated_at: now } },
+      { returnDocument: 'after', includeResultMetadata: false },
+    );
     return doc && licenseRecord(doc);
   }
 
   async schedulePlanChange({
     licenseKey,
     planId,
+    now,
   }: {
     licenseKey: string;
     planId: number;
+    now: Date;
   }): Promise<LicenseRecord | null> {
-    const doc = await this.License.findOneAndUpdate(
+    const doc = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey },
-      { $set: { pending_plan_id: planId } },
-      { returnDocument: 'after' },
-    ).lean<LicenseDocument>();
+      { $set: { pending_plan_id: planId, updated_at: now } },
+      { returnDocument: 'after', includeResultMetadata: false },
+    );
     return doc && licenseRecord(doc);
   }
 
@@ -342,16 +367,21 @@ export class MongoLicenseStore implements LicenseStore {
     licenseKey,
     basis,
     renewal,
+    now,
   }: {
     licenseKey: string;
     basis: RenewalBasis;
     renewal: LicenseRenewal;
+    now: Date;
   }): Promise<LicenseRecord | null> {
-    const set: Partial<LicenseRecord> = { status: renewal.status, expires_at: renewal.expires_at };
-    if (renewal.next_payment_at !== undefined) set.next_payment_at = renewal.next_payment_at;
-    if (renewal.plan) Object.assign(set, planFields(renewal.plan), { pending_plan_id: null });
+    const { plan, ...dates } = renewal;
+    const set = {
+      ...setOf(dates),
+      ...(plan ? { ...planFields(plan), pending_plan_id: null } : {}),
+      updated_at: now,
+    };
     // `pending_plan_id: null` also matches a license stored before the field existed.
-    const doc = await this.License.findOneAndUpdate(
+    const doc = await this.licenses.findOneAndUpdate(
       {
         license_key: licenseKey,
         status: basis.status,
@@ -359,8 +389,8 @@ export class MongoLicenseStore implements LicenseStore {
         pending_plan_id: basis.pending_plan_id,
       },
       { $set: set },
-      { returnDocument: 'after' },
-    ).lean<LicenseDocument>();
+      { returnDocument: 'after', includeResultMetadata: false },
+    );
     return doc && licenseRecord(doc);
   }
 
@@ -378,21 +408,22 @@ export class MongoLicenseStore implements LicenseStore {
     const filter = licenseSearchFilter(filters, now);
     if (filter === null) return { licenses: [], total: 0 };
     const [docs, total] = await Promise.all([
-      this.License.find(filter)
+      this.licenses
+        .find(filter)
         .sort(licenseSearchOrder)
         .skip((page - 1) * perPage)
         .limit(perPage)
-        .lean<LicenseDocument[]>(),
-      this.License.countDocuments(filter),
+        .toArray(),
+      this.licenses.countDocuments(filter),
     ]);
     return { licenses: docs.map(licenseRecord), total };
   }
 
   async expirePastDue(now: Date): Promise<number> {
     // The filter is the rule itself, so a license renewed meanwhile is left alone.
-    const result = await this.License.updateMany(
+    const result = await this.licenses.updateMany(
       { status: 'active', expires_at: { $ne: null, $lte: now } },
-      { $set: { status: 'expired' } },
+      { $set: { status: 'expired', updated_at: now } },
     );
     return result.modifiedCount;
   }
@@ -416,16 +447,19 @@ class MongoPlanStore implements PlanStore {
   async create({
     plan,
     id,
+    now,
     beforeEachWrite = noWriteCheck,
   }: {
     plan: Omit<PlanRecord, 'id' | 'created_at'>;
     id?: number;
+    now: Date;
     beforeEachWrite?: BeforeEachWrite;
   }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
     const created = await this.sequences.insert(
       'plan',
       id,
-      async (chosen) => planRecord((await this.Plan.create({ _id: chosen, ...plan })).toObject()),
+      async (chosen) =>
+        planRecord((await this.Plan.create({ _id: chosen, ...plan, created_at: now })).toObject()),
       beforeEachWrite,
     );
     return created.outcome === 'created' ? { outcome: 'created', plan: created.record } : created;

@@ -8,6 +8,10 @@ export type { IdentifierKeys };
  * activations (2.2, 2.3) and rejected activation attempts (2.5). Identifiers reach a store
  * normalised (2.4); the store matches them case-insensitively through their key. Every record a
  * store returns is a copy: changing it changes nothing stored.
+ *
+ * A method given more than one value takes them as one object, named in camelCase (a record's
+ * own fields keep their stored names). The time of what a store writes comes from its caller
+ * (`now`, `at`), whose clock also decides the rules: the stores never read a clock.
  */
 
 export interface PlanRecord {
@@ -94,8 +98,8 @@ export type RenewalBasis = Pick<LicenseRecord, 'status' | 'plan_id' | 'pending_p
 
 /** What an admin search filters on (all given filters hold). */
 export interface LicenseFilters {
-  product_id: number | null;
-  plan_id: number | null;
+  productId: number | null;
+  planId: number | null;
   /** The reported status (spec 3.1): an active license past its expiry date is `expired`. */
   status: LicenseStatus | null;
   /**
@@ -134,10 +138,11 @@ export interface MatchingCheck {
 export interface LicenseStore {
   findByKey(licenseKey: string): Promise<LicenseRecord | null>;
 
-  /** Spec 2.1: a license key is unique; a taken one issues nothing. */
-  issue(
-    license: NewLicense,
-  ): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }>;
+  /** Spec 2.1: a license key is unique; a taken one issues nothing. Issued at `now`. */
+  issue(issue: {
+    license: NewLicense;
+    now: Date;
+  }): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }>;
 
   /**
    * Spec 3.2: takes a slot in one atomic conditional update. It happens only while the license
@@ -158,6 +163,7 @@ export interface LicenseStore {
   releaseSlot(release: {
     licenseKey: string;
     identifier: string;
+    now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null>;
 
   /**
@@ -173,19 +179,31 @@ export interface LicenseStore {
    * Spec 3.3: changes status, expiry and limit in one atomic update. A limit other than 0 below
    * the activations in use refuses the whole change.
    */
-  update(update: { licenseKey: string; changes: LicenseChanges }): Promise<LicenseUpdate>;
+  update(update: {
+    licenseKey: string;
+    changes: LicenseChanges;
+    now: Date;
+  }): Promise<LicenseUpdate>;
 
   /**
    * Spec 3.3, a plan change applied now: the license takes the plan, its limit and its type, in
    * one update; a pending plan change is cleared. The license after it, or null when unknown.
    */
-  changePlan(change: { licenseKey: string; plan: PlanTerms }): Promise<LicenseRecord | null>;
+  changePlan(change: {
+    licenseKey: string;
+    plan: PlanTerms;
+    now: Date;
+  }): Promise<LicenseRecord | null>;
 
   /**
    * Spec 3.3, a plan change at renewal: stored as pending, for the next checkout renewal. The
    * license after it, or null when unknown.
    */
-  schedulePlanChange(change: { licenseKey: string; planId: number }): Promise<LicenseRecord | null>;
+  schedulePlanChange(change: {
+    licenseKey: string;
+    planId: number;
+    now: Date;
+  }): Promise<LicenseRecord | null>;
 
   /**
    * Spec 3.3: writes a renewal in one atomic conditional update, only while the license's status,
@@ -196,6 +214,7 @@ export interface LicenseStore {
     licenseKey: string;
     basis: RenewalBasis;
     renewal: LicenseRenewal;
+    now: Date;
   }): Promise<LicenseRecord | null>;
 
   /**
@@ -216,11 +235,12 @@ export interface LicenseStore {
 export interface PlanStore {
   /**
    * Under the id an admin chose, or under the next id of the plan sequence (skipping ids admins
-   * chose). A chosen id already taken creates nothing.
+   * chose). A chosen id already taken creates nothing. Created at `now`.
    */
   create(creation: {
     plan: Omit<PlanRecord, 'id' | 'created_at'>;
     id?: number;
+    now: Date;
     beforeEachWrite?: BeforeEachWrite;
   }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }>;
 

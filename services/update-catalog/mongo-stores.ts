@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import { Sequences } from '../../libs/database/index.js';
+import { Sequences, setOf, withId } from '../../libs/database/index.js';
 import { catalogModels, type CatalogModels } from './models.js';
 import type {
   CatalogStores,
@@ -16,15 +16,6 @@ export async function openMongoCatalogStores(connection: Connection): Promise<Ca
   const models = catalogModels(connection);
   await Promise.all(Object.values(models).map((model) => model.init()));
   return mongoCatalogStores(models, new Sequences(connection));
-}
-
-const withId = <T extends { _id: number }>({ _id, ...rest }: T) => ({ id: _id, ...rest });
-
-/** `$set` of the changes given; a key whose value is undefined is not a change. */
-function setOf<T extends object>(changes: T): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(changes).filter(([, value]) => value !== undefined),
-  ) as Partial<T>;
 }
 
 function mongoCatalogStores(models: CatalogModels, sequences: Sequences): CatalogStores {

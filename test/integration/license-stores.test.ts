@@ -79,12 +79,13 @@ describe('MongoDB stores: the stored documents', () => {
         licenseKey,
         basis: { status: 'expired', plan_id: 1, pending_plan_id: null },
         renewal: { status: 'active', expires_at: expiresAt },
+        now: new Date('2026-06-01T00:00:00.000Z'),
       }),
     ).toMatchObject({ status: 'active', expires_at: expiresAt, pending_plan_id: null });
     const found = await stores.licenses.search({
       filters: {
-        product_id: null,
-        plan_id: null,
+        productId: null,
+        planId: null,
         status: 'active',
         text: { keyPrefix: 'legacy-', identifierKeys: [] },
       },

@@ -1,5 +1,9 @@
 import type { Connection } from 'mongoose';
-import { licenseModels, type LicenseModels } from '../../services/license/models.js';
+import {
+  licenseCollection,
+  licenseModels,
+  type LicenseModels,
+} from '../../services/license/models.js';
 import {
   MongoLicenseStore,
   MongoRejectedAttemptStore,
@@ -25,7 +29,7 @@ async function licenseDatabase(system: TestSystem) {
   const models = licenseModels(db);
   // The tasks work on the service's stores; the test reads the records through the models.
   const stores = {
-    licenses: new MongoLicenseStore(models.License),
+    licenses: new MongoLicenseStore(licenseCollection(models.License)),
     rejectedAttempts: new MongoRejectedAttemptStore(models.RejectedAttempt),
   };
   return { db, models, stores };

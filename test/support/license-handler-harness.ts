@@ -58,7 +58,7 @@ export const abandoned: CallContext = {
 
 export function service(options: { clock?: () => Date } = {}) {
   const clock = options.clock ?? (() => new Date(NOW));
-  const stores = memoryLicenseStores({ clock });
+  const stores = memoryLicenseStores();
   const handlers = createLicenseHandlers({
     stores,
     products,

@@ -34,16 +34,15 @@ import { deepCopy as copy } from './deep-copy.js';
  * Each method first yields to the event loop, so concurrent calls do interleave between methods,
  * as requests do between database round trips.
  */
-export function memoryLicenseStores(options: { clock?: () => Date } = {}): LicenseStores & {
+export function memoryLicenseStores(): LicenseStores & {
   writes(): number;
   scheduleJob(jobName: string, nextRunAt: Date | null): void;
 } {
-  const clock = options.clock ?? (() => new Date());
   const counter = { writes: 0 };
   const taskRuns = new MemoryTaskRunStore(counter);
   return {
-    licenses: new MemoryLicenseStore(clock, counter),
-    plans: new MemoryPlanStore(clock, counter),
+    licenses: new MemoryLicenseStore(counter),
+    plans: new MemoryPlanStore(counter),
     rejectedAttempts: new MemoryRejectedAttemptStore(counter),
     taskRuns,
     /** How many writes changed something: lets a test see that nothing was written. */
@@ -76,8 +75,8 @@ function hasReportedStatus(license: LicenseRecord, status: LicenseStatus, now: D
 
 /** Mirrors mongo-stores.ts `licenseSearchFilter`. */
 function matchesFilters(license: LicenseRecord, filters: LicenseFilters, now: Date): boolean {
-  if (filters.product_id !== null && license.product_id !== filters.product_id) return false;
-  if (filters.plan_id !== null && license.plan_id !== filters.plan_id) return false;
+  if (filters.productId !== null && license.product_id !== filters.productId) return false;
+  if (filters.planId !== null && license.plan_id !== filters.planId) return false;
   if (filters.status !== null && !hasReportedStatus(license, filters.status, now)) return false;
   if (filters.text === null) return true;
   const { keyPrefix, identifierKeys } = filters.text;
@@ -100,10 +99,7 @@ class MemoryLicenseStore implements LicenseStore {
   /** The order licenses were issued in: what MongoDB's `_id` breaks ties of `created_at` with. */
   private readonly issueOrder = new Map<string, number>();
 
-  constructor(
-    private readonly clock: () => Date,
-    private readonly counter: { writes: number },
-  ) {}
+  constructor(private readonly counter: { writes: number }) {}
 
   async findByKey(licenseKey: string): Promise<LicenseRecord | null> {
     await roundTrip();
@@ -111,9 +107,13 @@ class MemoryLicenseStore implements LicenseStore {
     return license ? copy(license) : null;
   }
 
-  async issue(
-    license: NewLicense,
-  ): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }> {
+  async issue({
+    license,
+    now,
+  }: {
+    license: NewLicense;
+    now: Date;
+  }): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }> {
     await roundTrip();
     if (this.byKey.has(license.license_key)) return { outcome: 'key-taken' };
     const issued: LicenseRecord = {
@@ -122,7 +122,7 @@ class MemoryLicenseStore implements LicenseStore {
       last_check_at: null,
       last_check_ip: null,
       check_count: 0,
-      created_at: copy(this.clock()),
+      created_at: copy(now),
       pending_plan_id: null,
     };
     this.byKey.set(issued.license_key, issued);
@@ -164,6 +164,7 @@ class MemoryLicenseStore implements LicenseStore {
   }: {
     licenseKey: string;
     identifier: string;
+    now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
@@ -204,6 +205,7 @@ class MemoryLicenseStore implements LicenseStore {
   }: {
     licenseKey: string;
     changes: LicenseChanges;
+    now: Date;
   }): Promise<LicenseUpdate> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
@@ -229,6 +231,7 @@ class MemoryLicenseStore implements LicenseStore {
   }: {
     licenseKey: string;
     plan: PlanTerms;
+    now: Date;
   }): Promise<LicenseRecord | null> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
@@ -244,6 +247,7 @@ class MemoryLicenseStore implements LicenseStore {
   }: {
     licenseKey: string;
     planId: number;
+    now: Date;
   }): Promise<LicenseRecord | null> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
@@ -261,6 +265,7 @@ class MemoryLicenseStore implements LicenseStore {
     licenseKey: string;
     basis: RenewalBasis;
     renewal: LicenseRenewal;
+    now: Date;
   }): Promise<LicenseRecord | null> {
     await roundTrip();
     // From here to the return: one synchronous check-and-write, like the conditional update.
@@ -325,18 +330,17 @@ class MemoryPlanStore implements PlanStore {
   private readonly byId = new Map<number, PlanRecord>();
   private sequence = 0;
 
-  constructor(
-    private readonly clock: () => Date,
-    private readonly counter: { writes: number },
-  ) {}
+  constructor(private readonly counter: { writes: number }) {}
 
   async create({
     plan,
     id,
+    now,
     beforeEachWrite = noWriteCheck,
   }: {
     plan: Omit<PlanRecord, 'id' | 'created_at'>;
     id?: number;
+    now: Date;
     beforeEachWrite?: BeforeEachWrite;
   }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
     await roundTrip();
@@ -350,7 +354,7 @@ class MemoryPlanStore implements PlanStore {
     }
     beforeEachWrite();
     if (this.byId.has(chosen)) return { outcome: 'id-taken' };
-    const created: PlanRecord = { ...copy(plan), id: chosen, created_at: copy(this.clock()) };
+    const created: PlanRecord = { ...copy(plan), id: chosen, created_at: copy(now) };
     this.byId.set(chosen, created);
     this.counter.writes++;
     return { outcome: 'created', plan: copy(created) };

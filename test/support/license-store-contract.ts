@@ -74,7 +74,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
   describe(`${implementation}: licenses (spec 2.2)`, () => {
     const stores = withStores();
     const issue = async (overrides: Partial<NewLicense> = {}) => {
-      const issued = await stores().licenses.issue(newLicense(overrides));
+      const issued = await stores().licenses.issue({ license: newLicense(overrides), now: NOW });
       if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
       return issued.license;
     };
@@ -103,9 +103,10 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a license key is unique: a taken key issues nothing and changes nothing', async () => {
       const first = await issue();
-      const again = await stores().licenses.issue(
-        newLicense({ license_key: first.license_key, plan_id: 2 }),
-      );
+      const again = await stores().licenses.issue({
+        license: newLicense({ license_key: first.license_key, plan_id: 2 }),
+        now: NOW,
+      });
       expect(again).toEqual({ outcome: 'key-taken' });
       expect(await stores().licenses.findByKey(first.license_key)).toEqual(first);
     });
@@ -115,7 +116,12 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       await issue({ license_key: key });
       expect(await stores().licenses.findByKey(key.toLowerCase())).toBeNull();
       expect(
-        (await stores().licenses.issue(newLicense({ license_key: key.toLowerCase() }))).outcome,
+        (
+          await stores().licenses.issue({
+            license: newLicense({ license_key: key.toLowerCase() }),
+            now: NOW,
+          })
+        ).outcome,
       ).toBe('issued');
     });
 
@@ -250,6 +256,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       test('status, expiry and limit change together', async () => {
         const licenseKey = await withActivations(3, 1);
         const updated = await stores().licenses.update({
+          now: NOW,
           licenseKey,
           changes: { status: 'suspended', expires_at: LATER, activation_limit: 5 },
         });
@@ -269,6 +276,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       test('fields not named are left alone, and an expiry of null clears it', async () => {
         const { license_key: licenseKey } = await issue({ expires_at: LATER, activation_limit: 4 });
         const updated = await stores().licenses.update({
+          now: NOW,
           licenseKey,
           changes: { expires_at: null },
         });
@@ -283,6 +291,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         const before = await stores().licenses.findByKey(licenseKey);
         expect(
           await stores().licenses.update({
+            now: NOW,
             licenseKey,
             changes: { activation_limit: 1, status: 'suspended' },
           }),
@@ -294,14 +303,20 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         const licenseKey = await withActivations(3, 2);
         for (const limit of [2, 0]) {
           expect(
-            await stores().licenses.update({ licenseKey, changes: { activation_limit: limit } }),
+            await stores().licenses.update({
+              now: NOW,
+              licenseKey,
+              changes: { activation_limit: limit },
+            }),
           ).toMatchObject({ outcome: 'updated', license: { activation_limit: limit } });
         }
       });
 
       test('an unknown key is reported as such', async () => {
         for (const changes of [{ status: 'active' as const }, { activation_limit: 5 }]) {
-          expect(await stores().licenses.update({ licenseKey: uniqueKey(), changes })).toEqual({
+          expect(
+            await stores().licenses.update({ now: NOW, licenseKey: uniqueKey(), changes }),
+          ).toEqual({
             outcome: 'unknown-license',
           });
         }
@@ -310,7 +325,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       test('lowering the limit while claims race never leaves more activations than the new limit', async () => {
         const licenseKey = await withActivations(10, 3);
         const [lowered] = await Promise.all([
-          stores().licenses.update({ licenseKey, changes: { activation_limit: 4 } }),
+          stores().licenses.update({ now: NOW, licenseKey, changes: { activation_limit: 4 } }),
           ...Array.from({ length: 8 }, (_, i) =>
             stores().licenses.claimSlot({
               licenseKey,
@@ -335,7 +350,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
   describe(`${implementation}: activations (spec 3.2)`, () => {
     const stores = withStores();
     const issue = async (overrides: Partial<NewLicense> = {}) => {
-      const issued = await stores().licenses.issue(newLicense(overrides));
+      const issued = await stores().licenses.issue({ license: newLicense(overrides), now: NOW });
       if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
       return issued.license.license_key;
     };
@@ -413,7 +428,11 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     test('a release frees the slot of an identifier in any letter case, and names it as stored', async () => {
       const licenseKey = await issue({ activation_type: 'device', activation_limit: 1 });
       await claim(licenseKey, 'Laptop-7');
-      const released = await stores().licenses.releaseSlot({ licenseKey, identifier: 'laptop-7' });
+      const released = await stores().licenses.releaseSlot({
+        now: NOW,
+        licenseKey,
+        identifier: 'laptop-7',
+      });
       expect(released).toEqual({
         license: expect.objectContaining({ license_key: licenseKey, activations: [] }),
         released: expect.objectContaining({ identifier: 'Laptop-7', identifier_key: 'laptop-7' }),
@@ -424,13 +443,21 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     test('releasing an identifier that is not activated, or twice, releases nothing', async () => {
       const licenseKey = await issue();
       await claim(licenseKey, 'a.com');
-      expect(await stores().licenses.releaseSlot({ licenseKey, identifier: 'b.com' })).toBeNull();
       expect(
-        await stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' }),
+        await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'b.com' }),
+      ).toBeNull();
+      expect(
+        await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' }),
       ).not.toBeNull();
-      expect(await stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' })).toBeNull();
       expect(
-        await stores().licenses.releaseSlot({ licenseKey: uniqueKey(), identifier: 'a.com' }),
+        await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' }),
+      ).toBeNull();
+      expect(
+        await stores().licenses.releaseSlot({
+          now: NOW,
+          licenseKey: uniqueKey(),
+          identifier: 'a.com',
+        }),
       ).toBeNull();
     });
 
@@ -440,7 +467,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       await claim(licenseKey, 'b.com');
       const releases = await Promise.all(
         Array.from({ length: 5 }, () =>
-          stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' }),
+          stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' }),
         ),
       );
       expect(releases.filter((r) => r !== null)).toHaveLength(1);
@@ -459,7 +486,8 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         never: newLicense({ expires_at: null }),
         suspended: newLicense({ status: 'suspended', expires_at: EARLIER }),
       };
-      for (const license of Object.values(keys)) await stores().licenses.issue(license);
+      for (const license of Object.values(keys))
+        await stores().licenses.issue({ license: license, now: NOW });
       expect(await stores().licenses.expirePastDue(NOW)).toBe(2);
       const status = async (license: NewLicense) =>
         (await stores().licenses.findByKey(license.license_key))?.status;
@@ -477,8 +505,8 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     const plan = { name: 'Agency', activation_type: 'domain' as const, activation_limit: 25 };
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {
-      const first = await stores().plans.create({ plan });
-      const second = await stores().plans.create({ plan: { ...plan, name: 'Solo' } });
+      const first = await stores().plans.create({ now: NOW, plan });
+      const second = await stores().plans.create({ now: NOW, plan: { ...plan, name: 'Solo' } });
       if (first.outcome !== 'created' || second.outcome !== 'created')
         throw new Error('not created');
       expect(first.plan).toEqual({ ...plan, id: expect.any(Number), created_at: expect.any(Date) });
@@ -491,21 +519,23 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a chosen id is used; a chosen id already taken creates nothing', async () => {
       const id = 900_000 + Math.floor(Math.random() * 1000);
-      expect(await stores().plans.create({ plan, id })).toMatchObject({
+      expect(await stores().plans.create({ now: NOW, plan, id })).toMatchObject({
         outcome: 'created',
         plan: { id },
       });
-      expect(await stores().plans.create({ plan: { ...plan, name: 'Other' }, id })).toEqual({
+      expect(
+        await stores().plans.create({ now: NOW, plan: { ...plan, name: 'Other' }, id }),
+      ).toEqual({
         outcome: 'id-taken',
       });
       expect((await stores().plans.find(id))?.name).toBe('Agency');
     });
 
     test('the sequence skips ids an admin chose', async () => {
-      const before = await stores().plans.create({ plan });
+      const before = await stores().plans.create({ now: NOW, plan });
       if (before.outcome !== 'created') throw new Error('not created');
-      await stores().plans.create({ plan, id: before.plan.id + 1 });
-      const after = await stores().plans.create({ plan });
+      await stores().plans.create({ now: NOW, plan, id: before.plan.id + 1 });
+      const after = await stores().plans.create({ now: NOW, plan });
       expect(after).toMatchObject({ outcome: 'created', plan: { id: before.plan.id + 2 } });
     });
 
@@ -518,11 +548,11 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       const stop = () => {
         throw new Error('deadline passed');
       };
-      await expect(stores().plans.create({ plan, beforeEachWrite: stop })).rejects.toThrow(
-        'deadline passed',
-      );
       await expect(
-        stores().plans.create({ plan, id: 990_001, beforeEachWrite: stop }),
+        stores().plans.create({ now: NOW, plan, beforeEachWrite: stop }),
+      ).rejects.toThrow('deadline passed');
+      await expect(
+        stores().plans.create({ now: NOW, plan, id: 990_001, beforeEachWrite: stop }),
       ).rejects.toThrow('deadline passed');
       expect(await stores().plans.list()).toHaveLength(count);
     });
@@ -603,7 +633,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
   describe(`${implementation}: spec 3.3 plan changes and renewals`, () => {
     const stores = withStores();
     const issue = async (overrides: Partial<NewLicense> = {}) => {
-      const issued = await stores().licenses.issue(newLicense(overrides));
+      const issued = await stores().licenses.issue({ license: newLicense(overrides), now: NOW });
       if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
       return issued.license;
     };
@@ -616,8 +646,8 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a plan change now takes the plan, its limit and its type, and clears a pending change', async () => {
       const { license_key: licenseKey } = await issue();
-      await stores().licenses.schedulePlanChange({ licenseKey, planId: 5 });
-      const changed = await stores().licenses.changePlan({ licenseKey, plan: seat });
+      await stores().licenses.schedulePlanChange({ now: NOW, licenseKey, planId: 5 });
+      const changed = await stores().licenses.changePlan({ now: NOW, licenseKey, plan: seat });
       expect(changed).toMatchObject({
         plan_id: 7,
         activation_type: 'seat',
@@ -633,20 +663,21 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         await stores().licenses.claimSlot({ licenseKey, activation: activation(site), now: NOW });
       }
       const lower = { id: 2, activation_type: 'domain' as const, activation_limit: 2 };
-      const changed = await stores().licenses.changePlan({ licenseKey, plan: lower });
+      const changed = await stores().licenses.changePlan({ now: NOW, licenseKey, plan: lower });
       expect(identifiers(changed)).toEqual(['a.com', 'b.com', 'c.com']);
       const claim = () =>
         stores().licenses.claimSlot({ licenseKey, activation: activation('d.com'), now: NOW });
       expect(await claim()).toBeNull();
-      await stores().licenses.releaseSlot({ licenseKey, identifier: 'a.com' });
+      await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' });
       expect(await claim()).toBeNull();
-      await stores().licenses.releaseSlot({ licenseKey, identifier: 'b.com' });
+      await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'b.com' });
       expect(identifiers(await claim())).toEqual(['c.com', 'd.com']);
     });
 
     test('a plan change at renewal is stored as pending; plan, limit and type stay', async () => {
       const license = await issue();
       const scheduled = await stores().licenses.schedulePlanChange({
+        now: NOW,
         licenseKey: license.license_key,
         planId: 7,
       });
@@ -656,15 +687,22 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a plan change of an unknown key changes nothing', async () => {
       const licenseKey = uniqueKey();
-      expect(await stores().licenses.changePlan({ licenseKey, plan: seat })).toBeNull();
-      expect(await stores().licenses.schedulePlanChange({ licenseKey, planId: 7 })).toBeNull();
+      expect(await stores().licenses.changePlan({ now: NOW, licenseKey, plan: seat })).toBeNull();
+      expect(
+        await stores().licenses.schedulePlanChange({ now: NOW, licenseKey, planId: 7 }),
+      ).toBeNull();
       expect(await stores().licenses.findByKey(licenseKey)).toBeNull();
     });
 
     test('a renewal writes status, expiry and next payment; plan, limit and type stay without a plan', async () => {
       const license = await issue({ status: 'expired', expires_at: EARLIER });
-      await stores().licenses.schedulePlanChange({ licenseKey: license.license_key, planId: 7 });
+      await stores().licenses.schedulePlanChange({
+        now: NOW,
+        licenseKey: license.license_key,
+        planId: 7,
+      });
       const renewed = await stores().licenses.renew({
+        now: NOW,
         licenseKey: license.license_key,
         basis: { ...basisOf(license), pending_plan_id: 7 },
         renewal: { status: 'active', expires_at: LATER, next_payment_at: LATER },
@@ -681,9 +719,14 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a renewal with a plan takes its limit and type and clears the pending change', async () => {
       const license = await issue({ activation_limit: 1 });
-      await stores().licenses.schedulePlanChange({ licenseKey: license.license_key, planId: 7 });
+      await stores().licenses.schedulePlanChange({
+        now: NOW,
+        licenseKey: license.license_key,
+        planId: 7,
+      });
       expect(
         await stores().licenses.renew({
+          now: NOW,
           licenseKey: license.license_key,
           basis: { ...basisOf(license), pending_plan_id: 7 },
           renewal: { status: 'active', expires_at: LATER, plan: seat },
@@ -701,6 +744,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       const license = await issue({ next_payment_at: EARLIER });
       const renew = (next_payment_at?: Date | null) =>
         stores().licenses.renew({
+          now: NOW,
           licenseKey: license.license_key,
           basis: basisOf(license),
           renewal: { status: 'active', expires_at: LATER, next_payment_at },
@@ -717,6 +761,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       const license = await issue();
       expect(
         await stores().licenses.renew({
+          now: NOW,
           licenseKey: license.license_key,
           basis: { ...basisOf(license), ...stale },
           renewal: { status: 'active', expires_at: LATER, plan: seat },
@@ -730,6 +775,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       const renewals = await Promise.all(
         Array.from({ length: 5 }, (_, i) =>
           stores().licenses.renew({
+            now: NOW,
             licenseKey: license.license_key,
             basis: basisOf(license),
             renewal: { status: 'active', expires_at: new Date(LATER.getTime() + i * DAY) },
@@ -744,6 +790,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     test('a renewal of an unknown key writes nothing', async () => {
       expect(
         await stores().licenses.renew({
+          now: NOW,
           licenseKey: uniqueKey(),
           basis: { status: 'active', plan_id: 1, pending_plan_id: null },
           renewal: { status: 'active', expires_at: LATER },
@@ -763,7 +810,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       suspended: `${prefix}-suspended`,
       later: `${prefix}-later`,
     };
-    const noFilters: LicenseFilters = { product_id: null, plan_id: null, status: null, text: null };
+    const noFilters: LicenseFilters = { productId: null, planId: null, status: null, text: null };
     const search = async (filters: Partial<LicenseFilters>, page = 1, perPage = 50) =>
       stores().licenses.search({ filters: { ...noFilters, ...filters }, now: NOW, page, perPage });
     const found = async (filters: Partial<LicenseFilters>) =>
@@ -784,7 +831,10 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         [keys.later, { product_id: 10, plan_id: 1, expires_at: LATER }],
       ];
       for (const [license_key, overrides] of issued) {
-        await stores().licenses.issue(newLicense({ license_key, ...overrides }));
+        await stores().licenses.issue({
+          license: newLicense({ license_key, ...overrides }),
+          now: NOW,
+        });
       }
       await stores().licenses.claimSlot({
         licenseKey: keys.plain,
@@ -792,6 +842,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         now: NOW,
       });
       await stores().licenses.update({
+        now: NOW,
         licenseKey: keys.suspended,
         changes: { status: 'active' },
       });
@@ -801,6 +852,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         now: NOW,
       });
       await stores().licenses.update({
+        now: NOW,
         licenseKey: keys.suspended,
         changes: { status: 'suspended' },
       });
@@ -828,11 +880,11 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     });
 
     test('by product and by plan, each alone and together', async () => {
-      expect(await found({ product_id: 10 })).toEqual([keys.later, keys.pastDue, keys.plain]);
-      expect(await found({ plan_id: 2 })).toEqual([keys.suspended, keys.pastDue]);
-      expect(await found({ product_id: 11, plan_id: 1 })).toEqual([keys.expired]);
-      expect(await found({ product_id: 99 })).toEqual([]);
-      expect((await search({ product_id: 10, plan_id: 1 })).total).toBe(2);
+      expect(await found({ productId: 10 })).toEqual([keys.later, keys.pastDue, keys.plain]);
+      expect(await found({ planId: 2 })).toEqual([keys.suspended, keys.pastDue]);
+      expect(await found({ productId: 11, planId: 1 })).toEqual([keys.expired]);
+      expect(await found({ productId: 99 })).toEqual([]);
+      expect((await search({ productId: 10, planId: 1 })).total).toBe(2);
     });
 
     test('by reported status (spec 3.1): an active license past its date is expired, not active', async () => {
@@ -840,7 +892,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       expect(await found({ status: 'expired' })).toEqual([keys.expired, keys.pastDue]);
       expect(await found({ status: 'suspended' })).toEqual([keys.suspended]);
       expect(await found({ status: 'revoked' })).toEqual([]);
-      expect(await found({ status: 'expired', product_id: 10 })).toEqual([keys.pastDue]);
+      expect(await found({ status: 'expired', productId: 10 })).toEqual([keys.pastDue]);
     });
 
     test('by a license key prefix: anchored, case-sensitive, its characters taken literally', async () => {
@@ -867,9 +919,9 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       expect(
         await found({
           ...text(`${prefix}-later`, ['shop.example']),
-          plan_id: 1,
+          planId: 1,
           status: 'active',
-          product_id: 10,
+          productId: 10,
         }),
       ).toEqual([keys.later, keys.plain]);
       expect(await found({ ...text(null, ['shop.example']), status: 'expired' })).toEqual([]);

@@ -220,7 +220,7 @@ describe('spec 3.3 renewals (license.renewLicense)', () => {
     stores.licenses.renew = async (renewal) => {
       // An admin schedules a plan change while the first renewal is on its way.
       if (rounds++ === 0) {
-        await stores.licenses.schedulePlanChange({ licenseKey: key, planId: team.id });
+        await stores.licenses.schedulePlanChange({ licenseKey: key, planId: team.id, now: NOW });
       }
       return write(renewal);
     };

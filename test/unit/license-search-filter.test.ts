@@ -24,10 +24,10 @@ const texts: Array<LicenseFilters['text']> = [
   { keyPrefix: null, identifierKeys: ['shop.example'] },
   { keyPrefix: 'https://www.Shop', identifierKeys: ['shop.example', 'https://www.shop'] },
 ];
-const combinations: LicenseFilters[] = [null, 10].flatMap((product_id) =>
-  [null, 2].flatMap((plan_id) =>
+const combinations: LicenseFilters[] = [null, 10].flatMap((productId) =>
+  [null, 2].flatMap((planId) =>
     [null, ...licenseStatuses].flatMap((status) =>
-      texts.map((text) => ({ product_id, plan_id, status, text })),
+      texts.map((text) => ({ productId, planId, status, text })),
     ),
   ),
 );
@@ -53,8 +53,8 @@ describe('admin search: indexed queries only', () => {
   test('a key prefix is anchored and its characters are taken literally', () => {
     const filter = licenseSearchFilter(
       {
-        product_id: null,
-        plan_id: null,
+        productId: null,
+        planId: null,
         status: null,
         text: { keyPrefix: 'a.b*(c)', identifierKeys: [] },
       },
@@ -70,8 +70,8 @@ describe('admin search: indexed queries only', () => {
     expect(
       licenseSearchFilter(
         {
-          product_id: 10,
-          plan_id: null,
+          productId: 10,
+          planId: null,
           status: null,
           text: { keyPrefix: null, identifierKeys: [] },
         },
