@@ -4,6 +4,7 @@ import type { PortalLicense } from '../../../libs/contracts/index.js';
 import { readAnswer, send } from '../../../libs/web/ui/api.js';
 import { ErrorNote, Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
+import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import '../../../libs/web/ui/styles.css';
 
 /**
@@ -26,14 +27,6 @@ async function lookUp(licenseKey: string): Promise<PortalLicense> {
   });
   return readAnswer<PortalLicense>(response);
 }
-
-const STATUS_WORDS: Record<PortalLicense['status'], string> = {
-  active: 'Active',
-  expired: 'Expired',
-  suspended: 'Suspended',
-  revoked: 'Revoked',
-  cancelled: 'Cancelled',
-};
 
 function Activations({ license }: { license: PortalLicense }) {
   if (license.activations.length === 0) {

@@ -7,17 +7,10 @@ import type {
 } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
 import { ErrorNote } from '../../../libs/web/ui/components.js';
+import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { useDirectory } from './directory.js';
 
 // ---- Words for the API's values ----
-
-export const STATUS_WORDS: Record<LicenseStatus, string> = {
-  active: 'Active',
-  expired: 'Expired',
-  suspended: 'Suspended',
-  revoked: 'Revoked',
-  cancelled: 'Cancelled',
-};
 
 export const ACTIVATION_TYPE_WORDS: Record<ActivationType, string> = {
   domain: 'Domain (websites)',

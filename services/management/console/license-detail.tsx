@@ -7,6 +7,7 @@ import type {
 } from '../../../libs/contracts/index.js';
 import { Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
+import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { segment, useApi } from './admin-api.js';
 import {
   ACTIVATION_TYPE_WORDS,
@@ -18,7 +19,6 @@ import {
   Radios,
   ReloadButton,
   RemoveButton,
-  STATUS_WORDS,
   StatusBadge,
   Table,
   WordSelect,

@@ -7,6 +7,7 @@ import type {
 } from '../../../libs/contracts/index.js';
 import { Empty, Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
+import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { useApi } from './admin-api.js';
 import {
   Input,
@@ -15,7 +16,6 @@ import {
   Pager,
   PlanSelect,
   ProductSelect,
-  STATUS_WORDS,
   StatusBadge,
   Table,
   WordSelect,
