@@ -5,7 +5,7 @@ import type {
   Plan,
   Product,
 } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import {
@@ -16,7 +16,6 @@ import {
   Input,
   LimitInput,
   Outcome,
-  Table,
   WordSelect,
   isLimit,
   limitWords,

@@ -431,42 +431,6 @@ export function PlanSelect(props: IdSelectProps) {
   return <IdSelect {...props} choices={plans.map(({ id, name }) => ({ id, text: name }))} />;
 }
 
-/**
- * A table in a box of its own that scrolls sideways on a narrow screen; `actions` adds a last
- * column, named for screen readers only, for each row's buttons.
- */
-export function Table({
-  columns,
-  actions = false,
-  children,
-}: {
-  columns: readonly string[];
-  actions?: boolean;
-  children: ComponentChildren;
-}) {
-  return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
-            {actions && (
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
-  );
-}
-
 /** Previous and next page of a paged list, with where the list is. */
 export function Pager({
   page,

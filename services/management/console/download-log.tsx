@@ -3,10 +3,10 @@ import type {
   DownloadLogEntry,
   DownloadLogPage as LogPage,
 } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import { LoadView, Pager, ProductSelect, ReloadButton, Table, useLoad } from './common.js';
+import { LoadView, Pager, ProductSelect, ReloadButton, useLoad } from './common.js';
 import { useDirectory } from './directory.js';
 
 /**

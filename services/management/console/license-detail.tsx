@@ -5,7 +5,7 @@ import type {
   LicenseDetail,
   LicenseStatus,
 } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { segment, useApi } from './admin-api.js';
@@ -20,7 +20,6 @@ import {
   ReloadButton,
   RemoveButton,
   StatusBadge,
-  Table,
   WordSelect,
   isLimit,
   isoToLocalInput,

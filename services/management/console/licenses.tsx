@@ -5,7 +5,7 @@ import type {
   LicenseStatus,
   LicenseSummary,
 } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { useApi } from './admin-api.js';
@@ -17,7 +17,6 @@ import {
   PlanSelect,
   ProductSelect,
   StatusBadge,
-  Table,
   WordSelect,
   localInputToIso,
   useAction,

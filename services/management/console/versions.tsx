@@ -1,7 +1,7 @@
 import type { ComponentProps } from 'preact';
 import { useState } from 'preact/hooks';
 import type { PackageFile, Version } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import {
@@ -14,7 +14,6 @@ import {
   ProductSelect,
   ReloadButton,
   RemoveButton,
-  Table,
   formatBytes,
   useAction,
   useLoad,
