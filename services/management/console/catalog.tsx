@@ -8,20 +8,11 @@ import type {
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import {
-  ACTIVATION_TYPE_WORDS,
-  Check,
-  DOWNLOAD_ACCESS_WORDS,
-  Done,
-  Input,
-  LimitInput,
-  Outcome,
-  WordSelect,
-  isLimit,
-  limitWords,
-  useAction,
-} from './common.js';
 import { useDirectory } from './directory.js';
+import { Check, Input, LimitInput, WordSelect, isLimit } from './fields.js';
+import { useAction } from './hooks.js';
+import { Done, Outcome } from './notices.js';
+import { ACTIVATION_TYPE_WORDS, DOWNLOAD_ACCESS_WORDS, limitWords } from './words.js';
 
 interface ProductDraft {
   title: string;

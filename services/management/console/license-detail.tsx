@@ -9,28 +9,20 @@ import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { segment, useApi } from './admin-api.js';
+import { ConfirmRemoval, ReloadButton, RemoveButton } from './controls.js';
+import { useDirectory } from './directory.js';
 import {
-  ACTIVATION_TYPE_WORDS,
-  ConfirmRemoval,
   Input,
   LimitInput,
-  LoadView,
-  Outcome,
   Radios,
-  ReloadButton,
-  RemoveButton,
-  StatusBadge,
   WordSelect,
   isLimit,
   isoToLocalInput,
-  limitWords,
   localInputToIso,
-  useAction,
-  useLoad,
-  useRemoval,
-} from './common.js';
-import { useDirectory } from './directory.js';
-import { usage } from './licenses.js';
+} from './fields.js';
+import { useAction, useLoad, useRemoval } from './hooks.js';
+import { LoadView, Outcome } from './notices.js';
+import { ACTIVATION_TYPE_WORDS, StatusBadge, limitWords, usage } from './words.js';
 
 /** How the API normalises an identifier of each type (spec 2.4), said before it happens. */
 const NORMALISATION: Record<ActivationType, string> = {

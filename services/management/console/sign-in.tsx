@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { ApiError, readAnswer, send } from '../../../libs/web/ui/api.js';
 import { Field } from '../../../libs/web/ui/components.js';
 import { ADMIN_BASE } from './admin-api.js';
-import { Input, Outcome, useAction } from './common.js';
+import { Input } from './fields.js';
+import { useAction } from './hooks.js';
+import { Outcome } from './notices.js';
 
 /**
  * Sign in with an admin token. The token is checked with a call that needs it (the plan list)

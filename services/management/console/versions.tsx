@@ -4,23 +4,12 @@ import type { PackageFile, Version } from '../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import {
-  Check,
-  ConfirmRemoval,
-  IdSelect,
-  Input,
-  LoadView,
-  Outcome,
-  ProductSelect,
-  ReloadButton,
-  RemoveButton,
-  formatBytes,
-  useAction,
-  useLoad,
-  useRemoval,
-  type Loaded,
-} from './common.js';
+import { ConfirmRemoval, ReloadButton, RemoveButton } from './controls.js';
 import { useDirectory } from './directory.js';
+import { Check, IdSelect, Input, ProductSelect } from './fields.js';
+import { useAction, useLoad, useRemoval, type Loaded } from './hooks.js';
+import { LoadView, Outcome } from './notices.js';
+import { formatBytes } from './words.js';
 
 /** What the update check would offer now (GET /products/:id/offers), per plan. */
 interface Offer {
