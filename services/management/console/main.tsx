@@ -4,6 +4,7 @@ import type { Plan, Product } from '../../../libs/contracts/index.js';
 import { ErrorNote } from '../../../libs/web/ui/components.js';
 import '../../../libs/web/ui/styles.css';
 import './console.css';
+import './pieces.css';
 import { AdminApi, ApiContext } from './admin-api.js';
 import { CatalogPage } from './catalog.js';
 import { DirectoryContext, type Directory } from './directory.js';
