@@ -13,8 +13,7 @@ import {
   type LogLine,
   type ManagedChild,
 } from './processes.js';
-import { BASELINE } from './report.js';
-import { SERVICES, type BenchSettings, type ServiceName } from './settings.js';
+import { BASELINE, SERVICES, type BenchSettings, type ServiceName } from './settings.js';
 
 /** What a service process may take to start and find its dependencies (tsx compiles on start). */
 const START_TIMEOUT_MS = 120_000;
