@@ -3,8 +3,8 @@
  * waits, bounded in time, for its result; calls `onStarted` as the load begins, so the CPU
  * window of the measured processes opens with it.
  */
+import type { ChildGroup } from '../test/support/child-group.js';
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js';
-import type { ManagedChild } from './processes.js';
 
 /** Beyond the job's own duration: connections, the last answers, the IPC round trip. */
 const SLACK_MS = 60_000;
@@ -12,7 +12,7 @@ const SLACK_MS = 60_000;
 export class LoadGenerator {
   private nextId = 1;
 
-  constructor(private readonly worker: ManagedChild) {}
+  constructor(private readonly worker: ChildGroup) {}
 
   run(job: LoadJob, onStarted: () => void = () => {}): Promise<LoadResult> {
     const id = this.nextId++;

@@ -12,7 +12,7 @@ import {
   type LoadResult,
 } from './load-protocol.js';
 import type { BenchPath } from './paths.js';
-import { BASELINE } from './report.js';
+import { BASELINE } from './settings.js';
 
 export interface PathMeasurement {
   path: BenchPath;

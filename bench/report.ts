@@ -4,9 +4,8 @@
  */
 import type { DownloadReport } from './downloads.js';
 import type { PathMeasurement } from './measure.js';
-import { SERVICES } from './settings.js';
+import { BASELINE, SERVICES } from './settings.js';
 
-export const BASELINE = 'bare Express';
 /** The shared processes the services use, shown apart from the project's own. */
 const INFRASTRUCTURE = ['RabbitMQ', 'database', 'Redis'] as const;
 

@@ -203,16 +203,12 @@ function main(): void {
     process.exit(code);
   };
   const onSignal = (code: number, name: string) => {
-    if (stopping) {
-      // A second Ctrl+C: no more waiting.
-      children.killAllNow();
-      process.exit(code);
-    }
+    // A second Ctrl+C: no more waiting (exiting kills every group left, child-group.ts).
+    if (stopping) process.exit(code);
     void stop(code, `bench: ${name}; stopping every process`);
   };
   process.on('SIGINT', () => onSignal(130, 'interrupted'));
   process.on('SIGTERM', () => onSignal(143, 'terminated'));
-  process.on('exit', () => children.killAllNow());
 
   // Every wait has its own bound; this one bounds the whole run, whatever happens.
   const rows = PATH_KEYS.length + 2;

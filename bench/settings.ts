@@ -21,6 +21,9 @@ export interface BenchSettings {
 export const SERVICES = ['gateway', 'license', 'update-catalog', 'download', 'management'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/** The bare Express app's name in the measurements and the report: the baseline. */
+export const BASELINE = 'bare Express';
+
 export class SettingsError extends Error {}
 
 function number(

@@ -5,19 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
+import { freePorts, type ChildGroup, type LogLine } from '../test/support/child-group.js';
 import { childProcesses, findProcess, type Measured } from './cpu.js';
-import {
-  freePorts,
-  waitUntilReady,
-  type Children,
-  type LogLine,
-  type ManagedChild,
-} from './processes.js';
-import { BASELINE } from './report.js';
-import { SERVICES, type BenchSettings, type ServiceName } from './settings.js';
+import { waitUntilReady, type Children } from './processes.js';
+import { BASELINE, SERVICES, type BenchSettings, type ServiceName } from './settings.js';
 
 /** What a service process may take to start and find its dependencies (tsx compiles on start). */
 const START_TIMEOUT_MS = 120_000;
+/** pino's numeric levels: 40 is warn. */
+const WARN_LEVEL = 40;
 /** Rate limits high enough that the load is never refused; the counting itself still runs. */
 export const RATE_LIMIT = '1000000000';
 export const S3_BUCKET = 'bench-packages';
@@ -63,9 +59,9 @@ export interface RunningSystem {
   adminToken: string;
   bareUrl: string;
   objectStore: ObjectStore;
-  services: Record<ServiceName, ManagedChild>;
-  bare: ManagedChild;
-  loadWorker: ManagedChild;
+  services: Record<ServiceName, ChildGroup>;
+  bare: ChildGroup;
+  loadWorker: ChildGroup;
   /** The database server's pid, when the benchmark started it. */
   databasePid: number | null;
   rabbitmqPid: number | null;
@@ -124,9 +120,9 @@ async function startHelper(
   children: Children,
   name: string,
   script: string,
-): Promise<{ child: ManagedChild; line: LogLine }> {
+): Promise<{ child: ChildGroup; line: LogLine }> {
   const child = children.start({ name, script, env: process.env, ipc: true });
-  const line = await child.waitForLine((l) => l.ready === true, START_TIMEOUT_MS);
+  const line = await child.waitForLine((l) => l.ready === true, START_TIMEOUT_MS, 'its ready line');
   return { child, line };
 }
 
@@ -290,7 +286,9 @@ export function describeProcesses(system: RunningSystem): { text: string; notes:
 export function serviceWarnings(system: RunningSystem): string[] {
   const notes: string[] = [];
   for (const name of SERVICES) {
-    const { warnings } = system.services[name];
+    const warnings = system.services[name].lines.filter(
+      (line) => typeof line.level === 'number' && line.level >= WARN_LEVEL,
+    );
     if (warnings.length === 0) continue;
     const messages = [...new Set(warnings.map((line) => String(line.msg)))].slice(0, 3);
     notes.push(

@@ -4,17 +4,13 @@
  * benchmark ended, normally or not, even by SIGKILL), this ends those groups: SIGTERM, then
  * SIGKILL after a grace period. Nothing the benchmark started outlives it.
  */
+import { groupAlive, signalGroup } from '../../test/support/child-group.js';
+
 const GRACE_MS = 10_000;
 const groups = new Set<number>();
 
-function signalAll(signal: NodeJS.Signals | 0): void {
-  for (const pgid of groups) {
-    try {
-      process.kill(-pgid, signal);
-    } catch {
-      groups.delete(pgid); // gone already
-    }
-  }
+function signalAll(signal: NodeJS.Signals): void {
+  for (const pgid of groups) signalGroup(pgid, signal);
 }
 
 process.on('message', (message: unknown) => {
@@ -25,7 +21,7 @@ process.on('disconnect', () => {
   signalAll('SIGTERM');
   const deadline = Date.now() + GRACE_MS;
   const check = setInterval(() => {
-    signalAll(0); // forgets the groups that are gone
+    for (const pgid of groups) if (!groupAlive(pgid)) groups.delete(pgid);
     if (groups.size > 0 && Date.now() < deadline) return;
     clearInterval(check);
     signalAll('SIGKILL');

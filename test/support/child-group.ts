@@ -1,21 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
 /**
- * Child processes of the tests that run services as operators do (and of the fault suite). Each
- * is started detached, so it leads a process group of its own: a signal to the group reaches the
- * whole tree (`npm` → `sh` → `tsx` → `node`, or the broker's `erl` and its helpers), and a process
- * is known to be gone only when nothing of its group is left.
+ * Child processes of the tests that run services as operators do, of the fault suite and of the
+ * benchmark (bench/processes.ts). Each is started detached, so it leads a process group of its
+ * own: a signal to the group reaches the whole tree (`npm` → `sh` → `tsx` → `node`, or the
+ * broker's `erl` and its helpers), and a process is known to be gone only when nothing of its
+ * group is left.
  */
 
-/** Every process group started by this test process, killed on exit whatever happens. */
+/** Every process group started by this process, killed on exit whatever happens. */
 const groups = new Set<number>();
 process.once('exit', () => {
   for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
 });
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch {
@@ -27,7 +28,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
  * The live (not zombie) members of a process group. On Linux read from /proc, so that a member
  * already dead but not yet reaped does not count; elsewhere, whether the group can be signalled.
  */
-function groupAlive(pgid: number): boolean {
+export function groupAlive(pgid: number): boolean {
   if (process.platform === 'linux') {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
@@ -67,31 +68,54 @@ export async function groupGone(pgid: number, timeoutMs: number): Promise<boolea
   return true;
 }
 
-/** A TCP port nobody listens on right now (the kernel picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+/**
+ * `count` distinct TCP ports nobody listens on right now on the loopback interface (the kernel
+ * picks them; each is held until all are picked, so none is picked twice).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    return address.port;
   });
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+/** A TCP port nobody listens on right now (the kernel picks it). */
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port as number;
 }
 
 export type LogLine = Record<string, unknown>;
 
-/** Raw output lines kept per process, for the message of a failure. */
+/** Raw output lines kept per process, for the message of a failure, and their length. */
 const KEPT_OUTPUT_LINES = 60;
+const KEPT_LINE_LENGTH = 500;
 
 export class ChildGroup {
   readonly child: ChildProcess;
+  readonly pid: number;
+  /** Its process group, which it leads: the same number as its pid. */
   readonly pgid: number;
   /** The JSON lines it printed on standard output (its log). */
   readonly lines: LogLine[] = [];
   private readonly output: string[] = [];
   private readonly waiters = new Set<() => void>();
+  /** Settles once it has exited. */
+  private readonly exited: Promise<void>;
   exitCode: number | null | undefined = undefined;
   exitSignal: NodeJS.Signals | null = null;
 
@@ -99,23 +123,27 @@ export class ChildGroup {
     readonly label: string,
     command: string,
     args: string[],
-    options: { env: NodeJS.ProcessEnv; cwd?: string },
+    /** `ipc`: a channel for messages (`child.send`, `child.on('message')`). */
+    options: { env: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean },
   ) {
     this.child = spawn(command, args, {
       env: options.env,
       cwd: options.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])],
     });
     if (this.child.pid === undefined) throw new Error(`${label}: could not start ${command}`);
-    this.pgid = this.child.pid;
+    this.pid = this.child.pid;
+    this.pgid = this.pid;
     groups.add(this.pgid);
     this.child.once('error', (error) => this.keep(`spawn error: ${error.message}`));
-    this.child.once('exit', (code, signal) => {
-      this.exitCode = code;
-      this.exitSignal = signal;
-      this.wake();
-    });
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => {
+        this.exitCode = code;
+        this.exitSignal = signal;
+        resolve();
+      }),
+    );
     this.read(this.child.stdout, true);
     this.read(this.child.stderr, false);
   }
@@ -128,6 +156,7 @@ export class ChildGroup {
       const complete = pending.split('\n');
       pending = complete.pop() ?? '';
       for (const line of complete) {
+        if (line.trim() === '') continue;
         this.keep(line);
         if (!parse || !line.startsWith('{')) continue;
         try {
@@ -141,7 +170,7 @@ export class ChildGroup {
   }
 
   private keep(line: string): void {
-    this.output.push(line);
+    this.output.push(line.length > KEPT_LINE_LENGTH ? `${line.slice(0, KEPT_LINE_LENGTH)}…` : line);
     if (this.output.length > KEPT_OUTPUT_LINES) this.output.shift();
   }
 
@@ -154,37 +183,61 @@ export class ChildGroup {
     return this.output.join('\n');
   }
 
+  /**
+   * `promise`, or a failure naming this process and `what` it waited for when the process exits
+   * first or `timeoutMs` passes.
+   */
+  bounded<T>(promise: Promise<T>, timeoutMs: number, what: () => string): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      promise,
+      this.exited.then(() => {
+        throw new Error(
+          `${this.label} exited (${this.exitCode ?? this.exitSignal}) before ${what()}:\n` +
+            this.recentOutput(),
+        );
+      }),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `${this.label}: no ${what()} within ${timeoutMs} ms:\n${this.recentOutput()}`,
+              ),
+            ),
+          timeoutMs,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * The first log line that `matches`, printed already or waited for; `what` names it in the
+   * failure when the process exits first or `timeoutMs` passes.
+   */
+  async waitForLine(
+    matches: (line: LogLine) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<LogLine> {
+    let found!: (line: LogLine) => void;
+    const line = new Promise<LogLine>((resolve) => (found = resolve));
+    const check = () => {
+      const match = this.lines.find(matches);
+      if (match !== undefined) found(match);
+    };
+    this.waiters.add(check);
+    check();
+    try {
+      return await this.bounded(line, timeoutMs, () => what);
+    } finally {
+      this.waiters.delete(check);
+    }
+  }
+
   /** The first log line with this `msg`, waiting for it; fails when the process exits first. */
   waitForLog(msg: string, timeoutMs: number): Promise<LogLine> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const line = this.lines.find((candidate) => candidate.msg === msg);
-        if (line !== undefined) {
-          done();
-          resolve(line);
-        } else if (this.exitCode !== undefined) {
-          done();
-          reject(
-            new Error(
-              `${this.label} exited (${this.exitCode ?? this.exitSignal}) before "${msg}":\n` +
-                this.recentOutput(),
-            ),
-          );
-        }
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(
-          new Error(`${this.label}: no "${msg}" within ${timeoutMs} ms:\n${this.recentOutput()}`),
-        );
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
+    return this.waitForLine((line) => line.msg === msg, timeoutMs, `"${msg}"`);
   }
 
   signal(signal: NodeJS.Signals): void {
@@ -217,7 +270,7 @@ export class ChildGroup {
   }
 }
 
-/** Kills every process group this test process started and has not seen go. */
+/** Kills every process group this process started and has not seen go. */
 export async function killEveryGroup(): Promise<void> {
   for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
   const until = Date.now() + 10_000;

@@ -2,29 +2,11 @@
  * Calls of the web pages to the APIs of the page's own origin, and their errors in words: the
  * spec's envelopes (`{"data": ...}` or `{"error": {"code", "message"}}`) read once, here.
  */
-
-/** Words for the codes a person may meet; the server's own message follows them. */
-const MEANINGS: Record<string, string> = {
-  INVALID_REQUEST: 'The request was not accepted',
-  UNAUTHORIZED: 'The admin token was not accepted',
-  NOT_FOUND: 'Not found',
-  LICENSE_INVALID: 'This license key is not valid, or the license is not active',
-  LICENSE_EXPIRED: 'The license has expired',
-  PRODUCT_MISMATCH: 'The license does not cover this product',
-  ACTIVATION_LIMIT_REACHED: 'Every activation slot of the license is in use',
-  ACTIVATION_LIMIT_TOO_LOW: 'The limit would be below the activations in use',
-  ACTIVATION_EXISTS: 'This identifier is already activated',
-  ACTIVATION_NOT_FOUND: 'This identifier is not activated',
-  ALREADY_EXISTS: 'That already exists',
-  PAYLOAD_TOO_LARGE: 'The file or request is too large',
-  RATE_LIMITED: 'Too many requests: wait a moment and try again',
-  SERVICE_UNAVAILABLE: 'A service is not answering',
-  INTERNAL_ERROR: 'Something failed on the server: try again',
-};
+import { errorMeaning } from './words.js';
 
 /** The code's meaning, then the server's message, unless the meaning says it already. */
 function inWords(code: string, serverMessage: string): string {
-  const meaning = MEANINGS[code] ?? 'The request failed';
+  const meaning = errorMeaning(code);
   const said = serverMessage.trim().replace(/\.$/, '').toLowerCase();
   return said === '' || meaning.toLowerCase().includes(said)
     ? `${meaning}.`

@@ -21,6 +21,42 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 /**
+ * A table in a box of its own that scrolls sideways on a narrow screen; `actions` adds a last
+ * column, named for screen readers only, for each row's buttons.
+ */
+export function Table({
+  columns,
+  actions = false,
+  children,
+}: {
+  columns: readonly string[];
+  actions?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            {actions && (
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
  * A labelled control. The label names the control alone (`for`), and the hint describes it
  * (`aria-describedby`), so a screen reader announces "Status, combo box" and then the hint,
  * rather than reading the hint and every option as the control's name.

@@ -2,8 +2,9 @@ import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import type { PortalLicense } from '../../../libs/contracts/index.js';
 import { readAnswer, send } from '../../../libs/web/ui/api.js';
-import { ErrorNote, Empty, Field } from '../../../libs/web/ui/components.js';
+import { ErrorNote, Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
+import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import '../../../libs/web/ui/styles.css';
 
 /**
@@ -27,47 +28,29 @@ async function lookUp(licenseKey: string): Promise<PortalLicense> {
   return readAnswer<PortalLicense>(response);
 }
 
-const STATUS_WORDS: Record<PortalLicense['status'], string> = {
-  active: 'Active',
-  expired: 'Expired',
-  suspended: 'Suspended',
-  revoked: 'Revoked',
-  cancelled: 'Cancelled',
-};
-
 function Activations({ license }: { license: PortalLicense }) {
   if (license.activations.length === 0) {
     return <Empty>No {noun(license.activation_type)} is activated with this license yet.</Empty>;
   }
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{capitalise(noun(license.activation_type))}</th>
-            <th scope="col">Activated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {license.activations.map((activation, i) => (
-            <tr key={activation.identifier}>
-              <td>
-                {/* Spec 2.3: the activation's name, shown on hover and on keyboard focus. */}
-                <span class="tip mono" tabIndex={0} aria-describedby={`name-${i}`}>
-                  {activation.identifier}
-                  <span role="tooltip" id={`name-${i}`}>
-                    {activation.name ?? 'No name given'}
-                  </span>
-                </span>
-              </td>
-              <td>
-                <Time value={activation.activated_at} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table columns={[capitalise(noun(license.activation_type)), 'Activated']}>
+      {license.activations.map((activation, i) => (
+        <tr key={activation.identifier}>
+          <td>
+            {/* Spec 2.3: the activation's name, shown on hover and on keyboard focus. */}
+            <span class="tip mono" tabIndex={0} aria-describedby={`name-${i}`}>
+              {activation.identifier}
+              <span role="tooltip" id={`name-${i}`}>
+                {activation.name ?? 'No name given'}
+              </span>
+            </span>
+          </td>
+          <td>
+            <Time value={activation.activated_at} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 

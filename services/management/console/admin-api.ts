@@ -4,7 +4,7 @@ import type { PackageFile } from '../../../libs/contracts/index.js';
 import { ApiError, errorOf, readAnswer, send } from '../../../libs/web/ui/api.js';
 
 /** Every call of the console goes to the management API of the page's own origin. */
-export const ADMIN_BASE = '/admin/v1';
+const ADMIN_BASE = '/admin/v1';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

@@ -1,28 +1,14 @@
 import { useState } from 'preact/hooks';
-import type {
-  ActivationType,
-  DownloadAccess,
-  Plan,
-  Product,
-} from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import type { DownloadAccess, Product } from '../../../libs/contracts/index.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import {
-  ACTIVATION_TYPE_WORDS,
-  Check,
-  DOWNLOAD_ACCESS_WORDS,
-  Done,
-  Input,
-  LimitInput,
-  Outcome,
-  Table,
-  WordSelect,
-  isLimit,
-  limitWords,
-  useAction,
-} from './common.js';
 import { useDirectory } from './directory.js';
+import { Check, Input, WordSelect } from './fields.js';
+import { useAction } from './hooks.js';
+import { Done, Outcome } from './notices.js';
+import { Plans } from './plans.js';
+import { DOWNLOAD_ACCESS_WORDS } from './words.js';
 
 interface ProductDraft {
   title: string;
@@ -234,81 +220,6 @@ function Products({ onVersions }: { onVersions: (productId: number) => void }) {
           ))}
       <h3>New product or bundle</h3>
       <ProductForm product={null} onSaved={reload} />
-    </section>
-  );
-}
-
-function PlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
-  const api = useApi();
-  const [name, setName] = useState('');
-  const [type, setType] = useState<ActivationType>('domain');
-  const [limit, setLimit] = useState('1');
-  const action = useAction();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    await action.run(async () => {
-      const plan = await api.call<Plan>('POST', '/plans', {
-        name: name.trim(),
-        activation_type: type,
-        activation_limit: Number(limit),
-      });
-      setName('');
-      onSaved(plan);
-      return `Created ${plan.name}.`;
-    });
-  };
-  return (
-    <form method="post" onSubmit={submit} class="panel" aria-label="New plan">
-      <div class="row">
-        <Field label="Name">
-          <Input name="name" required maxLength={255} value={name} onValue={setName} />
-        </Field>
-        <Field label="Activation type">
-          <WordSelect
-            name="activation_type"
-            words={ACTIVATION_TYPE_WORDS}
-            value={type}
-            onChange={setType}
-          />
-        </Field>
-        <Field label="Activation limit" hint="0 means unlimited.">
-          <LimitInput value={limit} onValue={setLimit} />
-        </Field>
-        <div class="field submit">
-          <button type="submit" disabled={action.busy || name.trim() === '' || !isLimit(limit)}>
-            Create plan
-          </button>
-        </div>
-      </div>
-      <Outcome action={action} />
-    </form>
-  );
-}
-
-function Plans() {
-  const { plans, reload } = useDirectory();
-  return (
-    <section aria-labelledby="plans-heading">
-      <h2 id="plans-heading">Plans</h2>
-      {plans.length === 0 ? (
-        <Empty>There are no plans yet.</Empty>
-      ) : (
-        <Table columns={['ID', 'Name', 'Activation type', 'Activation limit', 'Created']}>
-          {plans.map((plan) => (
-            <tr key={plan.id}>
-              <td>{plan.id}</td>
-              <td>{plan.name}</td>
-              <td>{ACTIVATION_TYPE_WORDS[plan.activation_type]}</td>
-              <td>{limitWords(plan.activation_limit)}</td>
-              <td>
-                <Time value={plan.created_at} />
-              </td>
-            </tr>
-          ))}
-        </Table>
-      )}
-      <h3>New plan</h3>
-      <PlanForm onSaved={reload} />
     </section>
   );
 }

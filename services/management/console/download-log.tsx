@@ -3,11 +3,14 @@ import type {
   DownloadLogEntry,
   DownloadLogPage as LogPage,
 } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import { LoadView, Pager, ProductSelect, ReloadButton, Table, useLoad } from './common.js';
+import { Pager, ReloadButton } from './controls.js';
 import { useDirectory } from './directory.js';
+import { ProductSelect } from './fields.js';
+import { useLoad } from './hooks.js';
+import { LoadView } from './notices.js';
 
 /**
  * What each refusal reason means (spec 4.5, 7; docs/api-decisions.md, downloads): the code a

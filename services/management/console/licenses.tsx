@@ -5,25 +5,16 @@ import type {
   LicenseStatus,
   LicenseSummary,
 } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
+import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { useApi } from './admin-api.js';
-import {
-  Input,
-  LoadView,
-  Outcome,
-  Pager,
-  PlanSelect,
-  ProductSelect,
-  STATUS_WORDS,
-  StatusBadge,
-  Table,
-  WordSelect,
-  localInputToIso,
-  useAction,
-  useLoad,
-} from './common.js';
+import { Pager } from './controls.js';
 import { useDirectory } from './directory.js';
+import { Input, PlanSelect, ProductSelect, WordSelect, localInputToIso } from './fields.js';
+import { useAction, useLoad } from './hooks.js';
+import { LoadView, Outcome } from './notices.js';
+import { StatusBadge, usage } from './words.js';
 
 /** The license search (spec 2.2): kept by the console, so it is still there after a detail. */
 export interface LicenseSearch {
@@ -43,12 +34,6 @@ export const NO_SEARCH: LicenseSearch = {
 };
 
 const PER_PAGE = 25;
-
-export function usage(license: Pick<LicenseSummary, 'activation_limit' | 'activations_used'>) {
-  return license.activation_limit === 0
-    ? `${license.activations_used} (unlimited)`
-    : `${license.activations_used} of ${license.activation_limit}`;
-}
 
 function SearchForm({
   search,

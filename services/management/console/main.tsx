@@ -4,11 +4,12 @@ import type { Plan, Product } from '../../../libs/contracts/index.js';
 import { ErrorNote } from '../../../libs/web/ui/components.js';
 import '../../../libs/web/ui/styles.css';
 import './console.css';
+import './pieces.css';
 import { AdminApi, ApiContext } from './admin-api.js';
 import { CatalogPage } from './catalog.js';
-import { useLoad } from './common.js';
 import { DirectoryContext, type Directory } from './directory.js';
 import { DownloadLogPage } from './download-log.js';
+import { useLoad } from './hooks.js';
 import { LicenseDetailPage } from './license-detail.js';
 import { LicensesPage, NO_SEARCH, type LicenseSearch } from './licenses.js';
 import {

@@ -5,10 +5,12 @@ import type {
   TaskRun,
 } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
-import { Empty, ErrorNote } from '../../../libs/web/ui/components.js';
+import { Empty, ErrorNote, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import { Loading, Outcome, ReloadButton, Table, useAction, useLoad } from './common.js';
+import { ReloadButton } from './controls.js';
+import { useAction, useLoad } from './hooks.js';
+import { Loading, Outcome } from './notices.js';
 
 /** The scheduled tasks (spec 2.5, 3.1 "Reminders & Expiration"), in words. */
 const TASKS: Record<TaskName, { title: string; does: string; result: (count: number) => string }> =

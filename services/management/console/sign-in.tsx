@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, readAnswer, send } from '../../../libs/web/ui/api.js';
+import { ApiError } from '../../../libs/web/ui/api.js';
 import { Field } from '../../../libs/web/ui/components.js';
-import { ADMIN_BASE } from './admin-api.js';
-import { Input, Outcome, useAction } from './common.js';
+import { AdminApi } from './admin-api.js';
+import { Input } from './fields.js';
+import { useAction } from './hooks.js';
+import { Done, Outcome } from './notices.js';
 
 /**
  * Sign in with an admin token. The token is checked with a call that needs it (the plan list)
@@ -28,13 +30,8 @@ export function SignIn({
         throw new Error('An admin token is one word of letters, digits and punctuation.');
       }
       try {
-        const response = await send(`${ADMIN_BASE}/plans`, {
-          method: 'GET',
-          headers: { Authorization: `Bearer ${candidate}`, Accept: 'application/json' },
-          cache: 'no-store',
-          credentials: 'omit',
-        });
-        await readAnswer<unknown>(response);
+        // Not signed in yet: a refused token is answered here, not by signing out.
+        await new AdminApi(candidate, () => {}).get<unknown>('/plans');
       } catch (failure) {
         throw failure instanceof ApiError && failure.status === 401
           ? new Error('This admin token was not accepted. Check it and try again.')
@@ -50,11 +47,7 @@ export function SignIn({
     <main class="sign-in">
       <h1>Licensing console</h1>
       <p>Sign in with an admin token (one of ADMIN_TOKENS; npm start prints its own).</p>
-      {notice !== null && (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Done>{notice}</Done>
       <form method="post" onSubmit={submit}>
         <Field label="Admin token" hint="Kept in this tab only, until you sign out or close it.">
           <Input

@@ -1,27 +1,15 @@
-import type { ComponentProps } from 'preact';
 import { useState } from 'preact/hooks';
-import type { PackageFile, Version } from '../../../libs/contracts/index.js';
-import { Empty, Field } from '../../../libs/web/ui/components.js';
+import type { Version } from '../../../libs/contracts/index.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import {
-  Check,
-  ConfirmRemoval,
-  IdSelect,
-  Input,
-  LoadView,
-  Outcome,
-  ProductSelect,
-  ReloadButton,
-  RemoveButton,
-  Table,
-  formatBytes,
-  useAction,
-  useLoad,
-  useRemoval,
-  type Loaded,
-} from './common.js';
+import { ReloadButton } from './controls.js';
 import { useDirectory } from './directory.js';
+import { Check, Input, ProductSelect } from './fields.js';
+import { useAction, useLoad, type Loaded } from './hooks.js';
+import { LoadView, Outcome } from './notices.js';
+import { Files, Upload, type Changed } from './package-files.js';
+import { formatBytes } from './words.js';
 
 /** What the update check would offer now (GET /products/:id/offers), per plan. */
 interface Offer {
@@ -30,26 +18,6 @@ interface Offer {
   plan: string | null;
   version: string | null;
   file: { id: number; filename: string; size: number } | null;
-}
-
-/** Every change to versions and files changes what is offered: both lists are read again. */
-type Changed = () => void;
-
-/** The plans a file is for: all of them, or one. */
-function FilePlanSelect({
-  label,
-  ...props
-}: Omit<ComponentProps<typeof IdSelect>, 'none' | 'choices'> & { label?: string }) {
-  const { plans } = useDirectory();
-  // The rest (`id`, `aria-describedby`) comes from the Field around it, which labels it.
-  return (
-    <IdSelect
-      {...props}
-      aria-label={label}
-      none="All plans"
-      choices={plans.map(({ id, name }) => ({ id, text: `Only ${name}` }))}
-    />
-  );
 }
 
 /** Spec 4.4: which version and file the update check gives each kind of caller right now. */
@@ -144,163 +112,6 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
       </form>
       <Outcome action={action} />
     </details>
-  );
-}
-
-/** A package upload with its progress (XMLHttpRequest reports it; admin-api.ts). */
-function Upload({ version, onChanged }: { version: Version; onChanged: Changed }) {
-  const api = useApi();
-  const [file, setFile] = useState<File | null>(null);
-  const [planId, setPlanId] = useState<number | null>(null);
-  const [include, setInclude] = useState(true);
-  const [progress, setProgress] = useState<{ name: string; sent: number; total: number } | null>(
-    null,
-  );
-  const [round, setRound] = useState(0);
-  const action = useAction();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (file === null) return;
-    setProgress({ name: file.name, sent: 0, total: file.size });
-    await action.run(async () => {
-      const stored = await api.upload(
-        version.id,
-        { file, plan_id: planId, include_in_updates: include },
-        (sent, total) => setProgress({ name: file.name, sent, total }),
-      );
-      setProgress((last) => (last === null ? null : { ...last, sent: last.total }));
-      setFile(null);
-      setRound((n) => n + 1);
-      onChanged();
-      return `Uploaded ${stored.filename} (${formatBytes(stored.size)}).`;
-    });
-  };
-  const percent =
-    progress === null || progress.total === 0
-      ? 0
-      : Math.round((progress.sent / progress.total) * 100);
-  const heading = `upload-heading-${version.id}`;
-  return (
-    <form method="post" onSubmit={submit} class="upload" aria-labelledby={heading}>
-      <h4 id={heading}>Upload a file to version {version.version}</h4>
-      <div class="row">
-        <Field label="Package file">
-          <input
-            key={round}
-            type="file"
-            name="file"
-            required
-            onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)}
-          />
-        </Field>
-        <Field label="For">
-          <FilePlanSelect value={planId} onChange={setPlanId} />
-        </Field>
-        <Check label="Include in auto-updates" checked={include} onChange={setInclude} />
-        <div class="field submit">
-          <button type="submit" disabled={action.busy || file === null}>
-            {action.busy ? 'Uploading…' : 'Upload'}
-          </button>
-        </div>
-      </div>
-      {progress !== null && (
-        <div class="progress">
-          <progress max={100} value={percent} aria-label={`Upload of ${progress.name}`} />
-          <span aria-live="polite">
-            {percent}% ({formatBytes(progress.sent)} of {formatBytes(progress.total)})
-          </span>
-        </div>
-      )}
-      <Outcome action={action} />
-    </form>
-  );
-}
-
-function Files({ version, onChanged }: { version: Version; onChanged: Changed }) {
-  const api = useApi();
-  const action = useAction();
-  const patch = (file: PackageFile, body: Record<string, unknown>, done: string) =>
-    action.run(async () => {
-      await api.call<PackageFile>('PATCH', `/files/${file.id}`, body);
-      onChanged();
-      return done;
-    });
-  const removal = useRemoval(action, async (file: PackageFile) => {
-    await api.call<PackageFile>('DELETE', `/files/${file.id}`);
-    onChanged();
-    return `Deleted ${file.filename}.`;
-  });
-  const { planName } = useDirectory();
-  return (
-    <>
-      <h4 ref={removal.heading} tabIndex={-1}>
-        Files
-      </h4>
-      {version.files.length === 0 ? (
-        <Empty>No file yet: this version is offered to no one until one is uploaded.</Empty>
-      ) : (
-        <Table
-          columns={['File', 'Size', 'For', 'Include in auto-updates', 'Uploaded', 'SHA-256']}
-          actions
-        >
-          {version.files.map((file) => (
-            <tr key={file.id}>
-              <td class="mono long">{file.filename}</td>
-              <td>{formatBytes(file.size)}</td>
-              <td>
-                <FilePlanSelect
-                  label={`Plans of ${file.filename}`}
-                  value={file.plan_id}
-                  disabled={action.busy}
-                  onChange={(planId) =>
-                    void patch(
-                      file,
-                      { plan_id: planId },
-                      `${file.filename} is now for ${planName(planId)}.`,
-                    )
-                  }
-                />
-              </td>
-              <td>
-                <Check
-                  label={`Include ${file.filename} in auto-updates`}
-                  hideLabel
-                  checked={file.include_in_updates}
-                  disabled={action.busy}
-                  onChange={(include) =>
-                    void patch(
-                      file,
-                      { include_in_updates: include },
-                      include
-                        ? `${file.filename} is included in auto-updates.`
-                        : `${file.filename} is no longer included in auto-updates.`,
-                    )
-                  }
-                />
-              </td>
-              <td>
-                <Time value={file.uploaded_at} />
-              </td>
-              <td class="mono hash" title={file.sha256}>
-                {file.sha256.slice(0, 12)}…
-              </td>
-              <td>
-                <RemoveButton removal={removal} item={file} verb="Delete" name={file.filename} />
-              </td>
-            </tr>
-          ))}
-        </Table>
-      )}
-      <Outcome action={action} />
-      <ConfirmRemoval removal={removal} title="Delete this file?" confirmLabel="Delete file">
-        {(deleting) => (
-          <p>
-            <span class="mono">{deleting.filename}</span> of version {version.version} and its
-            stored bytes are removed; no one is offered it any more.
-          </p>
-        )}
-      </ConfirmRemoval>
-    </>
   );
 }
 

@@ -1,0 +1,50 @@
+/**
+ * The words both web pages show for the API's values: a license's status, and what each error
+ * code means to the person who met it.
+ */
+import type { LicenseStatus } from '../../contracts/index.js';
+import type { ErrorCode } from '../../contracts/errors.js';
+
+export const STATUS_WORDS: Record<LicenseStatus, string> = {
+  active: 'Active',
+  expired: 'Expired',
+  suspended: 'Suspended',
+  revoked: 'Revoked',
+  cancelled: 'Cancelled',
+};
+
+/**
+ * Words for every code (a new code does not compile without them); the server's message follows
+ * them.
+ */
+const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  INVALID_REQUEST: 'The request was not accepted',
+  UNAUTHORIZED: 'The admin token was not accepted',
+  NOT_FOUND: 'Not found',
+  LICENSE_INVALID: 'This license key is not valid, or the license is not active',
+  LICENSE_EXPIRED: 'The license has expired',
+  PRODUCT_MISMATCH: 'The license does not cover this product',
+  ACTIVATION_LIMIT_REACHED: 'Every activation slot of the license is in use',
+  ACTIVATION_LIMIT_TOO_LOW: 'The limit would be below the activations in use',
+  ACTIVATION_EXISTS: 'This identifier is already activated',
+  ACTIVATION_NOT_FOUND: 'This identifier is not activated',
+  ACTIVATION_REQUIRED: 'This needs an identifier activated with the license',
+  DOWNLOAD_NOT_AVAILABLE: "This product's files come from the customer's account",
+  RANGE_NOT_SATISFIABLE: 'The part of the file asked for lies beyond its end',
+  ALREADY_EXISTS: 'That already exists',
+  PAYLOAD_TOO_LARGE: 'The file or request is too large',
+  REQUEST_HEADERS_TOO_LARGE: 'The request headers are too large',
+  REQUEST_TIMEOUT: 'The request did not arrive in time',
+  UNSUPPORTED_MEDIA_TYPE: 'The request was sent in a form the server does not read',
+  RATE_LIMITED: 'Too many requests: wait a moment and try again',
+  SERVICE_UNAVAILABLE: 'A service is not answering',
+  INTERNAL_ERROR: 'Something failed on the server: try again',
+};
+
+/** What a code means; a code of no API (a failed connection) reads as a plain failure. */
+export function errorMeaning(code: string): string {
+  // Not Object.hasOwn: the bundles target ES2020.
+  return Object.prototype.hasOwnProperty.call(ERROR_MEANINGS, code)
+    ? ERROR_MEANINGS[code as ErrorCode]
+    : 'The request failed';
+}
