@@ -8,7 +8,6 @@ import {
   embeddedDatabaseDirectory,
   embeddedStorageDirectory,
   generateAdminToken,
-  scheduleSettings,
   trustProxySetting,
   type Config,
 } from '../../libs/config/index.js';
@@ -29,7 +28,7 @@ import {
 import { startDownloadService, type RunningDownloadService } from '../download/service.js';
 import { createGatewayApp } from '../gateway/app.js';
 import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
-import { startLicenseService } from '../license/service.js';
+import { licenseFromConfig } from '../license/service.js';
 import { createManagementApp, managementListenOptions } from '../management/app.js';
 import { startUpdateCatalogService } from '../update-catalog/service.js';
 
@@ -113,12 +112,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
     });
     for (let i = 0; i < (options.licenseReplicas ?? 1); i++) {
-      const license = await startLicenseService({
+      const license = await licenseFromConfig(config, {
         db: await connectDb('license'),
         transport: await connectTransport(`license-${i + 1}`),
         logger: logger.child({ service: 'license', replica: i + 1 }),
-        productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-        schedule: scheduleSettings(config),
       });
       stops.push(license.stop);
     }

@@ -1,10 +1,9 @@
 // First: tracing must be registered before the libraries it traces are loaded.
 import '../../libs/observability/tracing.js';
-import { scheduleSettings } from '../../libs/config/index.js';
 import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
 import { requireSetting, runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { startLicenseService } from './service.js';
+import { licenseFromConfig } from './service.js';
 
 runProcess('license', async (config, logger, { readiness }) => {
   const db = await connectDatabase(
@@ -14,13 +13,7 @@ runProcess('license', async (config, logger, { readiness }) => {
   );
   const transport = await createTransport(config, logger, 'license');
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
-  const service = await startLicenseService({
-    db,
-    transport,
-    logger,
-    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-    schedule: scheduleSettings(config),
-  });
+  const service = await licenseFromConfig(config, { db, transport, logger });
   return async () => {
     await service.stop();
     await transport.close();
