@@ -30,7 +30,7 @@ import { createGatewayApp } from '../gateway/app.js';
 import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
 import { licenseFromConfig } from '../license/service.js';
 import { createManagementApp, managementListenOptions } from '../management/app.js';
-import { startUpdateCatalogService } from '../update-catalog/service.js';
+import { updateCatalogFromConfig } from '../update-catalog/service.js';
 
 export interface SystemOptions {
   config: Config;
@@ -105,11 +105,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const catalogDb = await connectDb('update-catalog');
     // Every service's database is on the one server: one connection's check stands for them.
     readiness.add(databaseCheck(catalogDb));
-    await startUpdateCatalogService({
+    await updateCatalogFromConfig(config, {
       db: catalogDb,
       transport: await connectTransport('update-catalog'),
       logger: logger.child({ service: 'update-catalog' }),
-      productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
     });
     for (let i = 0; i < (options.licenseReplicas ?? 1); i++) {
       const license = await licenseFromConfig(config, {

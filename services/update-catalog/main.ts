@@ -3,7 +3,7 @@ import '../../libs/observability/tracing.js';
 import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
 import { requireSetting, runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { startUpdateCatalogService } from './service.js';
+import { updateCatalogFromConfig } from './service.js';
 
 runProcess('update-catalog', async (config, logger, { readiness }) => {
   const db = await connectDatabase(
@@ -13,12 +13,7 @@ runProcess('update-catalog', async (config, logger, { readiness }) => {
   );
   const transport = await createTransport(config, logger, 'update-catalog');
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
-  await startUpdateCatalogService({
-    db,
-    transport,
-    logger,
-    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-  });
+  await updateCatalogFromConfig(config, { db, transport, logger });
   return async () => {
     await transport.close();
     await db.close();
