@@ -25,7 +25,7 @@ import {
   messageBusCheck,
   type Transport,
 } from '../../libs/transport/index.js';
-import { startDownloadService, type RunningDownloadService } from '../download/service.js';
+import { downloadFromConfig, type RunningDownloadService } from '../download/service.js';
 import { createGatewayApp } from '../gateway/app.js';
 import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
 import { licenseFromConfig } from '../license/service.js';
@@ -119,16 +119,21 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       stops.push(license.stop);
     }
     // In one process the download port is internal: loopback, on a free port, at its own URL.
-    const download = await startDownloadService({
-      db: await connectDb('download'),
-      transport: await connectTransport('download'),
-      logger: logger.child({ service: 'download' }),
-      settings: { ...config, DOWNLOAD_SERVICE_URL: undefined },
-      signingKey: config.DOWNLOAD_SIGNING_KEY || randomBytes(32).toString('base64url'),
-      productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-      host: '127.0.0.1',
-      port: 0,
-    });
+    const download = await downloadFromConfig(
+      {
+        ...config,
+        HOST: '127.0.0.1',
+        DOWNLOAD_PORT: 0,
+        DOWNLOAD_SERVICE_URL: undefined,
+        DOWNLOAD_SIGNING_KEY: config.DOWNLOAD_SIGNING_KEY || randomBytes(32).toString('base64url'),
+      },
+      {
+        db: await connectDb('download'),
+        transport: await connectTransport('download'),
+        logger: logger.child({ service: 'download' }),
+        readiness,
+      },
+    );
     stops.push(download.stop);
 
     const tokenFile = config.ADMIN_TOKENS.length > 0 ? undefined : adminTokenFile(config);
@@ -140,10 +145,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const gatewayTransport = await connectTransport('gateway');
     const rateLimits = rateLimitsFromConfig(config, logger);
     stops.push(rateLimits.close);
-    readiness.add(messageBusCheck(gatewayTransport, config), ...rateLimits.checks, {
-      name: 'object_storage',
-      check: () => download.storage.check(),
-    });
+    readiness.add(messageBusCheck(gatewayTransport, config), ...rateLimits.checks);
     // Download URLs name PUBLIC_URL, or else the gateway's own address (known once listening).
     let gatewayUrl = '';
     const gateway: Listening = await listen(
