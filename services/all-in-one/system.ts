@@ -26,8 +26,7 @@ import {
   type Transport,
 } from '../../libs/transport/index.js';
 import { downloadFromConfig, type RunningDownloadService } from '../download/service.js';
-import { createGatewayApp } from '../gateway/app.js';
-import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
+import { gatewayFromConfig } from '../gateway/service.js';
 import { licenseFromConfig } from '../license/service.js';
 import { createManagementApp, managementListenOptions } from '../management/app.js';
 import { updateCatalogFromConfig } from '../update-catalog/service.js';
@@ -143,27 +142,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const adminTokens = config.ADMIN_TOKENS.length > 0 ? config.ADMIN_TOKENS : [adminToken];
     const trustProxy = trustProxySetting(config.TRUST_PROXY);
     const gatewayTransport = await connectTransport('gateway');
-    const rateLimits = rateLimitsFromConfig(config, logger);
-    stops.push(rateLimits.close);
-    readiness.add(messageBusCheck(gatewayTransport, config), ...rateLimits.checks);
-    // Download URLs name PUBLIC_URL, or else the gateway's own address (known once listening).
-    let gatewayUrl = '';
-    const gateway: Listening = await listen(
-      createGatewayApp({
-        transport: gatewayTransport,
-        rateLimits: rateLimits.limits,
-        publicUrl: () => config.PUBLIC_URL ?? gatewayUrl,
-        logger: logger.child({ service: 'gateway' }),
-        trustProxy,
-        requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
-        readiness,
-      }),
-      config.PORT,
-      config.HOST,
-      { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS },
-    );
-    stops.push(gateway.close);
-    gatewayUrl = gateway.url;
+    readiness.add(messageBusCheck(gatewayTransport, config));
+    const gateway = await gatewayFromConfig(config, {
+      transport: gatewayTransport,
+      logger: logger.child({ service: 'gateway' }),
+      readiness,
+    });
+    stops.push(gateway.stop);
     const management: Listening = await listen(
       createManagementApp({
         transport: await connectTransport('management'),
