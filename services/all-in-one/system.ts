@@ -8,7 +8,6 @@ import {
   embeddedDatabaseDirectory,
   embeddedStorageDirectory,
   generateAdminToken,
-  trustProxySetting,
   type Config,
 } from '../../libs/config/index.js';
 import {
@@ -16,7 +15,6 @@ import {
   databaseCheck,
   startEmbeddedDatabase,
 } from '../../libs/database/index.js';
-import { listen, type Listening } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import {
@@ -28,7 +26,7 @@ import {
 import { downloadFromConfig, type RunningDownloadService } from '../download/service.js';
 import { gatewayFromConfig } from '../gateway/service.js';
 import { licenseFromConfig } from '../license/service.js';
-import { createManagementApp, managementListenOptions } from '../management/app.js';
+import { managementFromConfig } from '../management/service.js';
 import { updateCatalogFromConfig } from '../update-catalog/service.js';
 
 export interface SystemOptions {
@@ -140,7 +138,6 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       config.ADMIN_TOKENS[0] ??
       (tokenFile ? await keptAdminToken(tokenFile) : generateAdminToken());
     const adminTokens = config.ADMIN_TOKENS.length > 0 ? config.ADMIN_TOKENS : [adminToken];
-    const trustProxy = trustProxySetting(config.TRUST_PROXY);
     const gatewayTransport = await connectTransport('gateway');
     readiness.add(messageBusCheck(gatewayTransport, config));
     const gateway = await gatewayFromConfig(config, {
@@ -149,21 +146,15 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       readiness,
     });
     stops.push(gateway.stop);
-    const management: Listening = await listen(
-      createManagementApp({
+    const management = await managementFromConfig(
+      { ...config, ADMIN_TOKENS: adminTokens },
+      {
         transport: await connectTransport('management'),
         logger: logger.child({ service: 'management' }),
-        adminTokens,
-        trustProxy,
-        maxUploadBytes: config.MAX_UPLOAD_BYTES,
-        requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
         readiness,
-      }),
-      config.ADMIN_PORT,
-      config.HOST,
-      managementListenOptions(config.HTTP_REQUEST_TIMEOUT_MS),
+      },
     );
-    stops.push(management.close);
+    stops.push(management.stop);
 
     return {
       gatewayUrl: gateway.url,
