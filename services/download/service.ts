@@ -8,6 +8,11 @@ import {
 import { listen } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { ReadinessProbe } from '../../libs/observability/index.js';
+import {
+  databaseSettings,
+  messageBusSettings,
+  type ProcessSpec,
+} from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startEmbeddedStorage } from './embedded-storage.js';
 import { createDownloadHandlers } from './handlers.js';
@@ -38,6 +43,16 @@ export const downloadSettings = [
   'DOWNLOAD_LOG_BATCH_MS',
   'PRODUCT_CACHE_TTL_MS',
 ] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The download service as its own process (main.ts), which reaches RabbitMQ and its database
+ * itself: the settings it reads, and those it cannot start without.
+ */
+export const downloadProcess = {
+  name: 'download',
+  settings: [...messageBusSettings, ...databaseSettings, ...downloadSettings],
+  required: ['DOWNLOAD_SIGNING_KEY', 'MONGODB_URL'],
+} as const satisfies ProcessSpec;
 
 export interface RunningDownloadService {
   /** Where the gateway and management reach this service's HTTP port. */

@@ -2,9 +2,9 @@
 import '../../libs/observability/tracing.js';
 import { runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { gatewayFromConfig } from './service.js';
+import { gatewayFromConfig, gatewayProcess } from './service.js';
 
-runProcess('gateway', async (config, logger, { readiness }) => {
+runProcess(gatewayProcess, async (config, logger, { readiness }) => {
   const transport = await createTransport(config, logger, 'gateway');
   readiness.add(messageBusCheck(transport, config));
   const gateway = await gatewayFromConfig(config, { transport, logger, readiness });

@@ -2,6 +2,7 @@ import { trustProxySetting, type Config, type ConfigVariable } from '../../libs/
 import { listen } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { ReadinessProbe } from '../../libs/observability/index.js';
+import { messageBusSettings, type ProcessSpec } from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createGatewayApp } from './app.js';
 import { rateLimitsFromConfig } from './rate-limits.js';
@@ -20,6 +21,15 @@ export const gatewaySettings = [
   'RATE_LIMIT_UPDATES_PER_MINUTE',
   'RATE_LIMIT_DOWNLOADS_PER_MINUTE',
 ] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The gateway as its own process (main.ts), which reaches RabbitMQ itself: the settings it reads,
+ * and those it cannot start without.
+ */
+export const gatewayProcess = {
+  name: 'gateway',
+  settings: [...messageBusSettings, ...gatewaySettings],
+} as const satisfies ProcessSpec;
 
 /**
  * The public gateway listening on PORT, with its rate limits (their Redis added to `readiness`).

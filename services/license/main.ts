@@ -1,16 +1,12 @@
 // First: tracing must be registered before the libraries it traces are loaded.
 import '../../libs/observability/tracing.js';
 import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
-import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { licenseFromConfig } from './service.js';
+import { licenseFromConfig, licenseProcess } from './service.js';
 
-runProcess('license', async (config, logger, { readiness }) => {
-  const db = await connectDatabase(
-    requireSetting(config.MONGODB_URL, 'MONGODB_URL'),
-    config.MONGODB_DB_PREFIX,
-    'license',
-  );
+runProcess(licenseProcess, async (config, logger, { readiness }) => {
+  const db = await connectDatabase(config.MONGODB_URL, config.MONGODB_DB_PREFIX, 'license');
   const transport = await createTransport(config, logger, 'license');
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
   const service = await licenseFromConfig(config, { db, transport, logger });

@@ -2,6 +2,11 @@ import type { Connection } from 'mongoose';
 import { CatalogProducts } from '../../libs/cache/index.js';
 import { scheduleSettings, type Config, type ConfigVariable } from '../../libs/config/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import {
+  databaseSettings,
+  messageBusSettings,
+  type ProcessSpec,
+} from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createLicenseHandlers } from './handlers.js';
 import { openMongoStores } from './mongo-stores.js';
@@ -16,6 +21,16 @@ export const licenseSettings = [
   'SCHEDULER_POLL_EVERY',
   'SCHEDULED_TASK_TIMEOUT',
 ] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The license service as its own process (main.ts), which reaches RabbitMQ and its database itself:
+ * the settings it reads, and those it cannot start without.
+ */
+export const licenseProcess = {
+  name: 'license',
+  settings: [...messageBusSettings, ...databaseSettings, ...licenseSettings],
+  required: ['MONGODB_URL'],
+} as const satisfies ProcessSpec;
 
 /**
  * The license service: owns plans, licenses, activations and rejected activation attempts, and

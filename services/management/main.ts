@@ -1,11 +1,10 @@
 // First: tracing must be registered before the libraries it traces are loaded.
 import '../../libs/observability/tracing.js';
-import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { managementFromConfig } from './service.js';
+import { managementFromConfig, managementProcess } from './service.js';
 
-runProcess('management', async (config, logger, { readiness }) => {
-  if (config.ADMIN_TOKENS.length === 0) requireSetting(undefined, 'ADMIN_TOKENS');
+runProcess(managementProcess, async (config, logger, { readiness }) => {
   const transport = await createTransport(config, logger, 'management');
   readiness.add(messageBusCheck(transport, config));
   const management = await managementFromConfig(config, { transport, logger, readiness });

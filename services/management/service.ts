@@ -2,6 +2,7 @@ import { trustProxySetting, type Config, type ConfigVariable } from '../../libs/
 import { listen } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { ReadinessProbe } from '../../libs/observability/index.js';
+import { messageBusSettings, type ProcessSpec } from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createManagementApp, managementListenOptions } from './app.js';
 
@@ -14,6 +15,16 @@ export const managementSettings = [
   'HTTP_REQUEST_TIMEOUT_MS',
   'MAX_UPLOAD_BYTES',
 ] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The management API as its own process (main.ts), which reaches RabbitMQ itself: the settings it
+ * reads, and those it cannot start without.
+ */
+export const managementProcess = {
+  name: 'management',
+  settings: [...messageBusSettings, ...managementSettings],
+  required: ['ADMIN_TOKENS'],
+} as const satisfies ProcessSpec;
 
 /** The management API listening on ADMIN_PORT. `stop` closes the port; the caller, the transport. */
 export async function managementFromConfig(

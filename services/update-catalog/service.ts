@@ -1,6 +1,11 @@
 import type { Connection } from 'mongoose';
 import type { Config, ConfigVariable } from '../../libs/config/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import {
+  databaseSettings,
+  messageBusSettings,
+  type ProcessSpec,
+} from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createUpdateCatalogHandlers } from './handlers.js';
 import { openMongoCatalogStores } from './mongo-stores.js';
@@ -10,6 +15,16 @@ import { ReleaseCatalog } from './release-catalog.js';
 export const updateCatalogSettings = [
   'PRODUCT_CACHE_TTL_MS',
 ] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The update-catalog service as its own process (main.ts), which reaches RabbitMQ and its database
+ * itself: the settings it reads, and those it cannot start without.
+ */
+export const updateCatalogProcess = {
+  name: 'update-catalog',
+  settings: [...messageBusSettings, ...databaseSettings, ...updateCatalogSettings],
+  required: ['MONGODB_URL'],
+} as const satisfies ProcessSpec;
 
 /** The update-catalog service: owns products and bundles, versions and their package files. */
 export async function updateCatalogFromConfig(
