@@ -174,6 +174,8 @@ const EnvSchema = z.object({
 });
 
 export type Config = z.infer<typeof EnvSchema>;
+/** The name of one setting: a variable of the environment. */
+export type ConfigVariable = keyof Config;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -191,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Every variable the configuration reads. */
-export const configVariables = Object.keys(EnvSchema.shape) as Array<keyof Config>;
+export const configVariables = Object.keys(EnvSchema.shape) as ConfigVariable[];
 
 /**
  * The tracing settings alone, read before anything else is loaded (libs/observability). Invalid
@@ -224,7 +226,16 @@ export function trustProxySetting(value: string): boolean | number | string {
 }
 
 /** The license service's schedule as configured. */
-export function scheduleSettings(config: Config) {
+export function scheduleSettings(
+  config: Pick<
+    Config,
+    | 'SCHEDULED_TASKS'
+    | 'EXPIRY_TASK_EVERY'
+    | 'PRUNE_TASK_EVERY'
+    | 'SCHEDULER_POLL_EVERY'
+    | 'SCHEDULED_TASK_TIMEOUT'
+  >,
+) {
   return {
     enabled: config.SCHEDULED_TASKS === 'on',
     expiryEvery: config.EXPIRY_TASK_EVERY,

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, type Config, type ConfigVariable } from '../config/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { ReadinessProbe, startOpsServer, stopTracing } from '../observability/index.js';
 
@@ -9,19 +9,67 @@ export interface OperationsPort {
   readiness: ReadinessProbe;
 }
 
+/**
+ * The settings every process reads, whatever it runs: its log, its operations port (on HOST) and
+ * tracing (libs/observability/tracing.ts).
+ */
+export const processSettings = [
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'HOST',
+  'METRICS_PORT',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
+] as const satisfies readonly ConfigVariable[];
+
+/** What a service that runs as its own process reads to reach RabbitMQ (createTransport). */
+export const messageBusSettings = [
+  'AMQP_URL',
+  'AMQP_PREFIX',
+  'AMQP_PREFETCH',
+  'RPC_TIMEOUT_MS',
+] as const satisfies readonly ConfigVariable[];
+
+/** What a service that runs as its own process reads to reach its database (connectDatabase). */
+export const databaseSettings = [
+  'MONGODB_URL',
+  'MONGODB_DB_PREFIX',
+] as const satisfies readonly ConfigVariable[];
+
+/**
+ * What a process reads of the configuration besides processSettings, and what it cannot start
+ * without (set, and not empty). AMQP_URL needs no mention: createTransport refuses to start
+ * without it, saying why.
+ */
+export interface ProcessSpec<S extends ConfigVariable = ConfigVariable, R extends S = S> {
+  name: string;
+  settings: readonly S[];
+  required?: readonly R[];
+}
+
+/** The settings `R`, each known to be set. */
+type SetSettings<R extends ConfigVariable> = { [K in R]-?: NonNullable<Config[K]> };
+
+/** The configuration a process's start sees: the settings it reads, those it requires set. */
+export type ProcessConfig<S extends ConfigVariable, R extends S> = Pick<Config, S> & SetSettings<R>;
+
 /** How long a graceful stop may take before the process exits anyway. */
 const STOP_TIMEOUT_MS = 30_000;
 
 /**
  * The start-up frame of every entry point (`services/<name>/main.ts`): load the configuration,
- * open the operations port (METRICS_PORT: /healthz, /readyz, /metrics), start, and stop cleanly
- * on SIGINT/SIGTERM. `start` adds the dependencies the process needs to its readiness; it is
- * ready once `start` has returned, and no longer once it is stopping. A failed start exits with
- * status 1.
+ * open the operations port (METRICS_PORT: /healthz, /readyz, /metrics), check the settings the
+ * process requires, start, and stop cleanly on SIGINT/SIGTERM. `start` sees only the settings
+ * the process reads, and adds the dependencies it needs to its readiness; it is ready once
+ * `start` has returned, and no longer once it is stopping. A failed start exits with status 1.
  */
-export function runProcess(
-  name: string,
-  start: (config: Config, logger: Logger, ops: OperationsPort) => Promise<() => Promise<void>>,
+export function runProcess<S extends ConfigVariable, R extends S = never>(
+  spec: ProcessSpec<S, R>,
+  start: (
+    config: ProcessConfig<S, R>,
+    logger: Logger,
+    ops: OperationsPort,
+  ) => Promise<() => Promise<void>>,
 ): void {
   let config: Config;
   try {
@@ -30,13 +78,16 @@ export function runProcess(
     console.error((error as Error).message);
     process.exit(1);
   }
-  const logger = createLogger(name, { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const logger = createLogger(spec.name, { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const readiness = new ReadinessProbe([], 'starting');
   const started = async () => {
     const ops = await startOpsServer({ port: config.METRICS_PORT, host: config.HOST, readiness });
     logger.info({ url: ops.url }, 'operations port listening');
     try {
-      const stop = await start(config, logger, { url: ops.url, readiness });
+      const stop = await start(requireSettings(config, spec.required ?? []), logger, {
+        url: ops.url,
+        readiness,
+      });
       return { stop, ops };
     } catch (error) {
       await ops.close();
@@ -81,9 +132,15 @@ function isAddressInUse(error: unknown): error is Error {
 }
 
 /** Services that run as their own process need the shared infrastructure's addresses. */
-export function requireSetting(value: string | undefined, name: string): string {
-  if (!value) {
-    throw new ConfigError(`${name} is required when this service runs as its own process.`);
+function requireSettings<R extends ConfigVariable>(
+  config: Config,
+  required: readonly R[],
+): Config & SetSettings<R> {
+  for (const name of required) {
+    const value = config[name];
+    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
+      throw new ConfigError(`${name} is required when this service runs as its own process.`);
+    }
   }
-  return value;
+  return config as Config & SetSettings<R>;
 }

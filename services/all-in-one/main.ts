@@ -1,6 +1,7 @@
 // First: tracing must be registered before the libraries it traces are loaded.
 import '../../libs/observability/tracing.js';
 import { parseArgs } from 'node:util';
+import { configVariables } from '../../libs/config/index.js';
 import { runProcess } from '../../libs/process/index.js';
 import { API_BASE } from '../gateway/paths.js';
 import { ADMIN_BASE } from '../management/routes.js';
@@ -58,7 +59,7 @@ function banner(system: RunningSystem, operationsUrl: string): string {
 if (parseCommandLine().ephemeral) process.env.DATA_DIR = '';
 
 /** `npm start`: the whole system in one process, on embedded defaults where nothing is set. */
-runProcess('all-in-one', async (config, logger, ops) => {
+runProcess({ name: 'all-in-one', settings: configVariables }, async (config, logger, ops) => {
   const system = await startSystem({ config, logger, readiness: ops.readiness });
   // Printed plainly (not as a log line): this is what a person starting the system reads.
   process.stdout.write(banner(system, ops.url));

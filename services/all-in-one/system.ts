@@ -8,8 +8,6 @@ import {
   embeddedDatabaseDirectory,
   embeddedStorageDirectory,
   generateAdminToken,
-  scheduleSettings,
-  trustProxySetting,
   type Config,
 } from '../../libs/config/index.js';
 import {
@@ -17,7 +15,6 @@ import {
   databaseCheck,
   startEmbeddedDatabase,
 } from '../../libs/database/index.js';
-import { listen, type Listening } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import {
@@ -26,12 +23,11 @@ import {
   messageBusCheck,
   type Transport,
 } from '../../libs/transport/index.js';
-import { startDownloadService, type RunningDownloadService } from '../download/service.js';
-import { createGatewayApp } from '../gateway/app.js';
-import { rateLimitsFromConfig } from '../gateway/rate-limits.js';
-import { startLicenseService } from '../license/service.js';
-import { createManagementApp, managementListenOptions } from '../management/app.js';
-import { startUpdateCatalogService } from '../update-catalog/service.js';
+import { downloadFromConfig, type RunningDownloadService } from '../download/service.js';
+import { gatewayFromConfig } from '../gateway/service.js';
+import { licenseFromConfig } from '../license/service.js';
+import { managementFromConfig } from '../management/service.js';
+import { updateCatalogFromConfig } from '../update-catalog/service.js';
 
 export interface SystemOptions {
   config: Config;
@@ -106,33 +102,35 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const catalogDb = await connectDb('update-catalog');
     // Every service's database is on the one server: one connection's check stands for them.
     readiness.add(databaseCheck(catalogDb));
-    await startUpdateCatalogService({
+    await updateCatalogFromConfig(config, {
       db: catalogDb,
       transport: await connectTransport('update-catalog'),
       logger: logger.child({ service: 'update-catalog' }),
-      productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
     });
     for (let i = 0; i < (options.licenseReplicas ?? 1); i++) {
-      const license = await startLicenseService({
+      const license = await licenseFromConfig(config, {
         db: await connectDb('license'),
         transport: await connectTransport(`license-${i + 1}`),
         logger: logger.child({ service: 'license', replica: i + 1 }),
-        productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-        schedule: scheduleSettings(config),
       });
       stops.push(license.stop);
     }
     // In one process the download port is internal: loopback, on a free port, at its own URL.
-    const download = await startDownloadService({
-      db: await connectDb('download'),
-      transport: await connectTransport('download'),
-      logger: logger.child({ service: 'download' }),
-      settings: { ...config, DOWNLOAD_SERVICE_URL: undefined },
-      signingKey: config.DOWNLOAD_SIGNING_KEY || randomBytes(32).toString('base64url'),
-      productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-      host: '127.0.0.1',
-      port: 0,
-    });
+    const download = await downloadFromConfig(
+      {
+        ...config,
+        HOST: '127.0.0.1',
+        DOWNLOAD_PORT: 0,
+        DOWNLOAD_SERVICE_URL: undefined,
+        DOWNLOAD_SIGNING_KEY: config.DOWNLOAD_SIGNING_KEY || randomBytes(32).toString('base64url'),
+      },
+      {
+        db: await connectDb('download'),
+        transport: await connectTransport('download'),
+        logger: logger.child({ service: 'download' }),
+        readiness,
+      },
+    );
     stops.push(download.stop);
 
     const tokenFile = config.ADMIN_TOKENS.length > 0 ? undefined : adminTokenFile(config);
@@ -140,47 +138,23 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       config.ADMIN_TOKENS[0] ??
       (tokenFile ? await keptAdminToken(tokenFile) : generateAdminToken());
     const adminTokens = config.ADMIN_TOKENS.length > 0 ? config.ADMIN_TOKENS : [adminToken];
-    const trustProxy = trustProxySetting(config.TRUST_PROXY);
     const gatewayTransport = await connectTransport('gateway');
-    const rateLimits = rateLimitsFromConfig(config, logger);
-    stops.push(rateLimits.close);
-    readiness.add(messageBusCheck(gatewayTransport, config), ...rateLimits.checks, {
-      name: 'object_storage',
-      check: () => download.storage.check(),
+    readiness.add(messageBusCheck(gatewayTransport, config));
+    const gateway = await gatewayFromConfig(config, {
+      transport: gatewayTransport,
+      logger: logger.child({ service: 'gateway' }),
+      readiness,
     });
-    // Download URLs name PUBLIC_URL, or else the gateway's own address (known once listening).
-    let gatewayUrl = '';
-    const gateway: Listening = await listen(
-      createGatewayApp({
-        transport: gatewayTransport,
-        rateLimits: rateLimits.limits,
-        publicUrl: () => config.PUBLIC_URL ?? gatewayUrl,
-        logger: logger.child({ service: 'gateway' }),
-        trustProxy,
-        requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
-        readiness,
-      }),
-      config.PORT,
-      config.HOST,
-      { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS },
-    );
-    stops.push(gateway.close);
-    gatewayUrl = gateway.url;
-    const management: Listening = await listen(
-      createManagementApp({
+    stops.push(gateway.stop);
+    const management = await managementFromConfig(
+      { ...config, ADMIN_TOKENS: adminTokens },
+      {
         transport: await connectTransport('management'),
         logger: logger.child({ service: 'management' }),
-        adminTokens,
-        trustProxy,
-        maxUploadBytes: config.MAX_UPLOAD_BYTES,
-        requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
         readiness,
-      }),
-      config.ADMIN_PORT,
-      config.HOST,
-      managementListenOptions(config.HTTP_REQUEST_TIMEOUT_MS),
+      },
     );
-    stops.push(management.close);
+    stops.push(management.stop);
 
     return {
       gatewayUrl: gateway.url,

@@ -2,12 +2,11 @@
 import '../../libs/observability/tracing.js';
 import { embeddedStorageDirectory } from '../../libs/config/index.js';
 import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
-import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { startDownloadService } from './service.js';
+import { downloadFromConfig, downloadProcess } from './service.js';
 
-runProcess('download', async (config, logger, { readiness }) => {
-  const signingKey = requireSetting(config.DOWNLOAD_SIGNING_KEY, 'DOWNLOAD_SIGNING_KEY');
+runProcess(downloadProcess, async (config, logger, { readiness }) => {
   if (!config.S3_ENDPOINT) {
     // Without S3_ENDPOINT a local S3-compatible server runs in this process. Its files are this
     // replica's alone, which is fine for one replica and wrong for several.
@@ -20,26 +19,10 @@ runProcess('download', async (config, logger, { readiness }) => {
   if (!config.DOWNLOAD_SERVICE_URL && ['0.0.0.0', '::'].includes(config.HOST)) {
     logger.warn('DOWNLOAD_SERVICE_URL is unset: other hosts cannot reach this service');
   }
-  const db = await connectDatabase(
-    requireSetting(config.MONGODB_URL, 'MONGODB_URL'),
-    config.MONGODB_DB_PREFIX,
-    'download',
-  );
+  const db = await connectDatabase(config.MONGODB_URL, config.MONGODB_DB_PREFIX, 'download');
   const transport = await createTransport(config, logger, 'download');
-  const service = await startDownloadService({
-    db,
-    transport,
-    logger,
-    settings: config,
-    signingKey,
-    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-    host: config.HOST,
-    port: config.DOWNLOAD_PORT,
-  });
-  readiness.add(databaseCheck(db), messageBusCheck(transport, config), {
-    name: 'object_storage',
-    check: () => service.storage.check(),
-  });
+  readiness.add(databaseCheck(db), messageBusCheck(transport, config));
+  const service = await downloadFromConfig(config, { db, transport, logger, readiness });
   return async () => {
     await transport.close();
     await service.stop();

@@ -1,8 +1,18 @@
 import type { Connection } from 'mongoose';
 import { CatalogProducts } from '../../libs/cache/index.js';
-import { embeddedStorageDirectory, type Config } from '../../libs/config/index.js';
+import {
+  embeddedStorageDirectory,
+  type Config,
+  type ConfigVariable,
+} from '../../libs/config/index.js';
 import { listen } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import type { ReadinessProbe } from '../../libs/observability/index.js';
+import {
+  databaseSettings,
+  messageBusSettings,
+  type ProcessSpec,
+} from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startEmbeddedStorage } from './embedded-storage.js';
 import { createDownloadHandlers } from './handlers.js';
@@ -16,19 +26,33 @@ import { TicketSigner } from './tickets.js';
 const UPLOAD_REQUEST_TIMEOUT_MS = 60 * 60_000;
 const IDLE_TIMEOUT_MS = 60_000;
 
-export type DownloadSettings = Pick<
-  Config,
-  | 'S3_ENDPOINT'
-  | 'S3_ACCESS_KEY'
-  | 'S3_SECRET_KEY'
-  | 'S3_BUCKET'
-  | 'S3_REGION'
-  | 'STORAGE_DIR'
-  | 'DATA_DIR'
-  | 'DOWNLOAD_SERVICE_URL'
-  | 'MAX_UPLOAD_BYTES'
-  | 'DOWNLOAD_LOG_BATCH_MS'
->;
+/** The settings the download service reads (README: Configuration). */
+export const downloadSettings = [
+  'S3_ENDPOINT',
+  'S3_ACCESS_KEY',
+  'S3_SECRET_KEY',
+  'S3_BUCKET',
+  'S3_REGION',
+  'STORAGE_DIR',
+  'DATA_DIR',
+  'HOST',
+  'DOWNLOAD_PORT',
+  'DOWNLOAD_SERVICE_URL',
+  'DOWNLOAD_SIGNING_KEY',
+  'MAX_UPLOAD_BYTES',
+  'DOWNLOAD_LOG_BATCH_MS',
+  'PRODUCT_CACHE_TTL_MS',
+] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The download service as its own process (main.ts), which reaches RabbitMQ and its database
+ * itself: the settings it reads, and those it cannot start without.
+ */
+export const downloadProcess = {
+  name: 'download',
+  settings: [...messageBusSettings, ...databaseSettings, ...downloadSettings],
+  required: ['DOWNLOAD_SIGNING_KEY', 'MONGODB_URL'],
+} as const satisfies ProcessSpec;
 
 export interface RunningDownloadService {
   /** Where the gateway and management reach this service's HTTP port. */
@@ -40,21 +64,14 @@ export interface RunningDownloadService {
 /**
  * The download service (docs/architecture.md): owns the package storage (an S3 bucket; the
  * embedded s3rver when S3_ENDPOINT is unset) and the download log. It decides downloads and
- * hands out upload URLs over RPC, and moves the bytes on its own HTTP port.
+ * hands out upload URLs over RPC, and moves the bytes on its own HTTP port (DOWNLOAD_PORT on
+ * HOST). `readiness` gets its package storage; the caller closes the connections it opened.
  */
-export async function startDownloadService(deps: {
-  db: Connection;
-  transport: Transport;
-  logger: Logger;
-  settings: DownloadSettings;
-  signingKey: string;
-  /** How long a product read from the catalog is kept between announced changes. */
-  productCacheTtlMs: number;
-  /** The HTTP listener: host and port (0 picks a free one). */
-  host: string;
-  port: number;
-}): Promise<RunningDownloadService> {
-  const { settings, logger } = deps;
+export async function downloadFromConfig(
+  config: Pick<Config, (typeof downloadSettings)[number]>,
+  deps: { db: Connection; transport: Transport; logger: Logger; readiness: ReadinessProbe },
+): Promise<RunningDownloadService> {
+  const { logger } = deps;
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) {
@@ -62,11 +79,11 @@ export async function startDownloadService(deps: {
     }
   };
   try {
-    const tickets = new TicketSigner(deps.signingKey);
-    let endpoint = settings.S3_ENDPOINT;
-    let credentials = { accessKey: settings.S3_ACCESS_KEY, secretKey: settings.S3_SECRET_KEY };
+    const tickets = new TicketSigner(config.DOWNLOAD_SIGNING_KEY);
+    let endpoint = config.S3_ENDPOINT;
+    let credentials = { accessKey: config.S3_ACCESS_KEY, secretKey: config.S3_SECRET_KEY };
     if (!endpoint) {
-      const embedded = await startEmbeddedStorage(embeddedStorageDirectory(settings));
+      const embedded = await startEmbeddedStorage(embeddedStorageDirectory(config));
       stops.push(embedded.stop);
       endpoint = embedded.endpoint;
       credentials = { accessKey: embedded.accessKey, secretKey: embedded.secretKey };
@@ -75,15 +92,15 @@ export async function startDownloadService(deps: {
     const storage = await PackageStorage.connect({
       endpoint,
       ...credentials,
-      bucket: settings.S3_BUCKET,
-      region: settings.S3_REGION,
+      bucket: config.S3_BUCKET,
+      region: config.S3_REGION,
     });
 
     const downloadLog = await openMongoDownloadLog(deps.db);
     const logWriter = new DownloadLogWriter({
       store: downloadLog,
       logger,
-      batchMs: settings.DOWNLOAD_LOG_BATCH_MS,
+      batchMs: config.DOWNLOAD_LOG_BATCH_MS,
     });
     // Last of the service's own steps, after the byte port has closed.
     stops.push(() => logWriter.close());
@@ -94,16 +111,16 @@ export async function startDownloadService(deps: {
         tickets,
         logger,
         logWriter,
-        maxUploadBytes: settings.MAX_UPLOAD_BYTES,
+        maxUploadBytes: config.MAX_UPLOAD_BYTES,
       }),
-      deps.port,
-      deps.host,
+      config.DOWNLOAD_PORT,
+      config.HOST,
       { requestTimeoutMs: UPLOAD_REQUEST_TIMEOUT_MS, idleTimeoutMs: IDLE_TIMEOUT_MS },
     );
     stops.push(server.close);
-    const url = (settings.DOWNLOAD_SERVICE_URL ?? server.url).replace(/\/+$/, '');
+    const url = (config.DOWNLOAD_SERVICE_URL ?? server.url).replace(/\/+$/, '');
 
-    const products = new CatalogProducts(deps.transport, deps.productCacheTtlMs);
+    const products = new CatalogProducts(deps.transport, config.PRODUCT_CACHE_TTL_MS);
     await products.start();
     await deps.transport.serve(
       'download',
@@ -117,7 +134,8 @@ export async function startDownloadService(deps: {
         baseUrl: url,
       }),
     );
-    logger.info({ url, bucket: settings.S3_BUCKET }, 'download service ready');
+    deps.readiness.add({ name: 'object_storage', check: () => storage.check() });
+    logger.info({ url, bucket: config.S3_BUCKET }, 'download service ready');
     return { url, storage, stop };
   } catch (error) {
     await stop();

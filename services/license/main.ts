@@ -1,26 +1,15 @@
 // First: tracing must be registered before the libraries it traces are loaded.
 import '../../libs/observability/tracing.js';
-import { scheduleSettings } from '../../libs/config/index.js';
 import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
-import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { startLicenseService } from './service.js';
+import { licenseFromConfig, licenseProcess } from './service.js';
 
-runProcess('license', async (config, logger, { readiness }) => {
-  const db = await connectDatabase(
-    requireSetting(config.MONGODB_URL, 'MONGODB_URL'),
-    config.MONGODB_DB_PREFIX,
-    'license',
-  );
+runProcess(licenseProcess, async (config, logger, { readiness }) => {
+  const db = await connectDatabase(config.MONGODB_URL, config.MONGODB_DB_PREFIX, 'license');
   const transport = await createTransport(config, logger, 'license');
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
-  const service = await startLicenseService({
-    db,
-    transport,
-    logger,
-    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-    schedule: scheduleSettings(config),
-  });
+  const service = await licenseFromConfig(config, { db, transport, logger });
   return async () => {
     await service.stop();
     await transport.close();

@@ -1,26 +1,49 @@
 import type { Connection } from 'mongoose';
 import { CatalogProducts } from '../../libs/cache/index.js';
+import { scheduleSettings, type Config, type ConfigVariable } from '../../libs/config/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import {
+  databaseSettings,
+  messageBusSettings,
+  type ProcessSpec,
+} from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createLicenseHandlers } from './handlers.js';
 import { openMongoStores } from './mongo-stores.js';
-import type { ScheduleSettings } from './scheduled-tasks.js';
 import { startScheduler } from './scheduler.js';
+
+/** The settings the license service reads (README: Configuration). */
+export const licenseSettings = [
+  'PRODUCT_CACHE_TTL_MS',
+  'SCHEDULED_TASKS',
+  'EXPIRY_TASK_EVERY',
+  'PRUNE_TASK_EVERY',
+  'SCHEDULER_POLL_EVERY',
+  'SCHEDULED_TASK_TIMEOUT',
+] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The license service as its own process (main.ts), which reaches RabbitMQ and its database itself:
+ * the settings it reads, and those it cannot start without.
+ */
+export const licenseProcess = {
+  name: 'license',
+  settings: [...messageBusSettings, ...databaseSettings, ...licenseSettings],
+  required: ['MONGODB_URL'],
+} as const satisfies ProcessSpec;
 
 /**
  * The license service: owns plans, licenses, activations and rejected activation attempts, and
  * runs their scheduled tasks (spec 2.5 and 3.1). `stop` ends the scheduler; the caller closes the
  * connections it opened.
  */
-export async function startLicenseService(deps: {
-  db: Connection;
-  transport: Transport;
-  logger: Logger;
-  productCacheTtlMs: number;
-  schedule: ScheduleSettings;
-}): Promise<{ stop(): Promise<void> }> {
+export async function licenseFromConfig(
+  config: Pick<Config, (typeof licenseSettings)[number]>,
+  deps: { db: Connection; transport: Transport; logger: Logger },
+): Promise<{ stop(): Promise<void> }> {
+  const schedule = scheduleSettings(config);
   const stores = await openMongoStores(deps.db);
-  const products = new CatalogProducts(deps.transport, deps.productCacheTtlMs);
+  const products = new CatalogProducts(deps.transport, config.PRODUCT_CACHE_TTL_MS);
   await products.start();
   await deps.transport.serve(
     'license',
@@ -28,14 +51,14 @@ export async function startLicenseService(deps: {
       stores,
       products,
       clock: () => new Date(),
-      schedule: deps.schedule,
+      schedule,
     }),
   );
   const scheduler = await startScheduler({
     db: deps.db,
     stores,
     logger: deps.logger,
-    settings: deps.schedule,
+    settings: schedule,
   });
   deps.logger.info('license service ready');
   return scheduler;

@@ -1,24 +1,15 @@
 // First: tracing must be registered before the libraries it traces are loaded.
 import '../../libs/observability/tracing.js';
 import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
-import { requireSetting, runProcess } from '../../libs/process/index.js';
+import { runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { startUpdateCatalogService } from './service.js';
+import { updateCatalogFromConfig, updateCatalogProcess } from './service.js';
 
-runProcess('update-catalog', async (config, logger, { readiness }) => {
-  const db = await connectDatabase(
-    requireSetting(config.MONGODB_URL, 'MONGODB_URL'),
-    config.MONGODB_DB_PREFIX,
-    'update-catalog',
-  );
+runProcess(updateCatalogProcess, async (config, logger, { readiness }) => {
+  const db = await connectDatabase(config.MONGODB_URL, config.MONGODB_DB_PREFIX, 'update-catalog');
   const transport = await createTransport(config, logger, 'update-catalog');
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
-  await startUpdateCatalogService({
-    db,
-    transport,
-    logger,
-    productCacheTtlMs: config.PRODUCT_CACHE_TTL_MS,
-  });
+  await updateCatalogFromConfig(config, { db, transport, logger });
   return async () => {
     await transport.close();
     await db.close();

@@ -9,9 +9,8 @@ import {
   intervalMs,
   loadConfig,
   scheduleSettings,
+  type ConfigVariable,
 } from '../../libs/config/index.js';
-
-type ConfigVariable = (typeof configVariables)[number];
 
 describe('configuration (README: Configuration)', () => {
   test('defaults: gateway on 8080, management on 8081, embedded infrastructure', () => {

@@ -2,7 +2,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { loadConfig } from '../../libs/config/index.js';
+import { configVariables, loadConfig } from '../../libs/config/index.js';
+import { processSettings, type ProcessSpec } from '../../libs/process/index.js';
+import { downloadProcess } from '../../services/download/service.js';
+import { gatewayProcess } from '../../services/gateway/service.js';
+import { licenseProcess } from '../../services/license/service.js';
+import { managementProcess } from '../../services/management/service.js';
+import { updateCatalogProcess } from '../../services/update-catalog/service.js';
 
 /**
  * Docker Compose cannot run on CI, so docker-compose.yml, infra/Dockerfile and .env.example are
@@ -60,34 +66,32 @@ function entryPoints(): string[] {
     .sort();
 }
 
-/** The keys of EnvSchema in libs/config/index.ts, read from the source text. */
-function configKeys(source: string): Set<string> {
-  const body = /const EnvSchema = z\.object\(\{\n([\s\S]*?)\n\}\);/.exec(source)?.[1];
-  if (body === undefined) throw new Error('EnvSchema not found in libs/config/index.ts');
-  return new Set([...body.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1] as string));
+/** What each entry point reads and cannot start without, as its service.ts declares it. */
+const processes: Record<string, ProcessSpec> = Object.fromEntries(
+  [gatewayProcess, managementProcess, licenseProcess, updateCatalogProcess, downloadProcess].map(
+    (spec) => [spec.name, spec],
+  ),
+);
+
+function processOf(name: string): ProcessSpec {
+  const spec = processes[name];
+  if (!spec) throw new Error(`services/${name}/main.ts: its process is not imported here`);
+  return spec;
 }
 
 /**
- * The settings an entry point cannot start without: AMQP_URL when it opens a transport (no
- * in-process bus outside all-in-one), and whatever it passes to requireSetting.
+ * The settings an entry point cannot start without: AMQP_URL when it reaches the message bus (no
+ * in-process bus outside all-in-one), and those its process requires.
  */
-function requiredSettings(mainSource: string): string[] {
-  const required = new Set<string>();
-  if (mainSource.includes('createTransport(')) required.add('AMQP_URL');
-  for (const m of mainSource.matchAll(/requireSetting\(\s*config\.([A-Z][A-Z0-9_]*)/g)) {
-    required.add(m[1] as string);
-  }
-  for (const m of mainSource.matchAll(/requireSetting\([^,]*,\s*'([A-Z][A-Z0-9_]*)'/g)) {
-    required.add(m[1] as string);
-  }
+function requiredSettings(spec: ProcessSpec): string[] {
+  const required = new Set<string>(spec.required);
+  if (spec.settings.includes('AMQP_URL')) required.add('AMQP_URL');
   return [...required].sort();
 }
 
-/** Every setting an entry point reads itself (`config.NAME`). */
-function settingsRead(mainSource: string): string[] {
-  return [
-    ...new Set([...mainSource.matchAll(/\bconfig\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1] as string)),
-  ].sort();
+/** Every setting an entry point reads: those of its process, and those every process reads. */
+function settingsRead(spec: ProcessSpec): string[] {
+  return [...new Set([...processSettings, ...spec.settings])].sort();
 }
 
 interface Context {
@@ -98,7 +102,7 @@ interface Context {
   /** What loadConfig gives each setting when nothing is set. */
   defaults: Record<string, unknown>;
   requiredSettings: Record<string, string[]>;
-  /** What each entry point reads of the configuration itself. */
+  /** What each entry point reads of the configuration. */
   settingsRead: Record<string, string[]>;
   sourceExists(service: string): boolean;
 }
@@ -115,14 +119,10 @@ function realContext(): Context {
       'tsconfig.build.json',
       ...tsconfigBuild.include,
     ],
-    configKeys: configKeys(read('libs/config/index.ts')),
+    configKeys: new Set(configVariables),
     defaults: loadConfig({}),
-    requiredSettings: Object.fromEntries(
-      names.map((n) => [n, requiredSettings(read(`services/${n}/main.ts`))]),
-    ),
-    settingsRead: Object.fromEntries(
-      names.map((n) => [n, settingsRead(read(`services/${n}/main.ts`))]),
-    ),
+    requiredSettings: Object.fromEntries(names.map((n) => [n, requiredSettings(processOf(n))])),
+    settingsRead: Object.fromEntries(names.map((n) => [n, settingsRead(processOf(n))])),
     sourceExists: (n) => existsSync(path.join(root, 'services', n, 'main.ts')),
   };
 }
@@ -669,8 +669,8 @@ describe('the rules read the code', () => {
     );
   });
 
-  test('the settings parsed from the source include every key loadConfig returns', () => {
-    // loadConfig({}) omits optional URLs, so it is a lower bound on the parsed set.
+  test('the settings include every key loadConfig returns', () => {
+    // loadConfig({}) omits optional URLs, so it is a lower bound on the settings.
     for (const key of Object.keys(loadConfig({}))) expect(ctx.configKeys).toContain(key);
     for (const key of ['AMQP_URL', 'MONGODB_URL', 'REDIS_URL', 'PUBLIC_URL']) {
       expect(ctx.configKeys).toContain(key);
@@ -706,6 +706,12 @@ describe('the rules read the code', () => {
       undefined,
       undefined,
     ]);
+  });
+
+  test('every entry point says what it reads, and every setting is read by one', () => {
+    expect(Object.keys(processes).sort()).toEqual(ctx.entryPoints);
+    const readByOne = new Set(Object.values(ctx.settingsRead).flat());
+    for (const key of ctx.configKeys) expect(readByOne).toContain(key);
   });
 
   test('required settings are read from the entry points', () => {

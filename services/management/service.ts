@@ -1,0 +1,50 @@
+import { trustProxySetting, type Config, type ConfigVariable } from '../../libs/config/index.js';
+import { listen } from '../../libs/http/index.js';
+import type { Logger } from '../../libs/logging/index.js';
+import type { ReadinessProbe } from '../../libs/observability/index.js';
+import { messageBusSettings, type ProcessSpec } from '../../libs/process/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import { createManagementApp, managementListenOptions } from './app.js';
+
+/** The settings the management API reads (README: Configuration). */
+export const managementSettings = [
+  'HOST',
+  'ADMIN_PORT',
+  'ADMIN_TOKENS',
+  'TRUST_PROXY',
+  'HTTP_REQUEST_TIMEOUT_MS',
+  'MAX_UPLOAD_BYTES',
+] as const satisfies readonly ConfigVariable[];
+
+/**
+ * The management API as its own process (main.ts), which reaches RabbitMQ itself: the settings it
+ * reads, and those it cannot start without.
+ */
+export const managementProcess = {
+  name: 'management',
+  settings: [...messageBusSettings, ...managementSettings],
+  required: ['ADMIN_TOKENS'],
+} as const satisfies ProcessSpec;
+
+/** The management API listening on ADMIN_PORT. `stop` closes the port; the caller, the transport. */
+export async function managementFromConfig(
+  config: Pick<Config, (typeof managementSettings)[number]>,
+  deps: { transport: Transport; logger: Logger; readiness: ReadinessProbe },
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const app = createManagementApp({
+    transport: deps.transport,
+    logger: deps.logger,
+    adminTokens: config.ADMIN_TOKENS,
+    trustProxy: trustProxySetting(config.TRUST_PROXY),
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    readiness: deps.readiness,
+  });
+  const server = await listen(
+    app,
+    config.ADMIN_PORT,
+    config.HOST,
+    managementListenOptions(config.HTTP_REQUEST_TIMEOUT_MS),
+  );
+  return { url: server.url, stop: server.close };
+}
