@@ -13,6 +13,12 @@ import { activeSpan } from '../observability/index.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/**
+ * Who may call a route: anyone, or an admin with the surface's credential (checked by the
+ * surface for every path under its admin prefix, `mountRoutes`).
+ */
+export type Access = 'public' | 'admin';
+
 /** A success answer: JSON `{"data": ...}` with this payload, or a file (a download). */
 export type SuccessAnswer =
   | { description: string; data: z.ZodType; headers?: z.ZodObject }
@@ -35,8 +41,8 @@ export interface Route<Deps = unknown> {
   summary: string;
   description?: string;
   tag?: string;
-  /** Needs no credential, where the surface otherwise asks for one. */
-  public?: true;
+  /** Who may call it. */
+  access: Access;
   request?: {
     path?: z.ZodObject;
     query?: z.ZodObject;
@@ -52,14 +58,26 @@ export interface Route<Deps = unknown> {
 /**
  * Mounts every route on `router`. Each records its path template first, so the request log,
  * the metrics and the trace name the route rather than the path (which may carry a license key).
+ *
+ * `adminPath` is where the surface checks the admin credential, on every request under it: a
+ * route's declared access must agree with its path, so what the document says of a route is
+ * what the surface checks. A surface without one serves no admin route.
  */
 export function mountRoutes<Deps>(
   router: Router,
   routes: readonly Route<Deps>[],
   deps: Deps,
+  adminPath?: string,
 ): void {
   for (const route of routes) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
+    const guarded =
+      adminPath !== undefined &&
+      (route.path === adminPath || route.path.startsWith(`${adminPath}/`));
+    if (guarded !== (route.access === 'admin')) {
+      const checked = guarded ? 'the admin credential is checked' : 'no credential is checked';
+      throw new Error(`${name} is declared ${route.access}, but ${checked} on its path.`);
+    }
     const record: RequestHandler = (_req, res, next) => {
       res.locals.routeTemplate = route.path;
       const span = activeSpan();
@@ -122,7 +140,8 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(route.tag ? { tags: [route.tag] } : {}),
-    ...(route.public ? { security: [] } : {}),
+    // Admin operations take the document's own requirement, the admin credential.
+    ...(route.access === 'public' ? { security: [] } : {}),
     ...(request?.path || request?.query || request?.headers
       ? {
           requestParams: {
@@ -154,21 +173,28 @@ export interface DocumentInfo {
 /**
  * The OpenAPI 3.1 document of a surface, generated from its route table by zod-openapi: every
  * schema in it comes from a zod contract; `components` names the ones shown as named schemas.
+ * Public operations carry `security: []`; the others need every scheme of `securitySchemes`.
  */
 export function openApiDocument(options: {
   info: DocumentInfo;
+  /** Where the paths are served; the paths are absolute, so this is an origin. */
+  server: { url: string; description: string };
   routes: readonly Route<never>[];
   components?: Record<string, z.ZodType>;
   securitySchemes?: Record<string, { type: 'http'; scheme: string; description?: string }>;
 }) {
   const paths: Record<string, Partial<Record<HttpMethod, ZodOpenApiOperationObject>>> = {};
+  const security = Object.keys(options.securitySchemes ?? {}).map((name) => ({ [name]: [] }));
   for (const route of options.routes) {
+    if (route.access === 'admin' && security.length === 0) {
+      throw new Error(`${route.operationId} is for admins, and the document has no credential.`);
+    }
     (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route);
   }
-  const security = Object.keys(options.securitySchemes ?? {}).map((name) => ({ [name]: [] }));
   return createDocument({
     openapi: '3.1.0',
     info: { ...options.info },
+    servers: [{ ...options.server }],
     ...(security.length > 0 ? { security } : {}),
     paths,
     components: {

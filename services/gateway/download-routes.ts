@@ -191,6 +191,7 @@ export const downloadRoute: Route<GatewayDeps> = {
     "The package file of the product's latest version, as the Download API Access setting " +
     'allows (spec 4.5). Refusals are JSON errors and are logged with the reason.',
   tag: 'Downloads',
+  access: 'public',
   request: { path: ProductPath, query: DownloadQueryFields, headers: DownloadHeaders },
   success: {
     200: { description: 'The whole file.', file: true, headers: z.object(fileHeaders) },

@@ -76,6 +76,7 @@ export function formRoute<Input extends { license_key: string }>(
     operationId: operation.operationId,
     summary: operation.summary,
     tag: operation.tag,
+    access: 'public',
     request: { body: { contentType: FORM_TYPE, schema: operation.form } },
     success: { 200: { description: 'Success.', data: operation.result } },
     errors: {

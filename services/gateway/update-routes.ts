@@ -85,6 +85,7 @@ export const updateCheckRoute: Route<GatewayDeps> = {
     'answered. A path that names no product gets the no-version shape with download_requires ' +
     'null; a key that cannot be used is ignored, like no key.',
   tag: 'Updates',
+  access: 'public',
   request: { path: ProductPath, query: UpdateCheckQuery },
   success: { 200: { description: 'The update information (spec 2.6).', data: UpdateInfo } },
   errors: {

@@ -73,13 +73,18 @@ export function createManagementApp(deps: {
     ),
   );
   const routes = express.Router();
-  mountRoutes(routes, managementRoutes, {
-    transport: deps.transport,
-    logger: deps.logger,
-    maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
-    document: managementOpenApi,
-    readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
-  });
+  mountRoutes(
+    routes,
+    managementRoutes,
+    {
+      transport: deps.transport,
+      logger: deps.logger,
+      maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+      document: managementOpenApi,
+      readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
+    },
+    ADMIN_BASE,
+  );
   app.use(routes);
   app.use('/docs/assets', referenceAssets());
   app.use(consolePage.assetsPath, consolePage.assets);

@@ -133,6 +133,7 @@ export function adminRoute<
     operationId: route.operationId,
     summary: route.summary,
     tag: route.tag,
+    access: 'admin',
     request: {
       ...(route.params ? { path: route.params } : {}),
       ...(route.query ? { query: route.query } : {}),

@@ -83,6 +83,7 @@ const uploadRoute: Route<ManagementDeps> = {
     'Upload a package file to a version. The file is streamed to object storage; the answer ' +
     'carries its size and SHA-256. The fields may come before or after the file.',
   tag: 'Versions and files',
+  access: 'admin',
   request: {
     path: IdPath,
     body: { contentType: 'multipart/form-data', schema: FileUpload },
