@@ -12,9 +12,9 @@ import type { Logger } from '../../libs/logging/index.js';
 import { bytePortRefusal, openBytePort, type Transport } from '../../libs/transport/index.js';
 import { Form } from '../../libs/http/index.js';
 import { DownloadHeaders, DownloadQuery, DownloadQueryFields, ProductPath } from './inputs.js';
-import { clientIp } from './license-routes.js';
-import { API_BASE } from './paths.js';
+import { clientIp } from './client-ip.js';
 import { publicErrors, type GatewayDeps } from './deps.js';
+import { API_BASE } from './paths.js';
 
 /** Headers of a served file that reach the client unchanged (docs/api-decisions.md). */
 const RELAYED_HEADERS = [
