@@ -123,18 +123,18 @@ export const UpdateCheckQuery = z.object(licenseKeyFields).meta({
 });
 
 /** Spec 4.5: the key as `dlid` (CMS updaters) or `license_key`, and an identifier. */
-export const DownloadQueryFields = z.object({
-  dlid: key('The license key, as CMS updaters send it.'),
-  license_key: key('Alias of `dlid`.'),
-  identifier: OptionalText.meta({
-    description:
-      'An identifier activated on the license, normalised as in spec 2.4. Required when the ' +
-      'product needs an activated identifier; optional otherwise, but one that is sent must ' +
-      'be activated.',
-  }),
-});
-
-export const DownloadQuery = DownloadQueryFields.refine(sameKeys, SAME_KEYS)
+export const DownloadQuery = z
+  .object({
+    dlid: key('The license key, as CMS updaters send it.'),
+    license_key: key('Alias of `dlid`.'),
+    identifier: OptionalText.meta({
+      description:
+        'An identifier activated on the license, normalised as in spec 2.4. Required when the ' +
+        'product needs an activated identifier; optional otherwise, but one that is sent must ' +
+        'be activated.',
+    }),
+  })
+  .refine(sameKeys, SAME_KEYS)
   .refine((fields) => (fields.license_key ?? fields.dlid)?.trim() !== '', {
     message: 'must not be blank',
     path: ['license_key'],
