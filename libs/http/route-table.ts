@@ -4,7 +4,7 @@ import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
 import { dataEnvelope, errorEnvelope, type ErrorCode } from '../contracts/index.js';
 import { activeSpan } from '../observability/index.js';
 import { FORM_TYPE, formFields, jsonBody, readBody, type BodyLimits } from './body.js';
-import { Form } from './form.js';
+import { Form, queryAsSent } from './form.js';
 import { parseWith } from './validation.js';
 
 /**
@@ -97,6 +97,11 @@ export interface RouteDefinition<
   params?: Params;
   /** Parsed from the query string, read strictly (`Form`: a repeated field is refused). */
   query?: Query;
+  /**
+   * The query string is read as sent instead (`queryAsSent`: nothing refused, every value of a
+   * field kept), for a route that answers whatever it is sent (the update check, spec 4.4).
+   */
+  lenientQuery?: true;
   /** Parsed from the headers its keys name (case-insensitive, as HTTP names them). */
   headers?: Headers;
   /** A form body (spec 1: `Form`, strictly) or a JSON body, read within the surface's limits. */
@@ -141,14 +146,26 @@ export function defineRoute<
   Headers extends z.ZodObject = NoFields,
   Body extends z.ZodType = z.ZodUndefined,
 >(definition: RouteDefinition<Deps, Params, Query, Headers, Body>): Route<Deps> {
-  const { params, query, headers, body, streamedBody, before, after, handle, ...route } =
-    definition;
+  const {
+    params,
+    query,
+    lenientQuery,
+    headers,
+    body,
+    streamedBody,
+    before,
+    after,
+    handle,
+    ...route
+  } = definition;
   type Input = RouteInput<Params, Query, Headers, Body>;
   const parse: RequestHandler = (req, res, next) => {
     const url = req.originalUrl;
     res.locals.routeInput = {
       params: params ? parseWith(params, req.params, 'path') : {},
-      query: query ? parseWith(query, Form.fromUrl(url).fields(), 'query') : {},
+      query: query
+        ? parseWith(query, lenientQuery ? queryAsSent(url) : Form.fromUrl(url).fields(), 'query')
+        : {},
       headers: headers ? parseWith(headers, headerFields(req, headers), 'headers') : {},
       body:
         body?.format === 'form'
