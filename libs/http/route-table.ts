@@ -49,7 +49,10 @@ export interface Route<Deps = unknown> {
   tag?: string;
   /** Who may call it. */
   access: Access;
-  /** What it accepts, as documented: a route made by `defineRoute` parses exactly this. */
+  /**
+   * What it accepts, as documented: a route made by `defineRoute` parses exactly this (a body
+   * its handler streams, with the schemas of its fields).
+   */
   request?: {
     path?: FieldsSchema;
     query?: FieldsSchema;

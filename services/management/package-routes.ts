@@ -31,7 +31,7 @@ import {
   pageFields,
   type ManagementDeps,
 } from './deps.js';
-import { receivePackage, requirePlan } from './upload.js';
+import { FileUpload, receivePackage, requirePlan } from './upload.js';
 
 const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
 const VersionPatch = nonEmptyPatch(UpdateVersionRequest.omit({ id: true }));
@@ -39,18 +39,6 @@ const FilePatch = nonEmptyPatch(UpdateFileRequest.omit({ id: true }));
 
 /** Room for the multipart envelope around the file: boundaries, part headers, the fields. */
 const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
-
-/** What an upload's multipart body carries (for the document; upload.ts reads it). */
-const FileUpload = z.object({
-  file: z.string().meta({ format: 'binary', description: 'The package file.' }),
-  plan_id: z.string().optional().meta({
-    description: 'Restricts the file to this plan (spec 4.4 rule 4); empty: every plan.',
-  }),
-  include_in_updates: z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .meta({ description: 'Include in auto-updates (spec 2.7); default true.' }),
-});
 
 /** The download log's query: known fields once each; the page bounds of the contract. */
 const DownloadLogQuery = z.strictObject({
