@@ -3,6 +3,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import { LicensingError } from '../contracts/index.js';
+import { Form } from './form.js';
 
 export interface BodyLimits {
   /** The largest body accepted, after decompression. */
@@ -133,5 +134,43 @@ export function utf8Body(req: Request): string {
     return utf8.decode(bytes);
   } catch {
     throw new LicensingError('INVALID_REQUEST', 'The request body is not valid UTF-8.');
+  }
+}
+
+/** Spec 1: the public API's POST bodies are form fields. */
+export const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/**
+ * The fields of a form body, parsed strictly (`Form`); an absent body is an empty form, a body of
+ * any other type is refused.
+ */
+export function formFields(req: Request): Record<string, string> {
+  const text = utf8Body(req);
+  if (text.length > 0 && !req.is(FORM_TYPE)) {
+    throw new LicensingError('INVALID_REQUEST', `The request body must be ${FORM_TYPE}.`);
+  }
+  return Form.parse(text).fields();
+}
+
+/**
+ * The JSON body, read as UTF-8 (bytes that are not UTF-8 are refused, never replaced). Anything
+ * but application/json, or no body at all, is refused instead of being mistaken for `{}`.
+ */
+export function jsonBody(req: Request): unknown {
+  const text = req.is('application/json') ? utf8Body(req) : '';
+  if (text === '') {
+    throw new LicensingError(
+      'INVALID_REQUEST',
+      'The request body must be a JSON object sent as application/json.',
+    );
+  }
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    throw new LicensingError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new LicensingError('INVALID_REQUEST', 'The request body is not valid JSON.');
   }
 }

@@ -40,6 +40,26 @@ export class Form {
   }
 }
 
+/**
+ * The query string of a request URL as sent, for a route that answers whatever it is sent (the
+ * update check, spec 4.4): nothing is refused. Each field has every value sent under its name, in
+ * order, null for a value that is not valid percent-encoding; a pair whose name is not valid
+ * percent-encoding names no field.
+ */
+export function queryAsSent(url: string): Record<string, Array<string | null>> {
+  const question = url.indexOf('?');
+  if (question === -1) return {};
+  const fields = new Map<string, Array<string | null>>();
+  for (const pair of url.slice(question + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const name = decodeFormComponent(eq === -1 ? pair : pair.slice(0, eq));
+    if (name === undefined) continue;
+    const value = eq === -1 ? '' : (decodeFormComponent(pair.slice(eq + 1)) ?? null);
+    fields.set(name, [...(fields.get(name) ?? []), value]);
+  }
+  return Object.fromEntries(fields);
+}
+
 /** One form-encoded name or value (`+` is a space), or undefined when it is not valid. */
 export function decodeFormComponent(component: string): string | undefined {
   try {

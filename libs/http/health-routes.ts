@@ -35,7 +35,7 @@ export function healthRoutes<Deps extends HealthDeps>(): Route<Deps>[] {
       operationId: 'liveness',
       summary: 'Liveness: the process is running.',
       tag: 'Operations',
-      public: true,
+      access: 'public',
       success: {
         200: {
           description: 'The process is running.',
@@ -51,7 +51,7 @@ export function healthRoutes<Deps extends HealthDeps>(): Route<Deps>[] {
       operationId: 'readiness',
       summary: 'Readiness: the process and the dependencies it needs can serve now.',
       tag: 'Operations',
-      public: true,
+      access: 'public',
       success: {
         200: {
           description: 'Ready: every dependency answers.',

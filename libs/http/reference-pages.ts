@@ -90,7 +90,7 @@ export function documentationRoutes<Deps>(options: {
       operationId: 'openApiDocument',
       summary: 'This OpenAPI 3.1 document.',
       tag: 'Documentation',
-      public: true,
+      access: 'public',
       success: { 200: { description: 'The OpenAPI document.', json: z.looseObject({}) } },
       errors: {},
       handlers: (deps) => {
@@ -104,7 +104,7 @@ export function documentationRoutes<Deps>(options: {
       operationId: 'apiReference',
       summary: 'The API reference: this document, readable in a browser.',
       tag: 'Documentation',
-      public: true,
+      access: 'public',
       success: { 200: { description: 'An HTML page.', html: true } },
       errors: {},
       handlers: () => [pageSecurityHeaders, (_req, res) => void res.type('html').send(html)],

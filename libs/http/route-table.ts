@@ -1,8 +1,11 @@
-import type { RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
 import { dataEnvelope, errorEnvelope, type ErrorCode } from '../contracts/index.js';
 import { activeSpan } from '../observability/index.js';
+import { FORM_TYPE, formFields, jsonBody, readBody, type BodyLimits } from './body.js';
+import { Form, queryAsSent } from './form.js';
+import { parseWith } from './validation.js';
 
 /**
  * Route tables: each HTTP surface (the public API, the management API) lists its routes once,
@@ -12,6 +15,15 @@ import { activeSpan } from '../observability/index.js';
  */
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * Who may call a route: anyone, or an admin with the surface's credential (checked by the
+ * surface for every path under its admin prefix, `mountRoutes`).
+ */
+export type Access = 'public' | 'admin';
+
+/** Named text fields (path parameters, a query string): an object, possibly refined. */
+export type FieldsSchema = z.ZodType<unknown, Record<string, unknown>>;
 
 /** A success answer: JSON `{"data": ...}` with this payload, or a file (a download). */
 export type SuccessAnswer =
@@ -35,11 +47,15 @@ export interface Route<Deps = unknown> {
   summary: string;
   description?: string;
   tag?: string;
-  /** Needs no credential, where the surface otherwise asks for one. */
-  public?: true;
+  /** Who may call it. */
+  access: Access;
+  /**
+   * What it accepts, as documented: a route made by `defineRoute` parses exactly this (a body
+   * its handler streams, with the schemas of its fields).
+   */
   request?: {
-    path?: z.ZodObject;
-    query?: z.ZodObject;
+    path?: FieldsSchema;
+    query?: FieldsSchema;
     headers?: z.ZodObject;
     body?: { contentType: string; schema: z.ZodType; description?: string };
   };
@@ -49,17 +65,169 @@ export interface Route<Deps = unknown> {
   handlers: (deps: Deps) => readonly RequestHandler[];
 }
 
+/** What a surface gives the routes `defineRoute` makes. */
+export interface RouteDeps {
+  /**
+   * The limits a route reads its body within. Unset where the surface reads every body before
+   * its routes (the management API: an oversized body is refused on any path under /admin/v1).
+   */
+  bodyLimits?: BodyLimits;
+}
+
+/** No fields: what a route that declares no schema for a part of the request gets. */
+export type NoFields = z.ZodObject<Record<string, never>>;
+
+/** A request as its route's schemas output it. */
+export interface RouteInput<
+  Params extends FieldsSchema = NoFields,
+  Query extends FieldsSchema = NoFields,
+  Headers extends z.ZodObject = NoFields,
+  Body extends z.ZodType = z.ZodUndefined,
+> {
+  params: z.output<Params>;
+  query: z.output<Query>;
+  headers: z.output<Headers>;
+  body: z.output<Body>;
+}
+
+export interface RouteDefinition<
+  Deps extends RouteDeps,
+  Params extends FieldsSchema,
+  Query extends FieldsSchema,
+  Headers extends z.ZodObject,
+  Body extends z.ZodType,
+> extends Omit<Route<Deps>, 'request' | 'handlers'> {
+  params?: Params;
+  /** Parsed from the query string, read strictly (`Form`: a repeated field is refused). */
+  query?: Query;
+  /**
+   * The query string is read as sent instead (`queryAsSent`: nothing refused, every value of a
+   * field kept), for a route that answers whatever it is sent (the update check, spec 4.4).
+   */
+  lenientQuery?: true;
+  /** Parsed from the headers its keys name (case-insensitive, as HTTP names them). */
+  headers?: Headers;
+  /** A form body (spec 1: `Form`, strictly) or a JSON body, read within the surface's limits. */
+  body?: { format: 'form' | 'json'; schema: Body; description?: string };
+  /** A body the handler reads as a stream (a package upload): documented here, left unread. */
+  streamedBody?: { contentType: string; schema: z.ZodType };
+  /** Middleware before the input is read, which a malformed request meets too (rate limits). */
+  before?: (deps: Deps) => readonly RequestHandler[];
+  /** Middleware given the parsed input (spec 8: the per-key limit of activate). */
+  after?: (
+    deps: Deps,
+    input: (res: Response) => RouteInput<Params, Query, Headers, Body>,
+  ) => readonly RequestHandler[];
+  handle: (
+    input: RouteInput<Params, Query, Headers, Body>,
+    deps: Deps,
+    req: Request,
+    res: Response,
+  ) => Promise<void>;
+}
+
+/** The headers a schema names, as sent. */
+function headerFields(req: Request, schema: z.ZodObject): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const value = req.get(name);
+    if (value !== undefined) fields[name] = value;
+  }
+  return fields;
+}
+
+/**
+ * A route that validates, then handles: its path parameters, query, headers and body are parsed
+ * once, with exactly the schemas it declares and its OpenAPI entry shows, before `after` and
+ * `handle` run; a failure is one 400 INVALID_REQUEST naming the field. The parsed input is kept
+ * on `res.locals` for the middleware that needs it.
+ */
+export function defineRoute<
+  Deps extends RouteDeps,
+  Params extends FieldsSchema = NoFields,
+  Query extends FieldsSchema = NoFields,
+  Headers extends z.ZodObject = NoFields,
+  Body extends z.ZodType = z.ZodUndefined,
+>(definition: RouteDefinition<Deps, Params, Query, Headers, Body>): Route<Deps> {
+  const {
+    params,
+    query,
+    lenientQuery,
+    headers,
+    body,
+    streamedBody,
+    before,
+    after,
+    handle,
+    ...route
+  } = definition;
+  type Input = RouteInput<Params, Query, Headers, Body>;
+  const parse: RequestHandler = (req, res, next) => {
+    const url = req.originalUrl;
+    res.locals.routeInput = {
+      params: params ? parseWith(params, req.params, 'path') : {},
+      query: query
+        ? parseWith(query, lenientQuery ? queryAsSent(url) : Form.fromUrl(url).fields(), 'query')
+        : {},
+      headers: headers ? parseWith(headers, headerFields(req, headers), 'headers') : {},
+      body:
+        body?.format === 'form'
+          ? parseWith(body.schema, formFields(req), 'form')
+          : body && parseWith(body.schema, jsonBody(req)),
+    };
+    next();
+  };
+  const input = (res: Response) => res.locals.routeInput as Input;
+  const documentedBody = body
+    ? {
+        contentType: body.format === 'form' ? FORM_TYPE : 'application/json',
+        schema: body.schema,
+        ...(body.description ? { description: body.description } : {}),
+      }
+    : streamedBody;
+  return {
+    ...route,
+    request: {
+      ...(params ? { path: params } : {}),
+      ...(query ? { query } : {}),
+      ...(headers ? { headers } : {}),
+      ...(documentedBody ? { body: documentedBody } : {}),
+    },
+    handlers: (deps) => [
+      ...(before?.(deps) ?? []),
+      ...(body && deps.bodyLimits ? [readBody(deps.bodyLimits)] : []),
+      parse,
+      ...(after?.(deps, input) ?? []),
+      async (req, res) => {
+        await handle(input(res), deps, req, res);
+      },
+    ],
+  };
+}
+
 /**
  * Mounts every route on `router`. Each records its path template first, so the request log,
  * the metrics and the trace name the route rather than the path (which may carry a license key).
+ *
+ * `adminPath` is where the surface checks the admin credential, on every request under it: a
+ * route's declared access must agree with its path, so what the document says of a route is
+ * what the surface checks. A surface without one serves no admin route.
  */
 export function mountRoutes<Deps>(
   router: Router,
   routes: readonly Route<Deps>[],
   deps: Deps,
+  adminPath?: string,
 ): void {
   for (const route of routes) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
+    const guarded =
+      adminPath !== undefined &&
+      (route.path === adminPath || route.path.startsWith(`${adminPath}/`));
+    if (guarded !== (route.access === 'admin')) {
+      const checked = guarded ? 'the admin credential is checked' : 'no credential is checked';
+      throw new Error(`${name} is declared ${route.access}, but ${checked} on its path.`);
+    }
     const record: RequestHandler = (_req, res, next) => {
       res.locals.routeTemplate = route.path;
       const span = activeSpan();
@@ -122,7 +290,8 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(route.tag ? { tags: [route.tag] } : {}),
-    ...(route.public ? { security: [] } : {}),
+    // Admin operations take the document's own requirement, the admin credential.
+    ...(route.access === 'public' ? { security: [] } : {}),
     ...(request?.path || request?.query || request?.headers
       ? {
           requestParams: {
@@ -154,21 +323,28 @@ export interface DocumentInfo {
 /**
  * The OpenAPI 3.1 document of a surface, generated from its route table by zod-openapi: every
  * schema in it comes from a zod contract; `components` names the ones shown as named schemas.
+ * Public operations carry `security: []`; the others need every scheme of `securitySchemes`.
  */
 export function openApiDocument(options: {
   info: DocumentInfo;
+  /** Where the paths are served; the paths are absolute, so this is an origin. */
+  server: { url: string; description: string };
   routes: readonly Route<never>[];
   components?: Record<string, z.ZodType>;
   securitySchemes?: Record<string, { type: 'http'; scheme: string; description?: string }>;
 }) {
   const paths: Record<string, Partial<Record<HttpMethod, ZodOpenApiOperationObject>>> = {};
+  const security = Object.keys(options.securitySchemes ?? {}).map((name) => ({ [name]: [] }));
   for (const route of options.routes) {
+    if (route.access === 'admin' && security.length === 0) {
+      throw new Error(`${route.operationId} is for admins, and the document has no credential.`);
+    }
     (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route);
   }
-  const security = Object.keys(options.securitySchemes ?? {}).map((name) => ({ [name]: [] }));
   return createDocument({
     openapi: '3.1.0',
     info: { ...options.info },
+    servers: [{ ...options.server }],
     ...(security.length > 0 ? { security } : {}),
     paths,
     components: {

@@ -100,7 +100,7 @@ export function webApp<Deps>(options: {
     operationId: options.operationId,
     summary: options.summary,
     tag: options.tag,
-    public: true,
+    access: 'public',
     success: { 200: { description: 'An HTML page.', html: true } },
     errors: {},
     handlers: () => [

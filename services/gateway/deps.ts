@@ -1,17 +1,27 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { BodyLimits, ErrorAnswer, HealthDeps } from '../../libs/http/index.js';
+import {
+  defineRoute,
+  sendData,
+  type BodyLimits,
+  type ErrorAnswer,
+  type HealthDeps,
+  type NoFields,
+  type Route,
+  type RouteDeps,
+} from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { RateLimits } from './rate-limits.js';
 
 /** What the public API's handlers run on. */
-export interface GatewayDeps extends HealthDeps {
+export interface GatewayDeps extends HealthDeps, RouteDeps {
   transport: Transport;
   rateLimits: RateLimits;
   logger: Logger;
   /** The absolute address clients reach the gateway at (download URLs), never the Host header. */
   publicUrl: (req: Request) => string;
+  /** Spec 1: POST bodies are form fields; read after the per-IP limit, within these. */
   bodyLimits: BodyLimits;
   /** The OpenAPI document of this surface, served at /openapi.json. */
   document: object;
@@ -40,3 +50,61 @@ export const publicErrors = {
     description: 'The body has a Content-Encoding the gateway cannot read.',
   },
 } satisfies Record<string, ErrorAnswer | ((description: string) => ErrorAnswer)>;
+
+/** The POST operations of the public API share their form handling, limits and errors. */
+export interface FormOperation<Input extends { license_key: string }> {
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  form: z.ZodType<Input>;
+  result: z.ZodType;
+  errors: Route['errors'];
+  /** Spec 8: the 20 activate calls per license key per hour, beside the per-IP limit. */
+  limitedPerKey?: true;
+  call(transport: Transport, input: Input, req: Request): Promise<unknown>;
+}
+
+/**
+ * A POST operation of the public API: the per-IP limit, then the form read and parsed with
+ * `form` (`defineRoute`), then one RPC call whose result is sent as `{"data": ...}`.
+ */
+export function formRoute<Input extends { license_key: string }>(
+  operation: FormOperation<Input>,
+): Route<GatewayDeps> {
+  return defineRoute<GatewayDeps, NoFields, NoFields, NoFields, z.ZodType<Input>>({
+    method: 'post',
+    path: operation.path,
+    operationId: operation.operationId,
+    summary: operation.summary,
+    tag: operation.tag,
+    access: 'public',
+    body: { format: 'form', schema: operation.form },
+    success: { 200: { description: 'Success.', data: operation.result } },
+    errors: {
+      ...operation.errors,
+      408: publicErrors[408],
+      413: publicErrors[413],
+      415: publicErrors[415],
+      429: publicErrors.rateLimited(
+        operation.limitedPerKey
+          ? 'The per-IP limit of the license operations, or the 20 activate calls per license ' +
+              'key per hour (spec 8).'
+          : 'The per-IP limit of the license operations (spec 8).',
+      ),
+      500: publicErrors.internal,
+    },
+    before: ({ rateLimits }) => [rateLimits.perIp],
+    // Spec 8: activate calls per license key, counted once the request is well formed.
+    ...(operation.limitedPerKey
+      ? {
+          after: ({ rateLimits }, input) => [
+            rateLimits.activationsPerKey((res) => input(res).body.license_key),
+          ],
+        }
+      : {}),
+    handle: async ({ body }, { transport }, req, res) => {
+      sendData(res, await operation.call(transport, body, req));
+    },
+  });
+}

@@ -7,14 +7,13 @@ import {
   logValue,
   type LogRefusalRequest,
 } from '../../libs/contracts/index.js';
-import { parseWith, type Route } from '../../libs/http/index.js';
+import { defineRoute, type Route } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { bytePortRefusal, openBytePort, type Transport } from '../../libs/transport/index.js';
-import { Form } from '../../libs/http/index.js';
-import { DownloadHeaders, DownloadQuery, DownloadQueryFields, ProductPath } from './inputs.js';
-import { clientIp } from './license-routes.js';
-import { API_BASE } from './paths.js';
+import { clientIp } from './client-ip.js';
 import { publicErrors, type GatewayDeps } from './deps.js';
+import { DownloadHeaders, DownloadQuery, ProductPath } from './inputs.js';
+import { API_BASE } from './paths.js';
 
 /** Headers of a served file that reach the client unchanged (docs/api-decisions.md). */
 const RELAYED_HEADERS = [
@@ -35,12 +34,15 @@ const RELAYED_HEADERS = [
  * with backpressure, `Range` and `If-Range` passed through, the upstream request cut when the
  * client goes away. A refusal of the download service reaches the client as its own envelope.
  */
-async function relay(req: Request, res: Response, url: string): Promise<void> {
+async function relay(
+  req: Request,
+  res: Response,
+  url: string,
+  sent: z.output<typeof DownloadHeaders>,
+): Promise<void> {
   const headers: Record<string, string> = { accept: '*/*' };
-  for (const name of ['range', 'if-range'] as const) {
-    const value = req.get(name);
-    if (value !== undefined) headers[name] = value;
-  }
+  if (sent.Range !== undefined) headers.range = sent.Range;
+  if (sent['If-Range'] !== undefined) headers['if-range'] = sent['If-Range'];
   const upstream = openBytePort({ url, method: req.method === 'HEAD' ? 'HEAD' : 'GET', headers });
   res.on('close', () => {
     if (!res.writableFinished) upstream.cancel();
@@ -183,7 +185,7 @@ const fileHeaders = {
  * RPC and logs the outcome; the bytes then come from its HTTP port through here, so the client
  * gets a 200 (or 206) with the file, or a JSON error, from the one public address.
  */
-export const downloadRoute: Route<GatewayDeps> = {
+export const downloadRoute: Route<GatewayDeps> = defineRoute({
   method: 'get',
   path: `${API_BASE}/downloads/:product_id`,
   operationId: 'download',
@@ -191,7 +193,10 @@ export const downloadRoute: Route<GatewayDeps> = {
     "The package file of the product's latest version, as the Download API Access setting " +
     'allows (spec 4.5). Refusals are JSON errors and are logged with the reason.',
   tag: 'Downloads',
-  request: { path: ProductPath, query: DownloadQueryFields, headers: DownloadHeaders },
+  access: 'public',
+  params: ProductPath,
+  query: DownloadQuery,
+  headers: DownloadHeaders,
   success: {
     200: { description: 'The whole file.', file: true, headers: z.object(fileHeaders) },
     206: {
@@ -233,22 +238,18 @@ export const downloadRoute: Route<GatewayDeps> = {
     429: publicErrors.rateLimited('Too many downloads from this address.'),
     500: publicErrors.internal,
   },
-  handlers: ({ transport, rateLimits }) => [
-    rateLimits.downloads,
-    async (req, res) => {
-      const { product_id } = parseWith(ProductPath, req.params, 'path');
-      const query = parseWith(DownloadQuery, Form.fromUrl(req.originalUrl).fields(), 'query');
-      res.locals.download = { stage: 'decided' } satisfies DownloadStage;
-      const authorized = await transport.call('download.authorize', {
-        product_id,
-        ...query,
-        ip: clientIp(req),
-      });
-      res.locals.download = {
-        stage: 'relaying',
-        logId: authorized.log_id,
-      } satisfies DownloadStage;
-      await relay(req, res, authorized.url);
-    },
-  ],
-};
+  before: ({ rateLimits }) => [rateLimits.downloads],
+  handle: async ({ params, query, headers }, { transport }, req, res) => {
+    res.locals.download = { stage: 'decided' } satisfies DownloadStage;
+    const authorized = await transport.call('download.authorize', {
+      product_id: params.product_id,
+      ...query,
+      ip: clientIp(req),
+    });
+    res.locals.download = {
+      stage: 'relaying',
+      logId: authorized.log_id,
+    } satisfies DownloadStage;
+    await relay(req, res, authorized.url, headers);
+  },
+});

@@ -1,12 +1,18 @@
 import { z } from 'zod';
-import { IdText, MAX_FIELD_LENGTH, characterLength } from '../../libs/contracts/index.js';
+import {
+  IdText,
+  MAX_FIELD_LENGTH,
+  NonEmptyShortText,
+  characterLength,
+} from '../../libs/contracts/index.js';
 
 /**
  * What the public API accepts (spec 4.1 to 4.5), as schemas: the routes parse form fields and
- * query strings with them, and the OpenAPI document shows them. Every value arrives as text;
- * `Form` (form.ts) has already refused what is not a plain list of fields. Fields an operation
- * does not use are ignored (client libraries send extras). An empty field counts as absent,
- * except validate's `identifier` (docs/api-decisions.md, "Empty values").
+ * query strings with them (`defineRoute`), and the OpenAPI document shows them. Every value
+ * arrives as text; `Form` (form.ts) has already refused what is not a plain list of fields,
+ * except in the update check, which refuses nothing. Fields an operation does not use are
+ * ignored (client libraries send extras). An empty field counts as absent, except validate's
+ * `identifier` (docs/api-decisions.md, "Empty values").
  */
 
 const AT_MOST = `must be at most ${MAX_FIELD_LENGTH} characters`;
@@ -111,30 +117,73 @@ export const PortalForm = z
   .refine(sameKeys, SAME_KEYS)
   .transform((fields, ctx) => ({ license_key: oneKey(fields, ctx) }));
 
-/** Spec 4.4 and 4.5: the product in the path. */
+/** Spec 4.5: the product in the path. */
 export const ProductPath = z.object({ product_id: IdText });
 
 /**
- * Spec 4.4: the update check's query. It never refuses (spec 4.4 answers only 200, 429 and
- * 500): a key it cannot use is ignored (`usableLicenseKey`), so this schema only describes it.
+ * Spec 4.4 response 3: a path that names no product (`/updates/0`, `/updates/abc`) is answered,
+ * not refused; its product is null.
  */
-export const UpdateCheckQuery = z.object(licenseKeyFields).meta({
-  description: 'A key scopes the answer to its plan and adds the license state.',
+export const UpdateCheckPath = z.object({
+  product_id: z
+    .string()
+    .transform((text) => IdText.safeParse(text).data ?? null)
+    .meta({ description: 'A product id, a positive integer; anything else names no product.' }),
 });
+
+/** A key the update check can use: one well-formed key (1 to 255 characters, not blank). */
+const UsableKey = Text.pipe(NonEmptyShortText);
+
+/**
+ * One key field of the update check, from the query as sent (every value under its name, null
+ * where it is not valid percent-encoding): the key when every non-empty value is the same usable
+ * key, null when they are not, absent when none was sent.
+ */
+const sentKey = (description: string) =>
+  z
+    .preprocess((values: Array<string | null> | undefined) => {
+      const sent = values?.filter((value) => value !== '') ?? [];
+      if (sent.length === 0) return undefined;
+      return sent.every((value) => value === sent[0]) ? sent[0] : null;
+    }, UsableKey.optional())
+    // Widened, so that a key that cannot be used is caught as null.
+    .transform((key): string | null | undefined => key)
+    .catch(null)
+    .meta({ description });
+
+/**
+ * Spec 4.4: the update check's query. It never refuses (4.4 answers only 200, 429 and 500), and
+ * 5.2 says a key "only changes the scope": a key it cannot use is ignored, as if none was sent
+ * (docs/api-decisions.md, "The update check answers, it does not refuse"). Usable means every
+ * non-empty value sent as `license_key` or `dlid` is the same well-formed key; two different
+ * keys, a blank or over-long key, or one that is not valid percent-encoding are not.
+ */
+export const UpdateCheckQuery = z
+  .object({
+    license_key: sentKey('The license key. A key that cannot be used is ignored, like no key.'),
+    dlid: sentKey('Alias of `license_key`.'),
+  })
+  .meta({ description: 'A key scopes the answer to its plan and adds the license state.' })
+  .transform(({ license_key, dlid }) => ({
+    license_key:
+      license_key === null || dlid === null || (license_key && dlid && license_key !== dlid)
+        ? null
+        : (license_key ?? dlid ?? null),
+  }));
 
 /** Spec 4.5: the key as `dlid` (CMS updaters) or `license_key`, and an identifier. */
-export const DownloadQueryFields = z.object({
-  dlid: key('The license key, as CMS updaters send it.'),
-  license_key: key('Alias of `dlid`.'),
-  identifier: OptionalText.meta({
-    description:
-      'An identifier activated on the license, normalised as in spec 2.4. Required when the ' +
-      'product needs an activated identifier; optional otherwise, but one that is sent must ' +
-      'be activated.',
-  }),
-});
-
-export const DownloadQuery = DownloadQueryFields.refine(sameKeys, SAME_KEYS)
+export const DownloadQuery = z
+  .object({
+    dlid: key('The license key, as CMS updaters send it.'),
+    license_key: key('Alias of `dlid`.'),
+    identifier: OptionalText.meta({
+      description:
+        'An identifier activated on the license, normalised as in spec 2.4. Required when the ' +
+        'product needs an activated identifier; optional otherwise, but one that is sent must ' +
+        'be activated.',
+    }),
+  })
+  .refine(sameKeys, SAME_KEYS)
   .refine((fields) => (fields.license_key ?? fields.dlid)?.trim() !== '', {
     message: 'must not be blank',
     path: ['license_key'],

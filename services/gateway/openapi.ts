@@ -14,6 +14,9 @@ export const publicOpenApi = openApiDocument({
       'file (200 or 206). Later versions may add error codes: treat an unknown one as a ' +
       'failure.',
   },
+  // The paths are absolute (`{api_base}` included), so the server is the origin this document
+  // is served from, whatever address that is.
+  server: { url: '/', description: 'The gateway that serves this document.' },
   routes: publicRoutes,
   components: { Activation: ActivationResult, Validation: ValidationResult, UpdateInfo },
 });

@@ -1,8 +1,7 @@
 import { PortalLicense } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import type { GatewayDeps } from './deps.js';
+import { formRoute, type GatewayDeps } from './deps.js';
 import { PortalForm } from './inputs.js';
-import { formRoute } from './license-routes.js';
 import { API_BASE } from './paths.js';
 
 /**

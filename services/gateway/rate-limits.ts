@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import type * as IORedis from 'ioredis';
 import type { Redis } from 'ioredis';
@@ -33,8 +33,11 @@ export interface RateLimits {
   updates: RequestHandler;
   /** Spec 8 leaves the download limit open: RATE_LIMIT_DOWNLOADS_PER_MINUTE per IP. */
   downloads: RequestHandler;
-  /** Spec 8: activate calls per license key (in addition to the per-IP limit). */
-  activationsPerKey: (licenseKey: (req: Parameters<RequestHandler>[0]) => string) => RequestHandler;
+  /**
+   * Spec 8: activate calls per license key (in addition to the per-IP limit), the key read from
+   * the request's parsed input.
+   */
+  activationsPerKey: (licenseKey: (res: Response) => string) => RequestHandler;
 }
 
 /**
@@ -128,7 +131,7 @@ export function createRateLimits(rateLimitSettings: RateLimitSettings): RateLimi
         60 * 60_000,
         settings.activationsPerKeyPerHour,
         // Counted per key; the key itself (a credential) is never stored, only its hash.
-        (req) => createHash('sha256').update(licenseKey(req)).digest('hex'),
+        (_req, res) => createHash('sha256').update(licenseKey(res)).digest('hex'),
       ),
   };
 }

@@ -32,7 +32,6 @@ export function managementListenOptions(requestTimeoutMs: number): ListenOptions
   };
 }
 
-/** Admin answers carry license keys: no cache may keep them. */
 /**
  * Express answers OPTIONS by itself with a text/plain list of methods. The admin API serves no
  * browsers (no CORS), so OPTIONS is treated like any other method without a route.
@@ -64,6 +63,7 @@ export function createManagementApp(deps: {
   app.use(noAutomaticOptions);
   app.use(
     ADMIN_BASE,
+    // Admin answers carry license keys: no cache may keep them.
     noStore,
     requireAdminToken(deps.adminTokens),
     // Package uploads (multipart) are streamed by their route; every other body is JSON.
@@ -73,13 +73,18 @@ export function createManagementApp(deps: {
     ),
   );
   const routes = express.Router();
-  mountRoutes(routes, managementRoutes, {
-    transport: deps.transport,
-    logger: deps.logger,
-    maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
-    document: managementOpenApi,
-    readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
-  });
+  mountRoutes(
+    routes,
+    managementRoutes,
+    {
+      transport: deps.transport,
+      logger: deps.logger,
+      maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+      document: managementOpenApi,
+      readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
+    },
+    ADMIN_BASE,
+  );
   app.use(routes);
   app.use('/docs/assets', referenceAssets());
   app.use(consolePage.assetsPath, consolePage.assets);

@@ -1,17 +1,27 @@
-import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { DEFAULT_PER_PAGE, IdText, MAX_PAGE, MAX_PER_PAGE } from '../../libs/contracts/index.js';
-import type { ErrorAnswer, HealthDeps, Route, SuccessAnswer } from '../../libs/http/index.js';
-import { Form, parseWith, sendData } from '../../libs/http/index.js';
+import {
+  defineRoute,
+  sendData,
+  type ErrorAnswer,
+  type HealthDeps,
+  type NoFields,
+  type Route,
+  type RouteDeps,
+  type RouteInput,
+  type SuccessAnswer,
+} from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { jsonBody } from './input.js';
 
 /** Every management route lives under this prefix and needs an admin token. */
 export const ADMIN_BASE = '/admin/v1';
 
-/** What the management API's handlers run on. */
-export interface ManagementDeps extends HealthDeps {
+/**
+ * What the management API's handlers run on. Its bodies are read before the routes, for every
+ * path under /admin/v1 (app.ts), so it gives the routes no body limits.
+ */
+export interface ManagementDeps extends HealthDeps, RouteDeps {
   transport: Transport;
   logger: Logger;
   /** The largest package file accepted (MAX_UPLOAD_BYTES). */
@@ -97,13 +107,14 @@ const LocationHeader = z.object({
 type Answer = { data: unknown; location?: string };
 
 /**
- * A JSON route of the management API: its path parameters, query and body are validated with
- * the schemas it declares (the same ones its OpenAPI entry shows), and what `handle` returns is
- * sent as `{"data": ...}` with the success status (201 with a `Location` for a creation).
+ * A JSON route of the management API, for admins: its path parameters, query and body are parsed
+ * with the schemas it declares (`defineRoute`, the same ones its OpenAPI entry shows), and what
+ * `handle` returns is sent as `{"data": ...}` with the success status (201 with a `Location` for
+ * a creation).
  */
 export function adminRoute<
-  Params extends z.ZodObject = z.ZodObject<Record<string, never>>,
-  Query extends z.ZodObject = z.ZodObject<Record<string, never>>,
+  Params extends z.ZodObject = NoFields,
+  Query extends z.ZodObject = NoFields,
   Body extends z.ZodType = z.ZodUndefined,
 >(route: {
   method: Route['method'];
@@ -117,7 +128,7 @@ export function adminRoute<
   success: { status: 200 | 201; description: string; data: z.ZodType };
   errors: Route['errors'];
   handle: (
-    input: { params: z.output<Params>; query: z.output<Query>; body: z.output<Body> },
+    input: RouteInput<Params, Query, NoFields, Body>,
     deps: ManagementDeps,
   ) => Promise<Answer>;
 }): Route<ManagementDeps> {
@@ -127,39 +138,26 @@ export function adminRoute<
     data,
     ...(status === 201 ? { headers: LocationHeader } : {}),
   };
-  return {
+  return defineRoute<ManagementDeps, Params, Query, NoFields, Body>({
     method: route.method,
     path: route.path,
     operationId: route.operationId,
     summary: route.summary,
     tag: route.tag,
-    request: {
-      ...(route.params ? { path: route.params } : {}),
-      ...(route.query ? { query: route.query } : {}),
-      ...(route.body ? { body: { contentType: 'application/json', schema: route.body } } : {}),
-    },
+    access: 'admin',
+    ...(route.params ? { params: route.params } : {}),
+    ...(route.query ? { query: route.query } : {}),
+    ...(route.body ? { body: { format: 'json', schema: route.body } } : {}),
     success: { [status]: success },
     errors: {
       ...(route.body ? adminErrors.body : {}),
       ...route.errors,
       ...adminErrors.always,
     },
-    handlers: (deps) => [
-      async (req, res: Response) => {
-        const input = {
-          params: route.params ? parseWith(route.params, req.params, 'path') : {},
-          query: route.query ? parseWith(route.query, queryFields(req), 'query') : {},
-          body: route.body ? parseWith(route.body, jsonBody(req)) : undefined,
-        } as { params: z.output<Params>; query: z.output<Query>; body: z.output<Body> };
-        const answer = await route.handle(input, deps);
-        if (answer.location !== undefined) res.location(answer.location);
-        sendData(res, answer.data, status);
-      },
-    ],
-  };
-}
-
-/** The query string's fields, parsed strictly (no repeated or bracketed field). */
-function queryFields(req: Request): Record<string, string> {
-  return Form.fromUrl(req.originalUrl).fields();
+    handle: async (input, deps, _req, res) => {
+      const answer = await route.handle(input, deps);
+      if (answer.location !== undefined) res.location(answer.location);
+      sendData(res, answer.data, status);
+    },
+  });
 }

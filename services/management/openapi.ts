@@ -13,6 +13,9 @@ export const managementOpenApi = openApiDocument({
       '`Authorization: Bearer <admin token>`; bodies are JSON; every answer is `{"data": ...}` ' +
       'or `{"error": {"code", "message"}}`.',
   },
+  // The paths are absolute (`{api_base}` included), so the server is the origin this document
+  // is served from, whatever address that is.
+  server: { url: '/', description: 'The management API that serves this document.' },
   routes: managementRoutes,
   components: { Product, Plan, LicenseDetail, Version, PackageFile },
   securitySchemes: {

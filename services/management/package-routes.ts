@@ -14,6 +14,7 @@ import {
 } from '../../libs/contracts/index.js';
 import {
   declaredLength,
+  defineRoute,
   parseWith,
   refuseUnreadBody,
   sendData,
@@ -30,7 +31,7 @@ import {
   pageFields,
   type ManagementDeps,
 } from './deps.js';
-import { receivePackage, requirePlan } from './upload.js';
+import { FileUpload, receivePackage, requirePlan } from './upload.js';
 
 const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
 const VersionPatch = nonEmptyPatch(UpdateVersionRequest.omit({ id: true }));
@@ -38,18 +39,6 @@ const FilePatch = nonEmptyPatch(UpdateFileRequest.omit({ id: true }));
 
 /** Room for the multipart envelope around the file: boundaries, part headers, the fields. */
 const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
-
-/** What an upload's multipart body carries (for the document; upload.ts reads it). */
-const FileUpload = z.object({
-  file: z.string().meta({ format: 'binary', description: 'The package file.' }),
-  plan_id: z.string().optional().meta({
-    description: 'Restricts the file to this plan (spec 4.4 rule 4); empty: every plan.',
-  }),
-  include_in_updates: z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .meta({ description: 'Include in auto-updates (spec 2.7); default true.' }),
-});
 
 /** The download log's query: known fields once each; the page bounds of the contract. */
 const DownloadLogQuery = z.strictObject({
@@ -75,7 +64,7 @@ const UpdateOffers = z.object({
 });
 
 /** The upload: multipart, streamed; not a JSON route. */
-const uploadRoute: Route<ManagementDeps> = {
+const uploadRoute: Route<ManagementDeps> = defineRoute({
   method: 'post',
   path: `${ADMIN_BASE}/versions/:id/files`,
   operationId: 'uploadFile',
@@ -83,10 +72,9 @@ const uploadRoute: Route<ManagementDeps> = {
     'Upload a package file to a version. The file is streamed to object storage; the answer ' +
     'carries its size and SHA-256. The fields may come before or after the file.',
   tag: 'Versions and files',
-  request: {
-    path: IdPath,
-    body: { contentType: 'multipart/form-data', schema: FileUpload },
-  },
+  access: 'admin',
+  params: IdPath,
+  streamedBody: { contentType: 'multipart/form-data', schema: FileUpload },
   success: {
     201: {
       description: 'The file.',
@@ -103,50 +91,48 @@ const uploadRoute: Route<ManagementDeps> = {
     413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The file is over MAX_UPLOAD_BYTES.' },
     ...adminErrors.always,
   },
-  handlers: ({ transport, maxUploadBytes }) => [
-    async (req, res) => {
-      const { id: version_id } = parseWith(IdPath, req.params, 'path');
-      if (!req.is('multipart/form-data')) {
-        throw new LicensingError(
-          'INVALID_REQUEST',
-          'The request body must be multipart/form-data with the package as "file".',
-        );
-      }
-      const declared = declaredLength(req);
-      if (declared !== undefined && declared > maxUploadBytes + MULTIPART_ALLOWANCE_BYTES) {
-        throw refuseUnreadBody(
-          res,
-          new LicensingError(
-            'PAYLOAD_TOO_LARGE',
-            `file: the package is over the limit of ${maxUploadBytes} bytes.`,
-          ),
-        );
-      }
-      // The version must exist before any byte is stored.
-      await transport.call('update-catalog.getVersion', { id: version_id });
-      const received = await receivePackage(req, transport, maxUploadBytes);
-      const file = await transport
-        .call('update-catalog.addFile', {
-          version_id,
-          filename: received.filename,
-          plan_id: received.planId,
-          include_in_updates: received.includeInUpdates,
-          size: received.stored.size,
-          sha256: received.stored.sha256,
-          content_type: received.contentType,
-          object_key: received.stored.object_key,
-        })
-        .catch(async (error: unknown) => {
-          await transport
-            .call('download.deleteObject', { object_key: received.stored.object_key })
-            .catch(() => {});
-          throw error;
-        });
-      res.location(`${ADMIN_BASE}/files/${file.id}`);
-      sendData(res, file, 201);
-    },
-  ],
-};
+  handle: async ({ params }, { transport, maxUploadBytes }, req, res) => {
+    const version_id = params.id;
+    if (!req.is('multipart/form-data')) {
+      throw new LicensingError(
+        'INVALID_REQUEST',
+        'The request body must be multipart/form-data with the package as "file".',
+      );
+    }
+    const declared = declaredLength(req);
+    if (declared !== undefined && declared > maxUploadBytes + MULTIPART_ALLOWANCE_BYTES) {
+      throw refuseUnreadBody(
+        res,
+        new LicensingError(
+          'PAYLOAD_TOO_LARGE',
+          `file: the package is over the limit of ${maxUploadBytes} bytes.`,
+        ),
+      );
+    }
+    // The version must exist before any byte is stored.
+    await transport.call('update-catalog.getVersion', { id: version_id });
+    const received = await receivePackage(req, transport, maxUploadBytes);
+    const file = await transport
+      .call('update-catalog.addFile', {
+        version_id,
+        filename: received.filename,
+        plan_id: received.planId,
+        include_in_updates: received.includeInUpdates,
+        size: received.stored.size,
+        sha256: received.stored.sha256,
+        content_type: received.contentType,
+        object_key: received.stored.object_key,
+      })
+      .catch(async (error: unknown) => {
+        await transport
+          .call('download.deleteObject', { object_key: received.stored.object_key })
+          .catch(() => {});
+        throw error;
+      });
+    res.location(`${ADMIN_BASE}/files/${file.id}`);
+    sendData(res, file, 201);
+  },
+});
 
 /**
  * Versions, package files and the download log (spec 2.6, 2.7, 4.5). Versions and files are

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
+import { z } from 'zod';
 import { BooleanText, IdText, LicensingError } from '../../libs/contracts/index.js';
 import { parseWith } from '../../libs/http/index.js';
 import {
@@ -15,8 +16,26 @@ import {
  * connection to the download service's byte port and on into object storage, never held here.
  */
 
+/** `plan_id` of an upload: a plan id, or empty (or `null`) for every plan. */
+const UploadPlanId = z
+  .string()
+  .meta({ description: 'Restricts the file to this plan (spec 4.4 rule 4); empty: every plan.' })
+  .transform((value) => (value === '' || value === 'null' ? null : value))
+  .pipe(IdText.nullable());
+
+const IncludeInUpdates = BooleanText.meta({
+  description: 'Include in auto-updates (spec 2.7); default true.',
+});
+
+/** What an upload's multipart body carries; each field is parsed with its schema as it arrives. */
+export const FileUpload = z.object({
+  file: z.string().meta({ format: 'binary', description: 'The package file.' }),
+  plan_id: UploadPlanId.optional(),
+  include_in_updates: IncludeInUpdates.optional(),
+});
+
 /** The form fields an upload may carry beside `file`. */
-const UPLOAD_FIELDS = new Set(['plan_id', 'include_in_updates']);
+const UPLOAD_FIELDS = new Set(Object.keys(FileUpload.shape).filter((name) => name !== 'file'));
 
 /** Media types of common package formats, for parts sent as application/octet-stream. */
 const TYPES_BY_EXTENSION: Record<string, string> = {
@@ -48,14 +67,12 @@ function contentTypeOf(filename: string, sent: string): string {
   return TYPES_BY_EXTENSION[extension] ?? 'application/octet-stream';
 }
 
-/** `plan_id` of an upload: a plan id, or empty (or `null`) for every plan. */
 function parsePlanId(value: string): number | null {
-  if (value === '' || value === 'null') return null;
-  return parseWith(IdText, value, 'plan_id');
+  return parseWith(UploadPlanId, value, 'plan_id');
 }
 
-function parseBoolean(name: string, value: string): boolean {
-  return parseWith(BooleanText, value, name);
+function parseIncludeInUpdates(value: string): boolean {
+  return parseWith(IncludeInUpdates, value, 'include_in_updates');
 }
 
 /** A plan must exist before files are restricted to it. */
@@ -202,10 +219,7 @@ export function receivePackage(
         filename: file!.filename,
         contentType: file!.contentType,
         planId: parsePlanId(fields.get('plan_id') ?? ''),
-        includeInUpdates: parseBoolean(
-          'include_in_updates',
-          fields.get('include_in_updates') ?? 'true',
-        ),
+        includeInUpdates: parseIncludeInUpdates(fields.get('include_in_updates') ?? 'true'),
       });
     };
 
@@ -220,7 +234,7 @@ export function receivePackage(
       fields.set(name, value);
       try {
         // Checked as soon as it arrives, so a bad field stops the upload early.
-        if (name === 'include_in_updates') parseBoolean(name, value);
+        if (name === 'include_in_updates') parseIncludeInUpdates(value);
         const planId = name === 'plan_id' ? parsePlanId(value) : null;
         if (planId !== null) planCheck = requirePlan(transport, planId).catch(fail);
       } catch (error) {
