@@ -2,7 +2,8 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    // The SDK: ESM and CommonJS with declarations, for Node 18+ and browsers (no Node imports).
+    // The SDK: ESM and CommonJS with declarations, for Node 20+ and browsers (no Node imports).
+    // libs/signatures is bundled in: the package has no runtime dependency.
     entry: { index: 'src/index.ts' },
     format: ['esm', 'cjs'],
     platform: 'neutral',
@@ -17,7 +18,7 @@ export default defineConfig([
     entry: { cli: 'src/cli.ts' },
     format: ['esm'],
     platform: 'node',
-    target: 'node18',
+    target: 'node20',
     sourcemap: true,
     clean: false,
     outDir: 'dist',

@@ -13,7 +13,16 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { packageBytes, sha256Hex, specServer, type LocalServer } from './servers.js';
+import {
+  keySetOf,
+  packageBytes,
+  sha256Hex,
+  signedStore,
+  signingKey,
+  specServer,
+  type LocalServer,
+  type SignedStore,
+} from './servers.js';
 
 /**
  * The package as it is published: built with tsup, then loaded through its `exports` by `import`
@@ -30,6 +39,9 @@ let consumer: string;
 /** A project with a copy of the built package and nothing else: no zod, no way into the repository. */
 let isolated: string;
 let server: LocalServer;
+/** A store that signs its answers, and the key set to pin for it. */
+let signed: SignedStore;
+let keys: string;
 beforeAll(async () => {
   await run('npm', ['run', 'build', '--silent'], { cwd: PACKAGE_DIR });
   consumer = await mkdtemp(join(tmpdir(), 'licensing-consumer-'));
@@ -42,9 +54,13 @@ beforeAll(async () => {
   await cp(join(PACKAGE_DIR, 'dist'), join(installed, 'dist'), { recursive: true });
   await cp(join(PACKAGE_DIR, 'package.json'), join(installed, 'package.json'));
   server = await specServer({ productId: 12, file, keys: { GOOD: {} } });
+  const key = await signingKey();
+  signed = await signedStore({ productId: 12, key, licenses: { K: { activated: ['a.com'] } } });
+  keys = JSON.stringify(keySetOf(key));
 }, 120_000);
 afterAll(async () => {
   await server?.close();
+  await signed?.close();
   if (consumer) await rm(consumer, { recursive: true, force: true });
   if (isolated) await rm(isolated, { recursive: true, force: true });
 });
@@ -56,11 +72,26 @@ const main = async () => {
   const update = await client.checkUpdate('GOOD');
   const download = await client.download('GOOD', null, process.env.TARGET);
   const refused = await new sdk.LicensingClient('http://127.0.0.1:9', 12, 300).validate('K');
+  // Verified with the bundled libs/signatures over WebCrypto: an answer, then a license file.
+  const verifying = new sdk.LicensingClient(process.env.SIGNED, 12, {
+    timeout: 2000,
+    keys: JSON.parse(process.env.KEYS),
+  });
+  const validated = await verifying.validate('K', 'a.com');
+  const checkout = await verifying.checkout('K', 'a.com');
+  const file = await sdk.verifyLicenseFile(checkout.data.license_file, {
+    keys: JSON.parse(process.env.KEYS),
+    productId: 12,
+    identifier: 'a.com',
+  });
+  const unpinned = new sdk.LicensingClient(process.env.SIGNED, 12, { timeout: 2000, keys: [] });
   console.log(JSON.stringify({
     exports: Object.keys(sdk).sort(),
     update: update.data,
     download: download.data,
     refused: { message: refused.message, transient: sdk.isTransientFailure(refused) },
+    verified: [validated.success, checkout.success, file.success],
+    forged: (await unpinned.validate('K')).code,
   }));
 };
 main();
@@ -76,7 +107,7 @@ describe('the package: ESM and CommonJS builds through exports', () => {
     const target = join(consumer, `${name}.zip`);
     const { stdout } = await run(process.execPath, [path], {
       cwd: consumer,
-      env: { ...process.env, STORE: server.url, TARGET: target },
+      env: { ...process.env, STORE: server.url, TARGET: target, SIGNED: signed.url, KEYS: keys },
     });
     const out = JSON.parse(stdout);
     expect(out.exports).toEqual(
@@ -87,8 +118,13 @@ describe('the package: ESM and CommonJS builds through exports', () => {
         'isTransientFailure',
         'retryDelay',
         'API_PATH',
+        'verifyLicenseFile',
+        'jsonFileStore',
+        'CLIENT_ERROR_CODES',
       ]),
     );
+    expect(out.verified).toEqual([true, true, true]);
+    expect(out.forged).toBe('SIGNATURE_INVALID');
     expect(out.update).toMatchObject({ update_available: true, version: '2.1.0' });
     expect(out.download).toMatchObject({
       path: target,
@@ -167,6 +203,8 @@ describe('the package: ESM and CommonJS builds through exports', () => {
       });
       expect([name, result.errors]).toEqual([name, []]);
       expect(result.outputFiles[0]!.text).toContain('Invalid response from server.');
+      // The verification of libs/signatures, bundled in.
+      expect(result.outputFiles[0]!.text).toContain('licensing-nonce');
     }
   });
 });
@@ -186,6 +224,21 @@ describe('the package: declarations', () => {
   test('type-check in a browser project (DOM, no Node types) and in a CommonJS Node project', async () => {
     const usage = `
 const client = new LicensingClient('https://shop.example', 12);
+const store: KeyValueStore = { get: async (name) => name, set: () => undefined };
+const verifying = new LicensingClient('https://shop.example', 12, {
+  keys: { keys: [] },
+  cache: store,
+  offlineGrace: 3_600_000,
+});
+async function offline(file: string): Promise<string> {
+  const checked = await verifying.checkout('K', 'example.com', 3600);
+  const verified: LicensingResult<LicenseFileData> = await verifying.verifyLicenseFile(file, {
+    identifier: 'example.com',
+  });
+  const validated = await verifying.validate('K');
+  const stale: boolean = validated.success && validated.stale === true;
+  return String(checked.success && checked.data.expires_at) + String(verified.success && verified.data.lease_expires_at) + String(stale);
+}
 async function run(stream: WritableStream<Uint8Array>): Promise<string> {
   const result: LicensingResult<ActivationData> = await client.activate('K', 'example.com');
   if (isTransientFailure(result)) return \`retry in \${retryDelay(result, 0)} ms\`;
@@ -194,7 +247,7 @@ async function run(stream: WritableStream<Uint8Array>): Promise<string> {
   await client.download('K', 'example.com', stream, { onProgress: (p) => p.received });
   return result.data.identifier + String(blob?.size);
 }
-export { run };
+export { offline, run };
 `;
     const browser = check(
       'browser',
@@ -211,7 +264,7 @@ export { run };
         files: ['app.ts'],
       },
       {
-        'app.ts': `import { LicensingClient, isTransientFailure, retryDelay, type ActivationData, type LicensingResult } from '${NAME}';\n${usage}`,
+        'app.ts': `import { LicensingClient, isTransientFailure, retryDelay, type ActivationData, type KeyValueStore, type LicenseFileData, type LicensingResult } from '${NAME}';\n${usage}`,
       },
     );
     const cjs = check(
@@ -229,7 +282,7 @@ export { run };
         files: ['app.cts'],
       },
       {
-        'app.cts': `import sdk = require('${NAME}');\nconst { LicensingClient, isTransientFailure, retryDelay } = sdk;\ntype ActivationData = sdk.ActivationData;\ntype LicensingResult<T> = sdk.LicensingResult<T>;\n${usage}`,
+        'app.cts': `import sdk = require('${NAME}');\nconst { LicensingClient, isTransientFailure, retryDelay } = sdk;\ntype ActivationData = sdk.ActivationData;\ntype KeyValueStore = sdk.KeyValueStore;\ntype LicenseFileData = sdk.LicenseFileData;\ntype LicensingResult<T> = sdk.LicensingResult<T>;\n${usage}`,
       },
     );
     await expect(browser).resolves.toMatchObject({ stdout: '' });

@@ -13,11 +13,14 @@ import {
 } from '../../libs/client/src/index.js';
 import {
   API,
+  keySetOf,
   packageBytes,
   sendJson,
   serve,
   sha256Base64,
   sha256Hex,
+  signedStore,
+  signingKey,
   specServer,
   type LocalServer,
 } from './servers.js';
@@ -28,7 +31,7 @@ const KEYS = { GOOD: { activated: ['example.com'] }, OLD: { expired: true } };
 
 let dir: string;
 const servers: LocalServer[] = [];
-async function start(server: Promise<LocalServer>) {
+async function start<S extends LocalServer>(server: Promise<S>): Promise<S> {
   const started = await server;
   servers.push(started);
   return started;
@@ -80,6 +83,32 @@ describe('spec 4.5 download: the request', () => {
       expectedSize: update.data.file_size,
     });
     expect(result).toMatchObject({ success: true, data: { size: file.length } });
+  });
+});
+
+describe('spec 4.5 download: the package the signed update check names', () => {
+  test('the update option gives the URL, the size and the sha256 of a verified update check', async () => {
+    const key = await signingKey();
+    const server = await start(signedStore({ productId: 12, key, licenses: { GOOD: {} }, file }));
+    const client = new LicensingClient(server.url, 12, { timeout: 2000, keys: keySetOf(key) });
+    const update = await client.checkUpdate('GOOD');
+    if (!update.success) throw new Error(update.message);
+    expect(update.data).toMatchObject({ file_size: file.length, sha256: sha256Hex(file) });
+    const saved = await client.download('GOOD', null, join(dir, 'p.zip'), { update: update.data });
+    expect(saved).toMatchObject({ success: true, data: { sha256: sha256Hex(file) } });
+    expect(server.requests.at(-1)!.path).toBe(`${API}/downloads/12`);
+
+    // Another package, served with its own (matching) checksum header: only the signed sha256
+    // tells it is not the one the update check named.
+    server.servedFile = packageBytes(file.length, 7);
+    const swapped = await client.download('GOOD', null, join(dir, 'q.zip'), {
+      update: update.data,
+    });
+    expect(swapped).toMatchObject({ success: false, code: '' });
+    expect(swapped.message).toMatch(
+      /^Download verification failed: the SHA-256 checksum does not match expectedSha256/,
+    );
+    expect(await readdir(dir)).toEqual(['p.zip']);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   isTransientFailure,
   LicensingClient,
   retryDelay,
+  type ClientOptions,
   type LicensingResult,
 } from '../../libs/client/src/index.js';
 import { refusedUrl, sendJson, serve, type LocalServer } from './servers.js';
@@ -20,10 +21,10 @@ const operations: Array<[string, (c: LicensingClient) => Promise<LicensingResult
 ];
 
 const servers: LocalServer[] = [];
-async function store(handler: Parameters<typeof serve>[0]) {
+async function store(handler: Parameters<typeof serve>[0], options: ClientOptions = {}) {
   const server = await serve(handler);
   servers.push(server);
-  return new LicensingClient(server.url, 12, TIMEOUT_MS);
+  return new LicensingClient(server.url, 12, { timeout: TIMEOUT_MS, ...options });
 }
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
@@ -164,11 +165,16 @@ describe('spec 7 rule 3: every call returns {success, data, message, code}', () 
   test('JSON without a data or an error envelope is an invalid response too', async () => {
     const bodies: unknown[] = [[], 'text', null, {}, { error: 'broken' }, { error: { code: '' } }];
     let next = 0;
-    const client = await store((_req, res) => sendJson(res, 200, bodies[next++]));
+    // Neither retried nor remembered, so each call reads the next body.
+    const client = await store((_req, res) => sendJson(res, 200, bodies[next++]), {
+      retries: 0,
+      negativeCacheTtl: 0,
+    });
     for (let i = 0; i < bodies.length; i++) {
       const result = await client.validate('KEY');
       expect(result).toMatchObject({ success: false, message: 'Invalid response from server.' });
     }
+    expect(next).toBe(bodies.length);
   });
 
   test('an error without a message reports its code as the message', async () => {

@@ -61,6 +61,10 @@ describe('spec 4 and 9: every operation sends product_id', () => {
     const [activate, validate, validateBare, deactivate, update, updateBare, download] =
       server.requests;
 
+    for (const request of server.requests) {
+      // Without pinned keys nothing is verified, so no nonce is sent.
+      expect(request.headers).not.toHaveProperty('licensing-nonce');
+    }
     for (const post of [activate, validate, validateBare, deactivate]) {
       expect(post!.method).toBe('POST');
       expect(post!.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);

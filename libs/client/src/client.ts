@@ -1,7 +1,11 @@
 /**
  * The reference client of the Licensing Service Interface (spec 4.5, 7 and 9). It never throws
- * for a failed call: every method resolves to a `LicensingResult`.
+ * for a failed call: every method resolves to a `LicensingResult`. With the server's public keys
+ * pinned it verifies every answer before reading it; with a store it keeps what offline checks
+ * need. README.md documents the rules (verification, the offline grace, retries, the negative
+ * cache).
  */
+import { NONCE_HEADER, toBase64, fromBase64, type JwkSet } from '../../signatures/index.js';
 import {
   blobSink,
   expectationsOf,
@@ -12,32 +16,155 @@ import {
   type DownloadOptions,
   type Sink,
 } from './download.js';
-import { clientFailure, connectionFailure, Deadline, interpret, invalidResponse } from './http.js';
+import {
+  clientFailure,
+  connectionFailure,
+  Deadline,
+  interpret,
+  interpretKeySet,
+  invalidResponse,
+  isInvalidResponse,
+} from './http.js';
+import { checkLicenseFile, clockTampered, signatureInvalid } from './license-file.js';
 import { fileSink } from './node-file.js';
-import type {
-  ActivationData,
-  DownloadData,
-  FailureResult,
-  LicensingResult,
-  UpdateInfo,
-  ValidationData,
+import {
+  classifyResult,
+  type ActivationData,
+  type CheckoutData,
+  type DownloadData,
+  type FailureResult,
+  type LicenseFileData,
+  type LicensingResult,
+  type UpdateInfo,
+  type ValidationData,
 } from './result.js';
+import { Sha256 } from './sha256.js';
+import {
+  bounded,
+  isCacheOption,
+  SafeStore,
+  SignedTime,
+  STORE_PREFIX,
+  type CacheOption,
+} from './store.js';
+import {
+  isKeysOption,
+  newNonce,
+  pinKeys,
+  verifyAnswer,
+  type KeysOption,
+  type PinnedKeys,
+} from './verify.js';
 
 /** Spec 9: the client appends this to the store root URL. */
 export const API_PATH = '/api/index.php/v1/licensing';
 /** Spec 8: default request timeout of the reference client. */
 export const DEFAULT_TIMEOUT_MS = 15_000;
+/** How far the device's clock may be from the server's: 5 minutes. */
+export const DEFAULT_CLOCK_TOLERANCE_MS = 5 * 60 * 1000;
+/** How long the last verified validation stands in while the server cannot answer: 72 hours. */
+export const DEFAULT_OFFLINE_GRACE_MS = 72 * 60 * 60 * 1000;
+/** Retries after a transient failure, for the calls that are safe to repeat (the most allowed). */
+export const MAX_RETRIES = 2;
+/** First retry delay before jitter; doubled for the second. */
+export const DEFAULT_RETRY_BASE_DELAY_MS = 250;
+/** How long a transient failure is remembered, so identical calls do not repeat it. */
+export const DEFAULT_NEGATIVE_CACHE_MS = 60_000;
 
 export interface ClientOptions {
-  /** Request timeout in milliseconds (default 15 000). For downloads it is the longest silence. */
+  /**
+   * Milliseconds (default 15 000). Bounds the whole call, retries and their waits included; for
+   * downloads it is the wait for the answer, then the longest silence between two chunks.
+   */
   timeout?: number;
   /** A fetch implementation; default the global `fetch`. */
   fetch?: typeof fetch;
   /** Extra request headers, e.g. a `User-Agent` where the runtime allows one. */
   headers?: Record<string, string>;
+  /**
+   * The server's public keys, pinned: a JWK Set (`{"keys": [...]}`, as `GET {api_base}/keys`
+   * answers) or a list of JWKs. Only Ed25519 keys whose `kid` is their RFC 7638 thumbprint are
+   * kept. With keys, every call sends a fresh nonce and every answer is verified before it is read.
+   */
+  keys?: KeysOption;
+  /** How far the device's clock may be from the server's, in milliseconds (default 5 minutes). */
+  clockTolerance?: number;
+  /**
+   * A small store of strings (`get`/`set`, sync or async, or `localStorage`): the latest time the
+   * server vouched for (clock-tamper detection) and the last verified validations (offline grace).
+   */
+  cache?: CacheOption;
+  /** Milliseconds the last verified validation stays usable while the server cannot answer (default 72 h; 0: never). */
+  offlineGrace?: number;
+  /** Retries after a transient failure of activate, validate, the update check and `fetchKeys`: 0 to 2 (default 2). */
+  retries?: number;
+  /** Milliseconds before the first retry, before jitter (default 250); doubled for the second. */
+  retryBaseDelay?: number;
+  /** Milliseconds a transient failure is remembered for identical calls (default 60 000; 0: never). */
+  negativeCacheTtl?: number;
+  /** The clock, in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+}
+
+export interface VerifyLicenseFileOptions {
+  /** The time to check the file at (default: the client's clock). */
+  now?: number | Date;
+  /**
+   * The identifier this software runs on, compared exactly with the one the file holds: the
+   * normalised identifier the server stored (activate's `data.identifier`). Not checked when absent.
+   */
+  identifier?: string;
 }
 
 type Fields = Record<string, string | number | null | undefined>;
+
+/** One HTTP call of the JSON API. */
+interface Operation {
+  method: 'GET' | 'POST';
+  url: string;
+  body?: string;
+  /** Safe to repeat: retried after transient failures, shared in flight, negative-cached. */
+  repeatable: boolean;
+  /** The server signs the answer: verified when keys are pinned. */
+  signed: boolean;
+  /** The answer is a JWK Set, not an envelope. */
+  keySet?: boolean;
+}
+
+/** The answer a verification accepted, kept for the offline grace and checked again there. */
+interface SignedAnswer {
+  method: string;
+  url: string;
+  nonce: string;
+  status: number;
+  headers: Record<string, string>;
+  /** Base64 of the body's bytes. */
+  body: string;
+}
+
+interface Outcome<T> {
+  result: LicensingResult<T>;
+  /** The verified answer (with its signature's `created`, in ms), or null. */
+  signed: { answer: SignedAnswer; created: number } | null;
+  timedOut: boolean;
+}
+
+const SIGNED_HEADERS = ['signature-input', 'signature', 'content-digest', NONCE_HEADER];
+
+const copy = <T>(outcome: Outcome<T>): Outcome<T> => ({
+  ...outcome,
+  result: { ...outcome.result },
+});
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) {
+    throw new TypeError(`${name} must be a non-negative number of milliseconds: ${value}`);
+  }
+  return value;
+}
 
 export class LicensingClient {
   /** `{store root}/api/index.php/v1/licensing`. */
@@ -45,8 +172,23 @@ export class LicensingClient {
   readonly productId: number;
   /** Milliseconds. */
   readonly timeout: number;
+  /** Milliseconds. */
+  readonly clockTolerance: number;
+  /** Milliseconds. */
+  readonly offlineGrace: number;
+  readonly retries: number;
+  /** Whether answers are verified (keys were given). */
+  readonly verifying: boolean;
   private readonly fetcher: typeof fetch;
   private readonly headers: Record<string, string>;
+  private readonly pinned: Promise<PinnedKeys> | null;
+  private readonly store: SafeStore | null;
+  private readonly signedTime: SignedTime;
+  private readonly retryBaseDelay: number;
+  private readonly negativeCacheTtl: number;
+  private readonly now: () => number;
+  private readonly inFlight = new Map<string, Promise<Outcome<unknown>>>();
+  private readonly failures = new Map<string, { until: number; outcome: Outcome<unknown> }>();
 
   /**
    * @param storeUrl the store root URL, with or without a trailing slash
@@ -72,41 +214,163 @@ export class LicensingClient {
     if (!Number.isFinite(timeout) || timeout <= 0) {
       throw new TypeError(`The timeout must be a positive number of milliseconds: ${timeout}`);
     }
+    const retries = settings.retries ?? MAX_RETRIES;
+    if (!Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES) {
+      throw new TypeError(`retries must be 0, 1 or 2: ${retries}`);
+    }
+    if (settings.keys !== undefined && !isKeysOption(settings.keys)) {
+      throw new TypeError('keys must be a JWK Set ({"keys": [...]}) or a list of JWKs.');
+    }
+    if (settings.cache !== undefined && !isCacheOption(settings.cache)) {
+      throw new TypeError('cache must have get and set (or getItem and setItem) methods.');
+    }
     root.search = '';
     root.hash = '';
     this.apiBase = root.href.replace(/\/+$/, '') + API_PATH;
     this.productId = Number(id);
     this.timeout = timeout;
+    this.retries = retries;
+    this.clockTolerance = nonNegative(
+      'clockTolerance',
+      settings.clockTolerance,
+      DEFAULT_CLOCK_TOLERANCE_MS,
+    );
+    this.offlineGrace = nonNegative(
+      'offlineGrace',
+      settings.offlineGrace,
+      DEFAULT_OFFLINE_GRACE_MS,
+    );
+    this.retryBaseDelay = nonNegative(
+      'retryBaseDelay',
+      settings.retryBaseDelay,
+      DEFAULT_RETRY_BASE_DELAY_MS,
+    );
+    this.negativeCacheTtl = nonNegative(
+      'negativeCacheTtl',
+      settings.negativeCacheTtl,
+      DEFAULT_NEGATIVE_CACHE_MS,
+    );
     const custom = settings.fetch;
     // Called unbound: browsers refuse `fetch` called as a method of another object.
     this.fetcher = (input, init) => (custom ?? globalThis.fetch)(input, init);
     this.headers = { ...settings.headers };
+    this.pinned = settings.keys === undefined ? null : pinKeys(settings.keys);
+    // A key set that cannot be read verifies nothing; it never becomes an unhandled rejection.
+    this.pinned?.catch(() => undefined);
+    this.verifying = this.pinned !== null;
+    this.store = settings.cache ? new SafeStore(settings.cache) : null;
+    this.signedTime = new SignedTime(this.store);
+    this.now = settings.now ?? Date.now;
   }
 
-  /** Spec 4.1: registers `identifier` on the license. Idempotent. */
-  activate(
+  /** Spec 4.1: registers `identifier` on the license. Idempotent, so retried. */
+  async activate(
     key: string,
     identifier: string,
     name?: string,
   ): Promise<LicensingResult<ActivationData>> {
-    return this.post('licenses/activate', { license_key: key, identifier, name });
+    const operation = this.post('licenses/activate', { license_key: key, identifier, name }, true);
+    return (await this.request<ActivationData>(operation)).result;
   }
 
-  /** Spec 4.2: whether the license is usable, and whether `identifier` (if given) is activated. */
-  validate(key: string, identifier?: string): Promise<LicensingResult<ValidationData>> {
-    return this.post('licenses/validate', { license_key: key, identifier });
+  /**
+   * Spec 4.2: whether the license is usable, and whether `identifier` (if given) is activated.
+   * With keys and a cache, a transient failure is answered from the last verified validation of
+   * the same key, identifier and product, within the offline grace (`stale: true`).
+   */
+  async validate(key: string, identifier?: string): Promise<LicensingResult<ValidationData>> {
+    const operation = this.post('licenses/validate', { license_key: key, identifier }, true);
+    const store = this.pinned && this.offlineGrace > 0 ? this.store : null;
+    if (store === null) return (await this.request<ValidationData>(operation)).result;
+
+    const until = Date.now() + this.timeout;
+    const entry = `${STORE_PREFIX}validate:${this.entryName(key, identifier)}`;
+    // Read while the request runs, so the grace costs no wait of its own.
+    const stored = store.read(entry);
+    const outcome = await this.request<ValidationData>(operation);
+    const { result, signed } = outcome;
+    const kind = classifyResult(result);
+    if (signed !== null && (result.success || kind === 'license')) {
+      // A verified verdict replaces the last one, good or not: a revoked license stays revoked.
+      await bounded(
+        store.write(entry, JSON.stringify(signed.answer)),
+        until - Date.now(),
+        undefined,
+      );
+      return result;
+    }
+    if (kind !== 'transient' || result.success) return result;
+    const text = await bounded(stored, until - Date.now(), null);
+    return this.offline(result, text, key, until);
   }
 
-  /** Spec 4.3: frees the activation of `identifier`. */
-  deactivate(key: string, identifier: string): Promise<LicensingResult<ActivationData>> {
-    return this.post('licenses/deactivate', { license_key: key, identifier });
+  /** Spec 4.3: frees the activation of `identifier`. Not retried (see README.md). */
+  async deactivate(key: string, identifier: string): Promise<LicensingResult<ActivationData>> {
+    const operation = this.post('licenses/deactivate', { license_key: key, identifier }, false);
+    return (await this.request<ActivationData>(operation)).result;
   }
 
   /** Spec 4.4: the latest published version; the key (optional) scopes it and adds license state. */
-  checkUpdate(key?: string): Promise<LicensingResult<UpdateInfo>> {
+  async checkUpdate(key?: string): Promise<LicensingResult<UpdateInfo>> {
     const url = new URL(`${this.apiBase}/updates/${this.productId}`);
     if (key) url.searchParams.set('license_key', key);
-    return this.send<UpdateInfo>(url.href, { method: 'GET' });
+    const operation: Operation = { method: 'GET', url: url.href, repeatable: true, signed: true };
+    return (await this.request<UpdateInfo>(operation)).result;
+  }
+
+  /**
+   * `POST /licenses/checkout`: an offline license file for an activated identifier, for `ttl`
+   * seconds (the server caps it; optional). With keys the file is verified as `verifyLicenseFile`
+   * does (without the identifier, which the server normalised) before it is handed out. Not retried.
+   */
+  async checkout(
+    key: string,
+    identifier: string,
+    ttl?: number,
+  ): Promise<LicensingResult<CheckoutData>> {
+    const fields = { license_key: key, identifier, ttl };
+    const outcome = await this.request<CheckoutData>(this.post('licenses/checkout', fields, false));
+    const result = outcome.result;
+    if (this.pinned === null || !result.success) return result;
+    const checked = await this.verifyLicenseFile(result.data?.license_file);
+    return checked.success ? result : { ...checked, httpStatus: result.httpStatus };
+  }
+
+  /**
+   * Checks a license file offline, against the pinned keys only: `SIGNATURE_INVALID` (not signed
+   * by a pinned key, altered, not a license file), `CLOCK_TAMPERED`, `PRODUCT_MISMATCH` (another
+   * product than this client's), `IDENTIFIER_MISMATCH` (when `identifier` is given),
+   * `LICENSE_FILE_EXPIRED` (past its lease). On success, the license state the file holds.
+   */
+  async verifyLicenseFile(
+    file: string | null | undefined,
+    options: VerifyLicenseFileOptions = {},
+  ): Promise<LicensingResult<LicenseFileData>> {
+    const now = options.now === undefined ? this.now() : Number(options.now);
+    return checkLicenseFile(file, {
+      keys: this.pinned ? await this.pinned.catch(() => null) : null,
+      productId: this.productId,
+      identifier: options.identifier,
+      now,
+      clockTolerance: this.clockTolerance,
+      signedTime: this.signedTime,
+      until: Date.now() + this.timeout,
+    });
+  }
+
+  /**
+   * `GET {api_base}/keys`: the server's public key set, a JWK Set (not in a data envelope), to
+   * save and pin. Not verified: pin a set obtained over a channel you trust.
+   */
+  async fetchKeys(): Promise<LicensingResult<JwkSet>> {
+    const operation: Operation = {
+      method: 'GET',
+      url: `${this.apiBase}/keys`,
+      repeatable: true,
+      signed: false,
+      keySet: true,
+    };
+    return (await this.request<JwkSet>(operation)).result;
   }
 
   /**
@@ -122,6 +386,7 @@ export class LicensingClient {
     destination: DownloadDestination,
     options: DownloadOptions = {},
   ): Promise<LicensingResult<DownloadData>> {
+    options = withUpdate(options);
     let url: URL;
     try {
       url = new URL(options.url ?? `${this.apiBase}/downloads/${this.productId}`);
@@ -279,39 +544,245 @@ export class LicensingClient {
     };
   }
 
-  private post<T>(operation: string, fields: Fields): Promise<LicensingResult<T>> {
+  /** The answer of the offline grace to a transient failure of validate, or the failure. */
+  private async offline(
+    failure: FailureResult,
+    stored: string | null,
+    key: string,
+    until: number,
+  ): Promise<LicensingResult<ValidationData>> {
+    const keys = await this.pinned?.catch(() => null);
+    if (!keys || stored === null) return failure;
+    let previous: LicensingResult<ValidationData>;
+    let verified: { created: number } | string;
+    try {
+      const answer = JSON.parse(stored) as SignedAnswer;
+      const body = typeof answer?.body === 'string' ? fromBase64(answer.body) : null;
+      if (body === null) return failure;
+      // Checked again: the store is the caller's, and only what the server signed is trusted.
+      verified = await verifyAnswer(
+        keys,
+        { ...answer, headers: new Headers(answer.headers), body },
+        this.now(),
+        this.clockTolerance,
+        false,
+      );
+      previous = interpret<ValidationData>(
+        answer.status,
+        new Headers(),
+        new TextDecoder().decode(body),
+      );
+    } catch {
+      // Whatever the store holds instead of an answer this client kept, there is no grace.
+      return failure;
+    }
+    if (typeof verified === 'string') return failure;
+    if (!previous.success || classifyResult(previous) !== 'ok') return failure;
+    if (previous.data.license_key !== key) return failure;
+
+    const now = this.now();
+    const created = verified.created * 1000;
+    const latest = Math.max(await this.signedTime.get(until), created);
+    if (now < latest - this.clockTolerance) return clockTampered(now, latest);
+    if (now - created > this.offlineGrace) return failure;
+    return {
+      success: true,
+      data: previous.data,
+      message: '',
+      code: '',
+      httpStatus: failure.httpStatus,
+      stale: true,
+      checked_at: new Date(created).toISOString(),
+      cause: failure,
+    };
+  }
+
+  /** The store entry of a validation: a digest, so the store does not hold the key in its names. */
+  private entryName(key: string, identifier: string | undefined): string {
+    const text = [this.apiBase, this.productId, key, identifier ?? ''].join('\n');
+    return new Sha256().update(new TextEncoder().encode(text)).hex();
+  }
+
+  private post(operation: string, fields: Fields, repeatable: boolean): Operation {
     const body = new URLSearchParams();
     const all: Fields = { ...fields, product_id: this.productId };
     for (const [name, value] of Object.entries(all)) {
       if (value !== undefined && value !== null && value !== '') body.set(name, String(value));
     }
-    return this.send<T>(`${this.apiBase}/${operation}`, {
+    return {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      url: `${this.apiBase}/${operation}`,
       body: body.toString(),
-    });
+      repeatable,
+      signed: true,
+    };
   }
 
-  private async send<T>(url: string, init: RequestInit): Promise<LicensingResult<T>> {
-    const deadline = new Deadline(this.timeout);
+  /**
+   * A call that is safe to repeat shares an identical call in flight, and gets a transient
+   * failure of an identical call from the last `negativeCacheTtl` milliseconds without a request.
+   */
+  private request<T>(operation: Operation): Promise<Outcome<T>> {
+    if (!operation.repeatable) return this.attempts<T>(operation);
+    const id = `${operation.method} ${operation.url}\n${operation.body ?? ''}`;
+    const now = this.now();
+    for (const [name, remembered] of this.failures) {
+      if (remembered.until <= now) this.failures.delete(name);
+    }
+    const remembered = this.failures.get(id);
+    if (remembered) return Promise.resolve(copy(remembered.outcome as Outcome<T>));
+    let pending = this.inFlight.get(id) as Promise<Outcome<T>> | undefined;
+    if (pending === undefined) {
+      pending = this.attempts<T>(operation).then((outcome) => {
+        this.inFlight.delete(id);
+        if (this.negativeCacheTtl > 0 && classifyResult(outcome.result) === 'transient') {
+          this.failures.set(id, { until: this.now() + this.negativeCacheTtl, outcome });
+        }
+        return outcome;
+      });
+      this.inFlight.set(id, pending);
+    }
+    return pending.then(copy);
+  }
+
+  /**
+   * Sends the call, and for a call safe to repeat retries it after a transient failure, at most
+   * `retries` times: after a jittered exponential delay, never before `Retry-After`, and only
+   * while the wait and a fair share of time for the next attempt fit in the call's timeout.
+   */
+  private async attempts<T>(operation: Operation): Promise<Outcome<T>> {
+    const deadline = Date.now() + this.timeout;
+    const reserve = Math.min(1000, this.timeout / 4);
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.exchange<T>(operation, deadline);
+      const { result } = outcome;
+      if (!operation.repeatable || attempt >= this.retries || outcome.timedOut) return outcome;
+      if (result.success || classifyResult(result) !== 'transient') return outcome;
+      let wait = this.retryBaseDelay * 2 ** attempt * (0.5 + Math.random() / 2);
+      if (result.retryAfter !== undefined) wait = Math.max(wait, result.retryAfter * 1000);
+      if (wait + reserve > deadline - Date.now()) return outcome;
+      await sleep(wait);
+    }
+  }
+
+  /** One HTTP exchange: the request (with a fresh nonce when verifying) and its answer, verified. */
+  private async exchange<T>(operation: Operation, until: number): Promise<Outcome<T>> {
+    const keys = operation.signed && this.pinned ? await this.pinned.catch(() => null) : null;
+    const verifying = operation.signed && this.pinned !== null;
+    const nonce = verifying ? newNonce() : null;
+    const deadline = new Deadline(Math.max(1, until - Date.now()), undefined, this.timeout);
+    const unsigned = (result: LicensingResult<T>, timedOut = false): Outcome<T> => ({
+      result,
+      signed: null,
+      timedOut,
+    });
     try {
       let response: Response | undefined;
-      let text: string;
+      let bytes: Uint8Array;
       try {
-        response = await this.fetcher(url, {
-          ...init,
-          headers: { ...this.headers, Accept: 'application/json', ...init.headers },
+        response = await this.fetcher(operation.url, {
+          method: operation.method,
+          headers: {
+            ...this.headers,
+            Accept: 'application/json',
+            ...(operation.body === undefined
+              ? {}
+              : { 'Content-Type': 'application/x-www-form-urlencoded' }),
+            ...(nonce === null ? {} : { [NONCE_HEADER]: nonce }),
+          },
+          body: operation.body,
           signal: deadline.signal,
         });
-        text = await response.text();
+        bytes = new Uint8Array(await response.arrayBuffer());
       } catch (error) {
-        return connectionFailure(error, deadline, undefined, response?.status ?? 0);
+        return unsigned(
+          connectionFailure(error, deadline, undefined, response?.status ?? 0),
+          deadline.timedOut,
+        );
       }
-      return interpret<T>(response.status, response.headers, text);
+      const { status, headers } = response;
+      const text = new TextDecoder().decode(bytes);
+      const result = operation.keySet
+        ? interpretKeySet<T>(status, headers, text)
+        : interpret<T>(status, headers, text);
+      // An answer with nothing readable says nothing, signed or not; anything else is read only
+      // once verified.
+      if (!verifying || nonce === null || isInvalidResponse(result)) return unsigned(result);
+      const answer: SignedAnswer = {
+        method: operation.method,
+        url: operation.url,
+        nonce,
+        status,
+        headers: {},
+        body: toBase64(bytes),
+      };
+      for (const name of SIGNED_HEADERS) {
+        const value = headers.get(name);
+        if (value !== null) answer.headers[name] = value;
+      }
+      const verified = keys
+        ? await verifyAnswer(
+            keys,
+            { ...answer, headers, body: bytes },
+            this.now(),
+            this.clockTolerance,
+          )
+        : 'the pinned keys could not be read';
+      if (typeof verified === 'string') {
+        return unsigned(
+          signatureInvalid(`The server's answer failed verification: ${verified}.`, status),
+        );
+      }
+      const created = verified.created * 1000;
+      await this.signedTime.note(created, until);
+      return { result, signed: { answer, created }, timedOut: false };
     } finally {
       deadline.clear();
     }
   }
+}
+
+export interface OfflineVerifyOptions extends VerifyLicenseFileOptions {
+  /** The server's public keys, pinned, as the client's `keys` option. */
+  keys: KeysOption;
+  /** The product this software is. */
+  productId: number | string;
+  /** The client's `cache` option: the latest signed time it remembers, updated with the file's. */
+  cache?: CacheOption;
+  /** As the client's option, in milliseconds (default 5 minutes). */
+  clockTolerance?: number;
+}
+
+/**
+ * `LicensingClient.verifyLicenseFile` without a client, for software that only ever checks
+ * files offline (no store URL needed).
+ */
+export async function verifyLicenseFile(
+  file: string | null | undefined,
+  options: OfflineVerifyOptions,
+): Promise<LicensingResult<LicenseFileData>> {
+  const { keys, productId, cache, clockTolerance, ...check } = options;
+  // The store URL is not used offline; the client checks the other options as it always does.
+  const client = new LicensingClient('http://offline.invalid', productId, {
+    keys,
+    cache,
+    clockTolerance,
+  });
+  return client.verifyLicenseFile(file, check);
+}
+
+/** The download options with what a (verified) update check said: URL, size and SHA-256. */
+function withUpdate(options: DownloadOptions): DownloadOptions {
+  const update = options.update;
+  if (!update?.update_available) return options;
+  const sha256 = (update as { sha256?: unknown }).sha256;
+  return {
+    ...options,
+    url: options.url ?? update.download_url ?? undefined,
+    expectedSize: options.expectedSize ?? update.file_size,
+    expectedSha256:
+      options.expectedSha256 ?? (typeof sha256 === 'string' && sha256 !== '' ? sha256 : undefined),
+  };
 }
 
 function messageOf(error: unknown): string {

@@ -2,6 +2,7 @@
  * Pieces of `download` (spec 4.5) that do not depend on the runtime: what the response headers
  * promise, the file name, and the destinations that work everywhere (a WritableStream, a Blob).
  */
+import type { UpdateInfo } from './result.js';
 import { Sha256, toHex } from './sha256.js';
 
 /** Where a download goes: a file path (Node), a WritableStream (any runtime), or `null` for a Blob. */
@@ -17,6 +18,13 @@ export interface DownloadProgress {
 export interface DownloadOptions {
   /** The `download_url` from `checkUpdate`; default `{api_base}/downloads/{product_id}`. */
   url?: string;
+  /**
+   * The data of `checkUpdate`: its `download_url`, `file_size` and `sha256` (when the server
+   * sends one) stand for `url`, `expectedSize` and `expectedSha256` when those are not given.
+   * From a client with keys, the update check is signed, so the package is checked against what
+   * the server signed.
+   */
+  update?: UpdateInfo;
   /** Called after each chunk, and once with 0 bytes before the first. */
   onProgress?: (progress: DownloadProgress) => void;
   /** Size the package must have, e.g. `file_size` from the update check. */

@@ -30,8 +30,32 @@ export function invalidResponse(status: number, headers: Headers | null): Failur
 }
 
 /** A failure of the client itself, before or after the HTTP exchange (empty code). */
-export function clientFailure(message: string, status = 0): FailureResult {
-  return { success: false, data: null, message, code: '', httpStatus: status };
+export function clientFailure(message: string, status = 0, code = ''): FailureResult {
+  return { success: false, data: null, message, code, httpStatus: status };
+}
+
+/** Whether a result is `Invalid response from server.`: an answer that said nothing readable. */
+export function isInvalidResponse(result: LicensingResult<unknown>): boolean {
+  return !result.success && result.code === '' && result.message === INVALID_RESPONSE;
+}
+
+/** `GET /keys`: the JWK Set itself (no `data` envelope), or an error envelope. */
+export function interpretKeySet<T>(
+  status: number,
+  headers: Headers,
+  text: string,
+): LicensingResult<T> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return invalidResponse(status, headers);
+  }
+  if (status >= 200 && status < 300 && isRecord(body) && Array.isArray(body.keys)) {
+    return { success: true, data: body as T, message: '', code: '', httpStatus: status };
+  }
+  const result = interpret<T>(status, headers, text);
+  return result.success ? invalidResponse(status, headers) : result;
 }
 
 /** The result of an HTTP answer's JSON body: the `data` envelope, the `error` envelope, or neither. */
@@ -79,9 +103,15 @@ export class Deadline {
     this.controller.abort(new Error('The request was cancelled.'));
   };
 
+  /**
+   * @param ms how long until the request is aborted
+   * @param external the caller's signal, which cancels the request
+   * @param timeoutMs the client's timeout, as a timeout message names it (default `ms`)
+   */
   constructor(
     readonly ms: number,
     private readonly external?: AbortSignal,
+    readonly timeoutMs = ms,
   ) {
     if (external?.aborted) this.onExternalAbort();
     else external?.addEventListener('abort', this.onExternalAbort, { once: true });
@@ -140,7 +170,7 @@ export function connectionFailure(
   status = 0,
 ): FailureResult {
   let detail: string;
-  if (deadline.timedOut) detail = `no answer from the server within ${seconds(deadline.ms)}`;
+  if (deadline.timedOut) detail = `no answer from the server within ${seconds(deadline.timeoutMs)}`;
   else if (deadline.cancelled) detail = 'the request was cancelled';
   else detail = describe(error);
   return clientFailure(`${CONNECTION_ERROR} ${what ? `${what} (${detail})` : detail}.`, status);

@@ -1,12 +1,28 @@
 /**
  * Reference client of the Licensing Service Interface: activate, validate, deactivate, the update
- * check and downloads, for Node 18+ and browsers, with no dependencies beyond `fetch`.
+ * check, downloads and offline license files, for Node 20+ and browsers, with no dependencies
+ * beyond `fetch` and WebCrypto.
  */
-export { API_PATH, DEFAULT_TIMEOUT_MS, LicensingClient, type ClientOptions } from './client.js';
+export {
+  API_PATH,
+  DEFAULT_CLOCK_TOLERANCE_MS,
+  DEFAULT_NEGATIVE_CACHE_MS,
+  DEFAULT_OFFLINE_GRACE_MS,
+  DEFAULT_RETRY_BASE_DELAY_MS,
+  DEFAULT_TIMEOUT_MS,
+  LicensingClient,
+  MAX_RETRIES,
+  verifyLicenseFile,
+  type ClientOptions,
+  type OfflineVerifyOptions,
+  type VerifyLicenseFileOptions,
+} from './client.js';
 export type { DownloadDestination, DownloadOptions, DownloadProgress } from './download.js';
 export { CONNECTION_ERROR, INVALID_RESPONSE } from './http.js';
+export { jsonFileStore } from './node-file.js';
 export {
   classifyResult,
+  CLIENT_ERROR_CODES,
   ERROR_CODES,
   isLicenseProblem,
   isTransientFailure,
@@ -15,8 +31,10 @@ export {
   TRANSIENT_CODES,
   type ActivationData,
   type ActivationType,
+  type CheckoutData,
   type DownloadData,
   type FailureResult,
+  type LicenseFileData,
   type LicenseStatus,
   type LicensingResult,
   type ResultKind,
@@ -26,3 +44,6 @@ export {
   type ValidationData,
 } from './result.js';
 export { Sha256 } from './sha256.js';
+export type { CacheOption, KeyValueStore, StorageLike } from './store.js';
+export type { KeysOption } from './verify.js';
+export type { Ed25519PublicJwk, JwkSet } from '../../signatures/index.js';

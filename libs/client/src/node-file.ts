@@ -1,11 +1,12 @@
 /**
- * The file-path destination of `download`, for Node only. Its modules are loaded on first use
+ * The file-path destination of `download`, and a JSON file as the client's store, for Node only. Its modules are loaded on first use
  * through an opaque specifier, so browser bundles never try to resolve `node:` modules.
  */
 import type * as NodeCrypto from 'node:crypto';
 import type * as NodeFs from 'node:fs/promises';
 import type * as NodePath from 'node:path';
 import type { Sink } from './download.js';
+import type { KeyValueStore } from './store.js';
 
 // Type-only imports: erased from the output, which loads the modules with `load` below.
 type Fs = typeof NodeFs;
@@ -66,6 +67,58 @@ export async function fileSink(destination: string, filename: string): Promise<S
     async discard() {
       await close().catch(() => undefined);
       await fs.rm(temporary, { force: true }).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A `cache` store in a JSON file (Node only): one object of strings, rewritten whole through a
+ * temporary file and a rename at each `set`, readable by its owner only. A missing or unreadable
+ * file reads as empty. The command line keeps its `--state` in one.
+ */
+export function jsonFileStore(path: string): KeyValueStore {
+  let writes: Promise<unknown> = Promise.resolve();
+  const modules = async () => ({
+    fs: (await load('node:fs/promises')) as Fs,
+    paths: (await load('node:path')) as Path,
+  });
+  const read = async (): Promise<Record<string, unknown>> => {
+    const { fs } = await modules();
+    try {
+      const value: unknown = JSON.parse(await fs.readFile(path, 'utf8'));
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : {};
+    } catch {
+      return {};
+    }
+  };
+  return {
+    async get(name) {
+      await writes.catch(() => undefined);
+      const value = (await read())[name];
+      return typeof value === 'string' ? value : null;
+    },
+    set(name, value) {
+      const write = writes
+        .catch(() => undefined)
+        .then(async () => {
+          const { fs, paths } = await modules();
+          const data = await read();
+          data[name] = value;
+          const target = paths.resolve(path);
+          const temporary = paths.join(
+            paths.dirname(target),
+            `.${paths.basename(target)}.${Math.random().toString(36).slice(2)}.tmp`,
+          );
+          await fs.writeFile(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+          await fs.rename(temporary, target).catch(async (error: unknown) => {
+            await fs.rm(temporary, { force: true });
+            throw error;
+          });
+        });
+      writes = write;
+      return write;
     },
   };
 }

@@ -28,6 +28,31 @@ export type ValidationData = PlainValidationResult;
  */
 export type UpdateInfo = PlainUpdateInfo;
 
+/** Payload of `POST /licenses/checkout`: an offline license file and its lease. */
+export interface CheckoutData {
+  /** The license file: a JWS (compact serialization, EdDSA, `typ: licensing-file+jwt`). */
+  license_file: string;
+  /** ISO 8601 UTC. */
+  issued_at: string;
+  /** End of the lease, ISO 8601 UTC. */
+  expires_at: string;
+}
+
+/**
+ * What `verifyLicenseFile` answers: the license state the file holds, as validate reports it
+ * (`identifier_activated` is true: the identifier was activated when the file was issued), with
+ * the file's identifier, product and lease.
+ */
+export interface LicenseFileData extends ValidationData {
+  /** The normalised identifier the file is for. */
+  identifier: string;
+  product_id: number;
+  /** When the file was issued, ISO 8601 UTC. */
+  issued_at: string;
+  /** End of the lease, ISO 8601 UTC (`expires_at` is the license's own expiry). */
+  lease_expires_at: string;
+}
+
 /** What `download` saved (the client builds this; it is not a server payload). */
 export interface DownloadData {
   /** File name from `Content-Disposition` (made safe), else `product-{id}`. */
@@ -50,8 +75,17 @@ export interface SuccessResult<T> {
   data: T;
   message: '';
   code: '';
-  /** HTTP status of the answer. */
+  /** HTTP status of the answer (for a `stale` answer, of the failed attempt: 0 without one). */
   httpStatus: number;
+  /**
+   * Only on a validation answered from the offline grace (spec 7 rule 2): `data` is the last
+   * verified answer, because the server could not give one now.
+   */
+  stale?: true;
+  /** With `stale`: when the server signed the answer in `data` (ISO 8601 UTC). */
+  checked_at?: string;
+  /** With `stale`: the transient failure the stale answer stands in for (its `retryAfter`, ...). */
+  cause?: FailureResult;
 }
 
 export interface FailureResult {
@@ -85,7 +119,27 @@ export const ERROR_CODES = [
   'INTERNAL_ERROR',
 ] as const;
 
-/** Codes that are an answer about the license or its activations. */
+/**
+ * Codes the client gives itself, never sent by the server (`PRODUCT_MISMATCH` is also given for a
+ * license file of another product):
+ * - `SIGNATURE_INVALID`: an answer or a license file that fails verification against the pinned
+ *   keys (unsigned, unknown key, tampered, for another request or nonce, expired signature);
+ * - `LICENSE_FILE_EXPIRED`: a license file past its lease;
+ * - `IDENTIFIER_MISMATCH`: a license file issued for another identifier;
+ * - `CLOCK_TAMPERED`: the device's clock is behind a time the server vouched for, so offline
+ *   checks (license files, the offline grace) cannot be trusted.
+ */
+export const CLIENT_ERROR_CODES = [
+  'SIGNATURE_INVALID',
+  'LICENSE_FILE_EXPIRED',
+  'IDENTIFIER_MISMATCH',
+  'CLOCK_TAMPERED',
+] as const;
+
+/**
+ * Codes that are an answer about the license or its activations, or (the client's own codes) a
+ * refusal to trust what claims to be one: a forged answer is neither trusted nor retried.
+ */
 export const LICENSE_PROBLEM_CODES: readonly string[] = [
   'LICENSE_INVALID',
   'PRODUCT_MISMATCH',
@@ -93,6 +147,7 @@ export const LICENSE_PROBLEM_CODES: readonly string[] = [
   'ACTIVATION_LIMIT_REACHED',
   'ACTIVATION_REQUIRED',
   'ACTIVATION_NOT_FOUND',
+  ...CLIENT_ERROR_CODES,
 ];
 
 /** Codes that say nothing about the license (spec 7, rule 2). */
