@@ -49,6 +49,9 @@ describe('npx licensing from the repository root', () => {
     const help = await npx(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: licensing <command> [options]');
+    for (const command of ['checkout', 'verify FILE', 'keys', '--keys FILE', '--offline-grace']) {
+      expect(help.stdout).toContain(command);
+    }
     // Exactly what the source prints, so a stale build cannot be what ran.
     expect(help.stdout).toBe((await inProcess(['--help'])).stdout);
 

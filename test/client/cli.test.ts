@@ -1,16 +1,22 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { EXIT, main } from '../../libs/client/src/cli-main.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
 import {
+  keySetOf,
+  licenseFileOf,
   packageBytes,
   refusedUrl,
   sendJson,
   serve,
+  signedStore,
+  signingKey,
   specServer,
   type LocalServer,
+  type SignedStore,
+  type SigningKey,
   UNKNOWN_KEY,
 } from './servers.js';
 
@@ -432,5 +438,229 @@ describe('command line: exit codes tell success, license problems and transient 
       version: string;
     };
     expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+});
+
+describe('command line: signed answers and offline license files (--keys, --state)', () => {
+  let key: SigningKey;
+  let store: SignedStore;
+  let dir: string;
+  let keysFile: string;
+  beforeAll(async () => {
+    key = await signingKey();
+    store = await signedStore({
+      productId: 12,
+      key,
+      licenses: { K: { activated: ['example.com'] } },
+      file: packageBytes(4096),
+    });
+    servers.push(store);
+  });
+  beforeEach(async () => {
+    store.mode = 'ok';
+    store.servedFile = undefined;
+    dir = await mkdtemp(join(tmpdir(), 'licensing-cli-'));
+    keysFile = join(dir, 'keys.json');
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const common = () => ['--store', store.url, '--product', '12', '--key', 'K'];
+
+  test('keys prints the JWK Set to save; --keys with it verifies every answer', async () => {
+    const keys = await run(['keys', '--store', store.url]);
+    expect(keys).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(JSON.parse(keys.stdout)).toEqual({ keys: [key.jwk] });
+    await writeFile(keysFile, keys.stdout);
+
+    const validated = await run(['validate', ...common(), '--keys', keysFile]);
+    expect(validated).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(validated.stdout).toContain('Valid: yes (status active)');
+    expect(store.requests.at(-1)!.headers['licensing-nonce']).toMatch(/^[\w-]{32}$/);
+
+    // A store signing with another key is refused: exit 3, a license problem.
+    await writeFile(keysFile, JSON.stringify(keySetOf(await signingKey())));
+    const refused = await run(['validate', ...common(), '--keys', keysFile]);
+    expect(refused.code).toBe(EXIT.LICENSE);
+    expect(refused.stderr).toMatch(
+      /^licensing: The server's answer failed verification: it is signed by a key that is not pinned .*\[SIGNATURE_INVALID\]\n$/,
+    );
+  });
+
+  test('checkout writes a license file; verify checks it offline', async () => {
+    await writeFile(keysFile, JSON.stringify(keySetOf(key)));
+    const checkedOut = await run([
+      'checkout',
+      ...common(),
+      '--identifier',
+      'example.com',
+      '--ttl',
+      '7d',
+      '--keys',
+      keysFile,
+      '--output',
+      dir,
+    ]);
+    expect(checkedOut).toMatchObject({ code: EXIT.OK, stderr: '' });
+    const file = join(dir, 'license-12.jwt');
+    expect(checkedOut.stdout).toContain(`Saved: ${file}\nLease: until `);
+    expect(new URLSearchParams(store.requests.at(-1)!.body).get('ttl')).toBe('604800');
+
+    const requests = store.requests.length;
+    const verified = await run(['verify', file, '--product', '12', '--keys', keysFile]);
+    expect(verified).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(verified.stdout).toContain('License file: for example.com, product 12\nLease: until ');
+    expect(verified.stdout).toContain('Valid: yes (status active)');
+    expect(store.requests.length).toBe(requests);
+
+    const json = await run(['verify', file, '--product', '12', '--keys', keysFile, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      success: true,
+      data: { identifier: 'example.com', product_id: 12, valid: true },
+    });
+
+    const elsewhere = await run([
+      'verify',
+      file,
+      '--product',
+      '12',
+      '--keys',
+      keysFile,
+      '--identifier',
+      'other.com',
+    ]);
+    expect(elsewhere.code).toBe(EXIT.LICENSE);
+    expect(elsewhere.stderr).toContain('[IDENTIFIER_MISMATCH]');
+    const product = await run(['verify', file, '--product', '13', '--keys', keysFile]);
+    expect(product.stderr).toContain('[PRODUCT_MISMATCH]');
+
+    const text = await readFile(file, 'utf8');
+    const flipped = join(dir, 'flipped.jwt');
+    const at = text.lastIndexOf('.') + 10;
+    await writeFile(
+      flipped,
+      text.slice(0, at) + (text[at] === 'A' ? 'B' : 'A') + text.slice(at + 1),
+    );
+    const tampered = await run(['verify', flipped, '--product', '12', '--keys', keysFile]);
+    expect(tampered.code).toBe(EXIT.LICENSE);
+    expect(tampered.stderr).toContain('[SIGNATURE_INVALID]');
+  });
+
+  test('verify refuses a lease that has ended, and a clock behind the file (CLOCK_TAMPERED)', async () => {
+    await writeFile(keysFile, JSON.stringify(keySetOf(key)));
+    const day = 86_400_000;
+    const ended = join(dir, 'ended.jwt');
+    await writeFile(
+      ended,
+      licenseFileOf(key, {
+        product_id: 12,
+        identifier: 'example.com',
+        issued_at: new Date(Date.now() - 3 * day).toISOString(),
+        expires_at: new Date(Date.now() - day).toISOString(),
+      }),
+    );
+    const expired = await run(['verify', ended, '--product', '12', '--keys', keysFile]);
+    expect(expired.code).toBe(EXIT.LICENSE);
+    expect(expired.stderr).toContain('[LICENSE_FILE_EXPIRED]');
+
+    // A file issued tomorrow, as this computer's clock sees it: the clock was set back.
+    const future = join(dir, 'future.jwt');
+    await writeFile(
+      future,
+      licenseFileOf(key, {
+        product_id: 12,
+        identifier: 'example.com',
+        issued_at: new Date(Date.now() + day).toISOString(),
+      }),
+    );
+    const state = join(dir, 'state.json');
+    const setBack = await run([
+      'verify',
+      future,
+      '--product',
+      '12',
+      '--keys',
+      keysFile,
+      '--state',
+      state,
+    ]);
+    expect(setBack.code).toBe(EXIT.LICENSE);
+    expect(setBack.stderr).toContain('[CLOCK_TAMPERED]');
+    // Remembered in the state file: the next check of an older, unexpired file is refused too.
+    const current = join(dir, 'current.jwt');
+    await writeFile(current, licenseFileOf(key, { product_id: 12, identifier: 'example.com' }));
+    const args = ['verify', current, '--product', '12', '--keys', keysFile];
+    expect((await run(args)).code).toBe(EXIT.OK);
+    expect((await run([...args, '--state', state])).stderr).toContain('[CLOCK_TAMPERED]');
+  });
+
+  test('validate --offline-grace --state answers from the last verified validation while the server cannot', async () => {
+    await writeFile(keysFile, JSON.stringify(keySetOf(key)));
+    const state = join(dir, 'state.json');
+    const args = [
+      'validate',
+      ...common(),
+      '--identifier',
+      'example.com',
+      '--keys',
+      keysFile,
+      '--state',
+      state,
+      '--timeout',
+      '0.5',
+    ];
+    expect((await run([...args, '--offline-grace', '72h'])).code).toBe(EXIT.OK);
+    store.mode = 'internal-error';
+    const offline = await run([...args, '--offline-grace', '72h']);
+    expect(offline).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(offline.stdout).toContain('Valid: yes (status active)');
+    expect(offline.stdout).toMatch(
+      /Offline: the server could not answer \(Refused: INTERNAL_ERROR.\); this is its last verified answer, of \d{4}-/,
+    );
+    const json = await run([...args, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ success: true, stale: true });
+
+    const none = await run([...args, '--offline-grace', '0']);
+    expect(none.code).toBe(EXIT.TRANSIENT);
+    expect(none.stderr).toContain('[INTERNAL_ERROR]');
+  });
+
+  test('download with --keys checks the package against the signed update check', async () => {
+    await writeFile(keysFile, JSON.stringify(keySetOf(key)));
+    const args = ['download', ...common(), '--keys', keysFile, '--output', dir];
+    const saved = await run(args);
+    expect(saved).toMatchObject({ code: EXIT.OK, stderr: '' });
+    expect(saved.stdout).toContain('(verified)');
+
+    store.servedFile = packageBytes(4096, 9);
+    await rm(join(dir, 'test-plugin-2.1.0.zip'));
+    const swapped = await run(args);
+    expect(swapped.code).toBe(EXIT.TRANSIENT);
+    expect(swapped.stderr).toContain('Download verification failed');
+    expect((await readdir(dir)).sort()).toEqual(['keys.json']);
+  });
+
+  test('2 for wrong usage of the new options', async () => {
+    await writeFile(keysFile, JSON.stringify(keySetOf(key)));
+    const store12 = ['--store', store.url, '--product', '12', '--key', 'K'];
+    for (const argv of [
+      ['validate', ...store12, '--offline-grace', '72h'],
+      ['validate', ...store12, '--keys', keysFile, '--offline-grace', '72h'],
+      ['validate', ...store12, '--keys', keysFile, '--state', 's.json', '--offline-grace', 'soon'],
+      ['validate', ...store12, '--keys', join(dir, 'missing.json')],
+      ['validate', ...store12, '--keys', join(dir)],
+      ['verify', '--product', '12', '--keys', keysFile],
+      ['verify', join(dir, 'missing.jwt'), '--product', '12', '--keys', keysFile],
+      ['verify', keysFile, '--product', '12'],
+      ['verify', keysFile, 'extra', '--product', '12', '--keys', keysFile],
+      ['checkout', ...store12, '--identifier', 'a.com', '--ttl', 'soon'],
+      ['keys'],
+    ]) {
+      const result = await run(argv);
+      expect([argv, result.code]).toEqual([argv, EXIT.USAGE]);
+      expect(result.stderr).toMatch(/^licensing: .*\nRun "licensing --help" for usage.\n$/);
+    }
+    await writeFile(keysFile, JSON.stringify({ keys: [{ kty: 'RSA', kid: 'x' }] }));
+    const unusable = await run(['validate', ...store12, '--keys', keysFile]);
+    expect(unusable.code).toBe(EXIT.USAGE);
+    expect(unusable.stderr).toContain('holds no usable Ed25519 key');
   });
 });

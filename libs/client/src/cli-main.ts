@@ -1,20 +1,28 @@
 /**
  * The `licensing` command line: one subcommand per operation, readable output or `--json`, a
  * progress bar on downloads, and exit codes that tell success, license problems and transient
- * failures apart. Node only.
+ * failures apart. With `--keys` it verifies what the server signed; `--state` is its store for
+ * the offline grace and clock-tamper detection. Node only.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LicensingClient } from './client.js';
+import { LicensingClient, verifyLicenseFile, type ClientOptions } from './client.js';
 import type { DownloadProgress } from './download.js';
+import { clientFailure } from './http.js';
+import { jsonFileStore } from './node-file.js';
 import {
   classifyResult,
   type ActivationData,
+  type CheckoutData,
   type DownloadData,
+  type LicenseFileData,
   type LicensingResult,
   type UpdateInfo,
   type ValidationData,
 } from './result.js';
+import { isKeysOption, pinKeys, type KeysOption } from './verify.js';
 
 /** Exit codes of the command line. */
 export const EXIT = {
@@ -41,17 +49,29 @@ export interface CliIo {
   env: Record<string, string | undefined>;
 }
 
-const COMMANDS = ['activate', 'validate', 'deactivate', 'check-update', 'download'] as const;
+const COMMANDS = [
+  'activate',
+  'validate',
+  'deactivate',
+  'check-update',
+  'download',
+  'checkout',
+  'verify',
+  'keys',
+] as const;
 type Command = (typeof COMMANDS)[number];
 
 const USAGE = `Usage: licensing <command> [options]
 
 Commands:
   activate       Activate the license on an identifier   --key --identifier [--name]
-  validate       Check the license (and an identifier)    --key [--identifier]
+  validate       Check the license (and an identifier)    --key [--identifier] [--offline-grace]
   deactivate     Free the activation of an identifier     --key --identifier
   check-update   Show the latest published version        [--key]
   download       Download the package                     --key [--identifier] [--output] [--url]
+  checkout       Save an offline license file             --key --identifier [--ttl] [--output]
+  verify FILE    Check a license file offline             --product --keys [--identifier]
+  keys           Print the server's public key set (JWK Set), to save and pin with --keys
 
 Options:
   --store URL        Store root URL (or LICENSING_STORE)
@@ -59,8 +79,14 @@ Options:
   --key KEY          License key (or LICENSING_KEY, which keeps it out of the process list)
   --identifier ID    Domain, device, e-mail address or instance, per the plan's activation type
   --name NAME        Label of the activation (activate)
-  --output PATH      File, or existing directory, to save the download in (default: .)
+  --output PATH      Where to save the download (default: .) or the license file
+                     (default: ./license-PRODUCT.jwt); a file or an existing directory
   --url URL          Download URL from check-update (default: the download endpoint)
+  --ttl DURATION     Lease of the license file, e.g. 30d, 12h, 3600 (seconds); the store caps it
+  --keys FILE        The server's JWK Set (from "licensing keys"): verify every answer and file
+  --state FILE       JSON file for the offline grace and clock-tamper detection (with --keys)
+  --offline-grace D  How long validate answers from the last verified validation while the
+                     server cannot answer (default 72h with --keys and --state; 0: never)
   --timeout SECONDS  Request timeout (default 15)
   --json             Print the result as JSON on stdout
   --progress         Show the download progress bar even when stderr is not a terminal
@@ -68,9 +94,39 @@ Options:
   -h, --help         Show this help
   -v, --version      Show the version
 
-Exit codes: 0 success, 1 other failure, 2 usage error, 3 license problem,
+Exit codes: 0 success, 1 other failure, 2 usage error,
+            3 license problem (also an answer or license file that fails verification,
+              an expired lease, a clock set back),
             4 temporary failure (connection, timeout, rate limit, server error): retry later.
 `;
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Milliseconds of `30d`, `72h`, `15m`, `90s`, `500ms` or plain seconds. */
+function duration(name: string, text: string): number {
+  const match = DURATION.exec(text.trim());
+  if (!match) {
+    throw new UsageError(`--${name} must be a duration such as 72h, 30d, 15m or 3600 (seconds).`);
+  }
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']!);
+}
+
+/** The JWK Set (or list of JWKs) in `path`, with at least one usable key. */
+async function readKeys(path: string): Promise<KeysOption> {
+  let keys: unknown;
+  try {
+    keys = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(
+      `--keys: cannot read a JSON key set from ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (!isKeysOption(keys) || (await pinKeys(keys)).size === 0) {
+    throw new UsageError(`--keys: ${path} holds no usable Ed25519 key (a JWK Set is expected).`);
+  }
+  return keys;
+}
 
 class UsageError extends Error {}
 
@@ -106,6 +162,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         name: { type: 'string' },
         output: { type: 'string', short: 'o' },
         url: { type: 'string' },
+        ttl: { type: 'string' },
+        keys: { type: 'string' },
+        state: { type: 'string' },
+        'offline-grace': { type: 'string' },
         timeout: { type: 'string' },
         json: { type: 'boolean' },
         progress: { type: 'boolean' },
@@ -131,7 +191,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   if (!(COMMANDS as readonly string[]).includes(command)) {
     return usage(io, `Unknown command: ${command}`);
   }
-  if (positionals.length > 1) return usage(io, `Unexpected argument: ${positionals[1]}`);
+  const arity = command === 'verify' ? 2 : 1;
+  if (positionals.length > arity) return usage(io, `Unexpected argument: ${positionals[arity]}`);
 
   try {
     const option = (name: string, value: string | undefined, env?: string) => {
@@ -141,8 +202,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       }
       return found;
     };
-    const store = option('store', values.store, 'LICENSING_STORE');
-    const product = option('product', values.product, 'LICENSING_PRODUCT');
+    const json = values.json === true;
     let timeout: number | undefined;
     if (values.timeout !== undefined) {
       const seconds = Number(values.timeout);
@@ -151,16 +211,59 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       }
       timeout = Math.round(seconds * 1000);
     }
+    const keys = values.keys === undefined ? undefined : await readKeys(values.keys);
+    const cache = values.state === undefined ? undefined : jsonFileStore(values.state);
+    let offlineGrace: number | undefined;
+    if (values['offline-grace'] !== undefined) {
+      if (keys === undefined || cache === undefined) {
+        throw new UsageError(
+          '--offline-grace needs --keys and --state: only a verified answer, kept in the state file, is used offline.',
+        );
+      }
+      offlineGrace = duration('offline-grace', values['offline-grace']);
+    }
+    const product = () => option('product', values.product, 'LICENSING_PRODUCT');
+
+    if (command === 'verify') {
+      const file = positionals[1];
+      if (file === undefined) throw new UsageError('verify needs the license file: verify FILE.');
+      if (keys === undefined) throw new UsageError('--keys is required to verify a license file.');
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new UsageError(
+          `Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      let result: LicensingResult<LicenseFileData>;
+      try {
+        result = await verifyLicenseFile(text, {
+          keys,
+          productId: product(),
+          cache,
+          identifier: values.identifier,
+        });
+      } catch (error) {
+        throw new UsageError(error instanceof Error ? error.message : String(error));
+      }
+      return report(io, 'verify', result, json);
+    }
+
+    const store = option('store', values.store, 'LICENSING_STORE');
+    // The key set is the server's, not a product's: `keys` needs no --product.
+    const productId =
+      command === 'keys' ? (values.product ?? io.env.LICENSING_PRODUCT ?? '1') : product();
     let client: LicensingClient;
     try {
-      client = new LicensingClient(store, product, { timeout });
+      const options: ClientOptions = { timeout, keys, cache, offlineGrace };
+      client = new LicensingClient(store, productId, options);
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
     const key = () => option('key', values.key, 'LICENSING_KEY');
     const identifier = () => option('identifier', values.identifier);
     const optionalKey = values.key ?? io.env.LICENSING_KEY;
-    const json = values.json === true;
 
     let result: LicensingResult<unknown>;
     switch (command as Command) {
@@ -177,22 +280,69 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         result = await client.checkUpdate(optionalKey === '' ? undefined : optionalKey);
         break;
       case 'download': {
+        const licenseKey = key();
+        let update: UpdateInfo | undefined;
+        if (keys !== undefined) {
+          // The signed update check names the package's size and SHA-256: the download must match.
+          const checked = await client.checkUpdate(licenseKey);
+          if (!checked.success) return report(io, 'check-update', checked, json);
+          update = checked.data;
+        }
         const showProgress =
           !json && !values['no-progress'] && (values.progress === true || io.stderr.isTTY === true);
         const bar = showProgress ? progressBar(io.stderr) : undefined;
-        result = await client.download(key(), values.identifier, values.output ?? '.', {
+        result = await client.download(licenseKey, values.identifier, values.output ?? '.', {
           url: values.url,
+          update,
           onProgress: bar?.update,
         });
         bar?.end();
         break;
       }
+      case 'checkout': {
+        const ttl = values.ttl === undefined ? undefined : duration('ttl', values.ttl) / 1000;
+        if (ttl !== undefined && !(ttl >= 1)) throw new UsageError('--ttl must be at least 1s.');
+        const checkedOut = await client.checkout(key(), identifier(), ttl && Math.round(ttl));
+        result = checkedOut.success
+          ? await save(checkedOut, values.output, client.productId)
+          : checkedOut;
+        break;
+      }
+      case 'keys':
+        result = await client.fetchKeys();
+        break;
+      case 'verify':
+        throw new Error('unreachable');
     }
     return report(io, command as Command, result, json);
   } catch (error) {
     if (error instanceof UsageError) return usage(io, error.message);
     throw error;
   }
+}
+
+/** Writes the license file of a checkout; its data gains the `path` it was saved to. */
+async function save(
+  result: LicensingResult<CheckoutData> & { success: true },
+  output: string | undefined,
+  productId: number,
+): Promise<LicensingResult<CheckoutData & { path: string }>> {
+  const name = `license-${productId}.jwt`;
+  let path = resolve(output ?? name);
+  const isDirectory =
+    output !== undefined &&
+    (/[\\/]$/.test(output) || (statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false));
+  if (isDirectory) path = join(path, name);
+  try {
+    // The file holds the license key: readable by its owner only.
+    await writeFile(path, `${result.data.license_file}\n`, { mode: 0o600 });
+  } catch (error) {
+    return clientFailure(
+      `Could not write the license file: ${error instanceof Error ? error.message : String(error)}`,
+      result.httpStatus,
+    );
+  }
+  return { ...result, data: { ...result.data, path } };
 }
 
 function usage(io: CliIo, message: string): number {
@@ -255,25 +405,49 @@ function report(
       ]);
       break;
     }
-    case 'validate': {
+    case 'validate':
+    case 'verify': {
       const data = result.data as ValidationData;
+      const file = command === 'verify' ? (result.data as LicenseFileData) : null;
+      const offline =
+        result.stale && result.cause
+          ? `Offline: the server could not answer (${result.cause.message}); this is its last verified answer, of ${result.checked_at}.`
+          : null;
+      const fileLines = file
+        ? [
+            `License file: for ${file.identifier}, product ${file.product_id}`,
+            `Lease: until ${file.lease_expires_at} (issued ${file.issued_at})`,
+          ]
+        : [];
       if (data.status === 'invalid') {
         // Spec 4.2 rule 1: an unknown key comes with a limit of 0, which elsewhere means
         // unlimited; its zeros and nulls describe no license, so none of them is shown.
         out([
+          ...fileLines,
           'Valid: no (status invalid)',
           'The license key is unknown: the store has no license with this key.',
+          offline,
         ]);
         break;
       }
       out([
+        ...fileLines,
         `Valid: ${data.valid ? 'yes' : 'no'} (status ${data.status})`,
         statusSentence(data.status),
         data.identifier_activated ? null : 'Identifier: not activated on this license',
         ...licenseLines(data),
+        offline,
       ]);
       break;
     }
+    case 'checkout': {
+      const data = result.data as CheckoutData & { path: string };
+      out([`Saved: ${data.path}`, `Lease: until ${data.expires_at} (issued ${data.issued_at})`]);
+      break;
+    }
+    case 'keys':
+      out([JSON.stringify(result.data, null, 2)]);
+      break;
     case 'check-update': {
       const data = result.data as UpdateInfo;
       if (!data.update_available) {
