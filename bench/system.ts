@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
+import { generateSigningKey } from '../libs/config/index.js';
 import { freePorts, type ChildGroup, type LogLine } from '../test/support/child-group.js';
 import { childProcesses, findProcess, type Measured } from './cpu.js';
 import { waitUntilReady, type Children } from './processes.js';
@@ -189,6 +190,7 @@ export async function startSystem(
     DOWNLOAD_PORT: String(downloadPort),
     ADMIN_TOKENS: adminToken,
     DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
+    SIGNING_KEY: generateSigningKey(),
     S3_ENDPOINT: store.endpoint,
     S3_ACCESS_KEY: store.accessKey,
     S3_SECRET_KEY: store.secretKey,

@@ -1,4 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -40,6 +47,61 @@ const interval = z
   .trim()
   .regex(/^[1-9][0-9]* (second|minute|hour|day)s?$/, 'must be like "30 seconds" or "1 hour"');
 const positiveMs = wholeNumber(1);
+
+/**
+ * The Ed25519 keys of SIGNING_KEY: the first, a private key, signs the public API's answers;
+ * every one (the signer first) is published, so that what was signed before a rotation still
+ * verifies.
+ */
+export interface SigningKeys {
+  signer: KeyObject;
+  /** The public keys of every configured key, the signer's first. */
+  published: KeyObject[];
+}
+
+const SIGNING_KEY_FORMAT =
+  'must be PEM blocks of Ed25519 keys, the first a private key (PKCS#8, as ' +
+  '`openssl genpkey -algorithm ed25519` writes it), any further ones private or public (SPKI)';
+
+/** A PEM block: its label and the whole block. */
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+
+/** SIGNING_KEY read, or what is wrong with it (never a word of the key itself). */
+export function parseSigningKeys(text: string): SigningKeys | string {
+  const blocks = [...text.matchAll(PEM_BLOCK)];
+  if (blocks.length === 0 || text.replace(PEM_BLOCK, '').trim() !== '') return SIGNING_KEY_FORMAT;
+  const published: KeyObject[] = [];
+  let signer: KeyObject | undefined;
+  for (const [index, [block, label]] of blocks.entries()) {
+    const which = `${SIGNING_KEY_FORMAT}; key ${index + 1}`;
+    if (label !== 'PRIVATE KEY' && (index === 0 || label !== 'PUBLIC KEY')) {
+      return `${which} is a ${label ?? 'block'} block`;
+    }
+    let key: KeyObject;
+    try {
+      key = label === 'PRIVATE KEY' ? createPrivateKey(block) : createPublicKey(block);
+    } catch {
+      return `${which} cannot be read`;
+    }
+    if (key.asymmetricKeyType !== 'ed25519') return `${which} is not an Ed25519 key`;
+    const publicKey = key.type === 'private' ? createPublicKey(key) : key;
+    if (published.some((known) => known.equals(publicKey))) return `${which} is listed twice`;
+    if (index === 0) signer = key;
+    published.push(publicKey);
+  }
+  return { signer: signer!, published };
+}
+
+const signingKeys = z
+  .string()
+  .default('')
+  .transform((text, ctx): SigningKeys | undefined => {
+    if (text.trim() === '') return undefined;
+    const keys = parseSigningKeys(text);
+    if (typeof keys !== 'string') return keys;
+    ctx.addIssue({ code: 'custom', message: keys });
+    return z.NEVER;
+  });
 
 /** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -131,6 +193,15 @@ const EnvSchema = z.object({
   DOWNLOAD_SERVICE_URL: httpUrl,
   /** Signs the short-lived upload and download URLs; the same on every download replica. */
   DOWNLOAD_SIGNING_KEY: z.string().default(''),
+  /**
+   * Signs the public API's answers (Ed25519, PEM): the first key signs, any further ones are
+   * only published, so that what was signed before a rotation still verifies.
+   */
+  SIGNING_KEY: signingKeys,
+  /** A file holding SIGNING_KEY's text instead (Docker and Kubernetes secrets). */
+  SIGNING_KEY_FILE: z.string().trim().default(''),
+  /** How long a signed answer may be trusted: its signature's `expires` is `created` + this. */
+  SIGNATURE_TTL_SECONDS: wholeNumber(1, 86_400).default(300),
   /** The largest package file the management API accepts (bytes; default 2 GiB). */
   MAX_UPLOAD_BYTES: wholeNumber(1).default(DEFAULT_MAX_UPLOAD_BYTES),
   // Scheduled tasks of the license service (spec 3.1 expiry, 2.5 rejected-attempt pruning).
@@ -181,13 +252,54 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * Settings whose text may come from a file instead, named by the second variable (Docker and
+ * Kubernetes mount secrets as files). Setting both is refused: which one counts would be a guess.
+ */
+export const settingFiles = {
+  SIGNING_KEY: 'SIGNING_KEY_FILE',
+} as const satisfies Partial<Record<ConfigVariable, ConfigVariable>>;
+
+/**
+ * The environment with each setting of `settingFiles` read from its file, and the problems of
+ * doing so; `fromFile` maps a setting read from a file to the variable that named the file.
+ */
+function readSettingFiles(env: NodeJS.ProcessEnv) {
+  const read: NodeJS.ProcessEnv = { ...env };
+  const problems: string[] = [];
+  const fromFile = new Map<string, string>();
+  for (const [setting, fileSetting] of Object.entries(settingFiles)) {
+    const file = env[fileSetting]?.trim() ?? '';
+    if (file === '') continue;
+    if ((env[setting]?.trim() ?? '') !== '') {
+      problems.push(`${fileSetting}: must not be set together with ${setting}`);
+      continue;
+    }
+    try {
+      const text = readFileSync(file, 'utf8');
+      // An empty file is a mistake of the mount, not a setting left unset.
+      if (text.trim() === '') problems.push(`${fileSetting}: must name a file that is not empty`);
+      read[setting] = text;
+      fromFile.set(setting, fileSetting);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      problems.push(`${fileSetting}: must name a readable file (${String(code ?? error)})`);
+    }
+  }
+  return { read, problems, fromFile };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
+  const { read, problems, fromFile } = readSettingFiles(env);
+  const parsed = EnvSchema.safeParse(read);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
-    throw new ConfigError(`Invalid configuration: ${problems}`);
+    for (const issue of parsed.error.issues) {
+      const name = issue.path.join('.');
+      problems.push(`${fromFile.get(name) ?? name}: ${issue.message}`);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) {
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
 }
@@ -212,6 +324,13 @@ export function tracingSettings(
 /** For the embedded default only: one random admin token, printed at start-up. */
 export function generateAdminToken(): string {
   return randomBytes(24).toString('base64url');
+}
+
+/** For the embedded default only: a new Ed25519 signing key, as PEM (PKCS#8). */
+export function generateSigningKey(): string {
+  return generateKeyPairSync('ed25519')
+    .privateKey.export({ format: 'pem', type: 'pkcs8' })
+    .toString();
 }
 
 /**
@@ -276,6 +395,11 @@ export function embeddedStorageDirectory(
 /** Where `npm start` keeps the admin token it generated when ADMIN_TOKENS is unset. */
 export function adminTokenFile(config: Pick<Config, 'DATA_DIR'>): string | undefined {
   return dataPath(config, 'admin-token');
+}
+
+/** Where `npm start` keeps the signing key it generated when SIGNING_KEY is unset. */
+export function signingKeyFile(config: Pick<Config, 'DATA_DIR'>): string | undefined {
+  return dataPath(config, 'signing-key.pem');
 }
 
 /** A URL as it may be shown or logged: the password, if any, left out. */

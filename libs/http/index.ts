@@ -77,3 +77,4 @@ export * from './validation.js';
 export * from './form.js';
 export * from './health-routes.js';
 export * from './no-store.js';
+export * from './signed-answers.js';

@@ -5,6 +5,13 @@ import { dataEnvelope, errorEnvelope, type ErrorCode } from '../contracts/index.
 import { activeSpan } from '../observability/index.js';
 import { FORM_TYPE, formFields, jsonBody, readBody, type BodyLimits } from './body.js';
 import { Form, queryAsSent } from './form.js';
+import {
+  BAD_NONCE_DESCRIPTION,
+  NonceRequestHeader,
+  SignedAnswerHeaders,
+  signAnswers,
+  type AnswerSigning,
+} from './signed-answers.js';
 import { parseWith } from './validation.js';
 
 /**
@@ -25,11 +32,14 @@ export type Access = 'public' | 'admin';
 /** Named text fields (path parameters, a query string): an object, possibly refined. */
 export type FieldsSchema = z.ZodType<unknown, Record<string, unknown>>;
 
-/** A success answer: JSON `{"data": ...}` with this payload, or a file (a download). */
+/**
+ * A success answer: JSON `{"data": ...}` with this payload, a file (a download), JSON as it is
+ * (of `contentType`, `application/json` unless said), or a page.
+ */
 export type SuccessAnswer =
   | { description: string; data: z.ZodType; headers?: z.ZodObject }
   | { description: string; file: true; headers?: z.ZodObject }
-  | { description: string; json: z.ZodType }
+  | { description: string; json: z.ZodType; contentType?: string; headers?: z.ZodObject }
   | { description: string; html: true };
 
 /** An error answer: the spec's envelope with one of these codes. */
@@ -49,6 +59,12 @@ export interface Route<Deps = unknown> {
   tag?: string;
   /** Who may call it. */
   access: Access;
+  /**
+   * Every answer is signed (docs/api-decisions.md, "Signed answers"): `mountRoutes` puts
+   * `signAnswers` at the head of its chain, and its OpenAPI entry shows the nonce it takes and the
+   * headers of its answers.
+   */
+  signed?: true;
   /**
    * What it accepts, as documented: a route made by `defineRoute` parses exactly this (a body
    * its handler streams, with the schemas of its fields).
@@ -72,6 +88,8 @@ export interface RouteDeps {
    * its routes (the management API: an oversized body is refused on any path under /admin/v1).
    */
   bodyLimits?: BodyLimits;
+  /** What signed routes sign with; a surface without it serves no signed route. */
+  signing?: AnswerSigning;
 }
 
 /** No fields: what a route that declares no schema for a part of the request gets. */
@@ -213,7 +231,7 @@ export function defineRoute<
  * route's declared access must agree with its path, so what the document says of a route is
  * what the surface checks. A surface without one serves no admin route.
  */
-export function mountRoutes<Deps>(
+export function mountRoutes<Deps extends RouteDeps>(
   router: Router,
   routes: readonly Route<Deps>[],
   deps: Deps,
@@ -221,6 +239,9 @@ export function mountRoutes<Deps>(
 ): void {
   for (const route of routes) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
+    if (route.signed && !deps.signing) {
+      throw new Error(`${name} is signed, and this surface has no signing key.`);
+    }
     const guarded =
       adminPath !== undefined &&
       (route.path === adminPath || route.path.startsWith(`${adminPath}/`));
@@ -236,7 +257,9 @@ export function mountRoutes<Deps>(
       span?.setAttributes({ 'http.route': route.path, 'url.path': route.path });
       next();
     };
-    router[route.method](route.path, record, ...route.handlers(deps));
+    // First in the chain, so that every answer of the route, errors included, goes out signed.
+    const signing = route.signed && deps.signing ? [signAnswers(deps.signing)] : [];
+    router[route.method](route.path, record, ...signing, ...route.handlers(deps));
   }
 }
 
@@ -249,8 +272,18 @@ function jsonContent(schema: z.ZodType) {
   return { 'application/json': { schema } };
 }
 
-function successResponse(answer: SuccessAnswer) {
-  const headers = 'headers' in answer && answer.headers ? { headers: answer.headers } : {};
+/** The headers of an answer: its own, and those of a signed answer on a signed route. */
+function answerHeaders(own: z.ZodObject | undefined, signed: boolean) {
+  const headers = signed
+    ? own
+      ? own.extend(SignedAnswerHeaders.shape)
+      : SignedAnswerHeaders
+    : own;
+  return headers ? { headers } : {};
+}
+
+function successResponse(answer: SuccessAnswer, signed: boolean) {
+  const headers = answerHeaders('headers' in answer ? answer.headers : undefined, signed);
   if ('file' in answer) {
     return {
       description: answer.description,
@@ -264,27 +297,59 @@ function successResponse(answer: SuccessAnswer) {
       content: { 'text/html': { schema: { type: 'string' } as const } },
     };
   }
-  const schema = 'data' in answer ? dataEnvelope(answer.data) : answer.json;
-  return { description: answer.description, ...headers, content: jsonContent(schema) };
+  if ('data' in answer) {
+    return {
+      description: answer.description,
+      ...headers,
+      content: jsonContent(dataEnvelope(answer.data)),
+    };
+  }
+  return {
+    description: answer.description,
+    ...headers,
+    content: { [answer.contentType ?? 'application/json']: { schema: answer.json } },
+  };
 }
 
-function errorResponse(answer: ErrorAnswer) {
+function errorResponse(answer: ErrorAnswer, signed: boolean) {
   return {
     description: `${answer.codes.join(', ')}: ${answer.description}`,
-    ...(answer.headers ? { headers: answer.headers } : {}),
+    ...answerHeaders(answer.headers, signed),
     content: jsonContent(errorEnvelope(answer.codes)),
   };
 }
 
+/** A signed route also refuses a malformed nonce: 400 INVALID_REQUEST, said in its 400. */
+function errorsOf(route: Route<never>): Route['errors'] {
+  if (!route.signed) return route.errors;
+  const own = route.errors[400];
+  return {
+    ...route.errors,
+    400: own
+      ? { ...own, description: `${own.description} Or: ${BAD_NONCE_DESCRIPTION}` }
+      : { codes: ['INVALID_REQUEST'], description: BAD_NONCE_DESCRIPTION },
+  };
+}
+
 function operation(route: Route<never>): ZodOpenApiOperationObject {
+  const signed = route.signed === true;
   const responses: Record<string, ReturnType<typeof successResponse | typeof errorResponse>> = {};
   for (const [status, answer] of Object.entries(route.success)) {
-    if (answer) responses[status] = successResponse(answer);
+    if (answer) responses[status] = successResponse(answer, signed);
   }
-  for (const [status, answer] of Object.entries(route.errors)) {
-    if (answer) responses[status] = errorResponse(answer);
+  for (const [status, answer] of Object.entries(errorsOf(route))) {
+    if (answer) responses[status] = errorResponse(answer, signed);
   }
-  const { request } = route;
+  const request = {
+    ...route.request,
+    ...(signed
+      ? {
+          headers: route.request?.headers
+            ? route.request.headers.extend(NonceRequestHeader.shape)
+            : NonceRequestHeader,
+        }
+      : {}),
+  };
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -292,7 +357,7 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
     ...(route.tag ? { tags: [route.tag] } : {}),
     // Admin operations take the document's own requirement, the admin credential.
     ...(route.access === 'public' ? { security: [] } : {}),
-    ...(request?.path || request?.query || request?.headers
+    ...(request.path || request.query || request.headers
       ? {
           requestParams: {
             ...(request.path ? { path: request.path } : {}),
@@ -301,7 +366,7 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
           },
         }
       : {}),
-    ...(request?.body
+    ...(request.body
       ? {
           requestBody: {
             required: true,

@@ -1,4 +1,10 @@
-import { ConfigError, loadConfig, type Config, type ConfigVariable } from '../config/index.js';
+import {
+  ConfigError,
+  loadConfig,
+  settingFiles,
+  type Config,
+  type ConfigVariable,
+} from '../config/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { ReadinessProbe, startOpsServer, stopTracing } from '../observability/index.js';
 
@@ -139,7 +145,9 @@ function requireSettings<R extends ConfigVariable>(
   for (const name of required) {
     const value = config[name];
     if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
-      throw new ConfigError(`${name} is required when this service runs as its own process.`);
+      const file = (settingFiles as Partial<Record<ConfigVariable, ConfigVariable>>)[name];
+      const named = file === undefined ? name : `${name} (or ${file})`;
+      throw new ConfigError(`${named} is required when this service runs as its own process.`);
     }
   }
   return config as Config & SetSettings<R>;

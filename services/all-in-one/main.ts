@@ -38,10 +38,14 @@ function banner(system: RunningSystem, operationsUrl: string): string {
   const token = setup.adminTokenFile
     ? `${system.adminToken}   (kept in ${setup.adminTokenFile})`
     : system.adminToken;
+  const signingKey = setup.signingKeyFile
+    ? `${setup.signingKid}   (kept in ${setup.signingKeyFile})`
+    : setup.signingKid;
   return [
     'Licensing service: every service in this process',
     `  Admin console:   ${system.managementUrl}/`,
     `  Admin token:     ${token}`,
+    `  Signing key:     ${signingKey}`,
     `  Customer portal: ${system.gatewayUrl}/portal`,
     `  Public API:      ${system.gatewayUrl}${API_BASE}`,
     `  Management API:  ${system.managementUrl}${ADMIN_BASE}`,

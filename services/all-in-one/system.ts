@@ -3,18 +3,24 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
 import {
+  ConfigError,
   adminTokenFile,
   displayUrl,
   embeddedDatabaseDirectory,
   embeddedStorageDirectory,
   generateAdminToken,
+  generateSigningKey,
+  parseSigningKeys,
+  signingKeyFile,
   type Config,
+  type SigningKeys,
 } from '../../libs/config/index.js';
 import {
   connectDatabase,
   databaseCheck,
   startEmbeddedDatabase,
 } from '../../libs/database/index.js';
+import { publishedKeySet } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import {
@@ -51,6 +57,10 @@ export interface RunningSystem {
     dataDirectory: string | null;
     /** Where the generated admin token is kept, when it was generated and is kept. */
     adminTokenFile: string | null;
+    /** The id (JWK thumbprint) of the key that signs answers. */
+    signingKid: string;
+    /** Where the generated signing key is kept, when it was generated and is kept. */
+    signingKeyFile: string | null;
   };
   /** A transport of the system's own, for tests and tools that call services directly. */
   transport: Transport;
@@ -138,13 +148,20 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       config.ADMIN_TOKENS[0] ??
       (tokenFile ? await keptAdminToken(tokenFile) : generateAdminToken());
     const adminTokens = config.ADMIN_TOKENS.length > 0 ? config.ADMIN_TOKENS : [adminToken];
+    const keyFile = config.SIGNING_KEY ? undefined : signingKeyFile(config);
+    const signingKeys =
+      config.SIGNING_KEY ??
+      (keyFile ? await keptSigningKey(keyFile) : signingKeysOf(generateSigningKey(), 'generated'));
     const gatewayTransport = await connectTransport('gateway');
     readiness.add(messageBusCheck(gatewayTransport, config));
-    const gateway = await gatewayFromConfig(config, {
-      transport: gatewayTransport,
-      logger: logger.child({ service: 'gateway' }),
-      readiness,
-    });
+    const gateway = await gatewayFromConfig(
+      { ...config, SIGNING_KEY: signingKeys },
+      {
+        transport: gatewayTransport,
+        logger: logger.child({ service: 'gateway' }),
+        readiness,
+      },
+    );
     stops.push(gateway.stop);
     const management = await managementFromConfig(
       { ...config, ADMIN_TOKENS: adminTokens },
@@ -160,7 +177,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       gatewayUrl: gateway.url,
       managementUrl: management.url,
       adminToken,
-      setup: describeSetup(config, tokenFile),
+      setup: {
+        ...describeSetup(config, tokenFile),
+        signingKid: (await publishedKeySet(signingKeys)).keys[0]!.kid,
+        signingKeyFile: keyFile ?? null,
+      },
       transport: gatewayTransport,
       download: { url: download.url, storage: download.storage },
       stop,
@@ -188,7 +209,35 @@ async function keptAdminToken(file: string): Promise<string> {
   return token;
 }
 
-function describeSetup(config: Config, tokenFile: string | undefined): RunningSystem['setup'] {
+/** A signing key as `npm start` reads one: refused with the place it came from. */
+function signingKeysOf(pem: string, where: string): SigningKeys {
+  const keys = parseSigningKeys(pem);
+  if (typeof keys === 'string') throw new ConfigError(`The signing key ${where}: ${keys}`);
+  return keys;
+}
+
+/**
+ * The signing key `npm start` generated on an earlier run, or a new one kept for the next run:
+ * answers signed before a restart still verify after it. Readable by this
+ * user only, since it signs in the service's name.
+ */
+async function keptSigningKey(file: string): Promise<SigningKeys> {
+  try {
+    const kept = await readFile(file, 'utf8');
+    if (kept.trim() !== '') return signingKeysOf(kept, `in ${file}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOENT') throw error;
+  }
+  const pem = generateSigningKey();
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, pem, { mode: 0o600 });
+  return signingKeysOf(pem, 'generated');
+}
+
+function describeSetup(
+  config: Config,
+  tokenFile: string | undefined,
+): Omit<RunningSystem['setup'], 'signingKid' | 'signingKeyFile'> {
   const lost = 'in a temporary directory, removed at stop';
   const databaseDirectory = embeddedDatabaseDirectory(config);
   const storageDirectory = embeddedStorageDirectory(config);

@@ -6,6 +6,7 @@ import {
   mountRoutes,
   referenceAssets,
   unknownRoute,
+  type AnswerSigning,
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
@@ -43,6 +44,8 @@ export function createGatewayApp(deps: {
   requestTimeoutMs?: number;
   /** The readiness of the process (GET /readyz); unset, that of the message bus alone. */
   readiness?: ReadinessProbe;
+  /** Signs answers (SIGNING_KEY, SIGNATURE_TTL_SECONDS). */
+  signing: AnswerSigning;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
@@ -59,11 +62,12 @@ export function createGatewayApp(deps: {
     },
     document: publicOpenApi,
     readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
+    signing: deps.signing,
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());
   app.use(portalPage.assetsPath, portalPage.assets);
-  app.use(`${API_BASE}/updates`, unknownProductOnUndecodablePath);
+  app.use(`${API_BASE}/updates`, unknownProductOnUndecodablePath(deps.signing));
   app.use(`${API_BASE}/downloads`, reportDownloadRefusals(deps.transport, deps.logger));
   app.use(unknownRoute);
   app.use(errorHandler(deps.logger));

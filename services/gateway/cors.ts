@@ -1,6 +1,9 @@
 import type { RequestHandler } from 'express';
 
-/** Headers a browser client reads: file name and checksum of downloads, rate-limit advice. */
+/**
+ * Headers a browser client reads: file name and checksum of downloads, rate-limit advice, and
+ * the signature of a signed answer with what it covers.
+ */
 const EXPOSED_HEADERS = [
   'Content-Disposition',
   'Content-Length',
@@ -11,6 +14,10 @@ const EXPOSED_HEADERS = [
   'Retry-After',
   'RateLimit',
   'RateLimit-Policy',
+  'Content-Digest',
+  'Signature-Input',
+  'Signature',
+  'Licensing-Nonce',
 ].join(', ');
 
 /**
@@ -23,7 +30,7 @@ export const publicCors: RequestHandler = (req, res, next) => {
   res.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
   if (req.method !== 'OPTIONS') return next();
   res.set('Access-Control-Allow-Methods', 'GET, POST');
-  res.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Range, If-Range');
+  res.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Range, If-Range, Licensing-Nonce');
   res.set('Access-Control-Max-Age', '86400');
   res.status(204).end();
 };

@@ -6,6 +6,7 @@ import {
   type BodyLimits,
   type ErrorAnswer,
   type HealthDeps,
+  type AnswerSigning,
   type NoFields,
   type Route,
   type RouteDeps,
@@ -25,6 +26,8 @@ export interface GatewayDeps extends HealthDeps, RouteDeps {
   bodyLimits: BodyLimits;
   /** The OpenAPI document of this surface, served at /openapi.json. */
   document: object;
+  /** Signs the answers of the signed routes; publishes the key set. */
+  signing: AnswerSigning;
 }
 
 /** Headers of a 429 (spec 8): when to try again, and the draft-8 RateLimit fields. */
@@ -66,8 +69,8 @@ export interface FormOperation<Input extends { license_key: string }> {
 }
 
 /**
- * A POST operation of the public API: the per-IP limit, then the form read and parsed with
- * `form` (`defineRoute`), then one RPC call whose result is sent as `{"data": ...}`.
+ * A POST operation of the public API: signed, the per-IP limit, then the form read and parsed
+ * with `form` (`defineRoute`), then one RPC call whose result is sent as `{"data": ...}`.
  */
 export function formRoute<Input extends { license_key: string }>(
   operation: FormOperation<Input>,
@@ -79,6 +82,7 @@ export function formRoute<Input extends { license_key: string }>(
     summary: operation.summary,
     tag: operation.tag,
     access: 'public',
+    signed: true,
     body: { format: 'form', schema: operation.form },
     success: { 200: { description: 'Success.', data: operation.result } },
     errors: {

@@ -1,6 +1,7 @@
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { downloadRoute } from './download-routes.js';
+import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
 import type { GatewayDeps } from './deps.js';
@@ -24,6 +25,7 @@ export const publicRoutes: readonly Route<GatewayDeps>[] = [
   portalRoute,
   updateCheckRoute,
   downloadRoute,
+  keySetRoute,
   portalPage.route,
   ...healthRoutes<GatewayDeps>(),
   ...documentationRoutes<GatewayDeps>({

@@ -1,5 +1,10 @@
-import { trustProxySetting, type Config, type ConfigVariable } from '../../libs/config/index.js';
-import { listen } from '../../libs/http/index.js';
+import {
+  trustProxySetting,
+  type Config,
+  type ConfigVariable,
+  type SigningKeys,
+} from '../../libs/config/index.js';
+import { listen, Signer } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusSettings, type ProcessSpec } from '../../libs/process/index.js';
@@ -20,6 +25,9 @@ export const gatewaySettings = [
   'RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR',
   'RATE_LIMIT_UPDATES_PER_MINUTE',
   'RATE_LIMIT_DOWNLOADS_PER_MINUTE',
+  'SIGNING_KEY',
+  'SIGNING_KEY_FILE',
+  'SIGNATURE_TTL_SECONDS',
 ] as const satisfies readonly ConfigVariable[];
 
 /**
@@ -29,16 +37,20 @@ export const gatewaySettings = [
 export const gatewayProcess = {
   name: 'gateway',
   settings: [...messageBusSettings, ...gatewaySettings],
+  // It signs answers: a key of its own would not be the one clients know.
+  required: ['SIGNING_KEY'],
 } as const satisfies ProcessSpec;
 
 /**
- * The public gateway listening on PORT, with its rate limits (their Redis added to `readiness`).
- * `stop` closes the port, then the rate limits' Redis; the caller closes the transport.
+ * The public gateway listening on PORT, with its rate limits (their Redis added to `readiness`)
+ * and its signing key. `stop` closes the port, then the rate limits' Redis; the caller closes
+ * the transport.
  */
 export async function gatewayFromConfig(
-  config: Pick<Config, (typeof gatewaySettings)[number]>,
+  config: Pick<Config, (typeof gatewaySettings)[number]> & { SIGNING_KEY: SigningKeys },
   deps: { transport: Transport; logger: Logger; readiness: ReadinessProbe },
 ): Promise<{ url: string; stop(): Promise<void> }> {
+  const signer = await Signer.fromKeys(config.SIGNING_KEY);
   const rateLimits = rateLimitsFromConfig(config, deps.logger);
   deps.readiness.add(...rateLimits.checks);
   // Download URLs name PUBLIC_URL, or else the gateway's own address (known once listening).
@@ -51,6 +63,7 @@ export async function gatewayFromConfig(
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     readiness: deps.readiness,
+    signing: { signer, ttlSeconds: config.SIGNATURE_TTL_SECONDS },
   });
   try {
     const server = await listen(app, config.PORT, config.HOST, {

@@ -1,6 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { UpdateInfo, unknownProductUpdate } from '../../libs/contracts/index.js';
-import { defineRoute, sendData, type Route } from '../../libs/http/index.js';
+import {
+  defineRoute,
+  sendData,
+  signAnswers,
+  type AnswerSigning,
+  type Route,
+} from '../../libs/http/index.js';
 import { publicErrors, type GatewayDeps } from './deps.js';
 import { UpdateCheckPath, UpdateCheckQuery } from './inputs.js';
 import { API_BASE } from './paths.js';
@@ -19,19 +25,18 @@ export function localAddressUrl(req: Request): string {
 
 /**
  * Spec 4.4 response 3: a path that names no product, even one that is not valid
- * percent-encoding (the router refuses those before any route), gets the no-version shape.
+ * percent-encoding (the router refuses those before any route), gets the no-version shape,
+ * signed like every answer of the update check.
  */
-export function unknownProductOnUndecodablePath(
-  error: unknown,
-  _req: Request,
-  res: Response,
-  next: NextFunction,
-): void {
-  if (error instanceof URIError && !res.headersSent) {
-    sendData(res, unknownProductUpdate);
-    return;
-  }
-  next(error);
+export function unknownProductOnUndecodablePath(signing: AnswerSigning) {
+  const sign = signAnswers(signing);
+  return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
+    if (!(error instanceof URIError) || res.headersSent) return next(error);
+    sign(req, res, (refusal?: unknown) => {
+      if (refusal !== undefined) next(refusal);
+      else sendData(res, unknownProductUpdate);
+    });
+  };
 }
 
 /**
@@ -53,6 +58,7 @@ export const updateCheckRoute: Route<GatewayDeps> = defineRoute({
     'null; a key that cannot be used is ignored, like no key.',
   tag: 'Updates',
   access: 'public',
+  signed: true,
   params: UpdateCheckPath,
   query: UpdateCheckQuery,
   lenientQuery: true,

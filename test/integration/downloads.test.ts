@@ -604,7 +604,7 @@ describe('the download log when the bytes fail after authorisation (gateway and 
       'download.logRefusal': logRefusal,
     });
     const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
-    const app = gatewayOn(transport);
+    const app = await gatewayOn(transport);
     return { app, close: () => transport.close() };
   }
 

@@ -1,9 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { signatureProblem } from '../support/signed-answers.js';
 
 /**
  * `npm start` runs the whole system in one process on the embedded defaults, keeps what it
@@ -87,6 +88,9 @@ async function stop(child: ChildProcess): Promise<void> {
 afterAll(async () => {
   for (const child of running) await stop(child);
 });
+
+/** The public API's path, `{api_base}`, as the banner names it. */
+const pathOf = (started: Started) => new URL(started.banner.publicApi).pathname;
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'npm-start-'));
@@ -209,6 +213,33 @@ describe('npm start (the embedded default)', () => {
     }
   }, 180_000);
 
+  test('a restart keeps the signing key: an answer signed before it verifies after it', async () => {
+    const dataDir = tempDir();
+    try {
+      const first = await start({ DATA_DIR: dataDir });
+      const keyFile = path.join(dataDir, 'signing-key.pem');
+      // Readable by this user only: it signs in the service's name.
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      const keys = await request(first.banner.gateway).get(`${pathOf(first)}/keys`);
+      const kid = keys.body.keys[0].kid as string;
+      expect(first.banner.lines['Signing key']).toBe(`${kid}   (kept in ${keyFile})`);
+      const sent = { method: 'GET', target: `${pathOf(first)}/updates/12345` };
+      const res = await request(first.banner.gateway).get(sent.target);
+      const answer = { status: res.status, headers: res.headers, text: res.text };
+      expect(await signatureProblem(answer, sent, keys.body)).toBeNull();
+      await stop(first.child);
+
+      const second = await start({ DATA_DIR: dataDir });
+      const after = await request(second.banner.gateway).get(`${pathOf(second)}/keys`);
+      expect(after.body).toEqual(keys.body);
+      expect(second.banner.lines['Signing key']).toBe(first.banner.lines['Signing key']);
+      expect(await signatureProblem(answer, sent, after.body)).toBeNull();
+      await stop(second.child);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   test('Ctrl+C: the embedded database outlives the signal, so the last refusals are written', async () => {
     const dataDir = tempDir();
     try {
@@ -239,6 +270,8 @@ describe('npm start (the embedded default)', () => {
       expect(banner.lines['Data directory']).toMatch(/^none/);
       expect(banner.lines.Database).toMatch(/temporary directory, removed at stop/);
       expect(banner.lines['Admin token']).toBe(banner.token);
+      // A signing key of this run alone.
+      expect(banner.lines['Signing key']).toMatch(/^[A-Za-z0-9_-]{43}$/);
       await stop(child);
       expect(readdirSync(dataDir)).toEqual([]);
     } finally {

@@ -254,7 +254,10 @@ describe('(b) each document lists exactly the routes its app registers', () => {
           unknown,
         ]);
         const html = op.responses['200']?.content?.['text/html'] !== undefined;
-        expect(res.headers['content-type']).toMatch(html ? /^text\/html/ : /^application\/json/);
+        const keySet = op.responses['200']?.content?.['application/jwk-set+json'] !== undefined;
+        expect(res.headers['content-type']).toMatch(
+          html ? /^text\/html/ : keySet ? /^application\/jwk-set\+json/ : /^application\/json/,
+        );
       }
     });
 
@@ -607,6 +610,9 @@ describe('(c) real responses match the documented schemas', () => {
     expectDocumented(pub, 'get', '/readyz', ready);
     expectDocumented(pub, 'get', '/docs', await system.api().get('/docs'));
     expectDocumented(pub, 'get', '/portal', await system.api().get('/portal'));
+    const keys = await system.api().get(`${API_BASE}/keys`);
+    expect(keys.body.keys).toHaveLength(1);
+    expectDocumented(pub, 'get', `${API_BASE}/keys`, keys);
     const doc = await system.api().get('/openapi.json');
     expectDocumented(pub, 'get', '/openapi.json', doc);
     expect(doc.body).toEqual(JSON.parse(JSON.stringify(publicOpenApi)));

@@ -5,7 +5,7 @@ import { API_BASE, createGatewayApp } from '../../services/gateway/app.js';
 import { connectRedis, rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
 import { RateLimitCalls, RedisSlidingWindowStore } from '../../services/gateway/sliding-window.js';
 import type { Options } from 'express-rate-limit';
-import { bootSystem, type TestSystem } from '../support/system.js';
+import { bootSystem, testSigning, type TestSystem } from '../support/system.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const logger = createLogger('test', 'silent');
@@ -111,6 +111,7 @@ withRedis('rate limits with Redis', () => {
         logger,
         trustProxy: false,
         rateLimits: second.limits,
+        signing: await testSigning(),
       });
       const { key } = await system.license();
       const validate = (app: Parameters<typeof request>[0]) =>

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -194,4 +195,22 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
       Array(refusals).fill('LICENSE_EXPIRED'),
     );
   }, 120_000);
+
+  test('a gateway without its signing key does not start, and says so in one line', async () => {
+    const child = spawn('npm', ['run', 'start:gateway', '--silent'], {
+      env: { ...env, SIGNING_KEY: '' },
+      stdio: 'pipe',
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    const lines = output
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('{') && !/^npm warn/i.test(line));
+    expect(lines).toEqual([
+      'SIGNING_KEY (or SIGNING_KEY_FILE) is required when this service runs as its own process.',
+    ]);
+  }, 60_000);
 });

@@ -196,7 +196,7 @@ describe.each(pairs())('the gateway when a service does not answer ($name)', ({ 
       'license.activate': hang,
       'license.validate': hang,
     } as unknown as HandlersOf<'license'>);
-    const app = gatewayOn(client);
+    const app = await gatewayOn(client);
     const res = await request(app)
       .post(`${API_BASE}/licenses/validate`)
       .type('form')

@@ -46,7 +46,7 @@ interface Parameter {
 }
 interface Response {
   description: string;
-  headers?: Record<string, { schema?: object }>;
+  headers?: Record<string, { schema?: object; required?: boolean }>;
   content?: Record<string, { schema?: object }>;
 }
 
@@ -120,9 +120,14 @@ export function templateOf(doc: Doc, method: Method, path: string): string | und
   });
 }
 
+/** Whether a media type is JSON: `application/json` or a `+json` type (`application/jwk-set+json`). */
+const isJson = (type: string) => /^application\/(?:[\w.-]+\+)?json$/.test(type);
+
 /**
- * Why a real response does not match its document, or null when it does. A request no
- * documented operation takes (an unknown route, a wrong method) has nothing to match.
+ * Why a real response does not match its document, or null when it does: its status is
+ * documented, its JSON body matches the schema of its documented JSON media type, and the
+ * headers documented as required are there. A request no documented operation takes (an unknown
+ * route, a wrong method) has nothing to match.
  */
 export function undocumented(
   doc: Doc,
@@ -133,19 +138,21 @@ export function undocumented(
   const where = `${method.toUpperCase()} ${template} -> ${res.status}`;
   const documented = doc.paths[template]?.[method]?.responses[String(res.status)];
   if (!documented) return `${where}: this status is not documented`;
-  const schema = documented.content?.['application/json']?.schema;
   const headers = res.headers as Record<string, string | undefined>;
-  if (schema) {
-    if (!/^application\/json/.test(headers['content-type'] ?? '')) {
-      return `${where}: not JSON (${headers['content-type']})`;
-    }
+  const json = Object.entries(documented.content ?? {}).find(([type]) => isJson(type));
+  const schema = json?.[1].schema;
+  if (json && schema) {
+    const sent = (headers['content-type'] ?? '').split(';')[0]!.trim();
+    if (sent !== json[0]) return `${where}: not ${json[0]} (${headers['content-type']})`;
     const validate = compile(doc, schema);
     if (!validate(res.body)) {
       return `${where}: ${JSON.stringify(validate.errors)} in ${JSON.stringify(res.body)}`;
     }
   }
-  for (const header of Object.keys(documented.headers ?? {})) {
-    if (headers[header.toLowerCase()] === undefined) return `${where}: no ${header} header`;
+  for (const [header, { required }] of Object.entries(documented.headers ?? {})) {
+    if (required && headers[header.toLowerCase()] === undefined) {
+      return `${where}: no ${header} header`;
+    }
   }
   return null;
 }

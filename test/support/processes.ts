@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { generateSigningKey } from '../../libs/config/index.js';
 import { ChildGroup, type LogLine } from './child-group.js';
 
 /** How long a service may take to print its ready line (tsx compiles it on start). */
@@ -81,6 +82,7 @@ export function ownSystemEnv({
     METRICS_PORT: '0',
     ADMIN_TOKENS: adminToken,
     DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
+    SIGNING_KEY: generateSigningKey(),
     STORAGE_DIR: storageDir,
     SCHEDULED_TASKS: 'off',
     LOG_LEVEL: 'info',

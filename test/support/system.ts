@@ -8,8 +8,14 @@ import {
   type Doc,
   type Method,
 } from './openapi-documents.js';
-import { loadConfig, type Config } from '../../libs/config/index.js';
+import {
+  generateSigningKey,
+  loadConfig,
+  parseSigningKeys,
+  type Config,
+} from '../../libs/config/index.js';
 import type { ActivationType, LicenseStatus } from '../../libs/contracts/index.js';
+import { Signer, type AnswerSigning } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startSystem, type RunningSystem } from '../../services/all-in-one/system.js';
@@ -151,13 +157,21 @@ export class TestSystem {
   }
 }
 
+/** Answers signed with a key of their own (a gateway app a test builds). */
+export async function testSigning(ttlSeconds = 300): Promise<AnswerSigning> {
+  const keys = parseSigningKeys(generateSigningKey());
+  if (typeof keys === 'string') throw new Error(keys);
+  return { signer: await Signer.fromKeys(keys), ttlSeconds };
+}
+
 /** A gateway app of its own on `transport`, with limits no test reaches. */
-export function gatewayOn(transport: Transport) {
+export async function gatewayOn(transport: Transport) {
   const logger = createLogger('test', 'silent');
   return createGatewayApp({
     transport,
     logger,
     trustProxy: false,
+    signing: await testSigning(),
     rateLimits: createRateLimits({
       perIpPerMinute: 100_000,
       updatesPerMinute: 100_000,

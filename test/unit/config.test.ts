@@ -1,3 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   ConfigError,
@@ -7,8 +10,10 @@ import {
   embeddedDatabaseDirectory,
   embeddedStorageDirectory,
   intervalMs,
+  generateSigningKey,
   loadConfig,
   scheduleSettings,
+  signingKeyFile,
   type ConfigVariable,
 } from '../../libs/config/index.js';
 
@@ -126,6 +131,9 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   DOWNLOAD_PORT: '65536',
   DOWNLOAD_SERVICE_URL: 'download:8082',
   DOWNLOAD_SIGNING_KEY: null,
+  SIGNING_KEY: 'not a key',
+  SIGNING_KEY_FILE: '/no/such/directory/signing-key.pem',
+  SIGNATURE_TTL_SECONDS: '0',
   MAX_UPLOAD_BYTES: '0',
   SCHEDULED_TASKS: 'sometimes',
   EXPIRY_TASK_EVERY: 'often',
@@ -178,5 +186,119 @@ describe('start-up validates the whole configuration (README: Configuration)', (
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(
       /^Invalid configuration: PORT: .*; LOG_LEVEL: [^\n]*$/,
     );
+  });
+});
+
+describe('signing keys (SIGNING_KEY, SIGNING_KEY_FILE)', () => {
+  const pem = (kind: 'private' | 'public', type: 'ed25519' | 'ed448' | 'x25519' = 'ed25519') => {
+    const pair = generateKeyPairSync(type as 'ed25519');
+    return kind === 'private'
+      ? pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
+      : pair.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+  };
+  const rsaPem = () =>
+    generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('the configuration was accepted');
+  };
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'signing-key-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("unset by default; an answer's signature holds for 300 s", () => {
+    const config = loadConfig({});
+    expect(config.SIGNING_KEY).toBeUndefined();
+    expect(config.SIGNATURE_TTL_SECONDS).toBe(300);
+  });
+
+  test('the first key signs; every key, the first included, is published', () => {
+    const signer = generateSigningKey();
+    const kept = pem('private');
+    const publicOnly = pem('public');
+    const keys = loadConfig({ SIGNING_KEY: `${signer}\n${kept}${publicOnly}` }).SIGNING_KEY!;
+    expect(keys.signer.type).toBe('private');
+    expect(keys.published).toHaveLength(3);
+    expect(keys.published.every((key) => key.type === 'public')).toBe(true);
+    const jwk = (text: string) => loadConfig({ SIGNING_KEY: text }).SIGNING_KEY!.published[0]!;
+    expect(keys.published[0]!.equals(jwk(signer))).toBe(true);
+    expect(keys.published[1]!.equals(jwk(kept))).toBe(true);
+  });
+
+  test.each([
+    ['a public key first (the first key must sign)', () => pem('public')],
+    ['an RSA key', rsaPem],
+    ['an Ed448 key', () => pem('private', 'ed448')],
+    ['a certificate block', () => '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'],
+    ['a damaged key', () => generateSigningKey().replace(/\n[A-Za-z0-9+/]{8}/, '\nAAAAAAAA')],
+    ['text beside the key', () => `key: ${generateSigningKey()}`],
+    ['an X25519 key second', () => generateSigningKey() + pem('public', 'x25519')],
+  ])('%s is refused at start, in one line naming SIGNING_KEY', (_what, text) => {
+    const message = refusal({ SIGNING_KEY: text() });
+    expect(message).toMatch(/^Invalid configuration: SIGNING_KEY: must be PEM blocks of Ed25519/);
+    expect(message).not.toContain('\n');
+  });
+
+  test('a key listed twice is refused: a key set names each key once', () => {
+    const key = generateSigningKey();
+    expect(refusal({ SIGNING_KEY: key + key })).toMatch(/SIGNING_KEY: .*key 2 is listed twice/);
+  });
+
+  test('a refusal never shows the key', () => {
+    const key = rsaPem();
+    const body = key.split('\n')[1]!;
+    expect(refusal({ SIGNING_KEY: key })).not.toContain(body);
+  });
+
+  test('SIGNING_KEY_FILE: the same text, from a file (a Docker or Kubernetes secret)', () => {
+    const file = path.join(dir, 'key.pem');
+    const text = generateSigningKey();
+    writeFileSync(file, text);
+    const fromFile = loadConfig({ SIGNING_KEY_FILE: file }).SIGNING_KEY!;
+    expect(
+      fromFile.published[0]!.equals(loadConfig({ SIGNING_KEY: text }).SIGNING_KEY!.published[0]!),
+    ).toBe(true);
+  });
+
+  test('SIGNING_KEY_FILE: a file that is not a key is refused, naming SIGNING_KEY_FILE', () => {
+    const file = path.join(dir, 'not-a-key.pem');
+    writeFileSync(file, 'hello');
+    expect(refusal({ SIGNING_KEY_FILE: file })).toMatch(
+      /^Invalid configuration: SIGNING_KEY_FILE: must be PEM blocks/,
+    );
+    const empty = path.join(dir, 'empty.pem');
+    writeFileSync(empty, '\n');
+    expect(refusal({ SIGNING_KEY_FILE: empty })).toBe(
+      'Invalid configuration: SIGNING_KEY_FILE: must name a file that is not empty',
+    );
+    expect(refusal({ SIGNING_KEY_FILE: path.join(dir, 'missing.pem') })).toMatch(
+      /^Invalid configuration: SIGNING_KEY_FILE: must name a readable file \(ENOENT\)$/,
+    );
+  });
+
+  test('setting both SIGNING_KEY and SIGNING_KEY_FILE is refused: which one counts would be a guess', () => {
+    const file = path.join(dir, 'both.pem');
+    writeFileSync(file, generateSigningKey());
+    expect(refusal({ SIGNING_KEY: generateSigningKey(), SIGNING_KEY_FILE: file })).toBe(
+      'Invalid configuration: SIGNING_KEY_FILE: must not be set together with SIGNING_KEY',
+    );
+  });
+
+  test('npm start keeps the key it generates in DATA_DIR/signing-key.pem; DATA_DIR empty keeps none', () => {
+    expect(signingKeyFile(loadConfig({}))).toBe(path.resolve('data', 'signing-key.pem'));
+    expect(signingKeyFile(loadConfig({ DATA_DIR: '' }))).toBeUndefined();
+  });
+
+  test.each([['SIGNATURE_TTL_SECONDS', '86401']])('%s=%s is refused', (name, value) => {
+    expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration: ${name}: must`));
   });
 });

@@ -32,6 +32,8 @@ const DATA_DIRECTORIES: Array<[string, string]> = [
   ['rabbitmq', '/var/lib/rabbitmq'],
 ];
 const DOCKERFILE = 'infra/Dockerfile';
+/** Settings that are secrets: each comes from the operator's environment or .env, never the file. */
+const SECRETS = ['ADMIN_TOKENS', 'DOWNLOAD_SIGNING_KEY', 'SIGNING_KEY'];
 const BASE_IMAGE = 'node:20-bookworm-slim';
 
 type Service = Record<string, unknown>;
@@ -332,9 +334,11 @@ function checkCompose(compose: Compose, ctx: Context): string[] {
         problems.push(`${name}: reads ${key}, which is passed to other services but not to it`);
       }
     }
-    const adminTokens = env.get('ADMIN_TOKENS');
-    if (adminTokens !== undefined && !/^\$\{ADMIN_TOKENS:\?[^}]+\}$/.test(adminTokens)) {
-      problems.push(`${name}: ADMIN_TOKENS must come from \${ADMIN_TOKENS:?...}, not the file`);
+    for (const secret of SECRETS) {
+      const value = env.get(secret);
+      if (value !== undefined && !new RegExp(`^\\$\\{${secret}:\\?[^}]+\\}$`).test(value)) {
+        problems.push(`${name}: ${secret} must come from \${${secret}:?...}, not the file`);
+      }
     }
 
     // Whatever the service connects to must be up and healthy before it starts.
@@ -717,7 +721,7 @@ describe('the rules read the code', () => {
   test('required settings are read from the entry points', () => {
     expect(ctx.requiredSettings.license).toEqual(['AMQP_URL', 'MONGODB_URL']);
     expect(ctx.requiredSettings['update-catalog']).toEqual(['AMQP_URL', 'MONGODB_URL']);
-    expect(ctx.requiredSettings.gateway).toEqual(['AMQP_URL']);
+    expect(ctx.requiredSettings.gateway).toEqual(['AMQP_URL', 'SIGNING_KEY']);
     expect(ctx.requiredSettings.management).toEqual(['ADMIN_TOKENS', 'AMQP_URL']);
   });
 
@@ -803,6 +807,17 @@ describe('docker-compose.yml', () => {
     broken.services.management = { ...broken.services.management, environment: env };
     expect(checkCompose(broken, ctx)).toContain(
       'management: ADMIN_TOKENS must come from ${ADMIN_TOKENS:?...}, not the file',
+    );
+  });
+
+  test('a signing key written into the file is caught', () => {
+    const broken = compose();
+    broken.services.gateway = withEnv(broken.services.gateway, {
+      SIGNING_KEY:
+        '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEI...\n-----END PRIVATE KEY-----',
+    });
+    expect(checkCompose(broken, ctx)).toContain(
+      'gateway: SIGNING_KEY must come from ${SIGNING_KEY:?...}, not the file',
     );
   });
 
