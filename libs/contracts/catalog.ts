@@ -186,6 +186,8 @@ export const UpdateInfo = z.union([
     release_notes: z.string().nullable(),
     date: CalendarDate,
     file_size: z.number().int().nonnegative(),
+    /** The lowercase hex SHA-256 of that file (docs/api-decisions.md: spec 2.6 gains it). */
+    sha256: Sha256,
     requires_license: z.boolean(),
     license_status: LicenseStatus.optional(),
     license_expires_at: Timestamp.nullable().optional(),
@@ -196,6 +198,8 @@ export const UpdateInfo = z.union([
     update_available: z.literal(false),
     requires_license: z.boolean(),
     download_requires: DownloadRequires,
+    /** No version, so no file to check. */
+    sha256: z.null(),
   }),
 ]);
 export type UpdateInfo = z.infer<typeof UpdateInfo>;
@@ -209,4 +213,5 @@ export const unknownProductUpdate = {
   update_available: false,
   requires_license: false,
   download_requires: null,
+  sha256: null,
 } as const satisfies UpdateInfo;

@@ -72,6 +72,8 @@ export interface PlainUpdateAvailable {
   date: string;
   /** Size in bytes of the file an updater would receive. */
   file_size: number;
+  /** Lowercase hex SHA-256 of that file: what a downloaded package is checked against. */
+  sha256: string;
   /** The product's Requires License setting. */
   requires_license: boolean;
   /** Only with a key that covers the product. An active license past its expiry date reports `expired`. */
@@ -90,6 +92,8 @@ export interface PlainNoUpdate {
   /** The product's Requires License setting. */
   requires_license: boolean;
   download_requires: PlainDownloadRequires;
+  /** No version, so no file to check. */
+  sha256: null;
 }
 
 /** Spec 2.6: the two shapes of the update check's answer, told apart by `update_available`. */

@@ -111,6 +111,7 @@ export function noUpdateView(product: ProductRecord): UpdateInfo {
     update_available: false,
     requires_license: product.requires_license,
     download_requires: downloadRequires(product.download_access),
+    sha256: null,
   };
 }
 
@@ -139,6 +140,7 @@ export function updateView({
     release_notes: release.version.release_notes,
     date: releaseDate(release.version.release_date, release.uploadedAt),
     file_size: release.file.size,
+    sha256: release.file.sha256,
     requires_license: product.requires_license,
   };
   return licenseState ? { ...info, ...licenseState } : info;

@@ -330,9 +330,11 @@ export type Checks = [
   Expect<Same<UpdateInfo, {
     update_available: true; name: string; version: string; download_url: string | null;
     download_requires: Requires; release_notes: string | null; date: string; file_size: number;
-    requires_license: boolean; license_status?: Status; license_expires_at?: string | null;
-    auto_renew?: boolean; next_payment_at?: string | null;
-  } | { update_available: false; requires_license: boolean; download_requires: Requires }>>,
+    sha256: string; requires_license: boolean; license_status?: Status;
+    license_expires_at?: string | null; auto_renew?: boolean; next_payment_at?: string | null;
+  } | {
+    update_available: false; requires_license: boolean; download_requires: Requires; sha256: null;
+  }>>,
 ];
 
 const unknownKey: ValidationData['status'] = 'invalid';

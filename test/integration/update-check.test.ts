@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { Connection } from 'mongoose';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
@@ -22,6 +23,7 @@ interface FileSpec {
   plan_id?: number | null;
   include_in_updates?: boolean;
   size?: number;
+  sha256?: string;
 }
 
 /** A version with files, recorded in the catalog (the update check reads metadata only). */
@@ -51,7 +53,7 @@ async function addFile(versionId: number, spec: FileSpec) {
     plan_id: spec.plan_id ?? null,
     include_in_updates: spec.include_in_updates ?? true,
     size: spec.size ?? 1000,
-    sha256: 'a'.repeat(64),
+    sha256: spec.sha256 ?? 'a'.repeat(64),
     content_type: 'application/zip',
     object_key: `packages/test/file-${fileSeq++}.zip`,
   });
@@ -63,7 +65,7 @@ const check = (productId: number, query = '') =>
 describe('spec 4.4 GET /updates/{product_id}', () => {
   test('response 1: a version is available, with every field of 2.6', async () => {
     const { product } = await system.license();
-    await release(product.id, '1.4.2', [{ size: 123456 }], {
+    await release(product.id, '1.4.2', [{ size: 123456, sha256: 'b'.repeat(64) }], {
       release_date: '2026-02-03',
       release_notes: 'Fixes.',
     });
@@ -79,6 +81,7 @@ describe('spec 4.4 GET /updates/{product_id}', () => {
         release_notes: 'Fixes.',
         date: '2026-02-03',
         file_size: 123456,
+        sha256: 'b'.repeat(64),
         requires_license: true,
       },
     });
@@ -107,7 +110,12 @@ describe('spec 4.4 GET /updates/{product_id}', () => {
     const res = await check(product.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      data: { update_available: false, requires_license: true, download_requires: 'license_key' },
+      data: {
+        update_available: false,
+        requires_license: true,
+        download_requires: 'license_key',
+        sha256: null,
+      },
     });
   });
 
@@ -118,8 +126,49 @@ describe('spec 4.4 GET /updates/{product_id}', () => {
     expect(Object.keys(res.body.data).sort()).toEqual([
       'download_requires',
       'requires_license',
+      'sha256',
       'update_available',
     ]);
+  });
+
+  test('sha256 (spec 2.6 gains it): the lowercase hex SHA-256 of the file an updater would receive', async () => {
+    const { product, plan, key } = await system.license();
+    const [all, planned] = ['1'.repeat(64), 'f'.repeat(64)];
+    await release(product.id, '3.0', [{ sha256: all }, { plan_id: plan.id, sha256: planned }]);
+    // Without a key the all-plans file, with the plan's key the plan's file (rule 4).
+    expect((await check(product.id)).body.data.sha256).toBe(all);
+    expect((await check(product.id, `dlid=${key}`)).body.data.sha256).toBe(planned);
+  });
+
+  test('sha256 is the SHA-256 of the bytes uploaded, which the download serves', async () => {
+    const { product, key } = await system.license();
+    const version = await system.transport.call('update-catalog.createVersion', {
+      product_id: product.id,
+      version: '4.0',
+    });
+    const bytes = Buffer.from('the bytes of version 4.0');
+    const upload = await system
+      .admin()
+      .post(`/admin/v1/versions/${version.id}/files`)
+      .set('Authorization', `Bearer ${system.config.ADMIN_TOKENS[0]}`)
+      .attach('file', bytes, 'plugin-4.0.zip');
+    expect(upload.status).toBe(201);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    expect((await check(product.id)).body.data.sha256).toBe(sha256);
+    const download = await system
+      .api()
+      .get(`${API_BASE}/downloads/${product.id}?dlid=${key}`)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(
+      createHash('sha256')
+        .update(download.body as Buffer)
+        .digest('hex'),
+    ).toBe(sha256);
   });
 
   test('rule 1: only published versions count', async () => {
@@ -291,7 +340,12 @@ describe('spec 4.4 GET /updates/{product_id}', () => {
 
   describe('spec 4.4 errors are only 429 and 500: input that cannot be used is answered, not refused', () => {
     const NO_PRODUCT = {
-      data: { update_available: false, requires_license: false, download_requires: null },
+      data: {
+        update_available: false,
+        requires_license: false,
+        download_requires: null,
+        sha256: null,
+      },
     };
 
     test('a path that names no product gets the no-version shape with download_requires null (response 3)', async () => {

@@ -185,6 +185,7 @@ describe('spec 4.4 responses', () => {
       release_notes: 'Fixes.',
       date: '2026-02-03',
       file_size: 123456,
+      sha256: 'a'.repeat(64),
       requires_license: true,
     });
   });
@@ -205,12 +206,18 @@ describe('spec 4.4 responses', () => {
       update_available: false,
       requires_license: true,
       download_requires: 'license_key',
+      sha256: null,
     });
   });
 
   test('response 3: a product that does not exist gets the no-version shape with download_requires null', async () => {
     const { check } = catalog([{ key: 'KEY', product_id: 1, plan_id: 7 }]);
-    const answer = { update_available: false, requires_license: false, download_requires: null };
+    const answer = {
+      update_available: false,
+      requires_license: false,
+      download_requires: null,
+      sha256: null,
+    };
     expect(await check(987654)).toEqual(answer);
     expect(await check(987654, 'KEY')).toEqual(answer);
   });
@@ -376,6 +383,7 @@ describe('spec 4.4: which version is returned', () => {
         update_available: false,
         requires_license: true,
         download_requires: 'license_key',
+        sha256: null,
       });
     });
   });
@@ -530,12 +538,14 @@ describe('spec 4.4 and 4.5: the releases kept per product (update check, file se
       update_available: false,
       requires_license: false,
       download_requires: null,
+      sha256: null,
     });
     await product({ id: 40, download_access: 'activated_identifier' });
     expect(await check(40)).toEqual({
       update_available: false,
       requires_license: true,
       download_requires: 'activated_identifier',
+      sha256: null,
     });
   });
 
