@@ -49,9 +49,9 @@ const interval = z
 const positiveMs = wholeNumber(1);
 
 /**
- * The Ed25519 keys of SIGNING_KEY: the first, a private key, signs the public API's answers;
- * every one (the signer first) is published, so that what was signed before a rotation still
- * verifies.
+ * The Ed25519 keys of SIGNING_KEY: the first, a private key, signs the public API's answers and
+ * license files; every one (the signer first) is published, so that what was signed before a
+ * rotation still verifies.
  */
 export interface SigningKeys {
   signer: KeyObject;
@@ -105,6 +105,8 @@ const signingKeys = z
 
 /** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** The longest lease of a license file, and its lease when none is asked: 30 days. */
+export const DEFAULT_LICENSE_FILE_MAX_TTL_SECONDS = 30 * 86_400;
 /** The largest package file the management API accepts: 2 GiB. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
@@ -194,14 +196,18 @@ const EnvSchema = z.object({
   /** Signs the short-lived upload and download URLs; the same on every download replica. */
   DOWNLOAD_SIGNING_KEY: z.string().default(''),
   /**
-   * Signs the public API's answers (Ed25519, PEM): the first key signs, any further ones are
-   * only published, so that what was signed before a rotation still verifies.
+   * Signs the public API's answers and license files (Ed25519, PEM): the first key signs, any
+   * further ones are only published, so that what was signed before a rotation still verifies.
    */
   SIGNING_KEY: signingKeys,
   /** A file holding SIGNING_KEY's text instead (Docker and Kubernetes secrets). */
   SIGNING_KEY_FILE: z.string().trim().default(''),
   /** How long a signed answer may be trusted: its signature's `expires` is `created` + this. */
   SIGNATURE_TTL_SECONDS: wholeNumber(1, 86_400).default(300),
+  /** The longest lease of a license file, and its lease when none is asked (30 days). */
+  LICENSE_FILE_MAX_TTL_SECONDS: wholeNumber(1, 10 * 365 * 86_400).default(
+    DEFAULT_LICENSE_FILE_MAX_TTL_SECONDS,
+  ),
   /** The largest package file the management API accepts (bytes; default 2 GiB). */
   MAX_UPLOAD_BYTES: wholeNumber(1).default(DEFAULT_MAX_UPLOAD_BYTES),
   // Scheduled tasks of the license service (spec 3.1 expiry, 2.5 rejected-attempt pruning).

@@ -92,6 +92,34 @@ export const ValidationResult = z.object({
 });
 export type ValidationResult = z.infer<typeof ValidationResult>;
 
+/**
+ * A license file for an activated identifier (docs/api-decisions.md, "License files"): refused
+ * as activate refuses (spec 4.1 order), then ACTIVATION_NOT_FOUND. `ttl_seconds` is the lease
+ * asked for, already bounded by the gateway (LICENSE_FILE_MAX_TTL_SECONDS).
+ */
+export const CheckoutRequest = z.strictObject({
+  license_key: LicenseKey,
+  identifier: NonEmptyShortText,
+  product_id: Id,
+  ttl_seconds: z.number().int().positive(),
+});
+export type CheckoutRequest = z.infer<typeof CheckoutRequest>;
+
+/** The license's state as validate reports it (spec 4.2), without the identifier question. */
+export const LicenseFileState = ValidationResult.omit({ identifier_activated: true });
+
+/** What a license file holds, for the gateway to sign: whole seconds, lease included. */
+export const Checkout = z.object({
+  license: LicenseFileState,
+  /** The identifier as stored (normalised, spec 2.4). */
+  identifier: z.string(),
+  product_id: Id,
+  issued_at: Timestamp,
+  /** The lease: the earlier of `issued_at` + the time to live asked and the license's expiry. */
+  expires_at: Timestamp,
+});
+export type Checkout = z.infer<typeof Checkout>;
+
 // ---- Management (admin) operations ----
 
 export const Activation = z.object({
@@ -99,6 +127,8 @@ export const Activation = z.object({
   name: z.string().nullable(),
   ip: z.string(),
   activated_at: Timestamp,
+  /** The last license file issued for it (checkout); null when none was. */
+  last_checkout_at: Timestamp.nullable(),
 });
 export type Activation = z.infer<typeof Activation>;
 
@@ -237,7 +267,7 @@ export const PortalLicense = z.object({
   next_payment_at: Timestamp.nullable(),
   /** The products the key can be used with: the bundle's products, or the one product. */
   products: z.array(z.object({ id: Id, title: z.string() })),
-  activations: z.array(Activation.omit({ ip: true })),
+  activations: z.array(Activation.omit({ ip: true, last_checkout_at: true })),
 });
 export type PortalLicense = z.infer<typeof PortalLicense>;
 

@@ -31,6 +31,8 @@ export const rpcMethods = {
   'license.activate': method('license', license.ActivateRequest, license.ActivationResult),
   'license.validate': method('license', license.ValidateRequest, license.ValidationResult),
   'license.deactivate': method('license', license.DeactivateRequest, license.ActivationResult),
+  /** A license file's content for an activated identifier; recorded on the activation. */
+  'license.checkout': method('license', license.CheckoutRequest, license.Checkout),
   'license.createPlan': method('license', license.CreatePlanRequest, license.Plan),
   'license.getPlan': method('license', license.PlanRef, license.Plan),
   'license.listPlans': method('license', EmptyRequest, license.PlanList),

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { Timestamp } from './shared.js';
 
 /**
- * What the public API publishes of its signing keys (docs/api-decisions.md, "Signed answers").
- * The formats themselves are libs/signatures'; these are the schemas the routes answer with and
- * the documents show.
+ * What the public API publishes and hands out signed (docs/api-decisions.md, "Signed answers"
+ * and "License files"): its key set, and license files. The formats themselves are
+ * libs/signatures'; these are the schemas the routes answer with and the documents show.
  */
 
 /** An Ed25519 public key (RFC 8037) named by its JWK thumbprint (RFC 7638). */
@@ -18,5 +19,16 @@ export const PublicJwk = z
   })
   .meta({ description: 'An Ed25519 public key; `kid` is its RFC 7638 thumbprint.' });
 
-/** RFC 7517: the keys answers are signed with, the current signer first. */
+/** RFC 7517: the keys answers and license files are signed with, the current signer first. */
 export const JwkSet = z.object({ keys: z.array(PublicJwk) });
+
+/** A license file as checkout answers it (docs/api-decisions.md, "License files"). */
+export const LicenseFileAnswer = z.object({
+  license_file: z.string().meta({
+    description:
+      'The license file: a JWT (JWS compact, EdDSA) signed by a key of GET {api_base}/keys.',
+  }),
+  issued_at: Timestamp,
+  expires_at: Timestamp.meta({ description: 'The end of the lease the file grants.' }),
+});
+export type LicenseFileAnswer = z.infer<typeof LicenseFileAnswer>;

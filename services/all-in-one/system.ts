@@ -57,7 +57,7 @@ export interface RunningSystem {
     dataDirectory: string | null;
     /** Where the generated admin token is kept, when it was generated and is kept. */
     adminTokenFile: string | null;
-    /** The id (JWK thumbprint) of the key that signs answers. */
+    /** The id (JWK thumbprint) of the key that signs answers and license files. */
     signingKid: string;
     /** Where the generated signing key is kept, when it was generated and is kept. */
     signingKeyFile: string | null;
@@ -218,7 +218,7 @@ function signingKeysOf(pem: string, where: string): SigningKeys {
 
 /**
  * The signing key `npm start` generated on an earlier run, or a new one kept for the next run:
- * answers signed before a restart still verify after it. Readable by this
+ * answers and license files signed before a restart still verify after it. Readable by this
  * user only, since it signs in the service's name.
  */
 async function keptSigningKey(file: string): Promise<SigningKeys> {

@@ -1,5 +1,8 @@
 import express, { type Express } from 'express';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../libs/config/index.js';
+import {
+  DEFAULT_LICENSE_FILE_MAX_TTL_SECONDS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from '../../libs/config/index.js';
 import {
   configureApp,
   errorHandler,
@@ -44,8 +47,10 @@ export function createGatewayApp(deps: {
   requestTimeoutMs?: number;
   /** The readiness of the process (GET /readyz); unset, that of the message bus alone. */
   readiness?: ReadinessProbe;
-  /** Signs answers (SIGNING_KEY, SIGNATURE_TTL_SECONDS). */
+  /** Signs answers and license files (SIGNING_KEY, SIGNATURE_TTL_SECONDS). */
   signing: AnswerSigning;
+  /** The longest lease of a license file, and the lease when none is asked (default 30 days). */
+  licenseFileMaxTtlSeconds?: number;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
@@ -63,6 +68,7 @@ export function createGatewayApp(deps: {
     document: publicOpenApi,
     readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
     signing: deps.signing,
+    licenseFileMaxTtlSeconds: deps.licenseFileMaxTtlSeconds ?? DEFAULT_LICENSE_FILE_MAX_TTL_SECONDS,
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());

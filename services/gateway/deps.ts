@@ -26,8 +26,10 @@ export interface GatewayDeps extends HealthDeps, RouteDeps {
   bodyLimits: BodyLimits;
   /** The OpenAPI document of this surface, served at /openapi.json. */
   document: object;
-  /** Signs the answers of the signed routes; publishes the key set. */
+  /** Signs the answers of the signed routes and license files; publishes the key set. */
   signing: AnswerSigning;
+  /** LICENSE_FILE_MAX_TTL_SECONDS: the longest lease of a license file, and the default one. */
+  licenseFileMaxTtlSeconds: number;
 }
 
 /** Headers of a 429 (spec 8): when to try again, and the draft-8 RateLimit fields. */
@@ -65,7 +67,7 @@ export interface FormOperation<Input extends { license_key: string }> {
   errors: Route['errors'];
   /** Spec 8: the 20 activate calls per license key per hour, beside the per-IP limit. */
   limitedPerKey?: true;
-  call(transport: Transport, input: Input, req: Request): Promise<unknown>;
+  call(deps: GatewayDeps, input: Input, req: Request): Promise<unknown>;
 }
 
 /**
@@ -107,8 +109,8 @@ export function formRoute<Input extends { license_key: string }>(
           ],
         }
       : {}),
-    handle: async ({ body }, { transport }, req, res) => {
-      sendData(res, await operation.call(transport, body, req));
+    handle: async ({ body }, deps, req, res) => {
+      sendData(res, await operation.call(deps, body, req));
     },
   });
 }

@@ -111,6 +111,33 @@ export const DeactivateForm = z
     product_id: fields.product_id ?? null,
   }));
 
+/**
+ * A license file (docs/api-decisions.md, "License files"): the key, an activated identifier, the
+ * product the file is for (required: a file is bound to one product) and the lease asked for.
+ */
+export const CheckoutForm = z
+  .object({
+    ...licenseKeyFields,
+    identifier: identifier('An identifier activated on the license, normalised as on activation.'),
+    product_id: RequiredText.pipe(IdText).meta({
+      description:
+        'The product the file is for; a key that does not cover it gets PRODUCT_MISMATCH.',
+    }),
+    ttl: OptionalText.pipe(IdText.optional()).meta({
+      description:
+        'Seconds the file should hold: a positive integer, at most LICENSE_FILE_MAX_TTL_SECONDS ' +
+        '(30 days unless configured), which is also the lease when none is asked. The license ' +
+        'expiring first ends the lease then.',
+    }),
+  })
+  .refine(sameKeys, SAME_KEYS)
+  .transform((fields, ctx) => ({
+    license_key: oneKey(fields, ctx),
+    identifier: fields.identifier,
+    product_id: fields.product_id,
+    ttl: fields.ttl ?? null,
+  }));
+
 /** Spec 1, 2.3: the customer portal asks for its license by key, in a form (never a URL). */
 export const PortalForm = z
   .object(licenseKeyFields)

@@ -16,7 +16,7 @@ const KeySetHeaders = z.object({
 });
 
 /**
- * `GET {api_base}/keys`: the public keys answers are signed with, as a JWK Set
+ * `GET {api_base}/keys`: the public keys answers and license files are signed with, as a JWK Set
  * (the signer first, then the keys kept for what was signed before a rotation). As JOSE tooling
  * reads a key set, not in the `{"data": ...}` envelope, and unsigned: a client pins or fetches
  * it over TLS (docs/api-decisions.md, "Signed answers").
@@ -26,8 +26,8 @@ export const keySetRoute: Route<GatewayDeps> = defineRoute({
   path: `${API_BASE}/keys`,
   operationId: 'signingKeys',
   summary:
-    'The Ed25519 public keys of signed answers, as a JWK Set, each named by its RFC 7638 ' +
-    'thumbprint (the `keyid` of a signature).',
+    'The Ed25519 public keys of signed answers and license files, as a JWK Set, each named by ' +
+    'its RFC 7638 thumbprint (the `keyid` of a signature, the `kid` of a license file).',
   tag: 'Signatures',
   access: 'public',
   success: {

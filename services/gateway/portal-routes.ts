@@ -27,5 +27,5 @@ export const portalRoute: Route<GatewayDeps> = formRoute({
     },
     403: { codes: ['LICENSE_INVALID'], description: 'The key does not exist.' },
   },
-  call: (transport, input) => transport.call('license.portalLicense', input),
+  call: ({ transport }, input) => transport.call('license.portalLicense', input),
 });

@@ -28,6 +28,7 @@ export const gatewaySettings = [
   'SIGNING_KEY',
   'SIGNING_KEY_FILE',
   'SIGNATURE_TTL_SECONDS',
+  'LICENSE_FILE_MAX_TTL_SECONDS',
 ] as const satisfies readonly ConfigVariable[];
 
 /**
@@ -37,7 +38,7 @@ export const gatewaySettings = [
 export const gatewayProcess = {
   name: 'gateway',
   settings: [...messageBusSettings, ...gatewaySettings],
-  // It signs answers: a key of its own would not be the one clients know.
+  // It signs answers and license files: a key of its own would not be the one clients know.
   required: ['SIGNING_KEY'],
 } as const satisfies ProcessSpec;
 
@@ -64,6 +65,7 @@ export async function gatewayFromConfig(
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     readiness: deps.readiness,
     signing: { signer, ttlSeconds: config.SIGNATURE_TTL_SECONDS },
+    licenseFileMaxTtlSeconds: config.LICENSE_FILE_MAX_TTL_SECONDS,
   });
   try {
     const server = await listen(app, config.PORT, config.HOST, {

@@ -1,7 +1,8 @@
 import { LicensingError, internalError, type HandlersOf } from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { decideValidation } from './activation-rules.js';
-import type { LicenseHandlerKit } from './handler-kit.js';
+import { decideCheckout } from './checkout-rules.js';
+import { MAX_DECISION_ROUNDS, type LicenseHandlerKit } from './handler-kit.js';
 import {
   identifierKeysByType,
   isIdentifierActivated,
@@ -10,6 +11,7 @@ import {
 } from './rules.js';
 import {
   activationResultView,
+  checkoutView,
   coverageView,
   portalLicenseView,
   unknownKeyCoverageView,
@@ -25,6 +27,7 @@ export function activationHandlers(
   | 'license.activate'
   | 'license.validate'
   | 'license.deactivate'
+  | 'license.checkout'
   | 'license.coverage'
   | 'license.portalLicense'
 > {
@@ -128,6 +131,35 @@ export function activationHandlers(
         identifier: removed.identifier,
         now: clock(),
       });
+    },
+
+    // ---- License files (docs/api-decisions.md, "License files") ----
+    'license.checkout': async (request, context) => {
+      // The file holds the license as decided on; it is recorded, as issued, only while the
+      // license is still usable and the identifier activated; otherwise decided again.
+      for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
+        const now = clock();
+        const license = await licenses.findByKey(request.license_key);
+        const product = license && (await productOf(license));
+        const decision = decideCheckout({ license, product, request, now });
+        if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+        context.beforeWrite();
+        const recorded = await licenses.recordCheckout({
+          licenseKey: request.license_key,
+          identifier: decision.identifier,
+          at: decision.lease.issuedAt,
+        });
+        if (recorded) {
+          return checkoutView({
+            license: license!,
+            product: product!,
+            planName: await planName(license!.plan_id),
+            productId: request.product_id,
+            issue: decision,
+          });
+        }
+      }
+      throw internalError('The license changed too often during this checkout; try again.');
     },
 
     // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----

@@ -24,6 +24,52 @@ function mismatches(product: LicensedProduct | null, productId: number | null): 
 
 // ---- Spec 4.1 and 3.2: activate ----
 
+/** Whether a license may be used for an identifier now (spec 4.1 orders 1 to 4). */
+export type LicenseUse =
+  | { ok: true; license: LicenseState; identifier: NormalisedIdentifier }
+  | {
+      ok: false;
+      refusal: Refusal;
+      /** The identifier, when the refusal is for an expired license (spec 2.5). */
+      expired: NormalisedIdentifier | null;
+    };
+
+/**
+ * The errors of spec 4.1 up to order 4, in their order: INVALID_REQUEST, LICENSE_INVALID,
+ * PRODUCT_MISMATCH, LICENSE_EXPIRED; activate and checkout refuse alike. An unknown key has no
+ * activation type to normalise the identifier for, so it is LICENSE_INVALID. LICENSE_INVALID
+ * covers every stored status but `active`, `expired` included (4.1 order 2); LICENSE_EXPIRED is
+ * for an active license past its date, which only the scheduled task turns into `expired` (3.1).
+ */
+export function checkLicenseUse(
+  license: LicenseState | null,
+  product: LicensedProduct | null,
+  request: { identifier: string; product_id: number | null },
+  now: Date,
+): LicenseUse {
+  if (license === null) return { ok: false, refusal: unknownKey(), expired: null };
+  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (isRefusal(identifier)) return { ok: false, refusal: identifier, expired: null };
+  if (license.status !== 'active') {
+    return {
+      ok: false,
+      refusal: refusal('LICENSE_INVALID', `This license is ${license.status}.`),
+      expired: license.status === 'expired' ? identifier : null,
+    };
+  }
+  if (mismatches(product, request.product_id)) {
+    return { ok: false, refusal: productMismatch(), expired: null };
+  }
+  if (isPastExpiry(license, now)) {
+    return {
+      ok: false,
+      refusal: refusal('LICENSE_EXPIRED', 'This license has expired.'),
+      expired: identifier,
+    };
+  }
+  return { ok: true, license, identifier };
+}
+
 /** The outcome of checking an activate request against a license (spec 4.1 and 3.2). */
 export type ActivationDecision =
   | { outcome: 'claim'; identifier: NormalisedIdentifier }
@@ -31,12 +77,9 @@ export type ActivationDecision =
   | { outcome: 'refuse'; refusal: Refusal; recordAttempt: NormalisedIdentifier | null };
 
 /**
- * The errors of spec 4.1 in their order: INVALID_REQUEST, LICENSE_INVALID, PRODUCT_MISMATCH,
- * LICENSE_EXPIRED, ACTIVATION_LIMIT_REACHED. An unknown key has no activation type to normalise
- * the identifier for, so it is LICENSE_INVALID. LICENSE_INVALID covers every stored status but
- * `active`, `expired` included (4.1 order 2); LICENSE_EXPIRED is for an active license past its
- * date, which only the scheduled task turns into `expired` (3.1). Refusals for an expired
- * license, by date or by status, and for a full one are recorded as rejected attempts (2.5).
+ * The errors of spec 4.1 in their order (`checkLicenseUse`, then ACTIVATION_LIMIT_REACHED), and
+ * the lifecycle of 3.2. Refusals for an expired license, by date or by status, and for a full
+ * one are recorded as rejected attempts (2.5).
  */
 export function decideActivation(
   license: LicenseState | null,
@@ -44,30 +87,13 @@ export function decideActivation(
   request: { identifier: string; product_id: number | null },
   now: Date,
 ): ActivationDecision {
-  if (license === null) return { outcome: 'refuse', refusal: unknownKey(), recordAttempt: null };
-  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
-  if (isRefusal(identifier)) return { outcome: 'refuse', refusal: identifier, recordAttempt: null };
-  if (license.status !== 'active') {
-    return {
-      outcome: 'refuse',
-      refusal: refusal('LICENSE_INVALID', `This license is ${license.status}.`),
-      recordAttempt: license.status === 'expired' ? identifier : null,
-    };
-  }
-  if (mismatches(product, request.product_id)) {
-    return { outcome: 'refuse', refusal: productMismatch(), recordAttempt: null };
-  }
-  if (isPastExpiry(license, now)) {
-    return {
-      outcome: 'refuse',
-      refusal: refusal('LICENSE_EXPIRED', 'This license has expired.'),
-      recordAttempt: identifier,
-    };
-  }
-  const existing = findActivation(license.activations, identifier.key);
+  const use = checkLicenseUse(license, product, request, now);
+  if (!use.ok) return { outcome: 'refuse', refusal: use.refusal, recordAttempt: use.expired };
+  const { identifier } = use;
+  const existing = findActivation(use.license.activations, identifier.key);
   if (existing) return { outcome: 'already-active', identifier: existing.identifier };
-  if (isFull(license)) {
-    return { outcome: 'refuse', refusal: limitReached(license), recordAttempt: identifier };
+  if (isFull(use.license)) {
+    return { outcome: 'refuse', refusal: limitReached(use.license), recordAttempt: identifier };
   }
   return { outcome: 'claim', identifier };
 }

@@ -100,6 +100,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       name: { type: String, default: null },
       ip: { type: String, default: '' },
       activated_at: { type: Date, required: true },
+      last_checkout_at: { type: Date, default: null },
     },
     { _id: false },
   );

@@ -61,6 +61,8 @@ function activationRecord(a: ActivationRecord): ActivationRecord {
     name: a.name ?? null,
     ip: a.ip ?? '',
     activated_at: a.activated_at,
+    // Activations stored before license files existed have no such field.
+    last_checkout_at: a.last_checkout_at ?? null,
   };
 }
 
@@ -216,6 +218,7 @@ export class MongoLicenseStore implements LicenseStore {
       name: activation.name,
       ip: activation.ip,
       activated_at: activation.activated_at,
+      last_checkout_at: null,
     };
     const doc = await this.licenses.findOneAndUpdate(
       {
@@ -257,6 +260,28 @@ export class MongoLicenseStore implements LicenseStore {
     const license = licenseRecord(before);
     license.activations = license.activations.filter((a) => a.identifier_key !== key);
     return { license, released: activationRecord(released) };
+  }
+
+  async recordCheckout({
+    licenseKey,
+    identifier,
+    at,
+  }: {
+    licenseKey: string;
+    identifier: string;
+    at: Date;
+  }): Promise<boolean> {
+    // `$` is the activation the filter matched: one document, one update, as a claim is.
+    const { matchedCount } = await this.licenses.updateOne(
+      {
+        license_key: licenseKey,
+        status: 'active',
+        $or: [{ expires_at: null }, { expires_at: { $gt: at } }],
+        'activations.identifier_key': identifierKey(identifier),
+      },
+      { $set: { 'activations.$.last_checkout_at': at, updated_at: at } },
+    );
+    return matchedCount === 1;
   }
 
   async touchCheckIfMatching({

@@ -31,6 +31,8 @@ export interface ActivationRecord {
   /** Empty for an activation added in admin (spec 2.3). */
   ip: string;
   activated_at: Date;
+  /** When the last license file was issued for it (checkout); null when none was. */
+  last_checkout_at: Date | null;
 }
 
 export interface LicenseRecord {
@@ -72,8 +74,11 @@ export type NewLicense = Omit<
   | 'pending_plan_id'
 >;
 
-/** An activation to claim a slot for: the store derives its key from the identifier. */
-export type NewActivation = Omit<ActivationRecord, 'identifier_key'>;
+/**
+ * An activation to claim a slot for: the store derives its key from the identifier; no license
+ * file has been issued for it yet.
+ */
+export type NewActivation = Omit<ActivationRecord, 'identifier_key' | 'last_checkout_at'>;
 
 /** What an admin may change on a license (spec 3.3). */
 export type LicenseChanges = Partial<
@@ -165,6 +170,14 @@ export interface LicenseStore {
     identifier: string;
     now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null>;
+
+  /**
+   * A license file issued for an activation (checkout): sets its `last_checkout_at` to `at`, in
+   * one atomic update, only while the license is active and unexpired at `at` and the identifier
+   * (in any letter case) is activated on it. Whether it was written: false when any of that no
+   * longer holds (or the license is unknown).
+   */
+  recordCheckout(checkout: { licenseKey: string; identifier: string; at: Date }): Promise<boolean>;
 
   /**
    * Spec 4.2 rule 3 in one round trip: counts a check (sets last_check_at and last_check_ip,

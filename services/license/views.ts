@@ -1,7 +1,9 @@
 import type {
   ActivationResult,
+  Checkout,
   LicenseCoverage,
   LicenseDetail,
+  LicenseStatus,
   LicenseSummary,
   Plan,
   PortalLicense,
@@ -10,6 +12,7 @@ import type {
   ValidationResult,
 } from '../../libs/contracts/index.js';
 import type { ValidationDecision } from './activation-rules.js';
+import type { CheckoutDecision } from './checkout-rules.js';
 import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
 import type { LicenseRecord, PlanRecord, RejectedAttemptRecord, TaskRunRecord } from './stores.js';
 
@@ -54,8 +57,8 @@ export function activationResultView({
   };
 }
 
-/** Spec 4.2 success payload for a known key. */
-export function validationView({
+/** Spec 4.2: a known license as validate reports it; a license file holds the same. */
+function reportedLicense({
   license,
   product,
   planName,
@@ -64,8 +67,8 @@ export function validationView({
   license: LicenseRecord;
   product: LicensedProduct;
   planName: string;
-  report: Extract<ValidationDecision, { outcome: 'report' }>;
-}): ValidationResult {
+  report: { valid: boolean; status: LicenseStatus };
+}): Omit<ValidationResult, 'identifier_activated'> {
   return {
     valid: report.valid,
     status: report.status,
@@ -76,7 +79,41 @@ export function validationView({
     activation_limit: license.activation_limit,
     activations_used: license.activations.length,
     expires_at: iso(license.expires_at),
-    identifier_activated: report.identifierActivated,
+  };
+}
+
+/** Spec 4.2 success payload for a known key. */
+export function validationView(
+  reported: Parameters<typeof reportedLicense>[0] & {
+    report: Extract<ValidationDecision, { outcome: 'report' }>;
+  },
+): ValidationResult {
+  return {
+    ...reportedLicense(reported),
+    identifier_activated: reported.report.identifierActivated,
+  };
+}
+
+/** What a license file holds (docs/api-decisions.md, "License files"), for the gateway to sign. */
+export function checkoutView({
+  license,
+  product,
+  planName,
+  productId,
+  issue,
+}: {
+  license: LicenseRecord;
+  product: LicensedProduct;
+  planName: string;
+  productId: number;
+  issue: Extract<CheckoutDecision, { outcome: 'issue' }>;
+}): Checkout {
+  return {
+    license: reportedLicense({ license, product, planName, report: issue }),
+    identifier: issue.identifier,
+    product_id: productId,
+    issued_at: issue.lease.issuedAt.toISOString(),
+    expires_at: issue.lease.expiresAt.toISOString(),
   };
 }
 
@@ -191,6 +228,7 @@ export function licenseDetailView({
       name: a.name,
       ip: a.ip,
       activated_at: a.activated_at.toISOString(),
+      last_checkout_at: iso(a.last_checkout_at),
     })),
     rejected_attempts: rejectedAttempts.map((r) => ({
       identifier: r.identifier,

@@ -236,6 +236,9 @@ describe('the admin console', () => {
     try {
       await signIn(page);
       await openLicense(page, key);
+      // No license file issued for it yet: said so in the activation's row.
+      const kept = page.locator('tbody tr', { hasText: 'kept.example' });
+      await expect(kept.innerText()).resolves.toMatch(/none issued/);
       await page.getByLabel('Identifier').fill('https://www.Added.example:8443/staging');
       await page.getByLabel('Name').fill('Staging');
       await page.getByRole('button', { name: 'Add', exact: true }).click();
@@ -285,6 +288,34 @@ describe('the admin console', () => {
       expect(afterRemove.activations.map((a) => a.identifier)).toEqual(['kept.example']);
       await screenshot(page, 'console-activation-removed');
       expectClean(session, [409]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the last license file issued for an activation is shown in its row', async () => {
+    const key = await issue(plans.three);
+    await activated(key, 'offline.example');
+    await activated(key, 'online.example');
+    const checkout = await fetch(`${system.gatewayUrl}${API}/licenses/checkout`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        license_key: key,
+        identifier: 'offline.example',
+        product_id: String(product.id),
+      }),
+    });
+    const issued = ((await checkout.json()) as { data: { issued_at: string } }).data;
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      const offline = page.locator('tbody tr', { hasText: 'offline.example' });
+      await offline.locator(`time[datetime="${issued.issued_at}"]`).waitFor();
+      const online = page.locator('tbody tr', { hasText: 'online.example' });
+      await expect(online.innerText()).resolves.toMatch(/none issued/);
+      expectClean(session);
     } finally {
       await page.close();
     }

@@ -499,6 +499,7 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         name: 'Main shop',
         ip: '127.0.0.1',
         activated_at: expect.any(String),
+        last_checkout_at: null,
       },
     ]);
     expect(Date.parse(shown.activations[0]!.activated_at)).toBeGreaterThanOrEqual(before - 1000);
@@ -679,6 +680,7 @@ describe('activations: admin Add (spec 3.2)', () => {
         name: 'Added by support',
         ip: '',
         activated_at: expect.any(String),
+        last_checkout_at: null,
       },
     ]);
   });

@@ -286,7 +286,7 @@ describe('(c) real responses match the documented schemas', () => {
 
   /** A public license operation; checks the status it expects, then the document. */
   async function publicCall(
-    operation: 'activate' | 'validate' | 'deactivate',
+    operation: 'activate' | 'validate' | 'deactivate' | 'checkout',
     status: number,
     fields: Record<string, string | number>,
   ) {
@@ -297,7 +297,7 @@ describe('(c) real responses match the documented schemas', () => {
   }
 
   /** A public POST whose body is over the gateway's limit. */
-  async function oversized(operation: 'activate' | 'validate' | 'deactivate') {
+  async function oversized(operation: 'activate' | 'validate' | 'deactivate' | 'checkout') {
     const path = `${API_BASE}/licenses/${operation}`;
     const res = await system
       .api()
@@ -388,6 +388,18 @@ describe('(c) real responses match the documented schemas', () => {
     const expired = await system.license({ expires_at: '2020-01-01T00:00:00.000Z' });
     await publicCall('activate', 403, { license_key: expired.key, identifier: 'a.example' });
     await oversized('activate');
+  });
+
+  test('public checkout: a license file, each refusal and 413', async () => {
+    const { key, product } = await system.license();
+    await system.post('activate', { license_key: key, identifier: 'a.example' });
+    const fields = { license_key: key, identifier: 'a.example', product_id: product.id };
+    const file = await publicCall('checkout', 200, { ...fields, ttl: 60 });
+    expect(file.body.data.license_file).toEqual(expect.any(String));
+    await publicCall('checkout', 400, { ...fields, ttl: 0 });
+    await publicCall('checkout', 403, { ...fields, product_id: product.id + 1000 });
+    await publicCall('checkout', 404, { ...fields, identifier: 'b.example' });
+    await oversized('checkout');
   });
 
   test('public license operations: a body in an unreadable Content-Encoding gets 415', async () => {

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { verifyMessage } from 'http-message-signatures/lib/httpbis/index.js';
+import { LicensingClient } from '../../libs/client/src/index.js';
 import request from 'supertest';
 import { generateSigningKey } from '../../libs/config/index.js';
 import { createLogger } from '../../libs/logging/index.js';
@@ -21,9 +22,9 @@ import { API_BASE, bootSystem, testSigning, type TestSystem } from '../support/s
 
 /**
  * Signed answers (docs/api-decisions.md, "Signed answers"): every answer of activate, validate,
- * deactivate, the portal's license data and the update check, successes and errors alike, is
- * signed over its status, its Content-Digest, the request's method, path and query and the
- * client's nonce, by the key the gateway publishes at GET {api_base}/keys. Checked as the
+ * deactivate, checkout, the portal's license data and the update check, successes and errors
+ * alike, is signed over its status, its Content-Digest, the request's method, path and query and
+ * the client's nonce, by the key the gateway publishes at GET {api_base}/keys. Checked as the
  * reference client checks them (libs/signatures) and, once, by an independent implementation.
  */
 
@@ -154,6 +155,25 @@ describe('every answer of a signed route is signed, successes and errors alike',
         method: 'POST',
         target: `${licenses}/deactivate`,
         fields: { license_key: key, identifier: 'never.example' },
+      }),
+      status: 404,
+    },
+    {
+      name: 'checkout',
+      before: () => activated('offline.example'),
+      sent: () => ({
+        method: 'POST',
+        target: `${licenses}/checkout`,
+        fields: { license_key: key, identifier: 'offline.example', product_id: String(productId) },
+      }),
+      status: 200,
+    },
+    {
+      name: 'checkout, not activated',
+      sent: () => ({
+        method: 'POST',
+        target: `${licenses}/checkout`,
+        fields: { license_key: key, identifier: 'never.example', product_id: String(productId) },
       }),
       status: 404,
     },
@@ -366,6 +386,33 @@ describe('an independent implementation (http-message-signatures, Node crypto) c
       { method: 'POST', url: `${system.running.gatewayUrl}${target}`, headers: {} },
     );
     expect(verified).toBe(true);
+  });
+});
+
+describe('the reference client (libs/client), with the published keys pinned', () => {
+  test('accepts every answer, refusals included, and the license file it checks out', async () => {
+    const { key, product } = await system.license();
+    const client = new LicensingClient(system.running.gatewayUrl, product.id, { keys: keySet });
+    expect(await client.activate(key, 'https://www.client.example/')).toMatchObject({
+      success: true,
+      data: { identifier: 'client.example' },
+    });
+    expect(await client.validate(key, 'client.example')).toMatchObject({ success: true });
+    expect(await client.checkUpdate(key)).toMatchObject({ success: true });
+    const file = await client.checkout(key, 'client.example', 600);
+    if (!file.success) throw new Error(`${file.code}: ${file.message}`);
+    expect(
+      await client.verifyLicenseFile(file.data.license_file, { identifier: 'client.example' }),
+    ).toMatchObject({
+      success: true,
+      data: { identifier: 'client.example', product_id: product.id },
+    });
+    expect(await client.deactivate(key, 'client.example')).toMatchObject({ success: true });
+    // A refusal is verified too: the client reports the server's code, not a bad signature.
+    expect(await client.deactivate(key, 'client.example')).toMatchObject({
+      success: false,
+      code: 'ACTIVATION_NOT_FOUND',
+    });
   });
 });
 

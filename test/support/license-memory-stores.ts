@@ -153,7 +153,7 @@ class MemoryLicenseStore implements LicenseStore {
     ) {
       return null;
     }
-    license.activations.push({ ...copy(activation), identifier_key: key });
+    license.activations.push({ ...copy(activation), identifier_key: key, last_checkout_at: null });
     this.counter.writes++;
     return copy(license);
   }
@@ -174,6 +174,27 @@ class MemoryLicenseStore implements LicenseStore {
     license.activations = license.activations.filter((a) => a.identifier_key !== key);
     this.counter.writes++;
     return { license: copy(license), released: copy(released) };
+  }
+
+  async recordCheckout({
+    licenseKey,
+    identifier,
+    at,
+  }: {
+    licenseKey: string;
+    identifier: string;
+    at: Date;
+  }): Promise<boolean> {
+    await roundTrip();
+    const license = this.byKey.get(licenseKey);
+    const key = identifierKey(identifier);
+    const activation = license?.activations.find((a) => a.identifier_key === key);
+    if (!license || !activation || license.status !== 'active' || !unexpiredAt(license, at)) {
+      return false;
+    }
+    activation.last_checkout_at = copy(at);
+    this.counter.writes++;
+    return true;
   }
 
   async touchCheckIfMatching({

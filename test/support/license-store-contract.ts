@@ -129,7 +129,11 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       const expiry = new Date(LATER);
       const license = await issue({ expires_at: expiry });
       expiry.setTime(0);
-      license.activations.push({ ...activation('x.com'), identifier_key: 'x.com' });
+      license.activations.push({
+        ...activation('x.com'),
+        identifier_key: 'x.com',
+        last_checkout_at: null,
+      });
       license.expires_at?.setTime(0);
       const read = await stores().licenses.findByKey(license.license_key);
       expect(read?.expires_at).toEqual(LATER);
@@ -370,6 +374,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         name: 'Office',
         ip: '',
         activated_at: EARLIER,
+        last_checkout_at: null,
       };
       expect(claimed?.activations).toEqual([stored]);
       expect((await stores().licenses.findByKey(licenseKey))?.activations).toEqual([stored]);
@@ -472,6 +477,68 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       );
       expect(releases.filter((r) => r !== null)).toHaveLength(1);
       expect(identifiers(await stores().licenses.findByKey(licenseKey))).toEqual(['b.com']);
+    });
+  });
+
+  describe(`${implementation}: license files (checkout)`, () => {
+    const stores = withStores();
+    const issued = async (overrides: Partial<NewLicense> = {}, ...identifiers: string[]) => {
+      const created = await stores().licenses.issue({ license: newLicense(overrides), now: NOW });
+      if (created.outcome !== 'issued') throw new Error('The license was not issued.');
+      const licenseKey = created.license.license_key;
+      for (const identifier of identifiers) {
+        await stores().licenses.claimSlot({
+          licenseKey,
+          activation: activation(identifier),
+          now: EARLIER,
+        });
+      }
+      return licenseKey;
+    };
+    const checkoutTimes = async (licenseKey: string) =>
+      Object.fromEntries(
+        (await stores().licenses.findByKey(licenseKey))?.activations.map((a) => [
+          a.identifier,
+          a.last_checkout_at,
+        ]) ?? [],
+      );
+
+    test('a checkout is recorded on its activation, in any letter case; the others are left alone', async () => {
+      const licenseKey = await issued({ activation_type: 'device' }, 'PC-One', 'PC-Two');
+      const record = (identifier: string, at: Date) =>
+        stores().licenses.recordCheckout({ licenseKey, identifier, at });
+      expect(await record('pc-two', NOW)).toBe(true);
+      expect(await checkoutTimes(licenseKey)).toEqual({ 'PC-One': null, 'PC-Two': NOW });
+      const later = new Date(NOW.getTime() + DAY);
+      expect(await record('PC-ONE', later)).toBe(true);
+      expect(await checkoutTimes(licenseKey)).toEqual({ 'PC-One': later, 'PC-Two': NOW });
+    });
+
+    test('an identifier not activated, or an unknown key, records nothing', async () => {
+      const licenseKey = await issued({}, 'a.com');
+      const record = (key: string, identifier: string) =>
+        stores().licenses.recordCheckout({ licenseKey: key, identifier, at: NOW });
+      expect(await record(licenseKey, 'b.com')).toBe(false);
+      expect(await record(uniqueKey(), 'a.com')).toBe(false);
+      expect(await checkoutTimes(licenseKey)).toEqual({ 'a.com': null });
+    });
+
+    test('a license that is not active, or is expired at the time, records nothing', async () => {
+      const record = (licenseKey: string, at: Date) =>
+        stores().licenses.recordCheckout({ licenseKey, identifier: 'a.com', at });
+      const expiring = await issued({ expires_at: NOW }, 'a.com');
+      expect(await record(expiring, NOW)).toBe(false);
+      expect(await checkoutTimes(expiring)).toEqual({ 'a.com': null });
+      const before = new Date(NOW.getTime() - 1);
+      expect(await record(expiring, before)).toBe(true);
+      const suspended = await issued({}, 'a.com');
+      await stores().licenses.update({
+        licenseKey: suspended,
+        changes: { status: 'suspended' },
+        now: NOW,
+      });
+      expect(await record(suspended, NOW)).toBe(false);
+      expect(await checkoutTimes(suspended)).toEqual({ 'a.com': null });
     });
   });
 

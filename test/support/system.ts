@@ -85,7 +85,7 @@ export class TestSystem {
 
   /** POSTs form fields to a public license operation. */
   post(
-    operation: 'activate' | 'validate' | 'deactivate',
+    operation: 'activate' | 'validate' | 'deactivate' | 'checkout',
     fields: Record<string, string | number | undefined>,
   ) {
     const body = new URLSearchParams(

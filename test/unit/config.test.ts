@@ -134,6 +134,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   SIGNING_KEY: 'not a key',
   SIGNING_KEY_FILE: '/no/such/directory/signing-key.pem',
   SIGNATURE_TTL_SECONDS: '0',
+  LICENSE_FILE_MAX_TTL_SECONDS: '-1',
   MAX_UPLOAD_BYTES: '0',
   SCHEDULED_TASKS: 'sometimes',
   EXPIRY_TASK_EVERY: 'often',
@@ -215,10 +216,11 @@ describe('signing keys (SIGNING_KEY, SIGNING_KEY_FILE)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("unset by default; an answer's signature holds for 300 s", () => {
+  test("unset by default; an answer's signature holds for 300 s, a license file 30 days at most", () => {
     const config = loadConfig({});
     expect(config.SIGNING_KEY).toBeUndefined();
     expect(config.SIGNATURE_TTL_SECONDS).toBe(300);
+    expect(config.LICENSE_FILE_MAX_TTL_SECONDS).toBe(30 * 24 * 60 * 60);
   });
 
   test('the first key signs; every key, the first included, is published', () => {
@@ -298,7 +300,11 @@ describe('signing keys (SIGNING_KEY, SIGNING_KEY_FILE)', () => {
     expect(signingKeyFile(loadConfig({ DATA_DIR: '' }))).toBeUndefined();
   });
 
-  test.each([['SIGNATURE_TTL_SECONDS', '86401']])('%s=%s is refused', (name, value) => {
+  test.each([
+    ['SIGNATURE_TTL_SECONDS', '86401'],
+    ['LICENSE_FILE_MAX_TTL_SECONDS', '1.5'],
+    ['LICENSE_FILE_MAX_TTL_SECONDS', String(10 * 365 * 86_400 + 1)],
+  ])('%s=%s is refused', (name, value) => {
     expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration: ${name}: must`));
   });
 });

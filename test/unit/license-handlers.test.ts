@@ -50,7 +50,13 @@ describe('spec 4.1 activate', () => {
     const key = await license();
     await activate({ license_key: key, identifier: 'shop.example', name: 'Shop' });
     expect((await detail(key)).activations).toEqual([
-      { identifier: 'shop.example', name: 'Shop', ip: IP, activated_at: NOW.toISOString() },
+      {
+        identifier: 'shop.example',
+        name: 'Shop',
+        ip: IP,
+        activated_at: NOW.toISOString(),
+        last_checkout_at: null,
+      },
     ]);
   });
 
@@ -438,6 +444,85 @@ describe('spec 4.3 deactivate (docs/api-decisions.md)', () => {
   });
 });
 
+describe('license files (checkout)', () => {
+  const checkout = (
+    handlers: ReturnType<typeof service>['handlers'],
+    fields: { license_key: string; identifier: string; product_id?: number; ttl_seconds?: number },
+    context = waiting,
+  ) => handlers['license.checkout']({ product_id: 10, ttl_seconds: 3600, ...fields }, context);
+
+  test('a file holds the license as validate reports it, the identifier as stored and the lease', async () => {
+    const { license, activate, validate, handlers } = service();
+    const key = await license({ activation_type: 'device', expires_at: FUTURE });
+    await activate({ license_key: key, identifier: 'MacBook-Pro' });
+    const { identifier_activated: _, ...reported } = await validate({ license_key: key });
+    expect(await checkout(handlers, { license_key: key, identifier: 'macbook-pro' })).toEqual({
+      license: reported,
+      identifier: 'MacBook-Pro',
+      product_id: 10,
+      issued_at: NOW.toISOString(),
+      expires_at: new Date(NOW.getTime() + 3600_000).toISOString(),
+    });
+  });
+
+  test('the checkout is recorded on its activation (last_checkout_at), shown in the details', async () => {
+    const { license, activate, detail, handlers } = service();
+    const key = await license();
+    await activate({ license_key: key, identifier: 'a.example' });
+    await activate({ license_key: key, identifier: 'b.example' });
+    await checkout(handlers, { license_key: key, identifier: 'https://www.b.example/' });
+    expect((await detail(key)).activations.map((a) => [a.identifier, a.last_checkout_at])).toEqual([
+      ['a.example', null],
+      ['b.example', NOW.toISOString()],
+    ]);
+  });
+
+  test.each([
+    ['an unknown key', { license_key: 'no-such-key' }, 'LICENSE_INVALID', 403],
+    ['another product', { product_id: 11 }, 'PRODUCT_MISMATCH', 403],
+    ['an identifier not activated', { identifier: 'other.example' }, 'ACTIVATION_NOT_FOUND', 404],
+    [
+      'an identifier that normalises to nothing',
+      { identifier: 'https://' },
+      'INVALID_REQUEST',
+      400,
+    ],
+  ])('%s is refused (%s) and nothing is written', async (_what, fields, code, status) => {
+    const { stores, license, activate, handlers } = service();
+    const key = await license();
+    await activate({ license_key: key, identifier: 'a.example' });
+    const writes = stores.writes();
+    await expect(
+      checkout(handlers, { license_key: key, identifier: 'a.example', ...fields }),
+    ).rejects.toEqual(refusedWith(code, status));
+    expect(stores.writes()).toBe(writes);
+  });
+
+  test('a license past its date is LICENSE_EXPIRED and records no rejected attempt', async () => {
+    let now = new Date(new Date(PAST).getTime() - DAY);
+    const { license, activate, handlers, detail } = service({ clock: () => now });
+    const key = await license({ expires_at: PAST });
+    await activate({ license_key: key, identifier: 'a.example' });
+    now = NOW;
+    await expect(checkout(handlers, { license_key: key, identifier: 'a.example' })).rejects.toEqual(
+      refusedWith('LICENSE_EXPIRED', 403),
+    );
+    expect((await detail(key)).rejected_attempts).toEqual([]);
+  });
+
+  test('once the caller stopped waiting, the checkout is not recorded', async () => {
+    const { stores, license, activate, detail, handlers } = service();
+    const key = await license();
+    await activate({ license_key: key, identifier: 'a.example' });
+    const writes = stores.writes();
+    await expect(
+      checkout(handlers, { license_key: key, identifier: 'a.example' }, abandoned),
+    ).rejects.toEqual(refusedWith('INTERNAL_ERROR', 500));
+    expect(stores.writes()).toBe(writes);
+    expect((await detail(key)).activations[0]?.last_checkout_at).toBeNull();
+  });
+});
+
 describe('spec 2.5 rejected activation attempts', () => {
   test('refusals on a full license are one row per identifier, with its tries', async () => {
     const { license, activate, detail } = service();
@@ -517,6 +602,7 @@ describe('spec 3.2 admin Add and Remove', () => {
         name: 'Added by support',
         ip: '',
         activated_at: NOW.toISOString(),
+        last_checkout_at: null,
       },
     ]);
   });

@@ -111,7 +111,7 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
       {license.activations.length === 0 ? (
         <Empty>Nothing is activated with this license.</Empty>
       ) : (
-        <Table columns={['Identifier', 'Name', 'IP', 'Activated']} actions>
+        <Table columns={['Identifier', 'Name', 'IP', 'Activated', 'Last license file']} actions>
           {license.activations.map((activation) => (
             <tr key={activation.identifier}>
               <td class="mono long">{activation.identifier}</td>
@@ -121,6 +121,9 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
               </td>
               <td>
                 <Time value={activation.activated_at} />
+              </td>
+              <td>
+                <Time value={activation.last_checkout_at} empty="none issued" />
               </td>
               <td>
                 <RemoveButton

@@ -1,0 +1,82 @@
+import type { LicenseStatus, Refusal } from '../../libs/contracts/index.js';
+import { checkLicenseUse } from './activation-rules.js';
+import {
+  activationNotFound,
+  effectiveStatus,
+  findActivation,
+  type LicenseState,
+  type LicensedProduct,
+} from './rules.js';
+
+/**
+ * Offline license files (docs/api-decisions.md, "License files"): a file is issued for an
+ * identifier activated on a license of one product, and holds for a lease.
+ */
+
+/** A lease in whole seconds, as a JWT's `iat` and `exp` name it. */
+export interface Lease {
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+const wholeSecond = (date: Date) => new Date(Math.floor(date.getTime() / 1000) * 1000);
+
+/**
+ * The lease of a file issued `now` for `ttlSeconds`: from now to the earlier of now + the time to
+ * live and the license's own expiry, both in whole seconds (rounded down: a lease never outlasts
+ * the license).
+ */
+export function licenseFileLease(
+  now: Date,
+  ttlSeconds: number,
+  licenseExpiresAt: Date | null,
+): Lease {
+  const issuedAt = wholeSecond(now);
+  const asked = new Date(issuedAt.getTime() + ttlSeconds * 1000);
+  const expiresAt =
+    licenseExpiresAt !== null && licenseExpiresAt < asked ? wholeSecond(licenseExpiresAt) : asked;
+  return { issuedAt, expiresAt };
+}
+
+export type CheckoutDecision =
+  | {
+      outcome: 'issue';
+      /** The activated identifier, as stored. */
+      identifier: string;
+      /** The license's state as validate reports it (spec 4.2). */
+      status: LicenseStatus;
+      valid: boolean;
+      lease: Lease;
+    }
+  | { outcome: 'refuse'; refusal: Refusal };
+
+/**
+ * A license file is refused as activate refuses (spec 4.1 orders 1 to 4: INVALID_REQUEST,
+ * LICENSE_INVALID, PRODUCT_MISMATCH, LICENSE_EXPIRED), then with ACTIVATION_NOT_FOUND when the
+ * identifier, normalised for the license's activation type (2.4), is not activated on it. A
+ * refusal records nothing: a file is not an activation attempt (2.5).
+ */
+export function decideCheckout({
+  license,
+  product,
+  request,
+  now,
+}: {
+  license: LicenseState | null;
+  product: LicensedProduct | null;
+  request: { identifier: string; product_id: number; ttl_seconds: number };
+  now: Date;
+}): CheckoutDecision {
+  const use = checkLicenseUse(license, product, request, now);
+  if (!use.ok) return { outcome: 'refuse', refusal: use.refusal };
+  const activation = findActivation(use.license.activations, use.identifier.key);
+  if (!activation) return { outcome: 'refuse', refusal: activationNotFound() };
+  const status = effectiveStatus(use.license, now);
+  return {
+    outcome: 'issue',
+    identifier: activation.identifier,
+    status,
+    valid: status === 'active',
+    lease: licenseFileLease(now, request.ttl_seconds, use.license.expires_at),
+  };
+}
