@@ -32,3 +32,18 @@ export const LicenseFileAnswer = z.object({
   expires_at: Timestamp.meta({ description: 'The end of the lease the file grants.' }),
 });
 export type LicenseFileAnswer = z.infer<typeof LicenseFileAnswer>;
+
+/** The admin's view of the signing keys: which one signs, which are published, and where. */
+export const SigningKeysView = z.object({
+  current_kid: z
+    .string()
+    .nullable()
+    .meta({ description: 'The key that signs now; null when no signing key is configured.' }),
+  kids: z.array(z.string()).meta({ description: 'Every published key, the current one first.' }),
+  key_set_url: z.string().meta({
+    description:
+      'Where the public API publishes them: {PUBLIC_URL}{api_base}/keys, or the path alone when ' +
+      'PUBLIC_URL is unset.',
+  }),
+});
+export type SigningKeysView = z.infer<typeof SigningKeysView>;

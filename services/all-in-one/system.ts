@@ -164,7 +164,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     );
     stops.push(gateway.stop);
     const management = await managementFromConfig(
-      { ...config, ADMIN_TOKENS: adminTokens },
+      {
+        ...config,
+        ADMIN_TOKENS: adminTokens,
+        SIGNING_KEY: signingKeys,
+        // The key set's address as the console shows it: the gateway's own, unless configured.
+        PUBLIC_URL: config.PUBLIC_URL ?? gateway.url,
+      },
       {
         transport: await connectTransport('management'),
         logger: logger.child({ service: 'management' }),

@@ -13,9 +13,11 @@ import {
 import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
+import type { SigningKeysView } from '../../libs/contracts/index.js';
 import { requireAdminToken } from './auth.js';
 import { managementOpenApi } from './openapi.js';
 import { ADMIN_BASE, consolePage, managementRoutes } from './routes.js';
+import { signingKeysView } from './signing-keys.js';
 
 /** Admin bodies are small JSON objects; anything bigger is refused with 413. */
 const MAX_JSON_BYTES = 64 * 1024;
@@ -57,6 +59,8 @@ export function createManagementApp(deps: {
   requestTimeoutMs?: number;
   /** The readiness of the process (GET /readyz); unset, that of the message bus alone. */
   readiness?: ReadinessProbe;
+  /** The public API's signing keys and their address; unset, none is configured. */
+  signingKeys?: SigningKeysView;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
@@ -82,6 +86,7 @@ export function createManagementApp(deps: {
       maxUploadBytes: deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
       document: managementOpenApi,
       readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
+      signingKeys: deps.signingKeys ?? signingKeysView(undefined, undefined),
     },
     ADMIN_BASE,
   );

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { DEFAULT_PER_PAGE, IdText, MAX_PAGE, MAX_PER_PAGE } from '../../libs/contracts/index.js';
+import {
+  DEFAULT_PER_PAGE,
+  IdText,
+  MAX_PAGE,
+  MAX_PER_PAGE,
+  type SigningKeysView,
+} from '../../libs/contracts/index.js';
 import {
   defineRoute,
   sendData,
@@ -28,6 +34,8 @@ export interface ManagementDeps extends HealthDeps, RouteDeps {
   maxUploadBytes: number;
   /** The OpenAPI document of this surface, served at /openapi.json. */
   document: object;
+  /** The public API's signing keys, by id, and where it publishes them (read-only). */
+  signingKeys: SigningKeysView;
 }
 
 /** Error answers the admin routes share. */

@@ -7,6 +7,7 @@ import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
 import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { packageRoutes } from './package-routes.js';
+import { signingKeysRoute } from './signing-key-routes.js';
 
 export { ADMIN_BASE };
 
@@ -81,6 +82,7 @@ export const managementRoutes: readonly Route<ManagementDeps>[] = [
   ...packageRoutes,
   ...jobRoutes,
   healthRoute,
+  signingKeysRoute,
   consolePage.route,
   ...healthRoutes<ManagementDeps>(),
   ...documentationRoutes<ManagementDeps>({

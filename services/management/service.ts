@@ -1,10 +1,11 @@
 import { trustProxySetting, type Config, type ConfigVariable } from '../../libs/config/index.js';
-import { listen } from '../../libs/http/index.js';
+import { listen, publishedKeySet } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusSettings, type ProcessSpec } from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createManagementApp, managementListenOptions } from './app.js';
+import { signingKeysView } from './signing-keys.js';
 
 /** The settings the management API reads (README: Configuration). */
 export const managementSettings = [
@@ -14,6 +15,10 @@ export const managementSettings = [
   'TRUST_PROXY',
   'HTTP_REQUEST_TIMEOUT_MS',
   'MAX_UPLOAD_BYTES',
+  // Only to show the public API's signing keys (their ids) and where they are published.
+  'PUBLIC_URL',
+  'SIGNING_KEY',
+  'SIGNING_KEY_FILE',
 ] as const satisfies readonly ConfigVariable[];
 
 /**
@@ -39,6 +44,10 @@ export async function managementFromConfig(
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     readiness: deps.readiness,
+    signingKeys: signingKeysView(
+      config.SIGNING_KEY && (await publishedKeySet(config.SIGNING_KEY)),
+      config.PUBLIC_URL,
+    ),
   });
   const server = await listen(
     app,

@@ -613,6 +613,30 @@ describe('the admin console', () => {
     }
   });
 
+  test('the operations page shows the key that signs and where the key set is published', async () => {
+    const published = (await (await fetch(`${system.gatewayUrl}${API}/keys`)).json()) as {
+      keys: Array<{ kid: string }>;
+    };
+    const kid = published.keys[0]!.kid;
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'Jobs and health' }).click();
+      const section = page.getByRole('region', { name: 'Signing keys' });
+      const facts = section.locator('dl[data-signing-keys]');
+      await facts.waitFor();
+      const text = await facts.innerText();
+      expect(text).toMatch(new RegExp(`Signing now\\s+${kid}`));
+      expect(text).toMatch(new RegExp(`Published\\s+${kid}`));
+      expect(text).toContain(`${system.gatewayUrl}${API}/keys`);
+      await screenshot(page, 'console-signing-keys');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('products, bundles and plans are listed, created and edited', async () => {
     const session = await openConsole();
     const { page } = session;

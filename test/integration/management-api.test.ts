@@ -1,8 +1,11 @@
 import request from 'supertest';
+import { generateSigningKey, parseSigningKeys } from '../../libs/config/index.js';
 import type { LicenseDetail, Plan, Product } from '../../libs/contracts/index.js';
+import { publishedKeySet } from '../../libs/http/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 import { createManagementApp } from '../../services/management/app.js';
+import { signingKeysView } from '../../services/management/signing-keys.js';
 import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
@@ -1066,5 +1069,51 @@ describe('health', () => {
     // The health check waits 2 s per service, not the transport's 10 s default.
     expect(Date.now() - started).toBeLessThan(5000);
     await transport.close();
+  });
+});
+
+describe('signing keys (GET /admin/v1/signing-keys)', () => {
+  const logger = createLogger('management', 'silent');
+  const app = (signingKeys?: ReturnType<typeof signingKeysView>) =>
+    createManagementApp({
+      transport: system.transport,
+      logger,
+      adminTokens: ['t'],
+      trustProxy: false,
+      ...(signingKeys ? { signingKeys } : {}),
+    });
+  const shown = async (signingKeys?: ReturnType<typeof signingKeysView>) => {
+    const res = await request(app(signingKeys))
+      .get(`${BASE}/signing-keys`)
+      .set('Authorization', 'Bearer t');
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+
+  test('ids only, the signer first, and the key set at PUBLIC_URL', async () => {
+    const rotated = parseSigningKeys(generateSigningKey() + generateSigningKey());
+    if (typeof rotated === 'string') throw new Error(rotated);
+    const keySet = await publishedKeySet(rotated);
+    const data = await shown(signingKeysView(keySet, 'https://licensing.example.com/'));
+    expect(data).toEqual({
+      current_kid: keySet.keys[0]!.kid,
+      kids: keySet.keys.map((key) => key.kid),
+      key_set_url: 'https://licensing.example.com/api/index.php/v1/licensing/keys',
+    });
+    expect(JSON.stringify(data)).not.toContain(keySet.keys[0]!.x);
+  });
+
+  test('without PUBLIC_URL the path alone; without a key, none', async () => {
+    const keys = parseSigningKeys(generateSigningKey());
+    if (typeof keys === 'string') throw new Error(keys);
+    const keySet = await publishedKeySet(keys);
+    expect((await shown(signingKeysView(keySet, undefined))).key_set_url).toBe(
+      '/api/index.php/v1/licensing/keys',
+    );
+    expect(await shown()).toEqual({
+      current_kid: null,
+      kids: [],
+      key_set_url: '/api/index.php/v1/licensing/keys',
+    });
   });
 });

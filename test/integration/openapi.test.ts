@@ -719,6 +719,17 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('delete', ACTIVATION, 400, { params: { key, identifier: 'x'.repeat(256) } });
   });
 
+  test('admin signing keys: the kids of the key set the gateway publishes, and its address', async () => {
+    const shown = await admin('get', '/admin/v1/signing-keys', 200);
+    const published = await system.api().get(`${API_BASE}/keys`);
+    expect(shown.body.data).toEqual({
+      current_kid: published.body.keys[0].kid,
+      kids: [published.body.keys[0].kid],
+      key_set_url: `${system.running.gatewayUrl}${API_BASE}/keys`,
+    });
+    await admin('get', '/admin/v1/signing-keys', 401, { auth: null });
+  });
+
   test('admin health (200 and 503), liveness and the document itself', async () => {
     await admin('get', '/admin/v1/health', 200);
     await admin('get', '/admin/v1/health', 401, { auth: null });
