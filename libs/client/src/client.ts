@@ -320,7 +320,7 @@ export class LicensingClient {
 
   /**
    * `POST /licenses/checkout`: an offline license file for an activated identifier, for `ttl`
-   * seconds (the server caps it; optional). With keys the file is verified as `verifyLicenseFile`
+   * seconds (optional; the server refuses one over its maximum, 30 days by default). With keys the file is verified as `verifyLicenseFile`
    * does (without the identifier, which the server normalised) before it is handed out. Not retried.
    */
   async checkout(
