@@ -123,6 +123,8 @@ describe('README: the walk-through runs as written', () => {
     const output = `${run.stdout}\n${run.stderr}`;
     expect({ status: run.status, output }).toEqual({ status: 0, output: expect.any(String) });
     expect(run.stdout).toContain('the download is the uploaded package');
+    // The license file checked out through the command line verifies offline.
+    expect(run.stdout).toContain('License file: for example.com');
     expect(run.stdout).toMatch(/"identifier":"example\.com"/);
     expect(run.stdout).toMatch(/"code":"ACTIVATION_LIMIT_REACHED"/);
     expect(run.stdout).toMatch(/"activations_used":0/);

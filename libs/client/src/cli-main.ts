@@ -82,7 +82,8 @@ Options:
   --output PATH      Where to save the download (default: .) or the license file
                      (default: ./license-PRODUCT.jwt); a file or an existing directory
   --url URL          Download URL from check-update (default: the download endpoint)
-  --ttl DURATION     Lease of the license file, e.g. 30d, 12h, 3600 (seconds); the store caps it
+  --ttl DURATION     Lease of the license file, e.g. 30d, 12h, 3600 (seconds); at most the
+                     store's maximum (30 days by default)
   --keys FILE        The server's JWK Set (from "licensing keys"): verify every answer and file
   --state FILE       JSON file for the offline grace and clock-tamper detection (with --keys)
   --offline-grace D  How long validate answers from the last verified validation while the
