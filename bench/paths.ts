@@ -3,6 +3,7 @@
  * over, and the status every answer should have. `requests` is called for the warm-up and again
  * for the measured run, so a path that adds data starts the measured run on a fresh license.
  */
+import { createHash } from 'node:crypto';
 import type { Fixture } from './fixture.js';
 import { EACH_CYCLE_ID, EACH_REQUEST_ID, type LoadRequest } from './load-protocol.js';
 
@@ -39,6 +40,21 @@ const post = (path: string, fields: Record<string, string | number>): LoadReques
   body: formBody(fields),
 });
 
+/** `request` with the headers of a client that verifies signed answers (docs/api-decisions.md). */
+function verifiable(request: LoadRequest): LoadRequest {
+  const digest = createHash('sha256')
+    .update(request.body ?? '')
+    .digest('base64');
+  return {
+    ...request,
+    headers: {
+      ...request.headers,
+      'content-digest': `sha-256=:${digest}:`,
+      'licensing-nonce': 'bench-nonce-of-32-base64url-chars',
+    },
+  };
+}
+
 /** Every path, the bare Express baseline first (the denominator of every ratio). */
 export function benchPaths(fixture: Fixture): BenchPath[] {
   const licenses = `${API_BASE}/licenses`;
@@ -65,6 +81,15 @@ export function benchPaths(fixture: Fixture): BenchPath[] {
       target: 'gateway',
       expectedStatus: 200,
       requests: fixed(post(`${licenses}/validate`, fields)),
+    },
+    {
+      // As the reference client sends it when it verifies answers: its nonce and the body's
+      // Content-Digest, which the gateway checks against the body and its signature covers.
+      key: 'validate-verified',
+      name: 'validate, as a verifying client sends it (nonce, Content-Digest)',
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: fixed(verifiable(post(`${licenses}/validate`, fields))),
     },
     {
       key: 'activate-same',
@@ -139,6 +164,7 @@ export type PathKey = (typeof PATH_KEYS)[number];
 export const PATH_KEYS = [
   'bare',
   'validate',
+  'validate-verified',
   'activate-same',
   'activate-new',
   'activate-deactivate',

@@ -1,8 +1,10 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import { LicensingError } from '../contracts/index.js';
+import { sha256OfContentDigest } from '../signatures/index.js';
 import { Form } from './form.js';
 
 export interface BodyLimits {
@@ -51,11 +53,28 @@ const decompressors: Record<string, (() => NodeJS.ReadWriteStream) | undefined> 
 export function readBody(limits: BodyLimits, skip?: (req: Request) => boolean): RequestHandler {
   return (req, res, next) => {
     if (skip?.(req)) return next();
+    // RFC 9530: a body sent with a sha-256 Content-Digest must match it, byte for byte as sent
+    // (before any content coding is undone); a signed answer then covers the digest it checked.
+    const claimed = req.get('content-digest');
+    const named = claimed === undefined ? null : sha256OfContentDigest(claimed);
+    const digest = named === null ? null : createHash('sha256');
+    const checkDigest = (): LicensingError | undefined => {
+      if (claimed === undefined || named === null || digest === null) return undefined;
+      if (!timingSafeEqual(digest.digest(), named)) {
+        return new LicensingError(
+          'INVALID_REQUEST',
+          'The request body does not match its Content-Digest.',
+        );
+      }
+      res.locals[CHECKED_CONTENT_DIGEST] = claimed;
+      return undefined;
+    };
     const length = declaredLength(req);
     if (length === undefined && req.headers['transfer-encoding'] === undefined) {
       req.body = Buffer.alloc(0);
-      return next();
+      return next(checkDigest());
     }
+    if (digest !== null) req.on('data', (chunk: Buffer) => digest.update(chunk));
     if (length !== undefined && length > limits.maxBytes)
       return next(tooLarge(res, limits.maxBytes));
 
@@ -102,11 +121,22 @@ export function readBody(limits: BodyLimits, skip?: (req: Request) => boolean): 
     }).then(
       (body) => {
         req.body = body;
-        settle();
+        settle(checkDigest());
       },
       (error: unknown) => settle(bodyError(error, limits.maxBytes)),
     );
   };
+}
+
+const CHECKED_CONTENT_DIGEST = 'checkedContentDigest';
+
+/**
+ * The request's `Content-Digest` field once `readBody` has found the body to match its sha-256;
+ * null when it sent none, or none the server checks, or the body has not been read.
+ */
+export function checkedContentDigest(res: Response): string | null {
+  const checked: unknown = res.locals[CHECKED_CONTENT_DIGEST];
+  return typeof checked === 'string' ? checked : null;
 }
 
 function bodyError(error: unknown, maxBytes: number): LicensingError {

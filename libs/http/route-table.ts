@@ -7,7 +7,7 @@ import { FORM_TYPE, formFields, jsonBody, readBody, type BodyLimits } from './bo
 import { Form, queryAsSent } from './form.js';
 import {
   BAD_NONCE_DESCRIPTION,
-  NonceRequestHeader,
+  SignedRouteRequestHeaders,
   SignedAnswerHeaders,
   signAnswers,
   type AnswerSigning,
@@ -345,8 +345,8 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
     ...(signed
       ? {
           headers: route.request?.headers
-            ? route.request.headers.extend(NonceRequestHeader.shape)
-            : NonceRequestHeader,
+            ? route.request.headers.extend(SignedRouteRequestHeaders.shape)
+            : SignedRouteRequestHeaders,
         }
       : {}),
   };

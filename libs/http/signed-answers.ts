@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { SigningKeys } from '../config/index.js';
 import { LicensingError, type JwkSet as JwkSetSchema } from '../contracts/index.js';
+import { checkedContentDigest } from './body.js';
 import {
   NONCE_HEADER,
   NONCE_PATTERN,
@@ -76,7 +77,8 @@ export const SignedAnswerHeaders = z.object({
   'Signature-Input': z.string().meta({
     description:
       'RFC 9421: `licensing=("@status" "content-digest" "@method";req "@path";req "@query";req' +
-      ' ["licensing-nonce"]);created=…;expires=…;keyid="<kid>";alg="ed25519"`.',
+      ' ["content-digest";req] ["licensing-nonce"]);created=…;expires=…;keyid="<kid>";' +
+      'alg="ed25519"`: the request\'s own Content-Digest and nonce when it sent them.',
   }),
   Signature: z.string().meta({
     description:
@@ -92,8 +94,17 @@ export const SignedAnswerHeaders = z.object({
     .meta({ description: 'A signed answer is for its request alone: no cache keeps it.' }),
 });
 
-/** The request header of a signed route, as the OpenAPI document shows it. */
-export const NonceRequestHeader = z.object({
+/** The request headers of a signed route, as the OpenAPI document shows them. */
+export const SignedRouteRequestHeaders = z.object({
+  'Content-Digest': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Optional, RFC 9530: `sha-256=:<base64>:` of the body as sent. A body that does not ' +
+        'match it is refused with 400 INVALID_REQUEST; one that does is covered by the ' +
+        "answer's signature, so the answer is bound to the form fields sent.",
+    }),
   'Licensing-Nonce': z
     .string()
     .regex(NONCE_PATTERN)
@@ -175,7 +186,8 @@ export function signAnswers({ signer, ttlSeconds }: AnswerSigning): RequestHandl
     signAtEnd(res, (status, contentDigest) => {
       const created = Math.floor(Date.now() / 1000);
       const { base, signatureInput } = signingInput(
-        request,
+        // The request's own digest, once the body has been read and found to match it.
+        { ...request, contentDigest: checkedContentDigest(res) },
         { status, contentDigest, nonce },
         { created, expires: created + ttlSeconds, keyid: signer.kid },
       );

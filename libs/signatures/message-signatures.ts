@@ -12,9 +12,11 @@ import {
 /**
  * HTTP Message Signatures (RFC 9421) as the public API signs its answers and the reference
  * client checks them: one signature, labelled `licensing`, over the answer's status and content
- * digest (RFC 9530) and the request's method, path and query, and the client's nonce when it sent
- * one. The signer and the verifier build the signature base with the same functions, so they
- * cannot disagree on it; docs/api-decisions.md ("Signed answers") gives a worked example.
+ * digest (RFC 9530), the request's method, path and query, the request's own content digest when
+ * it sent one (so the form fields it sent are covered too: an answer to another key's request
+ * cannot pass for this one's), and the client's nonce when it sent one. The signer and the
+ * verifier build the signature base with the same functions, so they cannot disagree on it;
+ * docs/api-decisions.md ("Signed answers") gives a worked example.
  */
 
 /** The label of the signature in `Signature-Input` and `Signature`. */
@@ -33,6 +35,11 @@ export interface SignedRequest {
   path: string;
   /** The query as sent with its `?`, or `?` alone when there is none (RFC 9421 2.2.7). */
   query: string;
+  /**
+   * The request's `Content-Digest` field, as sent, when the server checked it against the body it
+   * received; null when the request sent none.
+   */
+  contentDigest: string | null;
 }
 
 /** What a signature covers of the answer. */
@@ -83,13 +90,14 @@ const component = (name: string, fromRequest = false): Item => ({
 });
 
 /** The components a signature of an answer covers, in this order. */
-export function coveredComponents(withNonce: boolean): Item[] {
+export function coveredComponents(withNonce: boolean, withRequestDigest: boolean): Item[] {
   return [
     component('@status'),
     component('content-digest'),
     component('@method', true),
     component('@path', true),
     component('@query', true),
+    ...(withRequestDigest ? [component('content-digest', true)] : []),
     ...(withNonce ? [component(NONCE_HEADER)] : []),
   ];
 }
@@ -131,6 +139,8 @@ export function answerComponents(
         return request.path;
       case '@query;req':
         return request.query;
+      case 'content-digest;req':
+        return request.contentDigest;
       default:
         return null;
     }
@@ -160,7 +170,7 @@ export function signingInput(
   params: SignatureParams,
 ): { base: string; signatureInput: string } {
   const list: InnerList = {
-    items: coveredComponents(response.nonce !== null),
+    items: coveredComponents(response.nonce !== null, request.contentDigest !== null),
     params: signatureParameters(params),
   };
   const base = signatureBase(list, answerComponents(request, response));
@@ -183,12 +193,13 @@ export interface ReadSignature {
 /**
  * The `licensing` signature of an answer's `Signature-Input` and `Signature` fields, or a reason
  * it cannot be one of this profile: it must cover at least the components `coveredComponents`
- * names (the nonce when one was sent) and carry `created`, `expires`, `keyid` and `alg=ed25519`.
+ * names (the nonce and the request's content digest when the request sent them) and carry
+ * `created`, `expires`, `keyid` and `alg=ed25519`.
  */
 export function readSignature(
   signatureInput: string | null,
   signatureHeader: string | null,
-  expectNonce: boolean,
+  expected: { nonce: boolean; requestDigest: boolean },
 ): ReadSignature | string {
   if (signatureInput === null || signatureHeader === null) return 'the answer is not signed';
   const list = parseDictionary(signatureInput)?.get(SIGNATURE_LABEL);
@@ -198,8 +209,10 @@ export function readSignature(
     return 'no licensing signature';
   }
   const covered = new Set(list.items.map(serializeItem));
-  for (const wanted of coveredComponents(expectNonce)) {
-    if (!covered.has(serializeItem(wanted))) return `the signature does not cover ${wanted.value}`;
+  for (const wanted of coveredComponents(expected.nonce, expected.requestDigest)) {
+    if (!covered.has(serializeItem(wanted))) {
+      return `the signature does not cover ${serializeItem(wanted)}`;
+    }
   }
   const param = (key: string) => list.params.find(([name]) => name === key)?.[1];
   const [created, expires, keyid, alg] = ['created', 'expires', 'keyid', 'alg'].map(param);

@@ -30,7 +30,10 @@ export const publicCors: RequestHandler = (req, res, next) => {
   res.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
   if (req.method !== 'OPTIONS') return next();
   res.set('Access-Control-Allow-Methods', 'GET, POST');
-  res.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Range, If-Range, Licensing-Nonce');
+  res.set(
+    'Access-Control-Allow-Headers',
+    'Content-Type, Accept, Range, If-Range, Licensing-Nonce, Content-Digest',
+  );
   res.set('Access-Control-Max-Age', '86400');
   res.status(204).end();
 };

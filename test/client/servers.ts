@@ -252,6 +252,8 @@ export interface SignOverrides {
   target?: string;
   /** Sign (and echo) another nonce than the one received; null: sign none. */
   nonce?: string | null;
+  /** Sign another request body's digest than the one received; null: sign none. */
+  requestDigest?: string | null;
   /** Sign another status or body than the one sent. */
   status?: number;
   body?: string;
@@ -259,7 +261,10 @@ export interface SignOverrides {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** The headers of a signed answer to `req` (its method, raw target and `Licensing-Nonce`). */
+/**
+ * The headers of a signed answer to `req` (its method, raw target, `Content-Digest` and
+ * `Licensing-Nonce`, as the real server signs them once it has checked the body's digest).
+ */
 export function signedHeaders(
   req: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
   status: number,
@@ -282,10 +287,17 @@ export function signedHeaders(
         .digest(),
     ),
   );
+  const sentDigest = req.headers['content-digest'];
   const { base, signatureInput } = signingInput(
     {
       method: overrides.method ?? req.method ?? 'GET',
       ...requestTarget(overrides.target ?? req.url ?? '/'),
+      contentDigest:
+        overrides.requestDigest !== undefined
+          ? overrides.requestDigest
+          : typeof sentDigest === 'string'
+            ? sentDigest
+            : null,
     },
     { status: overrides.status ?? status, contentDigest, nonce },
     { created, expires: overrides.expires ?? created + 300, keyid: key.jwk.kid },

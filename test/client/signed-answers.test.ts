@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   classifyResult,
@@ -91,6 +92,21 @@ describe('verification: every call carries a fresh nonce, every answer is checke
       expect(nonce).toHaveLength(32);
     }
     expect(new Set(nonces).size).toBe(nonces.length);
+  });
+
+  test("with keys, each form it posts carries the Content-Digest of its body (RFC 9530), which the answer's signature binds", async () => {
+    const { server, client } = await store((req, res) =>
+      sendSigned(req, res, 200, { data: VALID }, key),
+    );
+    for (const [, call] of operations) expect((await call(client)).success).toBe(true);
+    const posted = server.requests.filter((r) => r.method === 'POST');
+    expect(posted).toHaveLength(3);
+    for (const request of posted) {
+      const sha256 = createHash('sha256').update(request.body).digest('base64');
+      expect(request.headers['content-digest']).toBe(`sha-256=:${sha256}:`);
+    }
+    const [check] = server.requests.filter((r) => r.method === 'GET');
+    expect(check!.headers).not.toHaveProperty('content-digest');
   });
 
   test.each(operations)(
@@ -242,7 +258,22 @@ describe('verification: what a signature binds', () => {
     const { client } = await store((req, res) =>
       sendSigned(req, res, 200, { data: VALID }, key, { nonce: null }),
     );
-    expectRefused(await client.validate('K'), /does not cover licensing-nonce/);
+    expectRefused(await client.validate('K'), /does not cover "licensing-nonce"/);
+  });
+
+  test("an answer signed for another request's form fields (another key's validate) is refused", async () => {
+    const another = `sha-256=:${createHash('sha256').update('license_key=OTHER&product_id=12').digest('base64')}:`;
+    const { client } = await store((req, res) =>
+      sendSigned(req, res, 200, { data: VALID }, key, { requestDigest: another }),
+    );
+    expectRefused(await client.validate('K'), /signature does not match/);
+  });
+
+  test("an answer that does not cover the request's Content-Digest is refused: it could answer any key", async () => {
+    const { client } = await store((req, res) =>
+      sendSigned(req, res, 200, { data: VALID }, key, { requestDigest: null }),
+    );
+    expectRefused(await client.validate('K'), /does not cover "content-digest";req/);
   });
 
   test('an expired signature is refused; one expired within the clock tolerance is accepted', async () => {

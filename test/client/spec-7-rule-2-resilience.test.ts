@@ -171,6 +171,24 @@ describe('spec 7 rule 2: the offline grace keeps the last verified validation us
     expect(await client.validate('S')).toMatchObject({ success: false, code: 'INTERNAL_ERROR' });
   });
 
+  test("never from another key's answer: a store entry moved under this key's name gives no grace", async () => {
+    const server = await store();
+    const cache = memoryStore();
+    const client = clientOf(server, { cache, retries: 0, negativeCacheTtl: 0 });
+    expect((await client.validate('SECOND')).success).toBe(true);
+    const [entry] = [...cache.data].filter(([n]) => n.startsWith('licensing:validate:'));
+    const second = entry![1];
+    expect((await client.validate('K')).success).toBe(true);
+    const [name] = [...cache.data.keys()].filter(
+      (n) => n.startsWith('licensing:validate:') && cache.data.get(n) !== second,
+    );
+    server.mode = 'internal-error';
+    expect(await client.validate('K')).toMatchObject({ success: true, stale: true });
+    // SECOND's verified answer, kept under K's name: signed, but for another request's fields.
+    cache.data.set(name!, second);
+    expect(await client.validate('K')).toMatchObject({ success: false, code: 'INTERNAL_ERROR' });
+  });
+
   test('a verified verdict replaces the last good answer: a suspended license is not revived by an outage', async () => {
     const licenses = { K: { activated: ['example.com'], status: 'active' } };
     const server = await signedStore({ productId: 12, key, licenses });

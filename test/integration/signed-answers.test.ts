@@ -325,15 +325,86 @@ describe('the nonce', () => {
   });
 });
 
+describe("the request's Content-Digest (RFC 9530): the answer is bound to the form fields sent", () => {
+  const digestOf = (body: string) =>
+    `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+
+  test("a body that matches its Content-Digest is answered, and the signature covers the request's digest", async () => {
+    const { key } = await system.license();
+    const body = form({ license_key: key });
+    const sent = {
+      method: 'POST',
+      target: `${API_BASE}/licenses/validate`,
+      contentDigest: digestOf(body),
+    };
+    const nonce = newNonce();
+    const res = await system
+      .api()
+      .post(sent.target)
+      .type('form')
+      .set('Content-Digest', sent.contentDigest)
+      .set('Licensing-Nonce', nonce)
+      .send(body);
+    expect(res.status).toBe(200);
+    const answer = asAnswer(res);
+    expect(await signatureProblem(answer, sent, keySet, nonce)).toBeNull();
+    expect(res.headers['signature-input']).toContain('"content-digest";req');
+    // The same answer does not pass for a request with other fields (another key's).
+    const otherFields = { ...sent, contentDigest: digestOf(form({ license_key: `${key}x` })) };
+    expect(await signatureProblem(answer, otherFields, keySet, nonce)).toBe(
+      'the signature does not verify',
+    );
+  });
+
+  test('a body that does not match its Content-Digest is refused with 400 INVALID_REQUEST, changing nothing', async () => {
+    const { key } = await system.license();
+    const sent = {
+      method: 'POST',
+      target: `${API_BASE}/licenses/validate`,
+      contentDigest: digestOf(form({ license_key: 'another-key' })),
+    };
+    const res = await system
+      .api()
+      .post(sent.target)
+      .type('form')
+      .set('Content-Digest', sent.contentDigest)
+      .send(form({ license_key: key }));
+    expect([res.status, res.body.error?.code]).toEqual([400, 'INVALID_REQUEST']);
+    expect(res.body.error.message).toMatch(/Content-Digest/);
+    // Signed, without covering a digest the body did not match: a client that sent the digest
+    // of its own fields takes this answer for what it is, a request altered on its way.
+    const { contentDigest: _unchecked, ...withoutDigest } = sent;
+    expect(await signatureProblem(asAnswer(res), withoutDigest, keySet)).toBeNull();
+    expect(await signatureProblem(asAnswer(res), sent, keySet)).toMatch(/does not cover/);
+    const license = await system.transport.call('license.getLicense', { license_key: key });
+    expect(license.check_count).toBe(0);
+  });
+
+  test('a Content-Digest without a sha-256 member is not checked, and not covered', async () => {
+    const { key } = await system.license();
+    const sent = { method: 'POST', target: `${API_BASE}/licenses/validate` };
+    const res = await system
+      .api()
+      .post(sent.target)
+      .type('form')
+      .set('Content-Digest', 'sha-512=:AAAA:')
+      .send(form({ license_key: key }));
+    expect(res.status).toBe(200);
+    expect(res.headers['signature-input']).not.toContain('"content-digest";req');
+    expect(await signatureProblem(asAnswer(res), sent, keySet)).toBeNull();
+  });
+});
+
 describe('browsers (the reference client runs in them)', () => {
-  test('may send Licensing-Nonce and read the headers of a signed answer', async () => {
+  test('may send Licensing-Nonce and Content-Digest and read the headers of a signed answer', async () => {
     const preflight = await request(system.running.gatewayUrl)
       .options(`${API_BASE}/licenses/validate`)
       .set('Origin', 'https://shop.example')
       .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'licensing-nonce');
+      .set('Access-Control-Request-Headers', 'licensing-nonce, content-digest');
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-headers']).toMatch(/\bLicensing-Nonce\b/);
+    expect(preflight.headers['access-control-allow-headers']).toMatch(/\bContent-Digest\b/);
     const res = await system
       .api()
       .get(`${API_BASE}/updates/1`)

@@ -22,6 +22,8 @@ export interface SentRequest {
   method: string;
   /** The path and query as sent (`/api/.../updates/7?dlid=K`). */
   target: string;
+  /** The `Content-Digest` sent with the body, when one was. */
+  contentDigest?: string;
 }
 
 const header = (answer: Answer, name: string): string | null => {
@@ -32,7 +34,7 @@ const header = (answer: Answer, name: string): string | null => {
 /**
  * Checks an answer as the reference client does, with libs/signatures alone: its Content-Digest
  * is the SHA-256 of its body, it carries the `licensing` signature over what the profile covers
- * (the nonce when one was sent, echoed), made by a key of `keySet` (the JSON of GET /keys), over
+ * (the nonce when one was sent, echoed; the request's Content-Digest when it sent one), made by a key of `keySet` (the JSON of GET /keys), over
  * the signature base of this answer to this request. Null when it holds; otherwise what fails.
  */
 export async function signatureProblem(
@@ -48,14 +50,18 @@ export async function signatureProblem(
   if (sha256 === null || !Buffer.from(sha256).equals(body)) return 'the digest is not the body';
   const echoed = header(answer, 'licensing-nonce');
   if (echoed !== nonce) return `the nonce echoed is ${String(echoed)}, not ${String(nonce)}`;
-  const read = signed(answer, nonce !== null);
+  const read = signed(answer, nonce !== null, request.contentDigest !== undefined);
   if (typeof read === 'string') return read;
   const key = (await verificationKeys(keySet)).get(read.params.keyid);
   if (key === undefined) return `no published key ${read.params.keyid}`;
   const base = signatureBase(
     read.list,
     answerComponents(
-      { method: request.method, ...requestTarget(request.target) },
+      {
+        method: request.method,
+        ...requestTarget(request.target),
+        contentDigest: request.contentDigest ?? null,
+      },
       { status: answer.status, contentDigest: digest, nonce: echoed },
     ),
   );
@@ -65,8 +71,15 @@ export async function signatureProblem(
 }
 
 /** The answer's `licensing` signature, read (libs/signatures `readSignature`). */
-export function signed(answer: Answer, expectNonce = false): ReadSignature | string {
-  return readSignature(header(answer, 'signature-input'), header(answer, 'signature'), expectNonce);
+export function signed(
+  answer: Answer,
+  expectNonce = false,
+  expectRequestDigest = false,
+): ReadSignature | string {
+  return readSignature(header(answer, 'signature-input'), header(answer, 'signature'), {
+    nonce: expectNonce,
+    requestDigest: expectRequestDigest,
+  });
 }
 
 /** A fresh nonce: 24 base64url characters. */

@@ -5,6 +5,7 @@ import {
   generateKeyPairSync,
   sign,
 } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { verifyMessage } from 'http-message-signatures/lib/httpbis/index.js';
 import { parseDictionary as referenceParseDictionary } from 'structured-headers';
 import {
@@ -90,6 +91,53 @@ describe('RFC 9421 B.2.6: signing a request using ed25519, through the signer an
   });
 });
 
+describe('docs/api-decisions.md: the worked example of a signed answer is what the signer makes', () => {
+  const doc = readFileSync(new URL('../../docs/api-decisions.md', import.meta.url), 'utf8');
+  const section = doc.slice(
+    doc.indexOf('- **Worked example**'),
+    doc.indexOf('- **Keys and rotation**'),
+  );
+  const blocks = [...section.matchAll(/```\n([\s\S]*?)\n\s*```/g)].map((match) =>
+    match[1]!.replace(/^ {2}/gm, ''),
+  );
+  const quoted = (before: string) => new RegExp(`${before}\`([^\`]+)\``).exec(section)?.[1];
+  const field = (name: string) =>
+    blocks[0]!
+      .split('\n')
+      .find((line) => line.startsWith(`${name}: `))!
+      .slice(name.length + 2);
+
+  test('the example names its form, body, nonce and time', () => {
+    expect(blocks).toHaveLength(2);
+    expect(quoted('the form\\s+')).toBe('license_key=K-123&identifier=example.com&product_id=12');
+  });
+
+  test('signing the example again gives its digests, signature base, Signature-Input and Signature', async () => {
+    const form = quoted('the form\\s+')!;
+    const body = quoted('with the body\\s+')!;
+    const digest = (text: string) =>
+      contentDigestField(new Uint8Array(createHash('sha256').update(text).digest()));
+    expect(quoted('sent with\\s+')).toBe(`Content-Digest: ${digest(form)}`);
+    const { base, signatureInput } = signingInput(
+      {
+        method: 'POST',
+        ...requestTarget(/`POST ([^`]+)`/.exec(section)![1]!),
+        contentDigest: digest(form),
+      },
+      { status: 200, contentDigest: digest(body), nonce: field('Licensing-Nonce') },
+      {
+        created: Number(/`created` (\d+)/.exec(section)![1]),
+        expires: Number(/`created` (\d+)/.exec(section)![1]) + 300,
+        keyid: await jwkThumbprint(RFC_PUBLIC_X),
+      },
+    );
+    expect(field('Content-Digest')).toBe(digest(body));
+    expect(blocks[1]).toBe(base);
+    expect(field('Signature-Input')).toBe(signatureInput);
+    expect(field('Signature')).toBe(signatureField(signWith(RFC_PRIVATE_KEY, base)));
+  });
+});
+
 describe('RFC 9530: Content-Digest', () => {
   test('the sha-256 Content-Digest of the RFCs\' example content, {"hello": "world"}', () => {
     const body = '{"hello": "world"}';
@@ -157,9 +205,11 @@ describe('signed answers', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   const x = publicKey.export({ format: 'jwk' }).x!;
+  const form = 'license_key=k&identifier=shop.example&product_id=7';
   const request: SignedRequest = {
     method: 'POST',
     ...requestTarget('/api/index.php/v1/licensing/licenses/validate'),
+    contentDigest: contentDigestField(new Uint8Array(createHash('sha256').update(form).digest())),
   };
   const body = '{"data":{"valid":true}}';
   const response = (nonce: string | null): SignedResponse => ({
@@ -168,14 +218,18 @@ describe('signed answers', () => {
     nonce,
   });
 
-  async function signed(nonce: string | null) {
+  async function signed(nonce: string | null, requestDigest = request.contentDigest) {
     const kid = await jwkThumbprint(x);
     const answer = response(nonce);
-    const { base, signatureInput } = signingInput(request, answer, {
-      created: 1_800_000_000,
-      expires: 1_800_000_300,
-      keyid: kid,
-    });
+    const { base, signatureInput } = signingInput(
+      { ...request, contentDigest: requestDigest },
+      answer,
+      {
+        created: 1_800_000_000,
+        expires: 1_800_000_300,
+        keyid: kid,
+      },
+    );
     return { kid, answer, base, signatureInput, signature: signatureField(signWith(pem, base)) };
   }
 
@@ -186,7 +240,7 @@ describe('signed answers', () => {
     expect(requestTarget('https://store.example')).toEqual({ path: '/', query: '?' });
   });
 
-  test('the signature covers the status, the digest, the request, and the nonce when sent', async () => {
+  test("the signature covers the status, the digest, the request, the request's digest and the nonce when sent", async () => {
     const { base, signatureInput } = await signed('n0nce-of-sixteen-chars');
     expect(base.split('\n').map((line) => line.split(': ')[0])).toEqual([
       '"@status"',
@@ -194,17 +248,19 @@ describe('signed answers', () => {
       '"@method";req',
       '"@path";req',
       '"@query";req',
+      '"content-digest";req',
       '"licensing-nonce"',
       '"@signature-params"',
     ]);
     expect(signatureInput).toMatch(/^licensing=\(.*\);created=1800000000;expires=1800000300;/);
     expect(signatureInput).toMatch(/;alg="ed25519"$/);
     expect((await signed(null)).base).not.toContain('licensing-nonce');
+    expect((await signed(null, null)).base).not.toContain('"content-digest";req');
   });
 
   test('read back and checked as the client checks it', async () => {
     const { answer, signatureInput, signature, kid } = await signed('n0nce-of-sixteen-chars');
-    const read = readSignature(signatureInput, signature, true);
+    const read = readSignature(signatureInput, signature, { nonce: true, requestDigest: true });
     if (typeof read === 'string') throw new Error(read);
     expect(read.params).toEqual({ created: 1_800_000_000, expires: 1_800_000_300, keyid: kid });
     const base = signatureBase(read.list, answerComponents(request, answer));
@@ -212,16 +268,33 @@ describe('signed answers', () => {
     const otherPath = { ...request, path: '/api/index.php/v1/licensing/licenses/activate' };
     const moved = signatureBase(read.list, answerComponents(otherPath, answer));
     expect(await verifyEd25519({ x }, utf8(moved!), read.signature)).toBe(false);
+    // An answer to another key's request (other form fields) is not one to this request.
+    const otherKey = 'license_key=other&identifier=shop.example&product_id=7';
+    const otherBody = {
+      ...request,
+      contentDigest: contentDigestField(
+        new Uint8Array(createHash('sha256').update(otherKey).digest()),
+      ),
+    };
+    const forOtherKey = signatureBase(read.list, answerComponents(otherBody, answer));
+    expect(await verifyEd25519({ x }, utf8(forOtherKey!), read.signature)).toBe(false);
   });
 
   test('an answer that does not sign what must be signed is refused before any key is tried', async () => {
     const { signatureInput, signature } = await signed(null);
-    expect(readSignature(signatureInput, signature, true)).toMatch(/does not cover/);
-    expect(readSignature(null, signature, false)).toMatch(/not signed/);
-    expect(readSignature(signatureInput.replace('ed25519', 'rsa'), signature, false)).toMatch(
+    const neither = { nonce: false, requestDigest: false };
+    expect(readSignature(signatureInput, signature, { ...neither, nonce: true })).toMatch(
+      /does not cover "licensing-nonce"/,
+    );
+    expect(readSignature(null, signature, neither)).toMatch(/not signed/);
+    expect(readSignature(signatureInput.replace('ed25519', 'rsa'), signature, neither)).toMatch(
       /not ed25519/,
     );
-    expect(readSignature('licensing=("@status")', signature, false)).toMatch(/does not cover/);
+    expect(readSignature('licensing=("@status")', signature, neither)).toMatch(/does not cover/);
+    const { signatureInput: withoutDigest, signature: itsSignature } = await signed(null, null);
+    expect(readSignature(withoutDigest, itsSignature, { ...neither, requestDigest: true })).toMatch(
+      /does not cover "content-digest";req/,
+    );
   });
 
   test('an independent implementation (http-message-signatures) verifies the signature', async () => {
@@ -250,15 +323,16 @@ describe('signed answers', () => {
       {
         method: 'POST',
         url: `https://store.example${request.path}`,
-        headers: {},
+        headers: { 'content-digest': request.contentDigest! },
       },
     );
     expect(verified).toBe(true);
   });
 
   test('the covered components are one list, in one order', () => {
-    expect(serializeInnerList({ items: coveredComponents(true), params: [] })).toBe(
-      '("@status" "content-digest" "@method";req "@path";req "@query";req "licensing-nonce")',
+    expect(serializeInnerList({ items: coveredComponents(true, true), params: [] })).toBe(
+      '("@status" "content-digest" "@method";req "@path";req "@query";req "content-digest";req' +
+        ' "licensing-nonce")',
     );
   });
 });

@@ -51,6 +51,7 @@ import {
   isKeysOption,
   newNonce,
   pinKeys,
+  requestContentDigest,
   verifyAnswer,
   type KeysOption,
   type PinnedKeys,
@@ -136,6 +137,8 @@ interface SignedAnswer {
   method: string;
   url: string;
   nonce: string;
+  /** The `Content-Digest` of the request's body, which the signature covers; null without one. */
+  requestDigest: string | null;
   status: number;
   headers: Record<string, string>;
   /** Base64 of the body's bytes. */
@@ -301,7 +304,7 @@ export class LicensingClient {
     }
     if (kind !== 'transient' || result.success) return result;
     const text = await bounded(stored, until - Date.now(), null);
-    return this.offline(result, text, key, until);
+    return this.offline(result, text, operation, until);
   }
 
   /** Spec 4.3: frees the activation of `identifier`. Not retried (see README.md). */
@@ -548,21 +551,27 @@ export class LicensingClient {
   private async offline(
     failure: FailureResult,
     stored: string | null,
-    key: string,
+    operation: Operation,
     until: number,
   ): Promise<LicensingResult<ValidationData>> {
     const keys = await this.pinned?.catch(() => null);
     if (!keys || stored === null) return failure;
     let previous: LicensingResult<ValidationData>;
     let verified: { created: number } | string;
+    let answer: SignedAnswer;
     try {
-      const answer = JSON.parse(stored) as SignedAnswer;
+      answer = JSON.parse(stored) as SignedAnswer;
       const body = typeof answer?.body === 'string' ? fromBase64(answer.body) : null;
       if (body === null) return failure;
       // Checked again: the store is the caller's, and only what the server signed is trusted.
       verified = await verifyAnswer(
         keys,
-        { ...answer, headers: new Headers(answer.headers), body },
+        {
+          ...answer,
+          requestDigest: typeof answer.requestDigest === 'string' ? answer.requestDigest : null,
+          headers: new Headers(answer.headers),
+          body,
+        },
         this.now(),
         this.clockTolerance,
         false,
@@ -578,7 +587,9 @@ export class LicensingClient {
     }
     if (typeof verified === 'string') return failure;
     if (!previous.success || classifyResult(previous) !== 'ok') return failure;
-    if (previous.data.license_key !== key) return failure;
+    // The signature binds the answer to the fields its request sent: they must be this call's.
+    if (answer.url !== operation.url) return failure;
+    if (answer.requestDigest !== (await requestContentDigest(operation.body ?? ''))) return failure;
 
     const now = this.now();
     const created = verified.created * 1000;
@@ -670,6 +681,10 @@ export class LicensingClient {
     const keys = operation.signed && this.pinned ? await this.pinned.catch(() => null) : null;
     const verifying = operation.signed && this.pinned !== null;
     const nonce = verifying ? newNonce() : null;
+    // Sent with the body, checked by the server and covered by the answer's signature: an answer
+    // to a request with other form fields (another key) cannot pass for this one's.
+    const requestDigest =
+      verifying && operation.body !== undefined ? await requestContentDigest(operation.body) : null;
     const deadline = new Deadline(Math.max(1, until - Date.now()), undefined, this.timeout);
     const unsigned = (result: LicensingResult<T>, timedOut = false): Outcome<T> => ({
       result,
@@ -689,6 +704,7 @@ export class LicensingClient {
               ? {}
               : { 'Content-Type': 'application/x-www-form-urlencoded' }),
             ...(nonce === null ? {} : { [NONCE_HEADER]: nonce }),
+            ...(requestDigest === null ? {} : { 'Content-Digest': requestDigest }),
           },
           body: operation.body,
           signal: deadline.signal,
@@ -712,6 +728,7 @@ export class LicensingClient {
         method: operation.method,
         url: operation.url,
         nonce,
+        requestDigest,
         status,
         headers: {},
         body: toBase64(bytes),

@@ -5,6 +5,7 @@
  */
 import {
   answerComponents,
+  contentDigestField,
   NONCE_HEADER,
   readSignature,
   requestTarget,
@@ -48,6 +49,14 @@ async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes));
 }
 
+/**
+ * The `Content-Digest` a verifying client sends with a form body (RFC 9530): the server checks
+ * the body against it and the answer's signature covers it, binding the answer to the fields sent.
+ */
+export async function requestContentDigest(body: string): Promise<string> {
+  return contentDigestField(await sha256(utf8(body)));
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let difference = 0;
@@ -80,6 +89,8 @@ export interface AnswerToVerify {
   url: string;
   /** The nonce sent in `Licensing-Nonce`. */
   nonce: string;
+  /** The `Content-Digest` sent with the request's body; null for a request without one. */
+  requestDigest: string | null;
   status: number;
   headers: Headers;
   /** The body exactly as received. */
@@ -88,7 +99,7 @@ export interface AnswerToVerify {
 
 /**
  * Checks an answer's `licensing` signature: made by a pinned key over this request (method, path,
- * query), this status, a `Content-Digest` that matches the body's bytes, and the echoed nonce;
+ * query, and the digest of the body it sent), this status, a `Content-Digest` that matches the body's bytes, and the echoed nonce;
  * `created` no later than now + tolerance and `expires` no earlier than now - tolerance (unless
  * `checkTime` is false: a stored answer checked again for the offline grace).
  * Resolves to the signature's `created` (seconds) or the reason it fails.
@@ -118,7 +129,10 @@ async function check(
   const read = readSignature(
     answer.headers.get('signature-input'),
     answer.headers.get('signature'),
-    true,
+    {
+      nonce: true,
+      requestDigest: answer.requestDigest !== null,
+    },
   );
   if (typeof read === 'string') return read;
   const key = keys.get(read.params.keyid);
@@ -135,7 +149,7 @@ async function check(
   const base = signatureBase(
     read.list,
     answerComponents(
-      { method: answer.method, ...requestTarget(answer.url) },
+      { method: answer.method, ...requestTarget(answer.url), contentDigest: answer.requestDigest },
       { status: answer.status, contentDigest, nonce: echoed },
     ),
   );
