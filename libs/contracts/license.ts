@@ -122,6 +122,9 @@ export type Checkout = z.infer<typeof Checkout>;
 
 // ---- Management (admin) operations ----
 
+/** How many activations a license's detail holds; the rest are read a page at a time. */
+export const DETAIL_ACTIVATIONS = 100;
+
 export const Activation = z.object({
   identifier: z.string(),
   name: z.string().nullable(),
@@ -159,7 +162,11 @@ export const LicenseDetail = z.object({
   created_at: Timestamp,
   /** A plan change stored to be applied by the next checkout renewal (spec 3.3). */
   pending_plan: z.object({ id: Id, name: z.string().nullable() }).nullable(),
-  activations: z.array(Activation),
+  activations: z.array(Activation).meta({
+    description:
+      `The first ${DETAIL_ACTIVATIONS} activations, oldest first; \`activations_used\` says how ` +
+      'many there are, and `GET /licenses/{key}/activations` pages through all of them.',
+  }),
   rejected_attempts: z.array(RejectedAttempt),
 });
 export type LicenseDetail = z.infer<typeof LicenseDetail>;
@@ -181,6 +188,26 @@ export const SearchLicensesRequest = z.strictObject({
   per_page: z.number().int().positive().max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type SearchLicensesRequest = z.infer<typeof SearchLicensesRequest>;
+
+/**
+ * A license's activations, oldest first, paged; `q` keeps those whose identifier is the one
+ * given, normalised for comparison as the license's activation type normalises it (spec 2.4).
+ */
+export const ListActivationsRequest = z.strictObject({
+  license_key: LicenseKey,
+  q: NonEmptyShortText.nullable().default(null),
+  page: z.number().int().positive().max(MAX_PAGE).default(1),
+  per_page: z.number().int().positive().max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
+});
+export type ListActivationsRequest = z.infer<typeof ListActivationsRequest>;
+
+export const ActivationPage = z.object({
+  activations: z.array(Activation),
+  page: z.number().int().positive(),
+  per_page: z.number().int().positive(),
+  total: z.number().int().nonnegative(),
+});
+export type ActivationPage = z.infer<typeof ActivationPage>;
 
 export const LicensePage = z.object({
   licenses: z.array(LicenseSummary),
@@ -300,6 +327,10 @@ export const AddActivationRequest = z.strictObject({
   name: ShortText.nullable().default(null),
 });
 export type AddActivationRequest = z.infer<typeof AddActivationRequest>;
+
+/** An admin's Add: the license after it, and the activation added (its identifier normalised). */
+export const AddedActivation = z.object({ license: LicenseDetail, activation: Activation });
+export type AddedActivation = z.infer<typeof AddedActivation>;
 
 export const RemoveActivationRequest = z.strictObject({
   license_key: LicenseKey,

@@ -39,7 +39,12 @@ export const rpcMethods = {
   'license.createLicense': method('license', license.CreateLicenseRequest, license.LicenseDetail),
   'license.getLicense': method('license', license.LicenseRef, license.LicenseDetail),
   'license.updateLicense': method('license', license.UpdateLicenseRequest, license.LicenseDetail),
-  'license.addActivation': method('license', license.AddActivationRequest, license.LicenseDetail),
+  'license.addActivation': method('license', license.AddActivationRequest, license.AddedActivation),
+  'license.listActivations': method(
+    'license',
+    license.ListActivationsRequest,
+    license.ActivationPage,
+  ),
   'license.removeActivation': method(
     'license',
     license.RemoveActivationRequest,

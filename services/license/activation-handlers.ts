@@ -37,8 +37,10 @@ export function activationHandlers(
     clock,
     productOf,
     planName,
+    licenseWithActivations,
     claimActivation,
     releaseActivation,
+    firstActivations,
   } = kit;
   return {
     // ---- Spec 4.1 ----
@@ -71,17 +73,28 @@ export function activationHandlers(
       // when the caller stopped waiting (a validate that counts nothing still answers).
       if (!context.passed) {
         context.beforeWrite();
+        const keys = request.identifier === null ? null : identifierKeysByType(request.identifier);
         const counted = await licenses.touchCheckIfMatching({
           licenseKey: request.license_key,
           productId: request.product_id,
-          identifierKeys:
-            request.identifier === null ? null : identifierKeysByType(request.identifier),
+          identifierKeys: keys,
           at: now,
           ip: request.ip,
         });
         if (counted) {
           const product = await productOf(counted);
-          const decision = decideValidation({ license: counted, product, request, now });
+          // It matched: the identifier is activated under its key for the license's type.
+          const key = keys?.[counted.activation_type];
+          const activations =
+            key === undefined
+              ? []
+              : [{ identifier: request.identifier ?? '', identifier_key: key }];
+          const decision = decideValidation({
+            license: { ...counted, activations },
+            product,
+            request,
+            now,
+          });
           if (decision.outcome === 'report' && decision.countsAsCheck) {
             return validationView({
               license: counted,
@@ -93,7 +106,7 @@ export function activationHandlers(
           throw internalError('A counted check did not decide as one.');
         }
       }
-      const license = await licenses.findByKey(request.license_key);
+      const license = await licenseWithActivations(request.license_key, request.identifier);
       const product = license && (await productOf(license));
       const decision = decideValidation({ license, product, request, now });
       if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
@@ -121,7 +134,7 @@ export function activationHandlers(
 
     // ---- Spec 4.3 (completed in docs/api-decisions.md) ----
     'license.deactivate': async (request, context) => {
-      const license = await licenses.findByKey(request.license_key);
+      const license = await licenseWithActivations(request.license_key, request.identifier);
       const product = license && (await productOf(license));
       const removed = await releaseActivation({ license, product, request, context });
       return activationResultView({
@@ -139,7 +152,7 @@ export function activationHandlers(
       // license is still usable and the identifier activated; otherwise decided again.
       for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
         const now = clock();
-        const license = await licenses.findByKey(request.license_key);
+        const license = await licenseWithActivations(request.license_key, request.identifier);
         const product = license && (await productOf(license));
         const decision = decideCheckout({ license, product, request, now });
         if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
@@ -164,7 +177,7 @@ export function activationHandlers(
 
     // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----
     'license.coverage': async ({ license_key, product_id, identifier }) => {
-      const license = await licenses.findByKey(license_key);
+      const license = await licenseWithActivations(license_key, identifier);
       if (!license) return unknownKeyCoverageView(identifier !== null);
       return coverageView({
         license,
@@ -180,7 +193,11 @@ export function activationHandlers(
     'license.portalLicense': async ({ license_key }) => {
       const license = await licenses.findByKey(license_key);
       if (!license) throw LicensingError.from(unknownKey());
-      const [product, plan] = await Promise.all([productOf(license), planName(license.plan_id)]);
+      const [product, plan, activations] = await Promise.all([
+        productOf(license),
+        planName(license.plan_id),
+        firstActivations(license),
+      ]);
       // Spec 2.2: a bundle key is used with the bundle's products; a bundle item the catalog no
       // longer has cannot be used, so it is not shown.
       const usable =
@@ -191,6 +208,7 @@ export function activationHandlers(
             );
       return portalLicenseView({
         license,
+        activations,
         product,
         planName: plan,
         products: usable,

@@ -6,11 +6,13 @@ import {
   findActivation,
   isFull,
   isIdentifierActivated,
+  isRecordFull,
   isPastExpiry,
   isRefusal,
   limitReached,
   normaliseOrRefuse,
   productMismatch,
+  recordFull,
   unknownKey,
   type LicenseState,
   type LicensedProduct,
@@ -94,6 +96,9 @@ export function decideActivation(
   if (existing) return { outcome: 'already-active', identifier: existing.identifier };
   if (isFull(use.license)) {
     return { outcome: 'refuse', refusal: limitReached(use.license), recordAttempt: identifier };
+  }
+  if (isRecordFull(use.license)) {
+    return { outcome: 'refuse', refusal: recordFull(use.license), recordAttempt: identifier };
   }
   return { outcome: 'claim', identifier };
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { LicensingError, refusal, type HandlersOf } from '../../libs/contracts/index.js';
 import { unknownLicense, unknownPlan, type LicenseHandlerKit } from './handler-kit.js';
-import { limitBelowActivations, searchText } from './rules.js';
+import { isRefusal, limitBelowActivations, normaliseOrRefuse, searchText } from './rules.js';
 import type { LicenseChanges } from './stores.js';
-import { licenseSummaryView, planView } from './views.js';
+import { activationView, licenseSummaryView, planView } from './views.js';
 
 /** 128 random bits: license keys are credentials (spec 5.1) and must not be guessable. */
 function generateLicenseKey(): string {
@@ -25,6 +25,7 @@ export function adminHandlers(
   | 'license.getLicense'
   | 'license.updateLicense'
   | 'license.addActivation'
+  | 'license.listActivations'
   | 'license.removeActivation'
   | 'license.searchLicenses'
 > {
@@ -34,6 +35,7 @@ export function adminHandlers(
     clock,
     knownPlans,
     requireLicense,
+    licenseWithActivations,
     claimActivation,
     releaseActivation,
     detail,
@@ -139,12 +141,40 @@ export function adminHandlers(
           refusal('ACTIVATION_EXISTS', 'This identifier is already activated on this license.'),
         );
       }
-      return detail(result.license);
+      return {
+        license: await detail(result.license),
+        activation: activationView(result.activation),
+      };
+    },
+
+    'license.listActivations': async ({ license_key, q, page, per_page }) => {
+      const license = await requireLicense(license_key);
+      // Spec 2.4: the identifier searched for, as the license's type normalises it; one that
+      // type cannot take is activated on no license.
+      let identifierKeys: string[] | null = null;
+      if (q !== null) {
+        const identifier = normaliseOrRefuse(license.activation_type, q);
+        identifierKeys = isRefusal(identifier) ? [] : [identifier.key];
+      }
+      const found = await licenses.listActivations({
+        licenseKey: license_key,
+        identifierKeys,
+        page,
+        perPage: per_page,
+      });
+      return {
+        activations: found.activations.map(activationView),
+        page,
+        per_page,
+        total: found.total,
+      };
     },
 
     'license.removeActivation': async ({ license_key, identifier }, context) => {
+      const license = await licenseWithActivations(license_key, identifier);
+      if (!license) throw LicensingError.from(unknownLicense());
       const removed = await releaseActivation({
-        license: await requireLicense(license_key),
+        license,
         product: null,
         request: { identifier, product_id: null },
         context,

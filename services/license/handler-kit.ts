@@ -1,4 +1,5 @@
 import {
+  DETAIL_ACTIVATIONS,
   LicensingError,
   internalError,
   refusal,
@@ -7,9 +8,14 @@ import {
 } from '../../libs/contracts/index.js';
 import { CachedLookup } from '../../libs/cache/index.js';
 import { decideActivation, decideDeactivation } from './activation-rules.js';
-import { activationNotFound, type LicensedProduct } from './rules.js';
+import {
+  activationNotFound,
+  findActivation,
+  identifierKeysByType,
+  type LicensedProduct,
+} from './rules.js';
 import type { ScheduleSettings } from './scheduled-tasks.js';
-import type { LicenseRecord, LicenseStores, PlanRecord } from './stores.js';
+import type { ActivationRecord, LicenseRecord, LicenseStores, PlanRecord } from './stores.js';
 import { licenseDetailView } from './views.js';
 
 /**
@@ -36,6 +42,9 @@ export interface LicenseHandlerDeps {
   schedule: ScheduleSettings;
 }
 
+/** A license with the activations a decision is about (rules.ts `LicenseState`). */
+export type LicenseView = LicenseRecord & { activations: ActivationRecord[] };
+
 /** What the handlers of every use share: see `licenseHandlerKit`. */
 export type LicenseHandlerKit = ReturnType<typeof licenseHandlerKit>;
 
@@ -48,6 +57,21 @@ export type LicenseHandlerKit = ReturnType<typeof licenseHandlerKit>;
 export function licenseHandlerKit(deps: LicenseHandlerDeps) {
   const { stores, products, clock } = deps;
   const { licenses, plans, rejectedAttempts } = stores;
+
+  /**
+   * A license as the rules decide on it: with its activations under the keys an identifier has
+   * (rules.ts `identifierKeysByType`), read together with it.
+   */
+  async function licenseWithActivations(
+    licenseKey: string,
+    identifier: string | null,
+  ): Promise<LicenseView | null> {
+    const found = await licenses.findWithActivations({
+      licenseKey,
+      identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
+    });
+    return found && { ...found.license, activations: found.activations };
+  }
 
   async function requireLicense(licenseKey: string): Promise<LicenseRecord> {
     const license = await licenses.findByKey(licenseKey);
@@ -94,7 +118,14 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
     context: CallContext;
   }): Promise<
     | {
-        outcome: 'claimed' | 'already-active';
+        outcome: 'claimed';
+        license: LicenseRecord;
+        product: LicensedProduct;
+        identifier: string;
+        activation: ActivationRecord;
+      }
+    | {
+        outcome: 'already-active';
         license: LicenseRecord;
         product: LicensedProduct;
         identifier: string;
@@ -103,7 +134,7 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
   > {
     for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
       const now = clock();
-      const license = await licenses.findByKey(licenseKey);
+      const license = await licenseWithActivations(licenseKey, request.identifier);
       const product = license && (await productOf(license));
       const decision = decideActivation(license, product, request, now);
       if (decision.outcome === 'refuse') {
@@ -139,9 +170,10 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
       if (claimed) {
         return {
           outcome: 'claimed',
-          license: claimed,
+          license: claimed.license,
           product: product!,
           identifier: decision.identifier.identifier,
+          activation: claimed.activation,
         };
       }
     }
@@ -155,34 +187,48 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
     request,
     context,
   }: {
-    license: LicenseRecord | null;
+    license: LicenseView | null;
     product: LicensedProduct | null;
     request: { identifier: string; product_id: number | null };
     context: CallContext;
   }): Promise<{ license: LicenseRecord; identifier: string }> {
     const decision = decideDeactivation({ license, product, request });
     if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+    const activation = findActivation(license!.activations, decision.identifier.key)!;
     context.beforeWrite();
     const released = await licenses.releaseSlot({
       now: clock(),
       licenseKey: license!.license_key,
-      identifier: decision.identifier.identifier,
+      activation,
     });
     // Removed by a concurrent call since the read.
     if (!released) throw LicensingError.from(activationNotFound());
     return { license: released.license, identifier: released.released.identifier };
   }
 
+  /** The first of a license's activations, as its detail and the portal show them. */
+  async function firstActivations(license: LicenseRecord): Promise<ActivationRecord[]> {
+    const { activations } = await licenses.listActivations({
+      licenseKey: license.license_key,
+      identifierKeys: null,
+      page: 1,
+      perPage: DETAIL_ACTIVATIONS,
+    });
+    return activations;
+  }
+
   /** A license as the admin API shows it, with its product, plans and rejected attempts. */
   async function detail(license: LicenseRecord) {
-    const [product, plan, pendingPlan, attempts] = await Promise.all([
+    const [product, plan, pendingPlan, attempts, activations] = await Promise.all([
       products.find(license.product_id),
       knownPlans.find(license.plan_id),
       license.pending_plan_id === null ? null : knownPlans.find(license.pending_plan_id),
       rejectedAttempts.listForLicense(license.license_key),
+      firstActivations(license),
     ]);
     return licenseDetailView({
       license,
+      activations,
       product,
       planName: plan?.name ?? null,
       pendingPlanName: pendingPlan?.name ?? null,
@@ -194,12 +240,14 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
   return {
     ...deps,
     knownPlans,
+    licenseWithActivations,
     requireLicense,
     productOf,
     planOf,
     planName,
     claimActivation,
     releaseActivation,
+    firstActivations,
     detail,
   };
 }

@@ -24,10 +24,15 @@ export interface PlanDocument extends Omit<PlanRecord, 'id'> {
 /**
  * A license with its activations embedded: the activation limit is enforced by one atomic
  * update of one document, which holds under any number of concurrent requests and replicas
- * without transactions (docs/architecture.md).
+ * without transactions (docs/architecture.md, "Activations"). The store reads the activations
+ * it needs and never the whole list on a hot path: `activations_used` counts them and
+ * `activations_bytes` sizes them, both changed in the same updates that change the list.
  */
 export interface LicenseDocument extends LicenseRecord {
   _id: Types.ObjectId;
+  activations: ActivationRecord[];
+  /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
+  activations_bytes: number;
   updated_at: Date;
 }
 
@@ -117,6 +122,8 @@ export function licenseModels(connection: Connection): LicenseModels {
       activation_type: { type: String, enum: activationTypes, required: true },
       activation_limit: { type: Number, required: true, min: 0 },
       activations: { type: [activationSchema], default: [] },
+      activations_used: { type: Number, required: true, min: 0 },
+      activations_bytes: { type: Number, required: true, min: 0 },
       last_check_at: { type: Date, default: null },
       last_check_ip: { type: String, default: null },
       check_count: { type: Number, default: 0 },

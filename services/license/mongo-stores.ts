@@ -1,4 +1,4 @@
-import type { Collection, Filter, Sort } from 'mongodb';
+import { BSON, type Collection, type Filter, type Sort } from 'mongodb';
 import type { Connection } from 'mongoose';
 import { activationTypes, type LicenseStatus } from '../../libs/contracts/index.js';
 import { Sequences, isDuplicateKey, setOf, withId } from '../../libs/database/index.js';
@@ -14,35 +14,42 @@ import {
   type ScheduledJobDocument,
   type TaskRunDocument,
 } from './models.js';
-import type {
-  ActivationRecord,
-  BeforeEachWrite,
-  MatchingCheck,
-  LicenseChanges,
-  LicenseFilters,
-  LicenseRecord,
-  LicenseRenewal,
-  LicenseStore,
-  LicenseStores,
-  LicenseUpdate,
-  NewActivation,
-  NewLicense,
-  PlanRecord,
-  PlanStore,
-  PlanTerms,
-  RejectedAttemptRecord,
-  RejectedAttemptStore,
-  RenewalBasis,
-  TaskRunRecord,
-  TaskRunStore,
+import {
+  MAX_ACTIVATION_BYTES,
+  type ActivationPage,
+  type ActivationRecord,
+  type BeforeEachWrite,
+  type MatchingCheck,
+  type LicenseChanges,
+  type LicenseFilters,
+  type LicenseRecord,
+  type LicenseRenewal,
+  type LicenseStore,
+  type LicenseStores,
+  type LicenseUpdate,
+  type NewActivation,
+  type NewLicense,
+  type PlanRecord,
+  type PlanStore,
+  type PlanTerms,
+  type RejectedAttemptRecord,
+  type RejectedAttemptStore,
+  type RenewalBasis,
+  type TaskRunRecord,
+  type TaskRunStore,
 } from './stores.js';
 
-/** The stores on the service's own database: its models are created and their indexes built. */
+/**
+ * The stores on the service's own database: its models are created, their indexes built, and
+ * licenses stored before their activations were counted get their counts.
+ */
 export async function openMongoStores(db: Connection): Promise<LicenseStores> {
   const models = licenseModels(db);
   await Promise.all(Object.values(models).map((model) => model.init()));
+  const licenses = licenseCollection(models.License);
+  await countStoredActivations(licenses);
   return {
-    licenses: new MongoLicenseStore(licenseCollection(models.License)),
+    licenses: new MongoLicenseStore(licenses),
     plans: new MongoPlanStore(models.Plan, new Sequences(db)),
     rejectedAttempts: new MongoRejectedAttemptStore(models.RejectedAttempt),
     taskRuns: new MongoTaskRunStore(
@@ -53,6 +60,53 @@ export async function openMongoStores(db: Connection): Promise<LicenseStores> {
 }
 
 const noWriteCheck: BeforeEachWrite = () => {};
+
+/**
+ * What an activation takes of its license's record at most: its BSON size as an element of the
+ * activations array, with every date it may later be given already set, so that what is counted
+ * when it is claimed still holds once it is changed.
+ */
+export function activationBytes(activation: Omit<ActivationRecord, 'last_checkout_at'>): number {
+  const element = { ...activation, last_checkout_at: new Date(0) };
+  // An array element is its type byte, its index as a key (at most 9 digits) and the document.
+  return BSON.calculateObjectSize(element) + 11;
+}
+
+/**
+ * Licenses stored before their activations were counted get `activations_used` and
+ * `activations_bytes`. Safe to run again and by several replicas at once: each license is
+ * counted from its own activations, and only while it still has no count.
+ */
+export async function countStoredActivations(
+  licenses: Collection<LicenseDocument>,
+): Promise<number> {
+  const uncounted = await licenses
+    .find(
+      {
+        $or: [{ activations_used: { $exists: false } }, { activations_bytes: { $exists: false } }],
+      },
+      { projection: { activations: 1 } },
+    )
+    .toArray();
+  for (const { _id, activations = [] } of uncounted) {
+    await licenses.updateOne(
+      {
+        _id,
+        $or: [{ activations_used: { $exists: false } }, { activations_bytes: { $exists: false } }],
+      },
+      {
+        $set: {
+          activations_used: activations.length,
+          activations_bytes: activations.reduce((sum, a) => sum + activationBytes(a), 0),
+        },
+      },
+    );
+  }
+  return uncounted.length;
+}
+
+/** Every field of a license but its activations: what the hot paths read and answer with. */
+const WITHOUT_ACTIVATIONS = { activations: 0 } as const;
 
 function activationRecord(a: ActivationRecord): ActivationRecord {
   return {
@@ -77,7 +131,8 @@ function licenseRecord(doc: LicenseDocument): LicenseRecord {
     next_payment_at: doc.next_payment_at ?? null,
     activation_type: doc.activation_type,
     activation_limit: doc.activation_limit,
-    activations: doc.activations.map(activationRecord),
+    activations_used: doc.activations_used ?? 0,
+    activations_bytes: doc.activations_bytes ?? 0,
     last_check_at: doc.last_check_at ?? null,
     last_check_ip: doc.last_check_ip ?? null,
     check_count: doc.check_count,
@@ -162,8 +217,79 @@ export class MongoLicenseStore implements LicenseStore {
   constructor(private readonly licenses: Collection<LicenseDocument>) {}
 
   async findByKey(licenseKey: string): Promise<LicenseRecord | null> {
-    const doc = await this.licenses.findOne({ license_key: licenseKey });
+    const doc = await this.licenses.findOne(
+      { license_key: licenseKey },
+      { projection: WITHOUT_ACTIVATIONS },
+    );
     return doc && licenseRecord(doc);
+  }
+
+  async findWithActivations({
+    licenseKey,
+    identifierKeys,
+  }: {
+    licenseKey: string;
+    identifierKeys: readonly string[];
+  }): Promise<{ license: LicenseRecord; activations: ActivationRecord[] } | null> {
+    if (identifierKeys.length === 0) {
+      const license = await this.findByKey(licenseKey);
+      return license && { license, activations: [] };
+    }
+    // The license with only the activations asked for: the database filters the list.
+    const [doc] = await this.licenses
+      .aggregate<LicenseDocument>([
+        { $match: { license_key: licenseKey } },
+        {
+          $addFields: {
+            activations: {
+              $filter: {
+                input: '$activations',
+                cond: { $in: ['$$this.identifier_key', [...new Set(identifierKeys)]] },
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
+    if (!doc) return null;
+    return { license: licenseRecord(doc), activations: doc.activations.map(activationRecord) };
+  }
+
+  async listActivations({
+    licenseKey,
+    identifierKeys,
+    page,
+    perPage,
+  }: {
+    licenseKey: string;
+    identifierKeys: readonly string[] | null;
+    page: number;
+    perPage: number;
+  }): Promise<ActivationPage> {
+    const listed =
+      identifierKeys === null
+        ? '$activations'
+        : {
+            $filter: {
+              input: '$activations',
+              cond: { $in: ['$$this.identifier_key', [...new Set(identifierKeys)]] },
+            },
+          };
+    // The page is cut by the database: only it travels, however many activations there are.
+    const [found] = await this.licenses
+      .aggregate<{ total: number; activations: ActivationRecord[] }>([
+        { $match: { license_key: licenseKey } },
+        { $project: { _id: 0, listed } },
+        {
+          $project: {
+            total: { $size: '$listed' },
+            activations: { $slice: ['$listed', (page - 1) * perPage, perPage] },
+          },
+        },
+      ])
+      .toArray();
+    if (!found) return { activations: [], total: 0 };
+    return { activations: found.activations.map(activationRecord), total: found.total };
   }
 
   async issue({
@@ -185,6 +311,8 @@ export class MongoLicenseStore implements LicenseStore {
       activation_type: license.activation_type,
       activation_limit: license.activation_limit,
       activations: [],
+      activations_used: 0,
+      activations_bytes: 0,
       last_check_at: null,
       last_check_ip: null,
       check_count: 0,
@@ -209,7 +337,7 @@ export class MongoLicenseStore implements LicenseStore {
     licenseKey: string;
     activation: NewActivation;
     now: Date;
-  }): Promise<LicenseRecord | null> {
+  }): Promise<{ license: LicenseRecord; activation: ActivationRecord } | null> {
     const key = identifierKey(activation.identifier);
     // In the schema's field order, as mongoose would have stored it.
     const pushed: ActivationRecord = {
@@ -220,46 +348,60 @@ export class MongoLicenseStore implements LicenseStore {
       activated_at: activation.activated_at,
       last_checkout_at: null,
     };
+    const bytes = activationBytes(pushed);
     const doc = await this.licenses.findOneAndUpdate(
       {
         license_key: licenseKey,
         status: 'active',
         $or: [{ expires_at: null }, { expires_at: { $gt: now } }],
         'activations.identifier_key': { $ne: key },
+        activations_bytes: { $lte: MAX_ACTIVATION_BYTES - bytes },
         $expr: {
           $or: [
             { $eq: ['$activation_limit', 0] },
-            { $lt: [{ $size: '$activations' }, '$activation_limit'] },
+            { $lt: ['$activations_used', '$activation_limit'] },
           ],
         },
       },
-      { $push: { activations: pushed }, $set: { updated_at: now } },
-      { returnDocument: 'after', includeResultMetadata: false },
+      {
+        $push: { activations: pushed },
+        $inc: { activations_used: 1, activations_bytes: bytes },
+        $set: { updated_at: now },
+      },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
-    return doc && licenseRecord(doc);
+    return doc && { license: licenseRecord(doc), activation: pushed };
   }
 
   async releaseSlot({
     licenseKey,
-    identifier,
+    activation,
     now,
   }: {
     licenseKey: string;
-    identifier: string;
+    activation: ActivationRecord;
     now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null> {
-    const key = identifierKey(identifier);
-    // The document as it was just before the atomic removal names the activation removed.
-    const before = await this.licenses.findOneAndUpdate(
-      { license_key: licenseKey, 'activations.identifier_key': key },
-      { $pull: { activations: { identifier_key: key } }, $set: { updated_at: now } },
-      { returnDocument: 'before', includeResultMetadata: false },
+    // This very activation, as read: what its removal gives back of the record is then known.
+    const doc = await this.licenses.findOneAndUpdate(
+      {
+        license_key: licenseKey,
+        activations: {
+          $elemMatch: {
+            identifier_key: activation.identifier_key,
+            identifier: activation.identifier,
+            activated_at: activation.activated_at,
+          },
+        },
+      },
+      {
+        $pull: { activations: { identifier_key: activation.identifier_key } },
+        $inc: { activations_used: -1, activations_bytes: -activationBytes(activation) },
+        $set: { updated_at: now },
+      },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
-    const released = before?.activations.find((a) => a.identifier_key === key);
-    if (!before || !released) return null;
-    const license = licenseRecord(before);
-    license.activations = license.activations.filter((a) => a.identifier_key !== key);
-    return { license, released: activationRecord(released) };
+    return doc && { license: licenseRecord(doc), released: activation };
   }
 
   async recordCheckout({
@@ -309,7 +451,7 @@ export class MongoLicenseStore implements LicenseStore {
         $set: { last_check_at: at, last_check_ip: ip, updated_at: at },
         $inc: { check_count: 1 },
       },
-      { returnDocument: 'after', includeResultMetadata: false },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     return doc && licenseRecord(doc);
   }
@@ -325,9 +467,7 @@ export class MongoLicenseStore implements LicenseStore {
   }): Promise<LicenseUpdate> {
     const limit = changes.activation_limit;
     const limitFits: LicenseFilter =
-      limit === undefined || limit === 0
-        ? {}
-        : { $expr: { $lte: [{ $size: '$activations' }, limit] } };
+      limit === undefined || limit === 0 ? {} : { activations_used: { $lte: limit } };
     const updated = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey, ...limitFits },
       {
@@ -340,7 +480,7 @@ export class MongoLicenseStore implements LicenseStore {
           updated_at: now,
         },
       },
-      { returnDocument: 'after', includeResultMetadata: false },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     if (updated) return { outcome: 'updated', license: licenseRecord(updated) };
     if (limit === undefined || limit === 0) return { outcome: 'unknown-license' };
@@ -350,7 +490,7 @@ export class MongoLicenseStore implements LicenseStore {
     return {
       outcome: 'limit-below-activations',
       activation_limit: limit,
-      activations_used: current.activations.length,
+      activations_used: current.activations_used,
     };
   }
 
@@ -366,7 +506,7 @@ export class MongoLicenseStore implements LicenseStore {
     const doc = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey },
       { $set: { ...planFields(plan), pending_plan_id: null, updated_at: now } },
-      { returnDocument: 'after', includeResultMetadata: false },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     return doc && licenseRecord(doc);
   }
@@ -383,7 +523,7 @@ export class MongoLicenseStore implements LicenseStore {
     const doc = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey },
       { $set: { pending_plan_id: planId, updated_at: now } },
-      { returnDocument: 'after', includeResultMetadata: false },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     return doc && licenseRecord(doc);
   }
@@ -414,7 +554,7 @@ export class MongoLicenseStore implements LicenseStore {
         pending_plan_id: basis.pending_plan_id,
       },
       { $set: set },
-      { returnDocument: 'after', includeResultMetadata: false },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     return doc && licenseRecord(doc);
   }
@@ -434,7 +574,7 @@ export class MongoLicenseStore implements LicenseStore {
     if (filter === null) return { licenses: [], total: 0 };
     const [docs, total] = await Promise.all([
       this.licenses
-        .find(filter)
+        .find(filter, { projection: WITHOUT_ACTIVATIONS })
         .sort(licenseSearchOrder)
         .skip((page - 1) * perPage)
         .limit(perPage)

@@ -5,6 +5,7 @@ import {
   type LicenseStatus,
   type Refusal,
 } from '../../libs/contracts/index.js';
+import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from './stores.js';
 import {
   checkIdentifier,
   identifierKey,
@@ -17,6 +18,13 @@ export interface LicenseState {
   expires_at: Date | null;
   activation_type: ActivationType;
   activation_limit: number;
+  activations_used: number;
+  /** What its activations take of its stored record (stores.ts MAX_ACTIVATION_BYTES). */
+  activations_bytes: number;
+  /**
+   * The license's activations that the decision is about: those under the keys of the identifier
+   * in question (stores.ts `findWithActivations`), not every activation of the license.
+   */
   activations: ReadonlyArray<{ identifier: string; identifier_key: string }>;
 }
 
@@ -50,8 +58,19 @@ export function coversProduct(product: LicensedProduct, productId: number): bool
   return product.id === productId || product.bundle_items.includes(productId);
 }
 
-export function isFull(license: Pick<LicenseState, 'activation_limit' | 'activations'>): boolean {
-  return license.activation_limit !== 0 && license.activations.length >= license.activation_limit;
+/** Spec 3.2 and 3.3: no slot is free (a limit lowered below the slots in use stays full). */
+export function isFull(
+  license: Pick<LicenseState, 'activation_limit' | 'activations_used'>,
+): boolean {
+  return license.activation_limit !== 0 && license.activations_used >= license.activation_limit;
+}
+
+/**
+ * Its activations fill its stored record (stores.ts MAX_ACTIVATION_BYTES): however high its limit,
+ * or unlimited, the license takes no more.
+ */
+export function isRecordFull(license: Pick<LicenseState, 'activations_bytes'>): boolean {
+  return license.activations_bytes > MAX_ACTIVATION_BYTES - MAX_ACTIVATION_ENTRY_BYTES;
 }
 
 export function isRefusal<T extends object>(value: T | Refusal): value is Refusal {
@@ -124,12 +143,23 @@ export function productMismatch(): Refusal {
 }
 
 export function limitReached(
-  license: Pick<LicenseState, 'activation_limit' | 'activations'>,
+  license: Pick<LicenseState, 'activation_limit' | 'activations_used'>,
 ): Refusal {
   return refusal('ACTIVATION_LIMIT_REACHED', 'All activation slots of this license are in use.', {
     activation_limit: license.activation_limit,
-    activations_used: license.activations.length,
+    activations_used: license.activations_used,
   });
+}
+
+/** As full a license as one can be: refused as a full one is, with the reason. */
+export function recordFull(
+  license: Pick<LicenseState, 'activation_limit' | 'activations_used'>,
+): Refusal {
+  return refusal(
+    'ACTIVATION_LIMIT_REACHED',
+    'This license holds as many activations as one license can keep; deactivate some first.',
+    { activation_limit: license.activation_limit, activations_used: license.activations_used },
+  );
 }
 
 export function activationNotFound(): Refusal {

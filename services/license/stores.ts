@@ -22,6 +22,22 @@ export interface PlanRecord {
   created_at: Date;
 }
 
+/**
+ * How much of a license's stored record its activations may take (docs/architecture.md,
+ * "Activations"): MongoDB keeps a record to 16 MiB, and the license's other fields and the
+ * updates' room need the rest. Some 80,000 activations of a short domain name, at least 14,000 of
+ * the longest identifiers and names the spec allows.
+ */
+export const MAX_ACTIVATION_BYTES = 12 * 1024 * 1024;
+
+/**
+ * More than an activation can take of the record (255 UTF-16 units of up to 3 UTF-8 bytes each in
+ * its identifier and its name, its key up to twice that once lower-cased, a 45-character IP, its
+ * dates and field names): the rules refuse a claim, before any write, once the activations are
+ * within this of MAX_ACTIVATION_BYTES.
+ */
+export const MAX_ACTIVATION_ENTRY_BYTES = 4096;
+
 export interface ActivationRecord {
   /** Normalised identifier as stored and shown (spec 2.3). */
   identifier: string;
@@ -45,7 +61,16 @@ export interface LicenseRecord {
   next_payment_at: Date | null;
   activation_type: ActivationType;
   activation_limit: number;
-  activations: ActivationRecord[];
+  /**
+   * The slots in use (spec 4.1's `activations_used`): its activations, counted as they are
+   * claimed and released, so that neither the rules nor the answers need to read them all.
+   */
+  activations_used: number;
+  /**
+   * What its activations take of its stored record (mongo-stores.ts `activationBytes`): a
+   * license's activations are kept with it, so they are bounded by MAX_ACTIVATION_BYTES.
+   */
+  activations_bytes: number;
   last_check_at: Date | null;
   last_check_ip: string | null;
   check_count: number;
@@ -66,7 +91,8 @@ export interface RejectedAttemptRecord {
 /** What issuing a license stores; it starts without activations, checks or pending plan change. */
 export type NewLicense = Omit<
   LicenseRecord,
-  | 'activations'
+  | 'activations_used'
+  | 'activations_bytes'
   | 'last_check_at'
   | 'last_check_ip'
   | 'check_count'
@@ -114,6 +140,12 @@ export interface LicenseFilters {
   text: { keyPrefix: string | null; identifierKeys: string[] } | null;
 }
 
+/** A page of a license's activations, in the order they were made, and how many match in all. */
+export interface ActivationPage {
+  activations: ActivationRecord[];
+  total: number;
+}
+
 export type LicenseUpdate =
   | { outcome: 'updated'; license: LicenseRecord }
   | { outcome: 'unknown-license' }
@@ -143,6 +175,27 @@ export interface MatchingCheck {
 export interface LicenseStore {
   findByKey(licenseKey: string): Promise<LicenseRecord | null>;
 
+  /**
+   * The license with this key and its activations under any of `identifierKeys` (an
+   * identifier's keys under the activation types it is valid for: rules.ts
+   * `identifierKeysByType`), read together: the rules pick the one of the license's type.
+   */
+  findWithActivations(lookup: {
+    licenseKey: string;
+    identifierKeys: readonly string[];
+  }): Promise<{ license: LicenseRecord; activations: ActivationRecord[] } | null>;
+
+  /**
+   * A page of the license's activations, oldest first; with `identifierKeys`, only those under
+   * one of them. Pages count from 1.
+   */
+  listActivations(list: {
+    licenseKey: string;
+    identifierKeys: readonly string[] | null;
+    page: number;
+    perPage: number;
+  }): Promise<ActivationPage>;
+
   /** Spec 2.1: a license key is unique; a taken one issues nothing. Issued at `now`. */
   issue(issue: {
     license: NewLicense;
@@ -151,31 +204,32 @@ export interface LicenseStore {
 
   /**
    * Spec 3.2: takes a slot in one atomic conditional update. It happens only while the license
-   * is active and unexpired at `now`, the identifier is not activated on it, and fewer slots are
-   * used than its limit (or the limit is 0), so concurrent claims never exceed the limit. The
-   * license after the claim, or null when any condition no longer holds.
+   * is active and unexpired at `now`, the identifier is not activated on it, fewer slots are used
+   * than its limit (or the limit is 0), and its activations fit in its record (MAX_ACTIVATION_BYTES),
+   * so concurrent claims never exceed the limit. The license and the activation after the claim,
+   * or null when any condition no longer holds.
    */
   claimSlot(claim: {
     licenseKey: string;
     activation: NewActivation;
     now: Date;
-  }): Promise<LicenseRecord | null>;
+  }): Promise<{ license: LicenseRecord; activation: ActivationRecord } | null>;
 
   /**
-   * Spec 3.2: frees the slot of an identifier, atomically. The license after the removal and the
-   * activation removed, or null when the identifier is not activated (or the license is unknown).
+   * Spec 3.2: removes an activation, as read (findWithActivations), and frees its slot,
+   * atomically. The license after the removal and the activation removed, or null when it is no
+   * longer there (released meanwhile, or the license is unknown).
    */
   releaseSlot(release: {
     licenseKey: string;
-    identifier: string;
+    activation: ActivationRecord;
     now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null>;
 
   /**
-   * A license file issued for an activation (checkout): sets its `last_checkout_at` to `at`, in
-   * one atomic update, only while the license is active and unexpired at `at` and the identifier
-   * (in any letter case) is activated on it. Whether it was written: false when any of that no
-   * longer holds (or the license is unknown).
+   * A license file issued for an activation (checkout): sets its `last_checkout_at` to `at`, if the
+   * license is active and unexpired at `at` and the identifier (in any letter case) is activated
+   * on it. Whether it was written: false when either does not hold (or the license is unknown).
    */
   recordCheckout(checkout: { licenseKey: string; identifier: string; at: Date }): Promise<boolean>;
 

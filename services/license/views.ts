@@ -1,4 +1,5 @@
 import type {
+  Activation,
   ActivationResult,
   Checkout,
   LicenseCoverage,
@@ -14,7 +15,13 @@ import type {
 import type { ValidationDecision } from './activation-rules.js';
 import type { CheckoutDecision } from './checkout-rules.js';
 import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
-import type { LicenseRecord, PlanRecord, RejectedAttemptRecord, TaskRunRecord } from './stores.js';
+import type {
+  ActivationRecord,
+  LicenseRecord,
+  PlanRecord,
+  RejectedAttemptRecord,
+  TaskRunRecord,
+} from './stores.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */
 
@@ -51,7 +58,7 @@ export function activationResultView({
     plan: planName,
     activation_type: license.activation_type,
     activation_limit: license.activation_limit,
-    activations_used: license.activations.length,
+    activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
     identifier,
   };
@@ -77,7 +84,7 @@ function reportedLicense({
     plan: planName,
     activation_type: license.activation_type,
     activation_limit: license.activation_limit,
-    activations_used: license.activations.length,
+    activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
   };
 }
@@ -200,7 +207,7 @@ export function licenseSummaryView({
     plan: planName,
     activation_type: license.activation_type,
     activation_limit: license.activation_limit,
-    activations_used: license.activations.length,
+    activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
     auto_renew: license.auto_renew,
     next_payment_at: iso(license.next_payment_at),
@@ -215,21 +222,29 @@ export function licenseSummaryView({
   };
 }
 
+/** An activation as the admin API shows it. */
+export function activationView(activation: ActivationRecord): Activation {
+  return {
+    identifier: activation.identifier,
+    name: activation.name,
+    ip: activation.ip,
+    activated_at: activation.activated_at.toISOString(),
+    last_checkout_at: iso(activation.last_checkout_at),
+  };
+}
+
 export function licenseDetailView({
+  activations,
   rejectedAttempts,
   ...summary
 }: Parameters<typeof licenseSummaryView>[0] & {
+  /** The first of its activations (DETAIL_ACTIVATIONS), oldest first. */
+  activations: ActivationRecord[];
   rejectedAttempts: RejectedAttemptRecord[];
 }): LicenseDetail {
   return {
     ...licenseSummaryView(summary),
-    activations: summary.license.activations.map((a) => ({
-      identifier: a.identifier,
-      name: a.name,
-      ip: a.ip,
-      activated_at: a.activated_at.toISOString(),
-      last_checkout_at: iso(a.last_checkout_at),
-    })),
+    activations: activations.map(activationView),
     rejected_attempts: rejectedAttempts.map((r) => ({
       identifier: r.identifier,
       tries: r.tries,
@@ -244,12 +259,15 @@ export function licenseDetailView({
  */
 export function portalLicenseView({
   license,
+  activations,
   product,
   planName,
   products,
   now,
 }: {
   license: LicenseRecord;
+  /** The first of its activations (DETAIL_ACTIVATIONS), oldest first. */
+  activations: ActivationRecord[];
   product: LicensedProduct;
   planName: string;
   products: ReadonlyArray<{ id: number; title: string }>;
@@ -262,12 +280,12 @@ export function portalLicenseView({
     plan: planName,
     activation_type: license.activation_type,
     activation_limit: license.activation_limit,
-    activations_used: license.activations.length,
+    activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
     auto_renew: license.auto_renew,
     next_payment_at: iso(license.next_payment_at),
     products: products.map(({ id, title }) => ({ id, title })),
-    activations: license.activations.map((a) => ({
+    activations: activations.map((a) => ({
       identifier: a.identifier,
       name: a.name,
       activated_at: a.activated_at.toISOString(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  ActivationPage,
   AddActivationRequest,
   ChangePlanRequest,
   CreateLicenseRequest,
@@ -8,6 +9,7 @@ import {
   LicensePage,
   LicenseStatus,
   LicensingError,
+  ListActivationsRequest,
   NonEmptyShortText,
   RenewLicenseRequest,
   SearchLicensesRequest,
@@ -47,6 +49,16 @@ const LicenseSearchQuery = z.strictObject({
   ...pageFields('Licenses'),
 });
 const ActivationToAdd = AddActivationRequest.omit({ license_key: true });
+
+/** The listing of a license's activations: known fields once each; the page bounds. */
+const ActivationListQuery = z.strictObject({
+  q: absentIfEmpty(NonEmptyShortText).meta({
+    description:
+      "Only the activation of this identifier, normalised as the license's activation type " +
+      'normalises it (https://www.Shop.example/ finds shop.example on a domain license).',
+  }),
+  ...pageFields('Activations'),
+});
 
 const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
 
@@ -217,16 +229,36 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       },
     },
     handle: async ({ params, body }, { transport }) => {
-      const license = await refusalAsConflict(
+      const { license, activation } = await refusalAsConflict(
         transport.call('license.addActivation', { license_key: params.key, ...body }),
       );
-      // The new activation is the last one, under its normalised identifier.
-      const added = license.activations.at(-1)?.identifier ?? '';
       return {
         data: license,
-        location: `${licensePath(license.license_key)}/activations/${encodeURIComponent(added)}`,
+        location: `${licensePath(license.license_key)}/activations/${encodeURIComponent(activation.identifier)}`,
       };
     },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/licenses/:key/activations`,
+    operationId: 'listActivations',
+    summary:
+      "A license's activations, oldest first, a page at a time: all of them, however many " +
+      'the license holds (its detail shows the first 100).',
+    tag: 'Licenses',
+    params: KeyPath,
+    query: ActivationListQuery,
+    success: { status: 200, description: 'One page of activations.', data: ActivationPage },
+    errors: {
+      400: adminErrors[400]('An unknown, repeated or malformed parameter.'),
+      404: adminErrors[404]('No license with this key.'),
+    },
+    handle: async ({ params, query }, { transport }) => ({
+      data: await transport.call(
+        'license.listActivations',
+        parseWith(ListActivationsRequest, { ...query, license_key: params.key }, 'query'),
+      ),
+    }),
   }),
   adminRoute({
     method: 'delete',

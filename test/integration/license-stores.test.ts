@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { SCHEDULED_TASKS_COLLECTION, licenseIndexes } from '../../services/license/models.js';
-import { openMongoStores } from '../../services/license/mongo-stores.js';
+import {
+  SCHEDULED_TASKS_COLLECTION,
+  licenseIndexes,
+  type LicenseDocument,
+} from '../../services/license/models.js';
+import {
+  activationBytes,
+  countStoredActivations,
+  openMongoStores,
+} from '../../services/license/mongo-stores.js';
 import type { LicenseStores } from '../../services/license/stores.js';
 import { ownDatabase } from '../support/databases.js';
 import { describeLicenseStores } from '../support/license-store-contract.js';
@@ -16,6 +24,11 @@ describeLicenseStores('MongoDB stores', async () => {
     close: async () => {
       await db.dropDatabase();
       await db.close();
+    },
+    fillRecord: async (licenseKey, bytes) => {
+      await db
+        .collection('licenses')
+        .updateOne({ license_key: licenseKey }, { $set: { activations_bytes: bytes } });
     },
     // The shape of the record Agenda keeps of a recurring job.
     scheduleJob: async (jobName, nextRunAt) => {
@@ -94,5 +107,58 @@ describe('MongoDB stores: the stored documents', () => {
       perPage: 10,
     });
     expect(found.licenses.map((l) => l.license_key)).toEqual([licenseKey]);
+  });
+
+  test('a license stored before its activations were counted is counted when the stores open, once', async () => {
+    const licenseKey = `uncounted-${randomBytes(4).toString('hex')}`;
+    const at = new Date('2026-01-01T00:00:00.000Z');
+    const stored = ['a.example', 'b.example'].map((identifier) => ({
+      identifier,
+      identifier_key: identifier,
+      name: null,
+      ip: '192.0.2.1',
+      activated_at: at,
+      last_checkout_at: null,
+    }));
+    await db.collection('licenses').insertOne({
+      license_key: licenseKey,
+      product_id: 10,
+      plan_id: 1,
+      status: 'active',
+      expires_at: null,
+      auto_renew: false,
+      next_payment_at: null,
+      activation_type: 'domain',
+      activation_limit: 2,
+      activations: stored,
+      last_check_at: null,
+      last_check_ip: null,
+      check_count: 0,
+      created_at: at,
+      updated_at: at,
+    });
+    // What opening the stores does first, as a start of the service after this one did.
+    const licenses = db.db!.collection<LicenseDocument>('licenses');
+    expect(await countStoredActivations(licenses)).toBeGreaterThanOrEqual(1);
+    const reopened = stores;
+    const bytes = stored.reduce((sum, a) => sum + activationBytes(a), 0);
+    expect(await reopened.licenses.findByKey(licenseKey)).toMatchObject({
+      activations_used: 2,
+      activations_bytes: bytes,
+    });
+    // Counted, its limit holds and a release gives its slot back.
+    expect(
+      await reopened.licenses.claimSlot({
+        licenseKey,
+        activation: { identifier: 'c.example', name: null, ip: '', activated_at: at },
+        now: at,
+      }),
+    ).toBeNull();
+    await reopened.licenses.releaseSlot({ licenseKey, activation: stored[0]!, now: at });
+    expect(await countStoredActivations(licenses)).toBe(0);
+    expect(await reopened.licenses.findByKey(licenseKey)).toMatchObject({
+      activations_used: 1,
+      activations_bytes: activationBytes(stored[1]!),
+    });
   });
 });

@@ -508,6 +508,47 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
     expect(Date.parse(shown.activations[0]!.activated_at)).toBeGreaterThanOrEqual(before - 1000);
   });
 
+  test("GET /licenses/:key/activations pages through a license's activations, oldest first, and finds one by identifier", async () => {
+    const license = await createLicense({ plan: { activation_limit: 0 } });
+    for (let i = 0; i < 5; i++) {
+      const res = await system.post('activate', {
+        license_key: license.license_key,
+        identifier: `https://site-${i}.example/`,
+      });
+      expect(res.status).toBe(200);
+    }
+    const page = async (query: string) => {
+      const res = await get(`${licensePath(license.license_key)}/activations?${query}`);
+      expect(res.status).toBe(200);
+      return res.body.data as {
+        activations: Array<{ identifier: string }>;
+        page: number;
+        per_page: number;
+        total: number;
+      };
+    };
+    const second = await page('page=2&per_page=2');
+    expect(second).toMatchObject({ page: 2, per_page: 2, total: 5 });
+    expect(second.activations.map((a) => a.identifier)).toEqual([
+      'site-2.example',
+      'site-3.example',
+    ]);
+    expect((await page('page=3&per_page=2')).activations).toHaveLength(1);
+    expect((await page('page=4&per_page=2')).activations).toEqual([]);
+    // The identifier as the license's type normalises it (spec 2.4).
+    const found = await page(`q=${encodeURIComponent('https://WWW.Site-4.example/x')}`);
+    expect(found.total).toBe(1);
+    expect(found.activations[0]).toMatchObject({ identifier: 'site-4.example', ip: '127.0.0.1' });
+    expect((await page('q=nowhere.example')).total).toBe(0);
+    expect((await detail(license.license_key)).activations).toHaveLength(5);
+    expectError(await get(`${licensePath('no-such-key')}/activations`), 404, 'NOT_FOUND');
+    expectError(
+      await get(`${licensePath(license.license_key)}/activations?per_page=1000`),
+      400,
+      'INVALID_REQUEST',
+    );
+  });
+
   test('validate sets last_check_at, last_check_ip and check_count (spec 4.2 rule 3)', async () => {
     const license = await createLicense();
     await system.post('validate', { license_key: license.license_key });

@@ -713,6 +713,15 @@ describe('(c) real responses match the documented schemas', () => {
       body: { identifier: 'a.example' },
     });
 
+    const listed = await admin('get', ACTIVATIONS, 200, {
+      params,
+      query: 'per_page=1&q=A.example',
+    });
+    expect(listed.body.data).toMatchObject({ total: 1, page: 1, per_page: 1 });
+    await admin('get', ACTIVATIONS, 400, { params, query: 'per_page=0' });
+    await admin('get', ACTIVATIONS, 400, { params, query: 'unknown=1' });
+    await admin('get', ACTIVATIONS, 404, { params: { key: 'nope' } });
+
     await admin('delete', ACTIVATION, 200, { params: { key, identifier: 'a.example' } });
     await admin('delete', ACTIVATION, 404, { params: { key, identifier: 'a.example' } });
     await admin('delete', ACTIVATION, 404, { params: { key: 'nope', identifier: 'a.example' } });

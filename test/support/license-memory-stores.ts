@@ -2,6 +2,7 @@ import { identifierKey } from '../../libs/identifier/index.js';
 import type { LicenseStatus } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
+  ActivationPage,
   BeforeEachWrite,
   MatchingCheck,
   LicenseChanges,
@@ -22,6 +23,8 @@ import type {
   TaskRunRecord,
   TaskRunStore,
 } from '../../services/license/stores.js';
+import { activationBytes } from '../../services/license/mongo-stores.js';
+import { MAX_ACTIVATION_BYTES } from '../../services/license/stores.js';
 import { deepCopy as copy } from './deep-copy.js';
 
 /**
@@ -34,7 +37,8 @@ import { deepCopy as copy } from './deep-copy.js';
  * Each method first yields to the event loop, so concurrent calls do interleave between methods,
  * as requests do between database round trips.
  */
-export function memoryLicenseStores(): LicenseStores & {
+export function memoryLicenseStores(): Omit<LicenseStores, 'licenses'> & {
+  licenses: MemoryLicenseStore;
   writes(): number;
   scheduleJob(jobName: string, nextRunAt: Date | null): void;
 } {
@@ -74,7 +78,12 @@ function hasReportedStatus(license: LicenseRecord, status: LicenseStatus, now: D
 }
 
 /** Mirrors mongo-stores.ts `licenseSearchFilter`. */
-function matchesFilters(license: LicenseRecord, filters: LicenseFilters, now: Date): boolean {
+function matchesFilters(
+  license: LicenseRecord,
+  activations: readonly ActivationRecord[],
+  filters: LicenseFilters,
+  now: Date,
+): boolean {
   if (filters.productId !== null && license.product_id !== filters.productId) return false;
   if (filters.planId !== null && license.plan_id !== filters.planId) return false;
   if (filters.status !== null && !hasReportedStatus(license, filters.status, now)) return false;
@@ -82,7 +91,7 @@ function matchesFilters(license: LicenseRecord, filters: LicenseFilters, now: Da
   const { keyPrefix, identifierKeys } = filters.text;
   return (
     (keyPrefix !== null && license.license_key.startsWith(keyPrefix)) ||
-    license.activations.some((a) => identifierKeys.includes(a.identifier_key))
+    activations.some((a) => identifierKeys.includes(a.identifier_key))
   );
 }
 
@@ -96,6 +105,8 @@ function applyPlan(license: LicenseRecord, plan: PlanTerms): void {
 
 class MemoryLicenseStore implements LicenseStore {
   private readonly byKey = new Map<string, LicenseRecord>();
+  /** Each license's activations in the order they were made, as the activations collection. */
+  private readonly activationsOf = new Map<string, ActivationRecord[]>();
   /** The order licenses were issued in: what MongoDB's `_id` breaks ties of `created_at` with. */
   private readonly issueOrder = new Map<string, number>();
 
@@ -105,6 +116,65 @@ class MemoryLicenseStore implements LicenseStore {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
     return license ? copy(license) : null;
+  }
+
+  async findWithActivations({
+    licenseKey,
+    identifierKeys,
+  }: {
+    licenseKey: string;
+    identifierKeys: readonly string[];
+  }): Promise<{ license: LicenseRecord; activations: ActivationRecord[] } | null> {
+    await roundTrip();
+    const license = this.byKey.get(licenseKey);
+    if (!license) return null;
+    const activations = (this.activationsOf.get(licenseKey) ?? []).filter((a) =>
+      identifierKeys.includes(a.identifier_key),
+    );
+    return { license: copy(license), activations: activations.map(copy) };
+  }
+
+  async listActivations({
+    licenseKey,
+    identifierKeys,
+    page,
+    perPage,
+  }: {
+    licenseKey: string;
+    identifierKeys: readonly string[] | null;
+    page: number;
+    perPage: number;
+  }): Promise<ActivationPage> {
+    await roundTrip();
+    const all = (this.activationsOf.get(licenseKey) ?? []).filter(
+      (a) => identifierKeys === null || identifierKeys.includes(a.identifier_key),
+    );
+    const start = (page - 1) * perPage;
+    return { activations: all.slice(start, start + perPage).map(copy), total: all.length };
+  }
+
+  /** Test setup: activations recorded as they are, slots counted, no rule checked. */
+  seedActivations(licenseKey: string, activations: readonly NewActivation[]): void {
+    const license = this.byKey.get(licenseKey);
+    if (!license) throw new Error(`No license ${licenseKey}.`);
+    const list = this.activationsOf.get(licenseKey) ?? [];
+    for (const activation of activations) {
+      list.push({
+        ...copy(activation),
+        identifier_key: identifierKey(activation.identifier),
+        last_checkout_at: null,
+      });
+    }
+    this.activationsOf.set(licenseKey, list);
+    license.activations_used = list.length;
+    license.activations_bytes = list.reduce((sum, a) => sum + activationBytes(a), 0);
+  }
+
+  /** Test setup: the record as full as `bytes` says, as if activations took that much of it. */
+  fillRecord(licenseKey: string, bytes: number): void {
+    const license = this.byKey.get(licenseKey);
+    if (!license) throw new Error(`No license ${licenseKey}.`);
+    license.activations_bytes = bytes;
   }
 
   async issue({
@@ -118,7 +188,8 @@ class MemoryLicenseStore implements LicenseStore {
     if (this.byKey.has(license.license_key)) return { outcome: 'key-taken' };
     const issued: LicenseRecord = {
       ...copy(license),
-      activations: [],
+      activations_used: 0,
+      activations_bytes: 0,
       last_check_at: null,
       last_check_ip: null,
       check_count: 0,
@@ -126,6 +197,7 @@ class MemoryLicenseStore implements LicenseStore {
       pending_plan_id: null,
     };
     this.byKey.set(issued.license_key, issued);
+    this.activationsOf.set(issued.license_key, []);
     this.issueOrder.set(issued.license_key, this.issueOrder.size);
     this.counter.writes++;
     return { outcome: 'issued', license: copy(issued) };
@@ -139,41 +211,61 @@ class MemoryLicenseStore implements LicenseStore {
     licenseKey: string;
     activation: NewActivation;
     now: Date;
-  }): Promise<LicenseRecord | null> {
+  }): Promise<{ license: LicenseRecord; activation: ActivationRecord } | null> {
     await roundTrip();
     // From here to the return: one synchronous check-and-write, like the conditional update.
     const license = this.byKey.get(licenseKey);
+    const list = this.activationsOf.get(licenseKey);
     const key = identifierKey(activation.identifier);
+    const recorded: ActivationRecord = {
+      ...copy(activation),
+      identifier_key: key,
+      last_checkout_at: null,
+    };
+    const bytes = activationBytes(recorded);
     if (
       !license ||
+      !list ||
       license.status !== 'active' ||
       !unexpiredAt(license, now) ||
-      license.activations.some((a) => a.identifier_key === key) ||
-      (license.activation_limit !== 0 && license.activations.length >= license.activation_limit)
+      list.some((a) => a.identifier_key === key) ||
+      license.activations_bytes > MAX_ACTIVATION_BYTES - bytes ||
+      (license.activation_limit !== 0 && license.activations_used >= license.activation_limit)
     ) {
       return null;
     }
-    license.activations.push({ ...copy(activation), identifier_key: key, last_checkout_at: null });
+    list.push(recorded);
+    license.activations_used++;
+    license.activations_bytes += bytes;
     this.counter.writes++;
-    return copy(license);
+    return { license: copy(license), activation: copy(recorded) };
   }
 
   async releaseSlot({
     licenseKey,
-    identifier,
+    activation,
   }: {
     licenseKey: string;
-    identifier: string;
+    activation: ActivationRecord;
     now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null> {
     await roundTrip();
+    // This very activation, as read, like the conditional update.
     const license = this.byKey.get(licenseKey);
-    const key = identifierKey(identifier);
-    const released = license?.activations.find((a) => a.identifier_key === key);
-    if (!license || !released) return null;
-    license.activations = license.activations.filter((a) => a.identifier_key !== key);
+    const list = this.activationsOf.get(licenseKey);
+    const at =
+      list?.findIndex(
+        (a) =>
+          a.identifier_key === activation.identifier_key &&
+          a.identifier === activation.identifier &&
+          a.activated_at.getTime() === activation.activated_at.getTime(),
+      ) ?? -1;
+    if (!license || !list || at === -1) return null;
+    const [released] = list.splice(at, 1);
+    license.activations_used--;
+    license.activations_bytes -= activationBytes(released!);
     this.counter.writes++;
-    return { license: copy(license), released: copy(released) };
+    return { license: copy(license), released: copy(released!) };
   }
 
   async recordCheckout({
@@ -187,11 +279,10 @@ class MemoryLicenseStore implements LicenseStore {
   }): Promise<boolean> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
+    if (!license || license.status !== 'active' || !unexpiredAt(license, at)) return false;
     const key = identifierKey(identifier);
-    const activation = license?.activations.find((a) => a.identifier_key === key);
-    if (!license || !activation || license.status !== 'active' || !unexpiredAt(license, at)) {
-      return false;
-    }
+    const activation = this.activationsOf.get(licenseKey)?.find((a) => a.identifier_key === key);
+    if (!activation) return false;
     activation.last_checkout_at = copy(at);
     this.counter.writes++;
     return true;
@@ -209,7 +300,8 @@ class MemoryLicenseStore implements LicenseStore {
     if (!license || (productId !== null && license.product_id !== productId)) return null;
     if (identifierKeys !== null) {
       const key = identifierKeys[license.activation_type];
-      if (key === undefined || !license.activations.some((a) => a.identifier_key === key)) {
+      const activations = this.activationsOf.get(licenseKey) ?? [];
+      if (key === undefined || !activations.some((a) => a.identifier_key === key)) {
         return null;
       }
     }
@@ -232,11 +324,11 @@ class MemoryLicenseStore implements LicenseStore {
     const license = this.byKey.get(licenseKey);
     if (!license) return { outcome: 'unknown-license' };
     const limit = changes.activation_limit;
-    if (limit !== undefined && limit !== 0 && license.activations.length > limit) {
+    if (limit !== undefined && limit !== 0 && license.activations_used > limit) {
       return {
         outcome: 'limit-below-activations',
         activation_limit: limit,
-        activations_used: license.activations.length,
+        activations_used: license.activations_used,
       };
     }
     if (changes.status !== undefined) license.status = changes.status;
@@ -323,7 +415,9 @@ class MemoryLicenseStore implements LicenseStore {
     await roundTrip();
     const order = (license: LicenseRecord) => this.issueOrder.get(license.license_key) ?? 0;
     const found = [...this.byKey.values()]
-      .filter((license) => matchesFilters(license, filters, now))
+      .filter((license) =>
+        matchesFilters(license, this.activationsOf.get(license.license_key) ?? [], filters, now),
+      )
       .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || order(b) - order(a));
     const start = (page - 1) * perPage;
     return { licenses: found.slice(start, start + perPage).map(copy), total: found.length };

@@ -1,21 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import type {
-  LicenseFilters,
-  LicenseRecord,
-  LicenseStores,
-  NewActivation,
-  NewLicense,
-  TaskRunRecord,
+import { identifierKey } from '../../libs/identifier/index.js';
+import { activationBytes } from '../../services/license/mongo-stores.js';
+import {
+  MAX_ACTIVATION_BYTES,
+  type LicenseFilters,
+  type LicenseRecord,
+  type LicenseStores,
+  type NewActivation,
+  type NewLicense,
+  type TaskRunRecord,
 } from '../../services/license/stores.js';
 
 /**
  * Opens empty stores; `close` removes whatever they hold; `scheduleJob` writes what the scheduler
- * would record of a recurring job (services/license/scheduler.ts), for `nextScheduledRun`.
+ * would record of a recurring job (services/license/scheduler.ts), for `nextScheduledRun`;
+ * `fillRecord` makes a license's record as full of activations as `bytes` says, as tens of
+ * thousands of them would.
  */
 export type OpenStores = () => Promise<{
   stores: LicenseStores;
   close(): Promise<void>;
   scheduleJob(jobName: string, nextRunAt: Date | null): Promise<void>;
+  fillRecord(licenseKey: string, bytes: number): Promise<void>;
 }>;
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -44,8 +50,29 @@ function activation(identifier: string, overrides: Partial<NewActivation> = {}):
   return { identifier, name: null, ip: '192.0.2.1', activated_at: EARLIER, ...overrides };
 }
 
-const identifiers = (license: LicenseRecord | null) =>
-  license?.activations.map((a) => a.identifier).sort() ?? [];
+/** Releases the activation of an identifier as a handler does: as read, then released. */
+async function releaseIdentifier(
+  stores: LicenseStores,
+  { licenseKey, identifier, now }: { licenseKey: string; identifier: string; now: Date },
+) {
+  const found = await stores.licenses.findWithActivations({
+    licenseKey,
+    identifierKeys: [identifierKey(identifier)],
+  });
+  const activation = found?.activations[0];
+  return activation ? stores.licenses.releaseSlot({ licenseKey, activation, now }) : null;
+}
+
+/** The identifiers activated on a license, sorted. */
+async function identifiersOf(stores: LicenseStores, licenseKey: string): Promise<string[]> {
+  const { activations } = await stores.licenses.listActivations({
+    licenseKey,
+    identifierKeys: null,
+    page: 1,
+    perPage: 1000,
+  });
+  return activations.map((a) => a.identifier).sort();
+}
 
 /**
  * What every implementation of the license service's stores must do (services/license/stores.ts),
@@ -87,7 +114,8 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
           expires_at: LATER,
           activation_type: 'seat',
         }),
-        activations: [],
+        activations_used: 0,
+        activations_bytes: 0,
         last_check_at: null,
         last_check_ip: null,
         check_count: 0,
@@ -129,15 +157,11 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       const expiry = new Date(LATER);
       const license = await issue({ expires_at: expiry });
       expiry.setTime(0);
-      license.activations.push({
-        ...activation('x.com'),
-        identifier_key: 'x.com',
-        last_checkout_at: null,
-      });
+      license.activations_used = 99;
       license.expires_at?.setTime(0);
       const read = await stores().licenses.findByKey(license.license_key);
       expect(read?.expires_at).toEqual(LATER);
-      expect(read?.activations).toEqual([]);
+      expect(read?.activations_used).toBe(0);
       read!.created_at.setTime(0);
       expect(
         (await stores().licenses.findByKey(license.license_key))?.created_at.getTime(),
@@ -244,6 +268,101 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       });
     });
 
+    describe('a license read with the activations of an identifier', () => {
+      test('the activations under any of the keys given, of whatever type; none without keys', async () => {
+        const { license_key: licenseKey } = await issue({ activation_type: 'seat' });
+        for (const identifier of ['alice', 'bob', 'carol']) {
+          await stores().licenses.claimSlot({
+            licenseKey,
+            activation: activation(identifier),
+            now: NOW,
+          });
+        }
+        const found = await stores().licenses.findWithActivations({
+          licenseKey,
+          identifierKeys: ['alice', 'carol', 'nobody', 'alice'],
+        });
+        expect(found?.license).toEqual(await stores().licenses.findByKey(licenseKey));
+        expect(found?.activations.map((a) => a.identifier).sort()).toEqual(['alice', 'carol']);
+        expect(
+          (await stores().licenses.findWithActivations({ licenseKey, identifierKeys: [] }))
+            ?.activations,
+        ).toEqual([]);
+      });
+
+      test("another license's activations are not this one's; an unknown key finds nothing", async () => {
+        const { license_key: one } = await issue();
+        const { license_key: other } = await issue();
+        await stores().licenses.claimSlot({
+          licenseKey: other,
+          activation: activation('shared.example'),
+          now: NOW,
+        });
+        expect(
+          (
+            await stores().licenses.findWithActivations({
+              licenseKey: one,
+              identifierKeys: ['shared.example'],
+            })
+          )?.activations,
+        ).toEqual([]);
+        expect(
+          await stores().licenses.findWithActivations({
+            licenseKey: uniqueKey(),
+            identifierKeys: ['shared.example'],
+          }),
+        ).toBeNull();
+      });
+    });
+
+    describe("a license's activations, a page at a time", () => {
+      test('oldest first, paged, with the total; with keys, only those', async () => {
+        const { license_key: licenseKey } = await issue({ activation_limit: 0 });
+        for (let i = 0; i < 7; i++) {
+          await stores().licenses.claimSlot({
+            licenseKey,
+            activation: activation(`site-${i}.example`, {
+              activated_at: new Date(EARLIER.getTime() + i * 1000),
+            }),
+            now: NOW,
+          });
+        }
+        const page = (n: number, keys: string[] | null = null) =>
+          stores().licenses.listActivations({
+            licenseKey,
+            identifierKeys: keys,
+            page: n,
+            perPage: 3,
+          });
+        const names = (found: Awaited<ReturnType<typeof page>>) =>
+          found.activations.map((a) => a.identifier);
+        expect(names(await page(1))).toEqual([
+          'site-0.example',
+          'site-1.example',
+          'site-2.example',
+        ]);
+        expect(await page(3)).toMatchObject({ total: 7 });
+        expect(names(await page(3))).toEqual(['site-6.example']);
+        expect(await page(4)).toEqual({ activations: [], total: 7 });
+        const one = await page(1, ['site-4.example', 'nothing.example']);
+        expect(one.total).toBe(1);
+        expect(one.activations[0]).toMatchObject({
+          identifier: 'site-4.example',
+          identifier_key: 'site-4.example',
+          ip: '192.0.2.1',
+          last_checkout_at: null,
+        });
+        expect(
+          await stores().licenses.listActivations({
+            licenseKey: uniqueKey(),
+            identifierKeys: null,
+            page: 1,
+            perPage: 3,
+          }),
+        ).toEqual({ activations: [], total: 0 });
+      });
+    });
+
     describe('spec 3.3: changes of status, expiry and limit', () => {
       const withActivations = async (limit: number, count: number) => {
         const { license_key } = await issue({ activation_limit: limit });
@@ -339,20 +458,23 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
           ),
         ]);
         const license = await stores().licenses.findByKey(licenseKey);
+        const held = (await identifiersOf(stores(), licenseKey)).length;
+        expect(license?.activations_used).toBe(held);
         if (lowered.outcome === 'updated') {
           expect(license?.activation_limit).toBe(4);
-          expect(license?.activations.length).toBeLessThanOrEqual(4);
+          expect(held).toBeLessThanOrEqual(4);
         } else {
           expect(lowered.outcome).toBe('limit-below-activations');
           expect(license?.activation_limit).toBe(10);
-          expect(license?.activations.length).toBeGreaterThan(4);
+          expect(held).toBeGreaterThan(4);
         }
       });
     });
   });
 
   describe(`${implementation}: activations (spec 3.2)`, () => {
-    const stores = withStores();
+    const openedStores = withOpened();
+    const stores = () => openedStores().stores;
     const issue = async (overrides: Partial<NewLicense> = {}) => {
       const issued = await stores().licenses.issue({ license: newLicense(overrides), now: NOW });
       if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
@@ -376,15 +498,24 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         activated_at: EARLIER,
         last_checkout_at: null,
       };
-      expect(claimed?.activations).toEqual([stored]);
-      expect((await stores().licenses.findByKey(licenseKey))?.activations).toEqual([stored]);
+      expect(claimed?.activation).toEqual(stored);
+      expect(claimed?.license).toMatchObject({ license_key: licenseKey, activations_used: 1 });
+      expect(await stores().licenses.findByKey(licenseKey)).toEqual(claimed?.license);
+      expect(
+        await stores().licenses.listActivations({
+          licenseKey,
+          identifierKeys: null,
+          page: 1,
+          perPage: 10,
+        }),
+      ).toEqual({ activations: [stored], total: 1 });
     });
 
     test('an identifier already activated, in any letter case, takes no second slot', async () => {
       const licenseKey = await issue({ activation_type: 'device' });
       expect(await claim(licenseKey, 'PC-One')).not.toBeNull();
       expect(await claim(licenseKey, 'pc-ONE')).toBeNull();
-      expect(identifiers(await stores().licenses.findByKey(licenseKey))).toEqual(['PC-One']);
+      expect(await identifiersOf(stores(), licenseKey)).toEqual(['PC-One']);
     });
 
     test('a full license takes no claim; limit 0 means unlimited', async () => {
@@ -418,7 +549,33 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         Array.from({ length: 20 }, (_, i) => claim(licenseKey, `site-${i}.example`)),
       );
       expect(claims.filter((c) => c !== null)).toHaveLength(3);
-      expect((await stores().licenses.findByKey(licenseKey))?.activations).toHaveLength(3);
+      expect((await stores().licenses.findByKey(licenseKey))?.activations_used).toBe(3);
+      expect(await identifiersOf(stores(), licenseKey)).toHaveLength(3);
+    });
+
+    test("a claim is refused when the activation would not fit in the license's record; a release makes room", async () => {
+      const opened = openedStores();
+      const licenseKey = await issue({ activation_limit: 0 });
+      const first = await claim(licenseKey, 'first.example');
+      const used = first!.license.activations_bytes;
+      expect(used).toBe(activationBytes(first!.activation));
+      await opened.fillRecord(licenseKey, MAX_ACTIVATION_BYTES - used + 1);
+      expect(await claim(licenseKey, 'other.example')).toBeNull();
+      await opened.fillRecord(licenseKey, MAX_ACTIVATION_BYTES - used);
+      expect((await claim(licenseKey, 'other.example'))?.license.activations_bytes).toBe(
+        MAX_ACTIVATION_BYTES,
+      );
+      const released = await releaseIdentifier(stores(), {
+        licenseKey,
+        identifier: 'first.example',
+        now: NOW,
+      });
+      expect(released?.license.activations_bytes).toBe(MAX_ACTIVATION_BYTES - used);
+      expect(released?.license.activations_used).toBe(1);
+      expect(await stores().licenses.findByKey(licenseKey)).toMatchObject({
+        activations_used: 1,
+        activations_bytes: MAX_ACTIVATION_BYTES - used,
+      });
     });
 
     test('concurrent claims of one identifier take one slot', async () => {
@@ -427,19 +584,21 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         Array.from({ length: 10 }, () => claim(licenseKey, 'same.com')),
       );
       expect(claims.filter((c) => c !== null)).toHaveLength(1);
-      expect(identifiers(await stores().licenses.findByKey(licenseKey))).toEqual(['same.com']);
+      expect(await identifiersOf(stores(), licenseKey)).toEqual(['same.com']);
+      // The claims that found it activated gave their slot back.
+      expect((await stores().licenses.findByKey(licenseKey))?.activations_used).toBe(1);
     });
 
     test('a release frees the slot of an identifier in any letter case, and names it as stored', async () => {
       const licenseKey = await issue({ activation_type: 'device', activation_limit: 1 });
       await claim(licenseKey, 'Laptop-7');
-      const released = await stores().licenses.releaseSlot({
+      const released = await releaseIdentifier(stores(), {
         now: NOW,
         licenseKey,
         identifier: 'laptop-7',
       });
       expect(released).toEqual({
-        license: expect.objectContaining({ license_key: licenseKey, activations: [] }),
+        license: expect.objectContaining({ license_key: licenseKey, activations_used: 0 }),
         released: expect.objectContaining({ identifier: 'Laptop-7', identifier_key: 'laptop-7' }),
       });
       expect(await claim(licenseKey, 'Desktop-1')).not.toBeNull();
@@ -449,16 +608,16 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       const licenseKey = await issue();
       await claim(licenseKey, 'a.com');
       expect(
-        await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'b.com' }),
+        await releaseIdentifier(stores(), { now: NOW, licenseKey, identifier: 'b.com' }),
       ).toBeNull();
       expect(
-        await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' }),
+        await releaseIdentifier(stores(), { now: NOW, licenseKey, identifier: 'a.com' }),
       ).not.toBeNull();
       expect(
-        await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' }),
+        await releaseIdentifier(stores(), { now: NOW, licenseKey, identifier: 'a.com' }),
       ).toBeNull();
       expect(
-        await stores().licenses.releaseSlot({
+        await releaseIdentifier(stores(), {
           now: NOW,
           licenseKey: uniqueKey(),
           identifier: 'a.com',
@@ -472,11 +631,11 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       await claim(licenseKey, 'b.com');
       const releases = await Promise.all(
         Array.from({ length: 5 }, () =>
-          stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' }),
+          releaseIdentifier(stores(), { now: NOW, licenseKey, identifier: 'a.com' }),
         ),
       );
       expect(releases.filter((r) => r !== null)).toHaveLength(1);
-      expect(identifiers(await stores().licenses.findByKey(licenseKey))).toEqual(['b.com']);
+      expect(await identifiersOf(stores(), licenseKey)).toEqual(['b.com']);
     });
   });
 
@@ -497,10 +656,14 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     };
     const checkoutTimes = async (licenseKey: string) =>
       Object.fromEntries(
-        (await stores().licenses.findByKey(licenseKey))?.activations.map((a) => [
-          a.identifier,
-          a.last_checkout_at,
-        ]) ?? [],
+        (
+          await stores().licenses.listActivations({
+            licenseKey,
+            identifierKeys: null,
+            page: 1,
+            perPage: 100,
+          })
+        ).activations.map((a) => [a.identifier, a.last_checkout_at]),
       );
 
     test('a checkout is recorded on its activation, in any letter case; the others are left alone', async () => {
@@ -731,14 +894,16 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       }
       const lower = { id: 2, activation_type: 'domain' as const, activation_limit: 2 };
       const changed = await stores().licenses.changePlan({ now: NOW, licenseKey, plan: lower });
-      expect(identifiers(changed)).toEqual(['a.com', 'b.com', 'c.com']);
+      expect(changed?.activations_used).toBe(3);
+      expect(await identifiersOf(stores(), licenseKey)).toEqual(['a.com', 'b.com', 'c.com']);
       const claim = () =>
         stores().licenses.claimSlot({ licenseKey, activation: activation('d.com'), now: NOW });
       expect(await claim()).toBeNull();
-      await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'a.com' });
+      await releaseIdentifier(stores(), { now: NOW, licenseKey, identifier: 'a.com' });
       expect(await claim()).toBeNull();
-      await stores().licenses.releaseSlot({ now: NOW, licenseKey, identifier: 'b.com' });
-      expect(identifiers(await claim())).toEqual(['c.com', 'd.com']);
+      await releaseIdentifier(stores(), { now: NOW, licenseKey, identifier: 'b.com' });
+      expect((await claim())?.license.activations_used).toBe(2);
+      expect(await identifiersOf(stores(), licenseKey)).toEqual(['c.com', 'd.com']);
     });
 
     test('a plan change at renewal is stored as pending; plan, limit and type stay', async () => {

@@ -12,6 +12,7 @@ import {
   type LicenseState,
   type LicensedProduct,
 } from '../../services/license/rules.js';
+import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from '../../services/license/stores.js';
 
 const now = new Date('2026-06-01T12:00:00Z');
 const past = new Date('2026-05-01T00:00:00Z');
@@ -24,6 +25,9 @@ function license(overrides: Partial<LicenseState> = {}): LicenseState {
     activation_type: 'domain',
     activation_limit: 2,
     activations: [],
+    // The slots in use are the activations given, unless a test says otherwise.
+    activations_used: overrides.activations?.length ?? 0,
+    activations_bytes: 0,
     ...overrides,
   };
 }
@@ -150,6 +154,32 @@ describe('spec 4.1 activate: errors in their order', () => {
     expect(error.code).toBe('ACTIVATION_LIMIT_REACHED');
     expect(error.details).toEqual({ activation_limit: 2, activations_used: 2 });
     expect(decision.outcome === 'refuse' && decision.recordAttempt?.key).toBe('example.com');
+  });
+
+  test('5. ACTIVATION_LIMIT_REACHED too when the activations fill the license record, unlimited or not; recorded', () => {
+    const full = MAX_ACTIVATION_BYTES - MAX_ACTIVATION_ENTRY_BYTES + 1;
+    for (const activation_limit of [0, 1_000_000]) {
+      const decision = decideActivation(
+        license({ activation_limit, activations_used: 80_000, activations_bytes: full }),
+        product,
+        request,
+        now,
+      );
+      const error = refusal(decision);
+      expect(error.code).toBe('ACTIVATION_LIMIT_REACHED');
+      expect(error.message).toMatch(/as many activations as one license can keep/);
+      expect(error.details).toEqual({ activation_limit, activations_used: 80_000 });
+      expect(decision.outcome === 'refuse' && decision.recordAttempt?.key).toBe('example.com');
+    }
+    // Room for the largest activation there can be: claimed.
+    expect(
+      decideActivation(
+        license({ activation_limit: 0, activations_bytes: full - 1 }),
+        product,
+        request,
+        now,
+      ).outcome,
+    ).toBe('claim');
   });
 });
 

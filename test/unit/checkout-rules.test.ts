@@ -11,6 +11,8 @@ function license(overrides: Partial<LicenseState> = {}): LicenseState {
     activation_type: 'domain',
     activation_limit: 2,
     activations: [{ identifier: 'shop.example', identifier_key: 'shop.example' }],
+    activations_used: 1,
+    activations_bytes: 0,
     ...overrides,
   };
 }

@@ -9,5 +9,6 @@ describeLicenseStores('in-memory stores', async () => {
     stores,
     close: async () => {},
     scheduleJob: async (jobName, nextRunAt) => stores.scheduleJob(jobName, nextRunAt),
+    fillRecord: async (licenseKey, bytes) => stores.licenses.fillRecord(licenseKey, bytes),
   };
 });
