@@ -74,6 +74,12 @@ export const ActivationResult = z.object({
   activations_used: z.number().int().nonnegative(),
   expires_at: Timestamp.nullable(),
   identifier: z.string(),
+  /**
+   * When this activation lapses unless renewed (activate or validate with its identifier): the
+   * plan's lease. Null when the plan has no lease. A reply without it reads as null, so a
+   * license service that predates leases still answers.
+   */
+  lease_expires_at: Timestamp.nullable().default(null),
 });
 export type ActivationResult = z.infer<typeof ActivationResult>;
 
@@ -89,6 +95,12 @@ export const ValidationResult = z.object({
   activations_used: z.number().int().nonnegative(),
   expires_at: Timestamp.nullable(),
   identifier_activated: z.boolean(),
+  /**
+   * When the activation of the identifier sent lapses unless renewed; this validation renewed
+   * it. Null when the plan has no lease, no identifier was sent or it is not activated (and, as
+   * in ActivationResult, when a reply lacks it).
+   */
+  lease_expires_at: Timestamp.nullable().default(null),
 });
 export type ValidationResult = z.infer<typeof ValidationResult>;
 
@@ -105,8 +117,14 @@ export const CheckoutRequest = z.strictObject({
 });
 export type CheckoutRequest = z.infer<typeof CheckoutRequest>;
 
-/** The license's state as validate reports it (spec 4.2), without the identifier question. */
-export const LicenseFileState = ValidationResult.omit({ identifier_activated: true });
+/**
+ * The license's state as validate reports it (spec 4.2), without the identifier question or its
+ * activation's lease: a license file has a lease of its own.
+ */
+export const LicenseFileState = ValidationResult.omit({
+  identifier_activated: true,
+  lease_expires_at: true,
+});
 
 /** What a license file holds, for the gateway to sign: whole seconds, lease included. */
 export const Checkout = z.object({
