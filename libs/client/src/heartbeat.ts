@@ -3,13 +3,7 @@
  * one call at a time, backing off after failures. It depends on no runtime but `setTimeout`.
  */
 import { clientFailure } from './http.js';
-import {
-  classifyResult,
-  retryDelay,
-  type FailureResult,
-  type LicensingResult,
-  type ValidationData,
-} from './result.js';
+import { classifyResult, retryDelay, type LicensingResult, type ValidationData } from './result.js';
 
 /** Milliseconds between checks while the answers carry no lease: one hour. */
 export const DEFAULT_NO_LEASE_INTERVAL_MS = 60 * 60 * 1000;
@@ -174,10 +168,7 @@ export function runHeartbeat(beat: () => Promise<Beat>, settings: HeartbeatSetti
     } catch (error) {
       // The client never throws; a custom fetch or store might, and must not end the heartbeat.
       const message = error instanceof Error ? error.message : String(error);
-      outcome = {
-        result: clientFailure(`Heartbeat failed: ${message}`) as FailureResult,
-        lease: null,
-      };
+      outcome = { result: clientFailure(`Heartbeat failed: ${message}`), lease: null };
     } finally {
       inFlight = false;
     }
