@@ -213,6 +213,7 @@ const EnvSchema = z.object({
   // Scheduled tasks of the license service (spec 3.1 expiry, 2.5 rejected-attempt pruning).
   SCHEDULED_TASKS: z.enum(['on', 'off']).default('on'),
   EXPIRY_TASK_EVERY: interval.default('1 minute'),
+  LEASE_TASK_EVERY: interval.default('1 minute'),
   PRUNE_TASK_EVERY: interval.default('1 hour'),
   SCHEDULER_POLL_EVERY: interval.default('10 seconds'),
   /** A task holding its lock longer than this counts as dead: another replica may run it. */
@@ -356,6 +357,7 @@ export function scheduleSettings(
     Config,
     | 'SCHEDULED_TASKS'
     | 'EXPIRY_TASK_EVERY'
+    | 'LEASE_TASK_EVERY'
     | 'PRUNE_TASK_EVERY'
     | 'SCHEDULER_POLL_EVERY'
     | 'SCHEDULED_TASK_TIMEOUT'
@@ -364,6 +366,7 @@ export function scheduleSettings(
   return {
     enabled: config.SCHEDULED_TASKS === 'on',
     expiryEvery: config.EXPIRY_TASK_EVERY,
+    leaseEvery: config.LEASE_TASK_EVERY,
     pruneEvery: config.PRUNE_TASK_EVERY,
     pollEvery: config.SCHEDULER_POLL_EVERY,
     taskTimeoutMs: intervalMs(config.SCHEDULED_TASK_TIMEOUT),

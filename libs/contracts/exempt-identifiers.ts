@@ -121,7 +121,6 @@ export const ExemptIdentifiers = z
     error: `must hold at most ${MAX_EXEMPT_IDENTIFIERS} patterns`,
   })
   .overwrite((patterns) => [...new Set(patterns)])
-  .default([])
   .meta({
     description:
       `Patterns of identifiers whose activations take no slot, at most ${MAX_EXEMPT_IDENTIFIERS}; ` +
@@ -132,12 +131,6 @@ export const ExemptIdentifiers = z
  * Unlike `activation_limit`, 0 is not unlimited: it means no exempt activation at all. The cap
  * is what keeps a broad pattern from freeing a license of its limit.
  */
-export const ExemptLimit = z
-  .number()
-  .int()
-  .nonnegative()
-  .max(1_000_000)
-  .default(DEFAULT_EXEMPT_LIMIT)
-  .meta({
-    description: 'The most exempt activations a license may hold; 0 means none (not unlimited).',
-  });
+export const ExemptLimit = z.number().int().nonnegative().max(1_000_000).meta({
+  description: 'The most exempt activations a license may hold; 0 means none (not unlimited).',
+});

@@ -11,14 +11,37 @@ import {
   ShortText,
   Timestamp,
 } from './shared.js';
+import { DEFAULT_EXEMPT_LIMIT, ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
 
 // ---- Plans (spec 2.1) ----
+
+/** The longest lease a plan may give its activations: a year. */
+export const MAX_LEASE_SECONDS = 366 * 24 * 3600;
+
+/**
+ * A plan's lease (docs/api-decisions.md, "Leases"): an activation lapses this many seconds after
+ * it was made or last renewed (activate or validate with its identifier); null, no lease.
+ */
+export const LeaseSeconds = z
+  .number()
+  .int()
+  .positive()
+  .max(MAX_LEASE_SECONDS)
+  .nullable()
+  .meta({
+    description:
+      'Seconds an activation lives unless renewed by an activate or a validate with its ' +
+      `identifier; null: activations never lapse. At most ${MAX_LEASE_SECONDS} (a year).`,
+  });
 
 export const Plan = z.object({
   id: Id,
   name: z.string(),
   activation_type: ActivationType,
   activation_limit: z.number().int().nonnegative(),
+  lease_seconds: LeaseSeconds,
+  exempt_identifiers: z.array(z.string()),
+  exempt_limit: z.number().int().nonnegative(),
   created_at: Timestamp,
 });
 export type Plan = z.infer<typeof Plan>;
@@ -28,8 +51,24 @@ export const CreatePlanRequest = z.strictObject({
   name: NonEmptyShortText,
   activation_type: ActivationType,
   activation_limit: z.number().int().nonnegative().max(1_000_000),
+  lease_seconds: LeaseSeconds.default(null),
+  exempt_identifiers: ExemptIdentifiers.default([]),
+  exempt_limit: ExemptLimit.default(DEFAULT_EXEMPT_LIMIT),
 });
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
+
+/**
+ * What an admin may change of a plan: its name and its lease and exemption settings. Licenses
+ * take the settings when issued on the plan or moved to it (spec 3.3), not before.
+ */
+export const UpdatePlanRequest = z.strictObject({
+  id: Id,
+  name: NonEmptyShortText.optional(),
+  lease_seconds: LeaseSeconds.optional(),
+  exempt_identifiers: ExemptIdentifiers.optional(),
+  exempt_limit: ExemptLimit.optional(),
+});
+export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 
 export const PlanRef = z.strictObject({ id: Id });
 export const PlanList = z.object({ plans: z.array(Plan) });
@@ -74,6 +113,11 @@ export const ActivationResult = z.object({
   activations_used: z.number().int().nonnegative(),
   expires_at: Timestamp.nullable(),
   identifier: z.string(),
+  /**
+   * When this activation lapses unless renewed (activate or validate with its identifier): the
+   * plan's lease. Null when the plan has no lease, and in deactivate's answer.
+   */
+  lease_expires_at: Timestamp.nullable(),
 });
 export type ActivationResult = z.infer<typeof ActivationResult>;
 
@@ -89,6 +133,11 @@ export const ValidationResult = z.object({
   activations_used: z.number().int().nonnegative(),
   expires_at: Timestamp.nullable(),
   identifier_activated: z.boolean(),
+  /**
+   * When the activation of the identifier sent lapses unless renewed; this validation renewed
+   * it. Null when the plan has no lease, no identifier was sent or it is not activated.
+   */
+  lease_expires_at: Timestamp.nullable(),
 });
 export type ValidationResult = z.infer<typeof ValidationResult>;
 
@@ -105,8 +154,14 @@ export const CheckoutRequest = z.strictObject({
 });
 export type CheckoutRequest = z.infer<typeof CheckoutRequest>;
 
-/** The license's state as validate reports it (spec 4.2), without the identifier question. */
-export const LicenseFileState = ValidationResult.omit({ identifier_activated: true });
+/**
+ * The license's state as validate reports it (spec 4.2), without the identifier question or its
+ * activation's lease: a license file has a lease of its own.
+ */
+export const LicenseFileState = ValidationResult.omit({
+  identifier_activated: true,
+  lease_expires_at: true,
+});
 
 /** What a license file holds, for the gateway to sign: whole seconds, lease included. */
 export const Checkout = z.object({
@@ -132,6 +187,10 @@ export const Activation = z.object({
   activated_at: Timestamp,
   /** The last license file issued for it (checkout); null when none was. */
   last_checkout_at: Timestamp.nullable(),
+  /** When it lapses unless renewed; null when it has no lease. */
+  lease_expires_at: Timestamp.nullable(),
+  /** It matched one of the plan's exempt patterns: it takes no slot (a staging site, say). */
+  exempt: z.boolean(),
 });
 export type Activation = z.infer<typeof Activation>;
 
@@ -153,6 +212,12 @@ export const LicenseDetail = z.object({
   activation_type: ActivationType,
   activation_limit: z.number().int().nonnegative(),
   activations_used: z.number().int().nonnegative(),
+  /** Taken from its plan when issued or moved to it (spec 3.3), as its limit is. */
+  lease_seconds: z.number().int().positive().nullable(),
+  exempt_identifiers: z.array(z.string()),
+  exempt_limit: z.number().int().nonnegative(),
+  /** Its exempt activations, which take no slot. */
+  exempt_used: z.number().int().nonnegative(),
   expires_at: Timestamp.nullable(),
   auto_renew: z.boolean(),
   next_payment_at: Timestamp.nullable(),
@@ -242,7 +307,11 @@ export const RenewLicenseRequest = z.strictObject({
 export type RenewLicenseRequest = z.infer<typeof RenewLicenseRequest>;
 
 /** The scheduled tasks (spec 2.5 and 3.1, "Reminders & Expiration"), by their API names. */
-export const taskNames = ['license-expiry', 'rejected-attempt-pruning'] as const;
+export const taskNames = [
+  'license-expiry',
+  'rejected-attempt-pruning',
+  'activation-lease-release',
+] as const;
 export const TaskName = z.enum(taskNames);
 export type TaskName = z.infer<typeof TaskName>;
 
@@ -295,6 +364,8 @@ export const PortalLicense = z.object({
   /** The products the key can be used with: the bundle's products, or the one product. */
   products: z.array(z.object({ id: Id, title: z.string() })),
   activations: z.array(Activation.omit({ ip: true, last_checkout_at: true })),
+  /** Whether its activations lapse unless in use (the portal says they renew while in use). */
+  lease_seconds: z.number().int().positive().nullable(),
 });
 export type PortalLicense = z.infer<typeof PortalLicense>;
 

@@ -30,6 +30,11 @@ export interface PlainActivationResult {
   expires_at: string | null;
   /** The normalised identifier the server stored; use it for a later deactivation. */
   identifier: string;
+  /**
+   * ISO 8601 timestamp: when this activation lapses unless activate or validate with its
+   * identifier renews it. `null` when the plan has no lease.
+   */
+  lease_expires_at: string | null;
 }
 
 /** Spec 4.2 success payload of validate. */
@@ -52,6 +57,12 @@ export interface PlainValidationResult {
   expires_at: string | null;
   /** `true` when no identifier was sent, else whether that identifier is activated. */
   identifier_activated: boolean;
+  /**
+   * ISO 8601 timestamp: when the activation of the identifier sent lapses unless renewed (this
+   * validation renewed it). `null` when the plan has no lease, no identifier was sent, or it is
+   * not activated.
+   */
+  lease_expires_at: string | null;
 }
 
 /** Spec 2.6: what the download endpoint needs; `null` when the download is public. */

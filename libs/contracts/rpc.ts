@@ -36,6 +36,7 @@ export const rpcMethods = {
   'license.createPlan': method('license', license.CreatePlanRequest, license.Plan),
   'license.getPlan': method('license', license.PlanRef, license.Plan),
   'license.listPlans': method('license', EmptyRequest, license.PlanList),
+  'license.updatePlan': method('license', license.UpdatePlanRequest, license.Plan),
   'license.createLicense': method('license', license.CreateLicenseRequest, license.LicenseDetail),
   'license.getLicense': method('license', license.LicenseRef, license.LicenseDetail),
   'license.updateLicense': method('license', license.UpdateLicenseRequest, license.LicenseDetail),

@@ -2,7 +2,8 @@ import { LicensingError, internalError, type HandlersOf } from '../../libs/contr
 import { metrics } from '../../libs/observability/index.js';
 import { decideValidation } from './activation-rules.js';
 import { decideCheckout } from './checkout-rules.js';
-import { MAX_DECISION_ROUNDS, type LicenseHandlerKit } from './handler-kit.js';
+import { MAX_DECISION_ROUNDS, leaseEnd, type LicenseHandlerKit } from './handler-kit.js';
+import type { LicenseRecord } from './stores.js';
 import {
   identifierKeysByType,
   isIdentifierActivated,
@@ -41,7 +42,30 @@ export function activationHandlers(
     claimActivation,
     releaseActivation,
     firstActivations,
+    releaseLapsed,
   } = kit;
+
+  /**
+   * Validate with an activated identifier on a license with a lease (docs/api-decisions.md,
+   * "Leases"): the activation is renewed, and the lapsed activations of others are removed so
+   * that the answer counts only live ones. Without a lease, the license as it is.
+   */
+  async function renewWithLease(
+    license: LicenseRecord,
+    identifierKey: string | null,
+    now: Date,
+  ): Promise<{ license: LicenseRecord; leaseExpiresAt: Date | null }> {
+    const until = leaseEnd(license.lease_seconds, now);
+    if (until === null) return { license, leaseExpiresAt: null };
+    const [renewed, after] = await Promise.all([
+      identifierKey === null
+        ? false
+        : licenses.renewLease({ licenseKey: license.license_key, identifierKey, now, until }),
+      releaseLapsed(license.license_key, now),
+    ]);
+    return { license: after ?? license, leaseExpiresAt: renewed ? until : null };
+  }
+
   return {
     // ---- Spec 4.1 ----
     'license.activate': async (request, context) => {
@@ -60,9 +84,16 @@ export function activationHandlers(
               : 'already_active',
       });
       if (result.outcome === 'refused') throw LicensingError.from(result.refusal);
-      const { license, product, identifier } = result;
+      const { license, product, identifier, leaseExpiresAt } = result;
       const plan = await planName(license.plan_id);
-      return activationResultView({ license, product, planName: plan, identifier, now: clock() });
+      return activationResultView({
+        license,
+        product,
+        planName: plan,
+        identifier,
+        leaseExpiresAt,
+        now: clock(),
+      });
     },
 
     // ---- Spec 4.2 ----
@@ -96,23 +127,32 @@ export function activationHandlers(
             now,
           });
           if (decision.outcome === 'report' && decision.countsAsCheck) {
+            // With a lease: the activation is renewed, the lapsed ones of others removed.
+            const leased = await renewWithLease(counted, key ?? null, now);
             return validationView({
-              license: counted,
+              license: leased.license,
               product,
               planName: await planName(counted.plan_id),
               report: decision,
+              leaseExpiresAt: leased.leaseExpiresAt,
             });
           }
           throw internalError('A counted check did not decide as one.');
         }
       }
-      const license = await licenseWithActivations(request.license_key, request.identifier);
+      const license = await licenseWithActivations(
+        request.license_key,
+        request.identifier,
+        now,
+        context,
+      );
       const product = license && (await productOf(license));
       const decision = decideValidation({ license, product, request, now });
       if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
       if (decision.outcome === 'unknown-key' || !license || !product) {
         return unknownKeyView(request.license_key);
       }
+      let leaseExpiresAt: Date | null = null;
       if (decision.countsAsCheck) {
         context.beforeWrite();
         // The license was read and decided on as it is: a plain count on its key.
@@ -123,25 +163,50 @@ export function activationHandlers(
           at: now,
           ip: request.ip,
         });
+        const activation =
+          request.identifier === null
+            ? undefined
+            : license.activations.find(
+                (a) =>
+                  a.identifier_key ===
+                  identifierKeysByType(request.identifier!)[license.activation_type],
+              );
+        if (activation) {
+          leaseExpiresAt = (await renewWithLease(license, activation.identifier_key, now))
+            .leaseExpiresAt;
+        }
       }
       return validationView({
         license,
         product,
         planName: await planName(license.plan_id),
         report: decision,
+        leaseExpiresAt,
       });
     },
 
     // ---- Spec 4.3 (completed in docs/api-decisions.md) ----
     'license.deactivate': async (request, context) => {
-      const license = await licenseWithActivations(request.license_key, request.identifier);
+      const license = await licenseWithActivations(
+        request.license_key,
+        request.identifier,
+        clock(),
+        context,
+      );
       const product = license && (await productOf(license));
-      const removed = await releaseActivation({ license, product, request, context });
+      const removed = await releaseActivation({
+        license,
+        product,
+        request,
+        context,
+        source: 'deactivate',
+      });
       return activationResultView({
         license: removed.license,
         product: product!,
         planName: await planName(removed.license.plan_id),
         identifier: removed.identifier,
+        leaseExpiresAt: null,
         now: clock(),
       });
     },
@@ -152,7 +217,12 @@ export function activationHandlers(
       // license is still usable and the identifier activated; otherwise decided again.
       for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
         const now = clock();
-        const license = await licenseWithActivations(request.license_key, request.identifier);
+        const license = await licenseWithActivations(
+          request.license_key,
+          request.identifier,
+          now,
+          context,
+        );
         const product = license && (await productOf(license));
         const decision = decideCheckout({ license, product, request, now });
         if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
@@ -176,8 +246,8 @@ export function activationHandlers(
     },
 
     // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----
-    'license.coverage': async ({ license_key, product_id, identifier }) => {
-      const license = await licenseWithActivations(license_key, identifier);
+    'license.coverage': async ({ license_key, product_id, identifier }, context) => {
+      const license = await licenseWithActivations(license_key, identifier, clock(), context);
       if (!license) return unknownKeyCoverageView(identifier !== null);
       return coverageView({
         license,
@@ -190,9 +260,11 @@ export function activationHandlers(
     },
 
     // ---- Spec 1 and 2.3: the customer portal (read-only) ----
-    'license.portalLicense': async ({ license_key }) => {
-      const license = await licenses.findByKey(license_key);
-      if (!license) throw LicensingError.from(unknownKey());
+    'license.portalLicense': async ({ license_key }, context) => {
+      const now = clock();
+      const read = await licenseWithActivations(license_key, null, now, context);
+      if (!read) throw LicensingError.from(unknownKey());
+      const { activations: _none, ...license } = read;
       const [product, plan, activations] = await Promise.all([
         productOf(license),
         planName(license.plan_id),

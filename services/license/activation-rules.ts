@@ -1,7 +1,9 @@
 import { refusal, type LicenseStatus, type Refusal } from '../../libs/contracts/index.js';
+import { isExemptIdentifier } from './exempt-rules.js';
 import {
   activationNotFound,
   coversProduct,
+  exemptSlotsFull,
   effectiveStatus,
   findActivation,
   isFull,
@@ -74,7 +76,8 @@ export function checkLicenseUse(
 
 /** The outcome of checking an activate request against a license (spec 4.1 and 3.2). */
 export type ActivationDecision =
-  | { outcome: 'claim'; identifier: NormalisedIdentifier }
+  /** `exempt`: it matches an exempt pattern of the license, and takes an exempt slot. */
+  | { outcome: 'claim'; identifier: NormalisedIdentifier; exempt: boolean }
   | { outcome: 'already-active'; identifier: string }
   | { outcome: 'refuse'; refusal: Refusal; recordAttempt: NormalisedIdentifier | null };
 
@@ -94,13 +97,22 @@ export function decideActivation(
   const { identifier } = use;
   const existing = findActivation(use.license.activations, identifier.key);
   if (existing) return { outcome: 'already-active', identifier: existing.identifier };
-  if (isFull(use.license)) {
+  // Exempt identifiers (docs/api-decisions.md): a match takes an exempt slot, not one of the limit.
+  const exempt = isExemptIdentifier({
+    patterns: use.license.exempt_identifiers,
+    identifier: identifier.identifier,
+    activationType: use.license.activation_type,
+  });
+  if (exempt && use.license.exempt_used >= use.license.exempt_limit) {
+    return { outcome: 'refuse', refusal: exemptSlotsFull(use.license), recordAttempt: identifier };
+  }
+  if (!exempt && isFull(use.license)) {
     return { outcome: 'refuse', refusal: limitReached(use.license), recordAttempt: identifier };
   }
   if (isRecordFull(use.license)) {
     return { outcome: 'refuse', refusal: recordFull(use.license), recordAttempt: identifier };
   }
-  return { outcome: 'claim', identifier };
+  return { outcome: 'claim', identifier, exempt };
 }
 
 // ---- Spec 4.2: validate ----

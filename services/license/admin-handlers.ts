@@ -1,9 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { LicensingError, refusal, type HandlersOf } from '../../libs/contracts/index.js';
+import {
+  LicensingError,
+  refusal,
+  type ActivationType,
+  type HandlersOf,
+} from '../../libs/contracts/index.js';
+import { exemptPatternProblem } from './exempt-rules.js';
 import { unknownLicense, unknownPlan, type LicenseHandlerKit } from './handler-kit.js';
 import { isRefusal, limitBelowActivations, normaliseOrRefuse, searchText } from './rules.js';
 import type { LicenseChanges } from './stores.js';
 import { activationView, licenseSummaryView, planView } from './views.js';
+
+/**
+ * Exempt identifiers: a pattern that can never match an identifier of the plan's activation type
+ * is refused, rather than stored to silently do nothing.
+ */
+function refuseUnmatchablePatterns(type: ActivationType, patterns: readonly string[]): void {
+  for (const pattern of patterns) {
+    const problem = exemptPatternProblem(type, pattern);
+    if (problem !== null) {
+      throw LicensingError.from(refusal('INVALID_REQUEST', `exempt_identifiers: ${problem}`));
+    }
+  }
+}
 
 /** 128 random bits: license keys are credentials (spec 5.1) and must not be guessable. */
 function generateLicenseKey(): string {
@@ -21,6 +40,7 @@ export function adminHandlers(
   | 'license.createPlan'
   | 'license.getPlan'
   | 'license.listPlans'
+  | 'license.updatePlan'
   | 'license.createLicense'
   | 'license.getLicense'
   | 'license.updateLicense'
@@ -43,6 +63,7 @@ export function adminHandlers(
   return {
     // ---- Plans ----
     'license.createPlan': async ({ id, ...plan }, context) => {
+      refuseUnmatchablePatterns(plan.activation_type, plan.exempt_identifiers);
       const created = await plans.create({
         plan,
         id,
@@ -63,6 +84,19 @@ export function adminHandlers(
     },
 
     'license.listPlans': async () => ({ plans: (await plans.list()).map(planView) }),
+
+    'license.updatePlan': async ({ id, ...changes }, context) => {
+      const current = await plans.find(id);
+      if (!current) throw LicensingError.from(unknownPlan(id));
+      if (changes.exempt_identifiers !== undefined) {
+        refuseUnmatchablePatterns(current.activation_type, changes.exempt_identifiers);
+      }
+      context.beforeWrite();
+      const updated = await plans.update({ id, changes });
+      if (!updated) throw LicensingError.from(unknownPlan(id));
+      knownPlans.invalidate(id);
+      return planView(updated);
+    },
 
     // ---- Licenses (admin) ----
     'license.createLicense': async (request, context) => {
@@ -89,9 +123,13 @@ export function adminHandlers(
           auto_renew: request.auto_renew,
           next_payment_at:
             request.next_payment_at === null ? null : new Date(request.next_payment_at),
-          // Spec 2.1: the license copies the plan's limit (and type) when it is issued.
+          // Spec 2.1: the license copies the plan's limit (and type) when it is issued, and
+          // its lease and exemptions with them.
           activation_type: plan.activation_type,
           activation_limit: plan.activation_limit,
+          lease_seconds: plan.lease_seconds,
+          exempt_identifiers: plan.exempt_identifiers,
+          exempt_limit: plan.exempt_limit,
         },
       });
       if (issued.outcome === 'key-taken') {
@@ -171,13 +209,14 @@ export function adminHandlers(
     },
 
     'license.removeActivation': async ({ license_key, identifier }, context) => {
-      const license = await licenseWithActivations(license_key, identifier);
+      const license = await licenseWithActivations(license_key, identifier, clock(), context);
       if (!license) throw LicensingError.from(unknownLicense());
       const removed = await releaseActivation({
         license,
         product: null,
         request: { identifier, product_id: null },
         context,
+        source: 'admin',
       });
       return detail(removed.license);
     },

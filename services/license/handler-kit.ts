@@ -7,7 +7,9 @@ import {
   type Refusal,
 } from '../../libs/contracts/index.js';
 import { CachedLookup } from '../../libs/cache/index.js';
+import { identifierKey } from '../../libs/identifier/index.js';
 import { decideActivation, decideDeactivation } from './activation-rules.js';
+import type { ActivationRemovalSource, LicenseEvents } from './events.js';
 import {
   activationNotFound,
   findActivation,
@@ -40,6 +42,19 @@ export interface LicenseHandlerDeps {
   clock: () => Date;
   /** This process's schedule of the tasks, as listed by `license.listTasks`. */
   schedule: ScheduleSettings;
+  /** Where the service's domain events go. */
+  events: LicenseEvents;
+}
+
+/**
+ * How long a replica keeps a plan: an admin's change of a plan (its name, lease or exemptions)
+ * reaches the other replicas within this, and at once the replica that made it.
+ */
+export const PLAN_CACHE_TTL_MS = 30_000;
+
+/** When an activation made or renewed `now` lapses under a lease of `seconds`; null without one. */
+export function leaseEnd(seconds: number | null, now: Date): Date | null {
+  return seconds === null ? null : new Date(now.getTime() + seconds * 1000);
 }
 
 /** A license with the activations a decision is about (rules.ts `LicenseState`). */
@@ -55,21 +70,54 @@ export type LicenseHandlerKit = ReturnType<typeof licenseHandlerKit>;
  * and deactivate, an admin's Add and Remove).
  */
 export function licenseHandlerKit(deps: LicenseHandlerDeps) {
-  const { stores, products, clock } = deps;
+  const { stores, products, clock, events } = deps;
   const { licenses, plans, rejectedAttempts } = stores;
 
   /**
-   * A license as the rules decide on it: with its activations under the keys an identifier has
-   * (rules.ts `identifierKeysByType`), read together with it.
+   * Removes the activations of a license whose lease ran out at `now`: gone for every rule at
+   * once (docs/api-decisions.md, "Leases"), each an `activation.deleted` event. The license after,
+   * or null when unknown.
+   */
+  async function releaseLapsed(licenseKey: string, now: Date): Promise<LicenseRecord | null> {
+    const lapsed = await licenses.releaseLapsed({ licenseKey, now });
+    for (const activation of lapsed?.released ?? []) {
+      events.activationDeleted({
+        license_key: licenseKey,
+        identifier: activation.identifier,
+        source: 'lease',
+        at: now,
+      });
+    }
+    return lapsed?.license ?? null;
+  }
+
+  /**
+   * A license as the rules decide on it at `now`: with its activations under the keys an
+   * identifier has (rules.ts `identifierKeysByType`), read together with it; on a license with a
+   * lease, after its lapsed activations are removed. A caller that stopped waiting writes
+   * nothing: a lapsed activation is then left out of the view instead.
    */
   async function licenseWithActivations(
     licenseKey: string,
     identifier: string | null,
+    now: Date,
+    context?: CallContext,
   ): Promise<LicenseView | null> {
-    const found = await licenses.findWithActivations({
-      licenseKey,
-      identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
-    });
+    const read = () =>
+      licenses.findWithActivations({
+        licenseKey,
+        identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
+      });
+    let found = await read();
+    const lapses = (a: ActivationRecord) =>
+      a.lease_expires_at !== null && a.lease_expires_at.getTime() <= now.getTime();
+    if (found && (found.license.lease_seconds !== null || found.activations.some(lapses))) {
+      if (context?.passed) {
+        return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
+      }
+      await releaseLapsed(licenseKey, now);
+      found = await read();
+    }
     return found && { ...found.license, activations: found.activations };
   }
 
@@ -86,9 +134,8 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
     throw internalError(`The product ${license.product_id} of this license is missing.`);
   }
 
-  // Plans never change once created (no RPC method edits or removes one): kept for good.
   const knownPlans = new CachedLookup((id: number) => plans.find(id), {
-    ttlMs: Number.POSITIVE_INFINITY,
+    ttlMs: PLAN_CACHE_TTL_MS,
   });
 
   /** A plan a license is on, or is to change to: it must exist, so its absence is a fault. */
@@ -123,18 +170,21 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
         product: LicensedProduct;
         identifier: string;
         activation: ActivationRecord;
+        leaseExpiresAt: Date | null;
       }
     | {
         outcome: 'already-active';
         license: LicenseRecord;
         product: LicensedProduct;
         identifier: string;
+        /** Renewed by this activate when the license has a lease. */
+        leaseExpiresAt: Date | null;
       }
     | { outcome: 'refused'; refusal: Refusal }
   > {
     for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
       const now = clock();
-      const license = await licenseWithActivations(licenseKey, request.identifier);
+      const license = await licenseWithActivations(licenseKey, request.identifier, now, context);
       const product = license && (await productOf(license));
       const decision = decideActivation(license, product, request, now);
       if (decision.outcome === 'refuse') {
@@ -149,11 +199,27 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
         return { outcome: 'refused', refusal: decision.refusal };
       }
       if (decision.outcome === 'already-active') {
+        // Spec 3.2 with a lease: activating it again renews it.
+        const until = leaseEnd(license!.lease_seconds, now);
+        let leaseExpiresAt: Date | null = null;
+        if (until !== null) {
+          context.beforeWrite();
+          const renewed = await licenses.renewLease({
+            licenseKey,
+            identifierKey: identifierKey(decision.identifier),
+            now,
+            until,
+          });
+          // Lapsed since the read: decided again, as a new activation.
+          if (!renewed) continue;
+          leaseExpiresAt = until;
+        }
         return {
           outcome: 'already-active',
           license: license!,
           product: product!,
           identifier: decision.identifier,
+          leaseExpiresAt,
         };
       }
       context.beforeWrite();
@@ -164,6 +230,8 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
           name: request.name,
           ip: request.ip,
           activated_at: now,
+          lease_expires_at: leaseEnd(license!.lease_seconds, now),
+          exempt: decision.exempt,
         },
         now,
       });
@@ -174,6 +242,7 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
           product: product!,
           identifier: decision.identifier.identifier,
           activation: claimed.activation,
+          leaseExpiresAt: claimed.activation.lease_expires_at,
         };
       }
     }
@@ -186,23 +255,33 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
     product,
     request,
     context,
+    source,
   }: {
     license: LicenseView | null;
     product: LicensedProduct | null;
     request: { identifier: string; product_id: number | null };
     context: CallContext;
+    /** Who removes it: the client's deactivate or an admin's Remove. */
+    source: Exclude<ActivationRemovalSource, 'lease'>;
   }): Promise<{ license: LicenseRecord; identifier: string }> {
     const decision = decideDeactivation({ license, product, request });
     if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
     const activation = findActivation(license!.activations, decision.identifier.key)!;
+    const now = clock();
     context.beforeWrite();
     const released = await licenses.releaseSlot({
-      now: clock(),
+      now,
       licenseKey: license!.license_key,
       activation,
     });
     // Removed by a concurrent call since the read.
     if (!released) throw LicensingError.from(activationNotFound());
+    events.activationDeleted({
+      license_key: license!.license_key,
+      identifier: released.released.identifier,
+      source,
+      at: now,
+    });
     return { license: released.license, identifier: released.released.identifier };
   }
 
@@ -240,6 +319,7 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
   return {
     ...deps,
     knownPlans,
+    releaseLapsed,
     licenseWithActivations,
     requireLicense,
     productOf,

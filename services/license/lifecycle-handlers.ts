@@ -82,6 +82,7 @@ export function lifecycleHandlers(
       const affected = await runScheduledTask({
         name,
         stores,
+        events: kit.events,
         trigger: 'on-demand',
         now: ranAt,
         beforeEachWrite: () => context.beforeWrite(),

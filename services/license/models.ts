@@ -7,7 +7,12 @@ import {
   type Model,
   type Types,
 } from 'mongoose';
-import { activationTypes, licenseStatuses, taskNames } from '../../libs/contracts/index.js';
+import {
+  DEFAULT_EXEMPT_LIMIT,
+  activationTypes,
+  licenseStatuses,
+  taskNames,
+} from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   LicenseRecord,
@@ -69,6 +74,8 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   { fields: { license_key: 1 }, options: { unique: true } },
   // The scheduled expiry task, and searches by reported status.
   { fields: { status: 1, expires_at: 1 } },
+  // The lease task: licenses holding a lapsed activation (multikey: one entry per activation).
+  { fields: { 'activations.lease_expires_at': 1 } },
   // Searches, newest first (the tie broken by _id, later issued first).
   { fields: { created_at: -1, _id: -1 } },
   { fields: { product_id: 1, created_at: -1, _id: -1 } },
@@ -92,6 +99,9 @@ export function licenseModels(connection: Connection): LicenseModels {
       name: { type: String, required: true },
       activation_type: { type: String, enum: activationTypes, required: true },
       activation_limit: { type: Number, required: true, min: 0 },
+      lease_seconds: { type: Number, default: null },
+      exempt_identifiers: { type: [String], default: [] },
+      exempt_limit: { type: Number, default: DEFAULT_EXEMPT_LIMIT, min: 0 },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
     },
@@ -106,6 +116,8 @@ export function licenseModels(connection: Connection): LicenseModels {
       ip: { type: String, default: '' },
       activated_at: { type: Date, required: true },
       last_checkout_at: { type: Date, default: null },
+      lease_expires_at: { type: Date, default: null },
+      exempt: { type: Boolean, default: false },
     },
     { _id: false },
   );
@@ -121,8 +133,12 @@ export function licenseModels(connection: Connection): LicenseModels {
       next_payment_at: { type: Date, default: null },
       activation_type: { type: String, enum: activationTypes, required: true },
       activation_limit: { type: Number, required: true, min: 0 },
+      lease_seconds: { type: Number, default: null },
+      exempt_identifiers: { type: [String], default: [] },
+      exempt_limit: { type: Number, default: DEFAULT_EXEMPT_LIMIT, min: 0 },
       activations: { type: [activationSchema], default: [] },
       activations_used: { type: Number, required: true, min: 0 },
+      exempt_used: { type: Number, default: 0, min: 0 },
       activations_bytes: { type: Number, required: true, min: 0 },
       last_check_at: { type: Date, default: null },
       last_check_ip: { type: String, default: null },

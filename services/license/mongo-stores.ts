@@ -1,6 +1,10 @@
 import { BSON, type Collection, type Filter, type Sort } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { activationTypes, type LicenseStatus } from '../../libs/contracts/index.js';
+import {
+  DEFAULT_EXEMPT_LIMIT,
+  activationTypes,
+  type LicenseStatus,
+} from '../../libs/contracts/index.js';
 import { Sequences, isDuplicateKey, setOf, withId } from '../../libs/database/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import {
@@ -26,9 +30,11 @@ import {
   type LicenseRenewal,
   type LicenseStore,
   type LicenseStores,
+  type LapsedRelease,
   type LicenseUpdate,
   type NewActivation,
   type NewLicense,
+  type PlanChanges,
   type PlanRecord,
   type PlanStore,
   type PlanTerms,
@@ -66,8 +72,15 @@ const noWriteCheck: BeforeEachWrite = () => {};
  * activations array, with every date it may later be given already set, so that what is counted
  * when it is claimed still holds once it is changed.
  */
-export function activationBytes(activation: Omit<ActivationRecord, 'last_checkout_at'>): number {
-  const element = { ...activation, last_checkout_at: new Date(0) };
+export function activationBytes(
+  activation: Omit<ActivationRecord, 'last_checkout_at' | 'lease_expires_at' | 'exempt'>,
+): number {
+  const element = {
+    ...activation,
+    last_checkout_at: new Date(0),
+    lease_expires_at: new Date(0),
+    exempt: false,
+  };
   // An array element is its type byte, its index as a key (at most 9 digits) and the document.
   return BSON.calculateObjectSize(element) + 11;
 }
@@ -96,7 +109,8 @@ export async function countStoredActivations(
       },
       {
         $set: {
-          activations_used: activations.length,
+          activations_used: activations.filter((a) => a.exempt !== true).length,
+          exempt_used: activations.filter((a) => a.exempt === true).length,
           activations_bytes: activations.reduce((sum, a) => sum + activationBytes(a), 0),
         },
       },
@@ -104,6 +118,12 @@ export async function countStoredActivations(
   }
   return uncounted.length;
 }
+
+/** The activation of an identifier key that has not lapsed at `now` (no lease, or a later end). */
+const liveActivation = (key: string, now: Date) => ({
+  identifier_key: key,
+  lease_expires_at: { $not: { $lte: now } },
+});
 
 /** Every field of a license but its activations: what the hot paths read and answer with. */
 const WITHOUT_ACTIVATIONS = { activations: 0 } as const;
@@ -115,8 +135,10 @@ function activationRecord(a: ActivationRecord): ActivationRecord {
     name: a.name ?? null,
     ip: a.ip ?? '',
     activated_at: a.activated_at,
-    // Activations stored before license files existed have no such field.
+    // Activations stored before license files, leases or exemptions existed have no such field.
     last_checkout_at: a.last_checkout_at ?? null,
+    lease_expires_at: a.lease_expires_at ?? null,
+    exempt: a.exempt ?? false,
   };
 }
 
@@ -131,7 +153,12 @@ function licenseRecord(doc: LicenseDocument): LicenseRecord {
     next_payment_at: doc.next_payment_at ?? null,
     activation_type: doc.activation_type,
     activation_limit: doc.activation_limit,
+    // Licenses stored before leases and exemptions existed have no such fields.
+    lease_seconds: doc.lease_seconds ?? null,
+    exempt_identifiers: doc.exempt_identifiers ?? [],
+    exempt_limit: doc.exempt_limit ?? DEFAULT_EXEMPT_LIMIT,
     activations_used: doc.activations_used ?? 0,
+    exempt_used: doc.exempt_used ?? 0,
     activations_bytes: doc.activations_bytes ?? 0,
     last_check_at: doc.last_check_at ?? null,
     last_check_ip: doc.last_check_ip ?? null,
@@ -144,7 +171,17 @@ function licenseRecord(doc: LicenseDocument): LicenseRecord {
 
 function planRecord(doc: PlanDocument): PlanRecord {
   const { id, name, activation_type, activation_limit, created_at } = withId(doc);
-  return { id, name, activation_type, activation_limit, created_at };
+  return {
+    id,
+    name,
+    activation_type,
+    activation_limit,
+    // Plans stored before leases and exemptions existed have no such fields.
+    lease_seconds: doc.lease_seconds ?? null,
+    exempt_identifiers: doc.exempt_identifiers ?? [],
+    exempt_limit: doc.exempt_limit ?? DEFAULT_EXEMPT_LIMIT,
+    created_at,
+  };
 }
 
 function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRecord {
@@ -310,8 +347,12 @@ export class MongoLicenseStore implements LicenseStore {
       next_payment_at: license.next_payment_at,
       activation_type: license.activation_type,
       activation_limit: license.activation_limit,
+      lease_seconds: license.lease_seconds,
+      exempt_identifiers: license.exempt_identifiers,
+      exempt_limit: license.exempt_limit,
       activations: [],
       activations_used: 0,
+      exempt_used: 0,
       activations_bytes: 0,
       last_check_at: null,
       last_check_ip: null,
@@ -347,8 +388,19 @@ export class MongoLicenseStore implements LicenseStore {
       ip: activation.ip,
       activated_at: activation.activated_at,
       last_checkout_at: null,
+      lease_expires_at: activation.lease_expires_at,
+      exempt: activation.exempt,
     };
     const bytes = activationBytes(pushed);
+    // An exempt activation takes one of the exempt slots; any other, one of the limit's.
+    const slots = activation.exempt
+      ? { $lt: ['$exempt_used', '$exempt_limit'] }
+      : {
+          $or: [
+            { $eq: ['$activation_limit', 0] },
+            { $lt: ['$activations_used', '$activation_limit'] },
+          ],
+        };
     const doc = await this.licenses.findOneAndUpdate(
       {
         license_key: licenseKey,
@@ -356,16 +408,14 @@ export class MongoLicenseStore implements LicenseStore {
         $or: [{ expires_at: null }, { expires_at: { $gt: now } }],
         'activations.identifier_key': { $ne: key },
         activations_bytes: { $lte: MAX_ACTIVATION_BYTES - bytes },
-        $expr: {
-          $or: [
-            { $eq: ['$activation_limit', 0] },
-            { $lt: ['$activations_used', '$activation_limit'] },
-          ],
-        },
+        $expr: slots,
       },
       {
         $push: { activations: pushed },
-        $inc: { activations_used: 1, activations_bytes: bytes },
+        $inc: {
+          [activation.exempt ? 'exempt_used' : 'activations_used']: 1,
+          activations_bytes: bytes,
+        },
         $set: { updated_at: now },
       },
       { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
@@ -396,12 +446,134 @@ export class MongoLicenseStore implements LicenseStore {
       },
       {
         $pull: { activations: { identifier_key: activation.identifier_key } },
-        $inc: { activations_used: -1, activations_bytes: -activationBytes(activation) },
+        $inc: {
+          [activation.exempt ? 'exempt_used' : 'activations_used']: -1,
+          activations_bytes: -activationBytes(activation),
+        },
         $set: { updated_at: now },
       },
       { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     return doc && { license: licenseRecord(doc), released: activation };
+  }
+
+  async renewLease({
+    licenseKey,
+    identifierKey: key,
+    now,
+    until,
+  }: {
+    licenseKey: string;
+    identifierKey: string;
+    now: Date;
+    until: Date;
+  }): Promise<boolean> {
+    const { matchedCount } = await this.licenses.updateOne(
+      { license_key: licenseKey, activations: { $elemMatch: liveActivation(key, now) } },
+      { $set: { 'activations.$.lease_expires_at': until } },
+    );
+    return matchedCount === 1;
+  }
+
+  async releaseLapsed({
+    licenseKey,
+    now,
+  }: {
+    licenseKey: string;
+    now: Date;
+  }): Promise<LapsedRelease | null> {
+    // The lapsed ones, picked out by the database; then each removed while still lapsed.
+    const [found] = await this.licenses
+      .aggregate<{ lapsed: ActivationRecord[] }>([
+        { $match: { license_key: licenseKey } },
+        {
+          $project: {
+            _id: 0,
+            lapsed: {
+              $filter: {
+                input: '$activations',
+                cond: {
+                  $and: [
+                    { $ne: [{ $ifNull: ['$$this.lease_expires_at', null] }, null] },
+                    { $lte: ['$$this.lease_expires_at', now] },
+                  ],
+                },
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
+    if (!found) return null;
+    const released: ActivationRecord[] = [];
+    let after: LicenseDocument | null = null;
+    for (const stored of found.lapsed) {
+      const activation = activationRecord(stored);
+      const doc = await this.licenses.findOneAndUpdate(
+        {
+          license_key: licenseKey,
+          activations: {
+            $elemMatch: {
+              identifier_key: activation.identifier_key,
+              lease_expires_at: { $lte: now },
+            },
+          },
+        },
+        {
+          $pull: { activations: { identifier_key: activation.identifier_key } },
+          $inc: {
+            [activation.exempt ? 'exempt_used' : 'activations_used']: -1,
+            activations_bytes: -activationBytes(activation),
+          },
+          $set: { updated_at: now },
+        },
+        { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
+      );
+      if (doc) {
+        released.push(activation);
+        after = doc;
+      }
+    }
+    const license = after ? licenseRecord(after) : await this.findByKey(licenseKey);
+    return license && { license, released };
+  }
+
+  async withLapsedActivations({ now, limit }: { now: Date; limit: number }): Promise<string[]> {
+    const found = await this.licenses
+      .find({ 'activations.lease_expires_at': { $lte: now } }, { projection: { license_key: 1 } })
+      .limit(limit)
+      .toArray();
+    return found.map((doc) => doc.license_key);
+  }
+
+  /** Spec 3.3 with leases: a plan without one leaves no activation that lapses. */
+  private async clearLeases(licenseKey: string): Promise<void> {
+    const [found] = await this.licenses
+      .aggregate<{ leased: ActivationRecord[] }>([
+        { $match: { license_key: licenseKey } },
+        {
+          $project: {
+            _id: 0,
+            leased: {
+              $filter: {
+                input: '$activations',
+                cond: { $ne: [{ $ifNull: ['$$this.lease_expires_at', null] }, null] },
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
+    for (const activation of found?.leased ?? []) {
+      await this.licenses.updateOne(
+        {
+          license_key: licenseKey,
+          lease_seconds: null,
+          'activations.identifier_key': activation.identifier_key,
+        },
+        { $set: { 'activations.$.lease_expires_at': null } },
+      );
+    }
   }
 
   async recordCheckout({
@@ -419,7 +591,7 @@ export class MongoLicenseStore implements LicenseStore {
         license_key: licenseKey,
         status: 'active',
         $or: [{ expires_at: null }, { expires_at: { $gt: at } }],
-        'activations.identifier_key': identifierKey(identifier),
+        activations: { $elemMatch: liveActivation(identifierKey(identifier), at) },
       },
       { $set: { 'activations.$.last_checkout_at': at, updated_at: at } },
     );
@@ -442,7 +614,7 @@ export class MongoLicenseStore implements LicenseStore {
         const key = identifierKeys[type];
         return key === undefined
           ? []
-          : [{ activation_type: type, 'activations.identifier_key': key }];
+          : [{ activation_type: type, activations: { $elemMatch: liveActivation(key, at) } }];
       });
     }
     const doc = await this.licenses.findOneAndUpdate(
@@ -508,6 +680,7 @@ export class MongoLicenseStore implements LicenseStore {
       { $set: { ...planFields(plan), pending_plan_id: null, updated_at: now } },
       { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
+    if (doc && plan.lease_seconds === null) await this.clearLeases(licenseKey);
     return doc && licenseRecord(doc);
   }
 
@@ -556,6 +729,7 @@ export class MongoLicenseStore implements LicenseStore {
       { $set: set },
       { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
+    if (doc && plan?.lease_seconds === null) await this.clearLeases(licenseKey);
     return doc && licenseRecord(doc);
   }
 
@@ -600,6 +774,9 @@ function planFields(plan: PlanTerms) {
     plan_id: plan.id,
     activation_type: plan.activation_type,
     activation_limit: plan.activation_limit,
+    lease_seconds: plan.lease_seconds,
+    exempt_identifiers: plan.exempt_identifiers,
+    exempt_limit: plan.exempt_limit,
   };
 }
 
@@ -637,6 +814,15 @@ class MongoPlanStore implements PlanStore {
 
   async list(): Promise<PlanRecord[]> {
     return (await this.Plan.find().sort({ _id: 1 }).lean<PlanDocument[]>()).map(planRecord);
+  }
+
+  async update({ id, changes }: { id: number; changes: PlanChanges }): Promise<PlanRecord | null> {
+    const doc = await this.Plan.findByIdAndUpdate(
+      id,
+      { $set: setOf(changes) },
+      { returnDocument: 'after' },
+    ).lean<PlanDocument>();
+    return doc && planRecord(doc);
   }
 }
 

@@ -19,6 +19,10 @@ export interface LicenseState {
   activation_type: ActivationType;
   activation_limit: number;
   activations_used: number;
+  /** Patterns of identifiers that take no slot, and how many such activations it may hold. */
+  exempt_identifiers: readonly string[];
+  exempt_limit: number;
+  exempt_used: number;
   /** What its activations take of its stored record (stores.ts MAX_ACTIVATION_BYTES). */
   activations_bytes: number;
   /**
@@ -158,6 +162,18 @@ export function recordFull(
   return refusal(
     'ACTIVATION_LIMIT_REACHED',
     'This license holds as many activations as one license can keep; deactivate some first.',
+    { activation_limit: license.activation_limit, activations_used: license.activations_used },
+  );
+}
+
+/** Exempt identifiers: the exempt activations a license may hold are all in use. */
+export function exemptSlotsFull(
+  license: Pick<LicenseState, 'activation_limit' | 'activations_used' | 'exempt_limit'>,
+): Refusal {
+  return refusal(
+    'ACTIVATION_LIMIT_REACHED',
+    `All ${license.exempt_limit} exempt activation slots of this license (staging and local ` +
+      'sites, which take no slot of the limit) are in use.',
     { activation_limit: license.activation_limit, activations_used: license.activations_used },
   );
 }

@@ -1,5 +1,6 @@
 import type { TaskName } from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
+import type { LicenseEvents } from './events.js';
 import type { BeforeEachWrite, LicenseStores, TaskRunRecord } from './stores.js';
 
 /** Spec 2.5 and 8: rejected-attempt rows untouched for 90 days are removed. */
@@ -8,18 +9,60 @@ export const REJECTED_ATTEMPT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 /** The stores the tasks work on. */
 export type TaskStores = Pick<LicenseStores, 'licenses' | 'rejectedAttempts'>;
 
+/** What a task works with: the stores, and where its domain events go. */
+export interface TaskDeps {
+  stores: TaskStores;
+  events: LicenseEvents;
+}
+
+/** How many licenses the lease task takes at a time. */
+const LAPSED_BATCH = 200;
+
 /**
  * Spec 3.1: an active license whose expiry date has passed becomes `expired`. Until this runs,
  * validate and the update check already report `expired` (rules.ts `effectiveStatus`). One
  * update whose condition is the rule itself, so a license renewed meanwhile is left alone and a
  * run cut short is simply done again.
  */
-export async function expireLicenses(stores: TaskStores, now: Date): Promise<number> {
+export async function expireLicenses({ stores }: TaskDeps, now: Date): Promise<number> {
   return stores.licenses.expirePastDue(now);
 }
 
+/**
+ * Leases (docs/api-decisions.md): removes the activations whose lease ran out at `now`, each an
+ * `activation.deleted` event with the source `lease`. They already count for nothing (every
+ * rule and answer leaves a lapsed activation out); this takes them off the record. Each removal
+ * is conditional on the activation still being lapsed, so a renewal meanwhile keeps it and
+ * replicas running it at once remove each once.
+ */
+export async function releaseLapsedActivations(
+  { stores, events }: TaskDeps,
+  now: Date,
+): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const keys = await stores.licenses.withLapsedActivations({ now, limit: LAPSED_BATCH });
+    let batch = 0;
+    for (const licenseKey of keys) {
+      const lapsed = await stores.licenses.releaseLapsed({ licenseKey, now });
+      for (const activation of lapsed?.released ?? []) {
+        events.activationDeleted({
+          license_key: licenseKey,
+          identifier: activation.identifier,
+          source: 'lease',
+          at: now,
+        });
+        batch++;
+      }
+    }
+    removed += batch;
+    // A short batch was the last; one that removed nothing cannot make progress.
+    if (keys.length < LAPSED_BATCH || batch === 0) return removed;
+  }
+}
+
 /** Spec 2.5: removes the rejected-attempt rows whose last try is 90 days old or older. */
-export async function pruneRejectedAttempts(stores: TaskStores, now: Date): Promise<number> {
+export async function pruneRejectedAttempts({ stores }: TaskDeps, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - REJECTED_ATTEMPT_RETENTION_MS);
   return stores.rejectedAttempts.pruneUntouchedSince(cutoff);
 }
@@ -30,6 +73,8 @@ export interface ScheduleSettings {
   enabled: boolean;
   /** How often the expiry task runs (Agenda interval: `1 minute`, `15 minutes`, ...). */
   expiryEvery: string;
+  /** How often lapsed activations are removed. */
+  leaseEvery: string;
   /** How often stale rejected attempts are pruned. */
   pruneEvery: string;
   /** How often each replica looks for due tasks. */
@@ -44,6 +89,7 @@ export interface ScheduleSettings {
 /** The scheduler's (Agenda's) names of the recurring jobs. */
 export const TASK_EXPIRE_LICENSES = 'license.expire-licenses';
 export const TASK_PRUNE_REJECTED_ATTEMPTS = 'license.prune-rejected-attempts';
+export const TASK_RELEASE_LAPSED_ACTIVATIONS = 'license.release-lapsed-activations';
 
 export interface ScheduledTaskDefinition {
   /** The name of its recurring job in the scheduler. */
@@ -51,7 +97,7 @@ export interface ScheduledTaskDefinition {
   /** How often it runs, as configured for this process. */
   interval(settings: ScheduleSettings): string;
   /** One run at `now`: how many records it changed. */
-  run(stores: TaskStores, now: Date): Promise<number>;
+  run(deps: TaskDeps, now: Date): Promise<number>;
   /** What the log says after a run that changed something. */
   done: string;
 }
@@ -73,6 +119,12 @@ export const scheduledTasks: Readonly<Record<TaskName, ScheduledTaskDefinition>>
     run: pruneRejectedAttempts,
     done: 'stale rejected attempts removed',
   },
+  'activation-lease-release': {
+    jobName: TASK_RELEASE_LAPSED_ACTIVATIONS,
+    interval: (settings) => settings.leaseEvery,
+    run: releaseLapsedActivations,
+    done: 'lapsed activations removed',
+  },
 };
 
 /**
@@ -84,12 +136,14 @@ export const scheduledTasks: Readonly<Record<TaskName, ScheduledTaskDefinition>>
 export async function runScheduledTask({
   name,
   stores,
+  events,
   trigger,
   now,
   beforeEachWrite = () => {},
 }: {
   name: TaskName;
   stores: TaskStores & Pick<LicenseStores, 'taskRuns'>;
+  events: LicenseEvents;
   trigger: TaskRunRecord['trigger'];
   now: Date;
   beforeEachWrite?: BeforeEachWrite;
@@ -97,7 +151,7 @@ export async function runScheduledTask({
   let affected: number;
   try {
     beforeEachWrite();
-    affected = await scheduledTasks[name].run(stores, now);
+    affected = await scheduledTasks[name].run({ stores, events }, now);
   } catch (error) {
     try {
       beforeEachWrite();

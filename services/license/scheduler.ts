@@ -3,6 +3,7 @@ import { Agenda } from 'agenda';
 import type { Connection } from 'mongoose';
 import { taskNames } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import type { LicenseEvents } from './events.js';
 import { SCHEDULED_TASKS_COLLECTION } from './models.js';
 import {
   runScheduledTask,
@@ -21,6 +22,7 @@ import type { LicenseStores } from './stores.js';
 export async function startScheduler(deps: {
   db: Connection;
   stores: TaskStores & Pick<LicenseStores, 'taskRuns'>;
+  events: LicenseEvents;
   logger: Logger;
   settings: ScheduleSettings;
 }): Promise<{ stop(): Promise<void> }> {
@@ -45,6 +47,7 @@ export async function startScheduler(deps: {
         const changed = await runScheduledTask({
           name,
           stores: deps.stores,
+          events: deps.events,
           trigger: 'scheduled',
           now: new Date(),
         });

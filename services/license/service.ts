@@ -9,6 +9,7 @@ import {
 } from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createLicenseHandlers } from './handlers.js';
+import { loggedEvents } from './events.js';
 import { openMongoStores } from './mongo-stores.js';
 import { startScheduler } from './scheduler.js';
 
@@ -17,6 +18,7 @@ export const licenseSettings = [
   'PRODUCT_CACHE_TTL_MS',
   'SCHEDULED_TASKS',
   'EXPIRY_TASK_EVERY',
+  'LEASE_TASK_EVERY',
   'PRUNE_TASK_EVERY',
   'SCHEDULER_POLL_EVERY',
   'SCHEDULED_TASK_TIMEOUT',
@@ -45,6 +47,7 @@ export async function licenseFromConfig(
   const stores = await openMongoStores(deps.db);
   const products = new CatalogProducts(deps.transport, config.PRODUCT_CACHE_TTL_MS);
   await products.start();
+  const events = loggedEvents(deps.logger);
   await deps.transport.serve(
     'license',
     createLicenseHandlers({
@@ -52,11 +55,13 @@ export async function licenseFromConfig(
       products,
       clock: () => new Date(),
       schedule,
+      events,
     }),
   );
   const scheduler = await startScheduler({
     db: deps.db,
     stores,
+    events,
     logger: deps.logger,
     settings: schedule,
   });

@@ -19,6 +19,12 @@ export interface PlanRecord {
   name: string;
   activation_type: ActivationType;
   activation_limit: number;
+  /** Seconds an activation lives unless renewed; null: no lease (docs/api-decisions.md). */
+  lease_seconds: number | null;
+  /** Patterns of identifiers that take no slot, stored normalised (exempt-identifiers.ts). */
+  exempt_identifiers: string[];
+  /** How many exempt activations a license may hold. */
+  exempt_limit: number;
   created_at: Date;
 }
 
@@ -49,6 +55,13 @@ export interface ActivationRecord {
   activated_at: Date;
   /** When the last license file was issued for it (checkout); null when none was. */
   last_checkout_at: Date | null;
+  /**
+   * When it lapses unless renewed (its license's `lease_seconds` after it was made or last
+   * renewed); null when it has no lease. A lapsed activation is gone for every rule at once.
+   */
+  lease_expires_at: Date | null;
+  /** It matched an exempt pattern of its license when made: it takes no slot. */
+  exempt: boolean;
 }
 
 export interface LicenseRecord {
@@ -61,11 +74,17 @@ export interface LicenseRecord {
   next_payment_at: Date | null;
   activation_type: ActivationType;
   activation_limit: number;
+  /** Taken from the plan with the limit and the type (spec 3.3): see PlanRecord. */
+  lease_seconds: number | null;
+  exempt_identifiers: string[];
+  exempt_limit: number;
   /**
    * The slots in use (spec 4.1's `activations_used`): its activations, counted as they are
    * claimed and released, so that neither the rules nor the answers need to read them all.
    */
   activations_used: number;
+  /** Its exempt activations, which take no slot, counted as the others are. */
+  exempt_used: number;
   /**
    * What its activations take of its stored record (mongo-stores.ts `activationBytes`): a
    * license's activations are kept with it, so they are bounded by MAX_ACTIVATION_BYTES.
@@ -92,6 +111,7 @@ export interface RejectedAttemptRecord {
 export type NewLicense = Omit<
   LicenseRecord,
   | 'activations_used'
+  | 'exempt_used'
   | 'activations_bytes'
   | 'last_check_at'
   | 'last_check_ip'
@@ -106,13 +126,35 @@ export type NewLicense = Omit<
  */
 export type NewActivation = Omit<ActivationRecord, 'identifier_key' | 'last_checkout_at'>;
 
+/** An activation that lapsed and was removed (its lease ran out), with its license after. */
+export interface LapsedRelease {
+  license: LicenseRecord;
+  released: ActivationRecord[];
+}
+
 /** What an admin may change on a license (spec 3.3). */
 export type LicenseChanges = Partial<
   Pick<LicenseRecord, 'status' | 'expires_at' | 'activation_limit'>
 >;
 
-/** Spec 3.3: what a license takes from a plan applied to it: the plan, its limit and its type. */
-export type PlanTerms = Pick<PlanRecord, 'id' | 'activation_type' | 'activation_limit'>;
+/**
+ * Spec 3.3: what a license takes from a plan applied to it: the plan, its limit and its type,
+ * and its lease and exemption settings with them.
+ */
+export type PlanTerms = Pick<
+  PlanRecord,
+  | 'id'
+  | 'activation_type'
+  | 'activation_limit'
+  | 'lease_seconds'
+  | 'exempt_identifiers'
+  | 'exempt_limit'
+>;
+
+/** What an admin may change of a plan. */
+export type PlanChanges = Partial<
+  Pick<PlanRecord, 'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit'>
+>;
 
 /** Spec 3.3: what a renewal writes (rules.ts `decideRenewal` decides it). */
 export interface LicenseRenewal {
@@ -204,9 +246,10 @@ export interface LicenseStore {
 
   /**
    * Spec 3.2: takes a slot in one atomic conditional update. It happens only while the license
-   * is active and unexpired at `now`, the identifier is not activated on it, fewer slots are used
-   * than its limit (or the limit is 0), and its activations fit in its record (MAX_ACTIVATION_BYTES),
-   * so concurrent claims never exceed the limit. The license and the activation after the claim,
+   * is active and unexpired at `now`, the identifier is not activated on it (a lapsed activation
+   * of it is replaced), fewer slots are used than its limit (or the limit is 0) or, for an exempt
+   * activation, fewer exempt ones than its `exempt_limit`, and its activations fit in its record
+   * (MAX_ACTIVATION_BYTES), so concurrent claims never exceed the limit. The license and the activation after the claim,
    * or null when any condition no longer holds.
    */
   claimSlot(claim: {
@@ -225,6 +268,28 @@ export interface LicenseStore {
     activation: ActivationRecord;
     now: Date;
   }): Promise<{ license: LicenseRecord; released: ActivationRecord } | null>;
+
+  /**
+   * Renews the lease of an activation that has not lapsed at `now` (activate or validate with its
+   * identifier): it then lapses at `until`. Whether it was renewed.
+   */
+  renewLease(renewal: {
+    licenseKey: string;
+    identifierKey: string;
+    now: Date;
+    until: Date;
+  }): Promise<boolean>;
+
+  /**
+   * Removes the activations of a license whose lease ran out at `now` or before, each in one
+   * atomic update that frees its slot only while it is still lapsed (a renewal meanwhile keeps
+   * it), so that concurrent calls remove each once. The license after and what this call removed
+   * (nothing when none had lapsed); null for an unknown license.
+   */
+  releaseLapsed(release: { licenseKey: string; now: Date }): Promise<LapsedRelease | null>;
+
+  /** Keys of licenses with an activation lapsed at `now`, at most `limit` of them. */
+  withLapsedActivations(query: { now: Date; limit: number }): Promise<string[]>;
 
   /**
    * A license file issued for an activation (checkout): sets its `last_checkout_at` to `at`, if the
@@ -312,6 +377,9 @@ export interface PlanStore {
   }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }>;
 
   find(id: number): Promise<PlanRecord | null>;
+
+  /** Changes what an admin may change of a plan. The plan after, or null when unknown. */
+  update(update: { id: number; changes: PlanChanges }): Promise<PlanRecord | null>;
 
   /** Every plan, by id. */
   list(): Promise<PlanRecord[]>;

@@ -33,6 +33,9 @@ export function planView(plan: PlanRecord): Plan {
     name: plan.name,
     activation_type: plan.activation_type,
     activation_limit: plan.activation_limit,
+    lease_seconds: plan.lease_seconds,
+    exempt_identifiers: [...plan.exempt_identifiers],
+    exempt_limit: plan.exempt_limit,
     created_at: plan.created_at.toISOString(),
   };
 }
@@ -43,12 +46,15 @@ export function activationResultView({
   product,
   planName,
   identifier,
+  leaseExpiresAt,
   now,
 }: {
   license: LicenseRecord;
   product: LicensedProduct;
   planName: string;
   identifier: string;
+  /** The activation's lease end; null without a lease (and for deactivate). */
+  leaseExpiresAt: Date | null;
   now: Date;
 }): ActivationResult {
   return {
@@ -61,6 +67,7 @@ export function activationResultView({
     activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
     identifier,
+    lease_expires_at: iso(leaseExpiresAt),
   };
 }
 
@@ -75,7 +82,7 @@ function reportedLicense({
   product: LicensedProduct;
   planName: string;
   report: { valid: boolean; status: LicenseStatus };
-}): Omit<ValidationResult, 'identifier_activated'> {
+}): Omit<ValidationResult, 'identifier_activated' | 'lease_expires_at'> {
   return {
     valid: report.valid,
     status: report.status,
@@ -93,11 +100,14 @@ function reportedLicense({
 export function validationView(
   reported: Parameters<typeof reportedLicense>[0] & {
     report: Extract<ValidationDecision, { outcome: 'report' }>;
+    /** The lease this validation renewed; null when none was. */
+    leaseExpiresAt: Date | null;
   },
 ): ValidationResult {
   return {
     ...reportedLicense(reported),
     identifier_activated: reported.report.identifierActivated,
+    lease_expires_at: iso(reported.leaseExpiresAt),
   };
 }
 
@@ -137,6 +147,7 @@ export function unknownKeyView(licenseKey: string): ValidationResult {
     activations_used: 0,
     expires_at: null,
     identifier_activated: false,
+    lease_expires_at: null,
   };
 }
 
@@ -208,6 +219,10 @@ export function licenseSummaryView({
     activation_type: license.activation_type,
     activation_limit: license.activation_limit,
     activations_used: license.activations_used,
+    lease_seconds: license.lease_seconds,
+    exempt_identifiers: [...license.exempt_identifiers],
+    exempt_limit: license.exempt_limit,
+    exempt_used: license.exempt_used,
     expires_at: iso(license.expires_at),
     auto_renew: license.auto_renew,
     next_payment_at: iso(license.next_payment_at),
@@ -230,6 +245,8 @@ export function activationView(activation: ActivationRecord): Activation {
     ip: activation.ip,
     activated_at: activation.activated_at.toISOString(),
     last_checkout_at: iso(activation.last_checkout_at),
+    lease_expires_at: iso(activation.lease_expires_at),
+    exempt: activation.exempt,
   };
 }
 
@@ -289,7 +306,10 @@ export function portalLicenseView({
       identifier: a.identifier,
       name: a.name,
       activated_at: a.activated_at.toISOString(),
+      lease_expires_at: iso(a.lease_expires_at),
+      exempt: a.exempt,
     })),
+    lease_seconds: license.lease_seconds,
   };
 }
 

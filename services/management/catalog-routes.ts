@@ -5,6 +5,7 @@ import {
   PlanList,
   Product,
   ProductList,
+  UpdatePlanRequest,
   UpdateProductRequest,
 } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
@@ -19,6 +20,7 @@ import {
 } from './deps.js';
 
 const ProductPatch = nonEmptyPatch(UpdateProductRequest.omit({ id: true }));
+const PlanPatch = nonEmptyPatch(UpdatePlanRequest.omit({ id: true }));
 
 /** Products and bundles (spec 2.2, 2.7), owned by the update catalog; plans (spec 2.1). */
 export const catalogRoutes: readonly Route<ManagementDeps>[] = [
@@ -99,6 +101,27 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
     errors: {},
     handle: async (_input, { transport }) => ({
       data: await transport.call('license.listPlans', {}),
+    }),
+  }),
+  adminRoute({
+    method: 'patch',
+    path: `${ADMIN_BASE}/plans/:id`,
+    operationId: 'updatePlan',
+    summary:
+      "Change a plan's name, lease or exempt identifiers. Licenses take them when issued on " +
+      'the plan or moved to it (spec 3.3), not before; at least one field must be sent.',
+    tag: 'Plans',
+    params: IdPath,
+    body: PlanPatch,
+    success: { status: 200, description: 'The changed plan.', data: Plan },
+    errors: {
+      400: adminErrors[400](
+        'A field that fails validation, or an exempt pattern the plan cannot match.',
+      ),
+      404: adminErrors[404](),
+    },
+    handle: async ({ params, body }, { transport }) => ({
+      data: await transport.call('license.updatePlan', { ...params, ...body }),
     }),
   }),
   adminRoute({

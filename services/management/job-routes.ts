@@ -36,7 +36,8 @@ export const jobRoutes: readonly Route<ManagementDeps>[] = [
     operationId: 'runJob',
     summary:
       'Run a scheduled task now (license-expiry: active licenses past their date become ' +
-      'expired; rejected-attempt-pruning: rows untouched for 90 days go) and see what it did.',
+      'expired; rejected-attempt-pruning: rows untouched for 90 days go; ' +
+      'activation-lease-release: activations whose lease ran out are removed) and see what it did.',
     tag: 'Jobs',
     params: TaskPath,
     success: { status: 200, description: 'The run.', data: TaskRun },

@@ -49,7 +49,15 @@ describe('npx licensing from the repository root', () => {
     const help = await npx(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: licensing <command> [options]');
-    for (const command of ['checkout', 'verify FILE', 'keys', '--keys FILE', '--offline-grace']) {
+    for (const command of [
+      'checkout',
+      'verify FILE',
+      'keys',
+      'heartbeat',
+      '--keys FILE',
+      '--offline-grace',
+      '--keep-alive',
+    ]) {
       expect(help.stdout).toContain(command);
     }
     // Exactly what the source prints, so a stale build cannot be what ran.

@@ -174,9 +174,18 @@ function storeWithLicense(status: string) {
   };
   return serve((_req, res, { path }) => {
     if (path.endsWith('/licenses/validate')) {
-      sendJson(res, 200, { data: { ...license, valid: false, identifier_activated: true } });
+      sendJson(res, 200, {
+        data: { ...license, valid: false, identifier_activated: true, lease_expires_at: null },
+      });
     } else if (path.endsWith('/licenses/deactivate')) {
-      sendJson(res, 200, { data: { ...license, activations_used: 0, identifier: 'example.com' } });
+      sendJson(res, 200, {
+        data: {
+          ...license,
+          activations_used: 0,
+          identifier: 'example.com',
+          lease_expires_at: null,
+        },
+      });
     } else {
       sendJson(res, 200, {
         data: {

@@ -320,12 +320,13 @@ export type Checks = [
   Expect<Same<ActivationData, {
     status: Status; license_key: string; product: string; plan: string;
     activation_type: ActivationType; activation_limit: number; activations_used: number;
-    expires_at: string | null; identifier: string;
+    expires_at: string | null; identifier: string; lease_expires_at: string | null;
   }>>,
   Expect<Same<ValidationData, {
     valid: boolean; status: Status | 'invalid'; license_key: string; product: string | null;
     plan: string | null; activation_type: ActivationType | null; activation_limit: number;
     activations_used: number; expires_at: string | null; identifier_activated: boolean;
+    lease_expires_at: string | null;
   }>>,
   Expect<Same<UpdateInfo, {
     update_available: true; name: string; version: string; download_url: string | null;

@@ -222,6 +222,7 @@ export const UNKNOWN_KEY = {
   activations_used: 0,
   expires_at: null,
   identifier_activated: false,
+  lease_expires_at: null,
 };
 
 /**
@@ -388,6 +389,14 @@ export interface SignedStore extends LocalServer {
   retryAfter?: string;
   /** The package the update check names (size, SHA-256). */
   file: Buffer;
+  /**
+   * The plan's lease, in milliseconds (the server's `lease_seconds`, finer for short tests): an
+   * activation lapses this long after it was activated or last validated with its identifier.
+   * Undefined: no lease (`lease_expires_at` null).
+   */
+  leaseMs?: number;
+  /** Milliseconds every answer waits before it is sent: a slow server. */
+  latency?: number;
   /** What the download endpoint serves instead, with its own checksum header: a swapped package. */
   servedFile?: Buffer;
 }
@@ -401,6 +410,8 @@ export interface SignedStoreOptions {
   ttl?: number;
   /** The package of the update check and the download endpoint (default 10 bytes). */
   file?: Buffer;
+  /** The plan's lease in milliseconds (`SignedStore.leaseMs`). */
+  leaseMs?: number;
 }
 
 /**
@@ -423,15 +434,42 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
       expires_at: license?.expires_at ?? null,
     };
   };
-  // Read at each request: the test changes `script`, `mode`, `retryAfter` and `servedFile`.
+  // When each leased activation lapses, by license key and identifier.
+  const leases = new Map<string, number>();
+  const leaseOf = (licenseKey: string, identifier: string) => `${licenseKey}\n${identifier}`;
+  /** Starts or renews the lease of an activation; its end as the answer's `lease_expires_at`. */
+  const renew = (licenseKey: string, identifier: string): string | null => {
+    if (store.leaseMs === undefined) return null;
+    const until = Date.now() + store.leaseMs;
+    leases.set(leaseOf(licenseKey, identifier), until);
+    return new Date(until).toISOString();
+  };
+  /** A lapsed activation is gone, as if deactivated. */
+  const lapse = (licenseKey: string) => {
+    const activated = licenses[licenseKey]?.activated ?? [];
+    for (const identifier of [...activated]) {
+      const until = leases.get(leaseOf(licenseKey, identifier));
+      if (until !== undefined && until <= Date.now()) {
+        activated.splice(activated.indexOf(identifier), 1);
+        leases.delete(leaseOf(licenseKey, identifier));
+      }
+    }
+  };
+  // Read at each request: the test changes `script`, `mode`, `retryAfter`, `servedFile`,
+  // `leaseMs` and `latency`.
   const control = {
     key,
     script: [] as Misbehaviour[],
     mode: 'ok' as Misbehaviour,
     file: options.file ?? packageBytes(10),
+    leaseMs: options.leaseMs,
   };
   const store = control as SignedStore;
   const server = await serve((req, res, recorded) => {
+    if (store.latency) setTimeout(() => answer(req, res, recorded), store.latency);
+    else answer(req, res, recorded);
+  });
+  function answer(req: IncomingMessage, res: ServerResponse, recorded: Recorded) {
     const signed = (status: number, body: unknown, headers: Record<string, string> = {}) =>
       sendSigned(req, res, status, body, key, {}, headers);
     const refuse = (status: number, code: string) =>
@@ -461,6 +499,7 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
     const licenseKey = fields.get('license_key') ?? recorded.query.get('license_key') ?? '';
     const identifier = (fields.get('identifier') ?? '').replace(/^https?:\/\/(www\.)?/, '');
     const license = licenses[licenseKey];
+    lapse(licenseKey);
     const path = recorded.path.slice(API.length);
     let status = 200;
     let body: unknown;
@@ -478,12 +517,15 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
       res.end(served);
       return;
     } else if (path === '/licenses/validate') {
+      const activated =
+        fields.get('identifier') !== null && (license?.activated ?? []).includes(identifier);
       body = {
         data: {
           ...state(licenseKey),
           valid: license !== undefined && (license.status ?? 'active') === 'active',
-          identifier_activated:
-            fields.get('identifier') === null || (license?.activated ?? []).includes(identifier),
+          identifier_activated: fields.get('identifier') === null || activated,
+          // Validate with an activated identifier renews its lease.
+          lease_expires_at: activated ? renew(licenseKey, identifier) : null,
           ...(license === undefined && UNKNOWN_KEY),
           ...(license === undefined && { license_key: licenseKey }),
         },
@@ -497,8 +539,10 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
       if (path === '/licenses/deactivate') {
         if (!activated.includes(identifier)) return refuse(404, 'ACTIVATION_NOT_FOUND');
         activated.splice(activated.indexOf(identifier), 1);
+        leases.delete(leaseOf(licenseKey, identifier));
       }
-      body = { data: { ...state(licenseKey), identifier } };
+      const lease = path === '/licenses/activate' ? renew(licenseKey, identifier) : null;
+      body = { data: { ...state(licenseKey), identifier, lease_expires_at: lease } };
     } else if (path === '/licenses/checkout') {
       if (license === undefined) return refuse(403, 'LICENSE_INVALID');
       if (Number(fields.get('product_id')) !== options.productId) {
@@ -550,12 +594,19 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
         req,
         res,
         200,
-        { data: { ...state(licenseKey), valid: true, identifier_activated: true } },
+        {
+          data: {
+            ...state(licenseKey),
+            valid: true,
+            identifier_activated: true,
+            lease_expires_at: null,
+          },
+        },
         { ...key, jwk: { ...key.jwk, kid: 'not-a-pinned-key' } },
       );
     }
     signed(status, body);
-  });
+  }
   // The test's handle is `control` itself, with the server's url, requests and close.
   return Object.assign(control, server);
 }

@@ -38,6 +38,7 @@ const VALID = {
   activations_used: 1,
   expires_at: null,
   identifier_activated: true,
+  lease_expires_at: null,
 };
 
 let key: SigningKey;

@@ -35,6 +35,7 @@ describe('spec 4.1 activate through the client', () => {
         activations_used: 1,
         expires_at: null,
         identifier: 'example.com',
+        lease_expires_at: null,
       },
       message: '',
       code: '',

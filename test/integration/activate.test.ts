@@ -33,6 +33,7 @@ describe('spec 4.1 POST /licenses/activate', () => {
         activations_used: 1,
         expires_at: null,
         identifier: 'example.com',
+        lease_expires_at: null,
       },
     });
   });

@@ -30,6 +30,7 @@ describe('spec 4.3 POST /licenses/deactivate', () => {
         activations_used: 0,
         expires_at: null,
         identifier: 'example.com',
+        lease_expires_at: null,
       },
     });
     const next = await system.post('activate', { license_key: key, identifier: 'new.com' });

@@ -286,7 +286,11 @@ describe('spec 3.1 and 2.5: the scheduled tasks, run on demand', () => {
       interval: string;
       last_run: unknown;
     }>;
-    expect(tasks.map((t) => t.name).sort()).toEqual(['license-expiry', 'rejected-attempt-pruning']);
+    expect(tasks.map((t) => t.name).sort()).toEqual([
+      'activation-lease-release',
+      'license-expiry',
+      'rejected-attempt-pruning',
+    ]);
     expect(tasks.find((t) => t.name === 'license-expiry')).toMatchObject({
       interval: system.config.EXPIRY_TASK_EVERY,
       last_run: { trigger: 'on-demand', affected: expect.any(Number), error: null },
@@ -384,8 +388,15 @@ describe("spec 1 and 2.3: the customer portal's data", () => {
       next_payment_at: null,
       products: items.map((item) => ({ id: item.id, title: item.title })),
       activations: [
-        { identifier: 'portal.example', name: 'Main shop', activated_at: expect.any(String) },
+        {
+          identifier: 'portal.example',
+          name: 'Main shop',
+          activated_at: expect.any(String),
+          lease_expires_at: null,
+          exempt: false,
+        },
       ],
+      lease_seconds: null,
     });
   });
 

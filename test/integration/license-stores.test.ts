@@ -12,12 +12,13 @@ import {
 } from '../../services/license/mongo-stores.js';
 import type { LicenseStores } from '../../services/license/stores.js';
 import { ownDatabase } from '../support/databases.js';
-import { describeLicenseStores } from '../support/license-store-contract.js';
+import { describeLeaseStores } from '../support/lease-store-contract.js';
+import { describeLicenseStores, type OpenStores } from '../support/license-store-contract.js';
 
 const openDatabase = () => ownDatabase('license');
 
 // The license service's MongoDB stores, each group on a database of its own, dropped after.
-describeLicenseStores('MongoDB stores', async () => {
+const openMongo: OpenStores = async () => {
   const db = await openDatabase();
   return {
     stores: await openMongoStores(db),
@@ -41,7 +42,10 @@ describeLicenseStores('MongoDB stores', async () => {
         );
     },
   };
-});
+};
+
+describeLicenseStores('MongoDB stores', openMongo);
+describeLeaseStores('MongoDB stores', openMongo);
 
 describe('MongoDB stores: the stored documents', () => {
   let db: Connection;
@@ -119,6 +123,8 @@ describe('MongoDB stores: the stored documents', () => {
       ip: '192.0.2.1',
       activated_at: at,
       last_checkout_at: null,
+      lease_expires_at: null,
+      exempt: false,
     }));
     await db.collection('licenses').insertOne({
       license_key: licenseKey,
@@ -150,7 +156,14 @@ describe('MongoDB stores: the stored documents', () => {
     expect(
       await reopened.licenses.claimSlot({
         licenseKey,
-        activation: { identifier: 'c.example', name: null, ip: '', activated_at: at },
+        activation: {
+          identifier: 'c.example',
+          name: null,
+          ip: '',
+          activated_at: at,
+          lease_expires_at: null,
+          exempt: false,
+        },
         now: at,
       }),
     ).toBeNull();

@@ -68,6 +68,12 @@ describe('scheduled tasks listed with SCHEDULED_TASKS=off', () => {
       expect((await system.transport.call('license.listTasks', {})).tasks).toEqual([
         { name: 'license-expiry', interval: '1 minute', last_run: null, next_run_at: null },
         { name: 'rejected-attempt-pruning', interval: '1 hour', last_run: null, next_run_at: null },
+        {
+          name: 'activation-lease-release',
+          interval: '1 minute',
+          last_run: null,
+          next_run_at: null,
+        },
       ]);
       expect(
         await system.transport.call('license.runTask', { name: 'license-expiry' }),

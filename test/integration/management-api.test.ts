@@ -315,6 +315,9 @@ describe('plans (spec 2.1)', () => {
       name,
       activation_type: 'seat',
       activation_limit: 0,
+      lease_seconds: null,
+      exempt_identifiers: [],
+      exempt_limit: 3,
       created_at: expect.any(String),
     });
     expect(res.headers.location).toBe(`${BASE}/plans/${res.body.data.id}`);
@@ -384,6 +387,10 @@ describe('licenses: create', () => {
       activation_type: 'instance',
       activation_limit: 7,
       activations_used: 0,
+      lease_seconds: null,
+      exempt_identifiers: [],
+      exempt_limit: 3,
+      exempt_used: 0,
       expires_at: null,
       auto_renew: false,
       next_payment_at: null,
@@ -469,6 +476,10 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         'activation_type',
         'activation_limit',
         'activations_used',
+        'lease_seconds',
+        'exempt_identifiers',
+        'exempt_limit',
+        'exempt_used',
         'expires_at',
         'last_check_at',
         'last_check_ip',
@@ -503,6 +514,8 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         ip: '127.0.0.1',
         activated_at: expect.any(String),
         last_checkout_at: null,
+        lease_expires_at: null,
+        exempt: false,
       },
     ]);
     expect(Date.parse(shown.activations[0]!.activated_at)).toBeGreaterThanOrEqual(before - 1000);
@@ -725,6 +738,8 @@ describe('activations: admin Add (spec 3.2)', () => {
         ip: '',
         activated_at: expect.any(String),
         last_checkout_at: null,
+        lease_expires_at: null,
+        exempt: false,
       },
     ]);
   });

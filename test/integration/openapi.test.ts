@@ -659,6 +659,13 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', PLAN, 200, { params: { id } });
     await admin('get', PLAN, 400, { params: { id: '0' } });
     await admin('get', PLAN, 404, { params: { id: UNKNOWN } });
+    await admin('patch', PLAN, 200, {
+      params: { id },
+      body: { lease_seconds: 3600, exempt_identifiers: ['ci-agent.*'] },
+    });
+    await admin('patch', PLAN, 400, { params: { id }, body: { exempt_identifiers: ['*'] } });
+    await admin('patch', PLAN, 400, { params: { id }, body: {} });
+    await admin('patch', PLAN, 404, { params: { id: UNKNOWN }, body: { name: 'x' } });
   });
 
   test('admin licenses: create, detail with activations and rejected attempts, patch', async () => {

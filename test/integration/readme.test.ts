@@ -131,6 +131,10 @@ describe('README: the walk-through runs as written', () => {
     expect(run.stdout).toMatch(
       /"rejected_attempts":\[\{"identifier":"shop\.example\.org","tries":1/,
     );
+    // Step 6: a lease renewed by the command line, and a staging site that takes no slot.
+    expect(run.stdout).toMatch(/Lease: renewed; ends \S+ unless renewed again/);
+    expect(run.stdout).toMatch(/"exempt_used":1/);
+    expect(run.stdout).toMatch(/"identifier":"staging\.shop\.example"/);
   }, 240_000);
 });
 

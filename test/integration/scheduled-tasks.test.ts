@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { recordedEvents } from '../support/license-handler-harness.js';
 import {
   licenseCollection,
   licenseModels,
@@ -12,6 +13,7 @@ import {
   REJECTED_ATTEMPT_RETENTION_MS,
   TASK_EXPIRE_LICENSES,
   TASK_PRUNE_REJECTED_ATTEMPTS,
+  TASK_RELEASE_LAPSED_ACTIVATIONS,
   expireLicenses,
   pruneRejectedAttempts,
   type TaskStores,
@@ -60,7 +62,9 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
     const suspended = await system.license({ status: 'suspended', expires_at: PAST });
     expect(await stored(due.key)).toBe('active');
 
-    expect(await expireLicenses(stores, new Date())).toBeGreaterThanOrEqual(1);
+    expect(
+      await expireLicenses({ stores, events: recordedEvents() }, new Date()),
+    ).toBeGreaterThanOrEqual(1);
     expect(await stored(due.key)).toBe('expired');
     expect(await stored(later.key)).toBe('active');
     expect(await stored(never.key)).toBe('active');
@@ -70,7 +74,7 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
   test('spec 3.1: validate reports expired before and after the task alike', async () => {
     const { key } = await system.license({ expires_at: PAST });
     const before = await system.post('validate', { license_key: key });
-    await expireLicenses(stores, new Date());
+    await expireLicenses({ stores, events: recordedEvents() }, new Date());
     const after = await system.post('validate', { license_key: key });
     expect(before.body.data).toMatchObject({ valid: false, status: 'expired' });
     expect(after.body.data).toEqual(expect.objectContaining({ valid: false, status: 'expired' }));
@@ -89,10 +93,13 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
     const rows = async () =>
       (await models.RejectedAttempt.find({ license_key: key }).lean()).map((r) => r.identifier);
 
-    await pruneRejectedAttempts(stores, new Date(now + 89 * DAY));
+    await pruneRejectedAttempts({ stores, events: recordedEvents() }, new Date(now + 89 * DAY));
     expect((await rows()).sort()).toEqual(['old.example', 'recent.example']);
 
-    await pruneRejectedAttempts(stores, new Date(now + REJECTED_ATTEMPT_RETENTION_MS + 1000));
+    await pruneRejectedAttempts(
+      { stores, events: recordedEvents() },
+      new Date(now + REJECTED_ATTEMPT_RETENTION_MS + 1000),
+    );
     expect(await rows()).toEqual(['recent.example']);
   });
 });
@@ -116,7 +123,7 @@ describe('the scheduler runs the tasks by itself (Agenda)', () => {
     await system?.stop();
   });
 
-  test('both tasks are scheduled, and an expired license is marked without any call', async () => {
+  test('every task is scheduled, and an expired license is marked without any call', async () => {
     const { key } = await system.license({ expires_at: PAST });
     let status: string | undefined;
     for (let i = 0; i < 60 && status !== 'expired'; i++) {
@@ -125,7 +132,9 @@ describe('the scheduler runs the tasks by itself (Agenda)', () => {
     }
     expect(status).toBe('expired');
     const tasks = await db.collection('scheduled_tasks').distinct('name');
-    expect(tasks.sort()).toEqual([TASK_EXPIRE_LICENSES, TASK_PRUNE_REJECTED_ATTEMPTS].sort());
+    expect(tasks.sort()).toEqual(
+      [TASK_EXPIRE_LICENSES, TASK_PRUNE_REJECTED_ATTEMPTS, TASK_RELEASE_LAPSED_ACTIVATIONS].sort(),
+    );
   });
 });
 

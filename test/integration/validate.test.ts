@@ -28,6 +28,7 @@ describe('spec 4.2 POST /licenses/validate', () => {
         activations_used: 1,
         expires_at: null,
         identifier_activated: true,
+        lease_expires_at: null,
       },
     });
   });
@@ -72,6 +73,7 @@ describe('spec 4.2 POST /licenses/validate', () => {
           activations_used: 0,
           expires_at: null,
           identifier_activated: false,
+          lease_expires_at: null,
         },
       });
     });

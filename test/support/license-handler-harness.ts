@@ -4,6 +4,7 @@ import {
   type CallContext,
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
+import type { ActivationDeleted, LicenseEvents } from '../../services/license/events.js';
 import { createLicenseHandlers } from '../../services/license/handlers.js';
 import type { ProductLookup } from '../../services/license/handler-kit.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
@@ -36,6 +37,7 @@ const products: ProductLookup = {
 export const schedule: ScheduleSettings = {
   enabled: true,
   expiryEvery: '1 minute',
+  leaseEvery: '1 minute',
   pruneEvery: '1 hour',
   pollEvery: '10 seconds',
   taskTimeoutMs: 300_000,
@@ -56,24 +58,48 @@ export const abandoned: CallContext = {
   },
 };
 
+/** A plan's settings as the contract defaults them: no lease, no exempt identifiers. */
+export const PLAN_DEFAULTS = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
+
+/** The domain events of the handlers, kept in order. */
+export function recordedEvents(): LicenseEvents & { deleted: ActivationDeleted[] } {
+  const deleted: ActivationDeleted[] = [];
+  return { deleted, activationDeleted: (event) => void deleted.push(event) };
+}
+
 export function service(options: { clock?: () => Date } = {}) {
   const clock = options.clock ?? (() => new Date(NOW));
   const stores = memoryLicenseStores();
+  const events = recordedEvents();
   const handlers = createLicenseHandlers({
     stores,
     products,
     clock,
     schedule,
+    events,
   });
 
   async function plan(
-    options: { name?: string; activation_type?: ActivationType; activation_limit?: number } = {},
+    options: {
+      name?: string;
+      activation_type?: ActivationType;
+      activation_limit?: number;
+      lease_seconds?: number | null;
+      exempt_identifiers?: string[];
+      exempt_limit?: number;
+    } = {},
   ) {
     return handlers['license.createPlan'](
       {
+        ...PLAN_DEFAULTS,
         name: options.name ?? 'Agency',
         activation_type: options.activation_type ?? 'domain',
         activation_limit: options.activation_limit ?? 3,
+        ...(options.lease_seconds === undefined ? {} : { lease_seconds: options.lease_seconds }),
+        ...(options.exempt_identifiers === undefined
+          ? {}
+          : { exempt_identifiers: options.exempt_identifiers }),
+        ...(options.exempt_limit === undefined ? {} : { exempt_limit: options.exempt_limit }),
       },
       waiting,
     );
@@ -83,6 +109,9 @@ export function service(options: { clock?: () => Date } = {}) {
     options: {
       activation_type?: ActivationType;
       activation_limit?: number;
+      lease_seconds?: number | null;
+      exempt_identifiers?: string[];
+      exempt_limit?: number;
       status?: LicenseStatus;
       expires_at?: string | null;
       product_id?: number;
@@ -122,7 +151,7 @@ export function service(options: { clock?: () => Date } = {}) {
   ) => handlers['license.deactivate']({ product_id: null, ...fields }, context);
   const detail = (key: string) => handlers['license.getLicense']({ license_key: key }, waiting);
 
-  return { stores, handlers, plan, license, activate, validate, deactivate, detail };
+  return { stores, events, handlers, plan, license, activate, validate, deactivate, detail };
 }
 
 /** The spec's code and the HTTP status the license service answers it with. */

@@ -11,9 +11,11 @@ import type {
   LicenseRenewal,
   LicenseStore,
   LicenseStores,
+  LapsedRelease,
   LicenseUpdate,
   NewActivation,
   NewLicense,
+  PlanChanges,
   PlanRecord,
   PlanStore,
   PlanTerms,
@@ -59,6 +61,10 @@ export function memoryLicenseStores(): Omit<LicenseStores, 'licenses'> & {
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 const noWriteCheck: BeforeEachWrite = () => {};
 
+/** Mirrors the MongoDB filter `{ lease_expires_at: { $not: { $lte: now } } }`: not lapsed. */
+const liveAt = (activation: ActivationRecord, now: Date) =>
+  activation.lease_expires_at === null || activation.lease_expires_at.getTime() > now.getTime();
+
 /** Mirrors the MongoDB filter `{ expires_at: null } or { expires_at: { $gt: now } }`. */
 const unexpiredAt = (license: LicenseRecord, now: Date) =>
   license.expires_at === null || license.expires_at.getTime() > now.getTime();
@@ -96,11 +102,18 @@ function matchesFilters(
 }
 
 /** Spec 3.3: a plan applied to a license sets its plan, limit and type. */
-function applyPlan(license: LicenseRecord, plan: PlanTerms): void {
+function applyPlan(license: LicenseRecord, activations: ActivationRecord[], plan: PlanTerms): void {
   license.plan_id = plan.id;
   license.activation_type = plan.activation_type;
   license.activation_limit = plan.activation_limit;
+  license.lease_seconds = plan.lease_seconds;
+  license.exempt_identifiers = [...plan.exempt_identifiers];
+  license.exempt_limit = plan.exempt_limit;
   license.pending_plan_id = null;
+  // A plan without a lease leaves no activation that lapses.
+  if (plan.lease_seconds === null) {
+    for (const activation of activations) activation.lease_expires_at = null;
+  }
 }
 
 class MemoryLicenseStore implements LicenseStore {
@@ -166,7 +179,8 @@ class MemoryLicenseStore implements LicenseStore {
       });
     }
     this.activationsOf.set(licenseKey, list);
-    license.activations_used = list.length;
+    license.activations_used = list.filter((a) => !a.exempt).length;
+    license.exempt_used = list.filter((a) => a.exempt).length;
     license.activations_bytes = list.reduce((sum, a) => sum + activationBytes(a), 0);
   }
 
@@ -189,6 +203,7 @@ class MemoryLicenseStore implements LicenseStore {
     const issued: LicenseRecord = {
       ...copy(license),
       activations_used: 0,
+      exempt_used: 0,
       activations_bytes: 0,
       last_check_at: null,
       last_check_ip: null,
@@ -223,6 +238,10 @@ class MemoryLicenseStore implements LicenseStore {
       last_checkout_at: null,
     };
     const bytes = activationBytes(recorded);
+    const slotFree = activation.exempt
+      ? license !== undefined && license.exempt_used < license.exempt_limit
+      : license !== undefined &&
+        (license.activation_limit === 0 || license.activations_used < license.activation_limit);
     if (
       !license ||
       !list ||
@@ -230,12 +249,13 @@ class MemoryLicenseStore implements LicenseStore {
       !unexpiredAt(license, now) ||
       list.some((a) => a.identifier_key === key) ||
       license.activations_bytes > MAX_ACTIVATION_BYTES - bytes ||
-      (license.activation_limit !== 0 && license.activations_used >= license.activation_limit)
+      !slotFree
     ) {
       return null;
     }
     list.push(recorded);
-    license.activations_used++;
+    if (activation.exempt) license.exempt_used++;
+    else license.activations_used++;
     license.activations_bytes += bytes;
     this.counter.writes++;
     return { license: copy(license), activation: copy(recorded) };
@@ -262,10 +282,72 @@ class MemoryLicenseStore implements LicenseStore {
       ) ?? -1;
     if (!license || !list || at === -1) return null;
     const [released] = list.splice(at, 1);
-    license.activations_used--;
-    license.activations_bytes -= activationBytes(released!);
+    this.freeSlot(license, released!);
     this.counter.writes++;
     return { license: copy(license), released: copy(released!) };
+  }
+
+  private freeSlot(license: LicenseRecord, activation: ActivationRecord): void {
+    if (activation.exempt) license.exempt_used--;
+    else license.activations_used--;
+    license.activations_bytes -= activationBytes(activation);
+  }
+
+  async renewLease({
+    licenseKey,
+    identifierKey: key,
+    now,
+    until,
+  }: {
+    licenseKey: string;
+    identifierKey: string;
+    now: Date;
+    until: Date;
+  }): Promise<boolean> {
+    await roundTrip();
+    const activation = this.activationsOf
+      .get(licenseKey)
+      ?.find((a) => a.identifier_key === key && liveAt(a, now));
+    if (!activation) return false;
+    activation.lease_expires_at = copy(until);
+    this.counter.writes++;
+    return true;
+  }
+
+  async releaseLapsed({
+    licenseKey,
+    now,
+  }: {
+    licenseKey: string;
+    now: Date;
+  }): Promise<LapsedRelease | null> {
+    await roundTrip();
+    const license = this.byKey.get(licenseKey);
+    const list = this.activationsOf.get(licenseKey);
+    if (!license || !list) return null;
+    const lapsed = list.filter((a) => !liveAt(a, now)).map(copy);
+    const released: ActivationRecord[] = [];
+    for (const activation of lapsed) {
+      await roundTrip();
+      // Each removed in its own step, only while still lapsed, like the conditional update.
+      const at = list.findIndex(
+        (a) => a.identifier_key === activation.identifier_key && !liveAt(a, now),
+      );
+      if (at === -1) continue;
+      const [removed] = list.splice(at, 1);
+      this.freeSlot(license, removed!);
+      this.counter.writes++;
+      released.push(copy(removed!));
+    }
+    return { license: copy(license), released };
+  }
+
+  async withLapsedActivations({ now, limit }: { now: Date; limit: number }): Promise<string[]> {
+    await roundTrip();
+    return [...this.activationsOf]
+      .filter(([, list]) => list.some((a) => !liveAt(a, now)))
+      .map(([key]) => key)
+      .slice(0, limit);
   }
 
   async recordCheckout({
@@ -281,7 +363,9 @@ class MemoryLicenseStore implements LicenseStore {
     const license = this.byKey.get(licenseKey);
     if (!license || license.status !== 'active' || !unexpiredAt(license, at)) return false;
     const key = identifierKey(identifier);
-    const activation = this.activationsOf.get(licenseKey)?.find((a) => a.identifier_key === key);
+    const activation = this.activationsOf
+      .get(licenseKey)
+      ?.find((a) => a.identifier_key === key && liveAt(a, at));
     if (!activation) return false;
     activation.last_checkout_at = copy(at);
     this.counter.writes++;
@@ -301,7 +385,10 @@ class MemoryLicenseStore implements LicenseStore {
     if (identifierKeys !== null) {
       const key = identifierKeys[license.activation_type];
       const activations = this.activationsOf.get(licenseKey) ?? [];
-      if (key === undefined || !activations.some((a) => a.identifier_key === key)) {
+      if (
+        key === undefined ||
+        !activations.some((a) => a.identifier_key === key && liveAt(a, at))
+      ) {
         return null;
       }
     }
@@ -349,7 +436,7 @@ class MemoryLicenseStore implements LicenseStore {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
     if (!license) return null;
-    applyPlan(license, plan);
+    applyPlan(license, this.activationsOf.get(licenseKey) ?? [], plan);
     this.counter.writes++;
     return copy(license);
   }
@@ -396,7 +483,7 @@ class MemoryLicenseStore implements LicenseStore {
     if (renewal.next_payment_at !== undefined) {
       license.next_payment_at = copy(renewal.next_payment_at);
     }
-    if (renewal.plan) applyPlan(license, renewal.plan);
+    if (renewal.plan) applyPlan(license, this.activationsOf.get(licenseKey) ?? [], renewal.plan);
     this.counter.writes++;
     return copy(license);
   }
@@ -484,6 +571,17 @@ class MemoryPlanStore implements PlanStore {
   async list(): Promise<PlanRecord[]> {
     await roundTrip();
     return [...this.byId.values()].sort((a, b) => a.id - b.id).map(copy);
+  }
+
+  async update({ id, changes }: { id: number; changes: PlanChanges }): Promise<PlanRecord | null> {
+    await roundTrip();
+    const plan = this.byId.get(id);
+    if (!plan) return null;
+    for (const [field, value] of Object.entries(copy(changes))) {
+      if (value !== undefined) Object.assign(plan, { [field]: value });
+    }
+    this.counter.writes++;
+    return copy(plan);
   }
 }
 

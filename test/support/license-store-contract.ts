@@ -42,13 +42,27 @@ function newLicense(overrides: Partial<NewLicense> = {}): NewLicense {
     next_payment_at: null,
     activation_type: 'domain',
     activation_limit: 3,
+    lease_seconds: null,
+    exempt_identifiers: [],
+    exempt_limit: 3,
     ...overrides,
   };
 }
 
 function activation(identifier: string, overrides: Partial<NewActivation> = {}): NewActivation {
-  return { identifier, name: null, ip: '192.0.2.1', activated_at: EARLIER, ...overrides };
+  return {
+    identifier,
+    name: null,
+    ip: '192.0.2.1',
+    activated_at: EARLIER,
+    lease_expires_at: null,
+    exempt: false,
+    ...overrides,
+  };
 }
+
+/** What a plan applied to a license sets besides its id, limit and type: no lease, no exemptions. */
+const NO_LEASE = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
 
 /** Releases the activation of an identifier as a handler does: as read, then released. */
 async function releaseIdentifier(
@@ -115,6 +129,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
           activation_type: 'seat',
         }),
         activations_used: 0,
+        exempt_used: 0,
         activations_bytes: 0,
         last_check_at: null,
         last_check_ip: null,
@@ -497,6 +512,8 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         ip: '',
         activated_at: EARLIER,
         last_checkout_at: null,
+        lease_expires_at: null,
+        exempt: false,
       };
       expect(claimed?.activation).toEqual(stored);
       expect(claimed?.license).toMatchObject({ license_key: licenseKey, activations_used: 1 });
@@ -732,7 +749,12 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
   describe(`${implementation}: plans (spec 2.1)`, () => {
     const stores = withStores();
-    const plan = { name: 'Agency', activation_type: 'domain' as const, activation_limit: 25 };
+    const plan = {
+      name: 'Agency',
+      activation_type: 'domain' as const,
+      activation_limit: 25,
+      ...NO_LEASE,
+    };
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {
       const first = await stores().plans.create({ now: NOW, plan });
@@ -867,7 +889,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
       return issued.license;
     };
-    const seat = { id: 7, activation_type: 'seat' as const, activation_limit: 10 };
+    const seat = { id: 7, activation_type: 'seat' as const, activation_limit: 10, ...NO_LEASE };
     const basisOf = (license: LicenseRecord) => ({
       status: license.status,
       plan_id: license.plan_id,
@@ -892,7 +914,12 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       for (const site of ['a.com', 'b.com', 'c.com']) {
         await stores().licenses.claimSlot({ licenseKey, activation: activation(site), now: NOW });
       }
-      const lower = { id: 2, activation_type: 'domain' as const, activation_limit: 2 };
+      const lower = {
+        id: 2,
+        activation_type: 'domain' as const,
+        activation_limit: 2,
+        ...NO_LEASE,
+      };
       const changed = await stores().licenses.changePlan({ now: NOW, licenseKey, plan: lower });
       expect(changed?.activations_used).toBe(3);
       expect(await identifiersOf(stores(), licenseKey)).toEqual(['a.com', 'b.com', 'c.com']);

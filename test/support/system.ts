@@ -114,6 +114,9 @@ export class TestSystem {
       product?: { id: number; title: string };
       bundle_items?: number[];
       plan_name?: string;
+      lease_seconds?: number | null;
+      exempt_identifiers?: string[];
+      exempt_limit?: number;
     } = {},
   ) {
     const product =
@@ -126,6 +129,9 @@ export class TestSystem {
       name: options.plan_name ?? `Plan ${unique()}`,
       activation_type: options.activation_type ?? 'domain',
       activation_limit: options.activation_limit ?? 3,
+      lease_seconds: options.lease_seconds ?? null,
+      exempt_identifiers: options.exempt_identifiers ?? [],
+      exempt_limit: options.exempt_limit ?? 3,
     });
     const license = await this.transport.call('license.createLicense', {
       product_id: product.id,

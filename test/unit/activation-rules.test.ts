@@ -28,6 +28,9 @@ function license(overrides: Partial<LicenseState> = {}): LicenseState {
     // The slots in use are the activations given, unless a test says otherwise.
     activations_used: overrides.activations?.length ?? 0,
     activations_bytes: 0,
+    exempt_identifiers: [],
+    exempt_limit: 3,
+    exempt_used: 0,
     ...overrides,
   };
 }
@@ -194,6 +197,7 @@ describe('spec 3.2 activation lifecycle', () => {
     expect(decision).toEqual({
       outcome: 'claim',
       identifier: { identifier: 'example.com', key: 'example.com' },
+      exempt: false,
     });
   });
 

@@ -13,6 +13,9 @@ function license(overrides: Partial<LicenseState> = {}): LicenseState {
     activations: [{ identifier: 'shop.example', identifier_key: 'shop.example' }],
     activations_used: 1,
     activations_bytes: 0,
+    exempt_identifiers: [],
+    exempt_limit: 3,
+    exempt_used: 0,
     ...overrides,
   };
 }

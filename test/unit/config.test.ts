@@ -89,6 +89,7 @@ describe('configuration (README: Configuration)', () => {
     expect(scheduleSettings(loadConfig({}))).toEqual({
       enabled: true,
       expiryEvery: '1 minute',
+      leaseEvery: '1 minute',
       pruneEvery: '1 hour',
       pollEvery: '10 seconds',
       taskTimeoutMs: 5 * 60_000,
@@ -138,6 +139,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   MAX_UPLOAD_BYTES: '0',
   SCHEDULED_TASKS: 'sometimes',
   EXPIRY_TASK_EVERY: 'often',
+  LEASE_TASK_EVERY: 'now and then',
   PRUNE_TASK_EVERY: '0 hours',
   SCHEDULER_POLL_EVERY: '10s',
   SCHEDULED_TASK_TIMEOUT: 'forever',

@@ -1,6 +1,8 @@
 import { createSchema } from 'zod-openapi';
 import {
+  CreatePlanRequest,
   DEFAULT_EXEMPT_LIMIT,
+  UpdatePlanRequest,
   ExemptIdentifierPattern,
   ExemptIdentifiers,
   ExemptLimit,
@@ -103,8 +105,10 @@ describe('exempt identifier patterns: refused, naming the pattern and why', () =
 });
 
 describe('exempt_identifiers: the list', () => {
-  test('defaults to no patterns', () => {
-    expect(ExemptIdentifiers.parse(undefined)).toEqual([]);
+  test('a new plan has no patterns unless given; a change of a plan leaves them unless sent', () => {
+    const plan = { name: 'P', activation_type: 'domain', activation_limit: 1 };
+    expect(CreatePlanRequest.parse(plan).exempt_identifiers).toEqual([]);
+    expect(UpdatePlanRequest.parse({ id: 1, name: 'Q' })).toEqual({ id: 1, name: 'Q' });
   });
 
   test('patterns equal once normalised are kept once, in the order first sent', () => {
@@ -144,8 +148,13 @@ describe('exempt_identifiers: the list', () => {
 });
 
 describe('exempt_limit', () => {
-  test(`defaults to ${DEFAULT_EXEMPT_LIMIT}`, () => {
-    expect(ExemptLimit.parse(undefined)).toBe(3);
+  test(`a new plan has ${DEFAULT_EXEMPT_LIMIT} unless given; a change of a plan leaves it unless sent`, () => {
+    const plan = { name: 'P', activation_type: 'domain', activation_limit: 1 };
+    expect(CreatePlanRequest.parse(plan).exempt_limit).toBe(3);
+    expect(UpdatePlanRequest.parse({ id: 1, lease_seconds: 60 })).toEqual({
+      id: 1,
+      lease_seconds: 60,
+    });
   });
   test.each([0, 1, 3, 1_000_000])('%d is accepted', (limit) => {
     expect(ExemptLimit.parse(limit)).toBe(limit);
@@ -158,7 +167,6 @@ describe('exempt_limit', () => {
       expect.objectContaining({
         type: 'integer',
         minimum: 0,
-        default: 3,
         description: expect.stringMatching(/0 means none/),
       }),
     );

@@ -11,6 +11,7 @@ import {
   IP,
   NOW,
   PAST,
+  PLAN_DEFAULTS,
   abandoned,
   refusedWith,
   service,
@@ -42,6 +43,7 @@ describe('spec 4.1 activate', () => {
       activations_used: 1,
       expires_at: FUTURE,
       identifier: 'example.com',
+      lease_expires_at: null,
     });
   });
 
@@ -56,6 +58,8 @@ describe('spec 4.1 activate', () => {
         ip: IP,
         activated_at: NOW.toISOString(),
         last_checkout_at: null,
+        lease_expires_at: null,
+        exempt: false,
       },
     ]);
   });
@@ -223,6 +227,7 @@ describe('spec 4.2 validate', () => {
         activations_used: 0,
         expires_at: null,
         identifier_activated: false,
+        lease_expires_at: null,
       });
       expect((await validate({ license_key: 'unknown-key' })).identifier_activated).toBe(false);
     });
@@ -260,6 +265,7 @@ describe('spec 4.2 validate', () => {
         activations_used: 0,
         expires_at: FUTURE,
         identifier_activated: true,
+        lease_expires_at: null,
       });
     });
   });
@@ -372,6 +378,7 @@ describe('spec 4.3 deactivate (docs/api-decisions.md)', () => {
       activations_used: 0,
       expires_at: null,
       identifier: 'example.com',
+      lease_expires_at: null,
     });
     await expect(activate({ license_key: key, identifier: 'new.com' })).resolves.toBeDefined();
   });
@@ -455,7 +462,11 @@ describe('license files (checkout)', () => {
     const { license, activate, validate, handlers } = service();
     const key = await license({ activation_type: 'device', expires_at: FUTURE });
     await activate({ license_key: key, identifier: 'MacBook-Pro' });
-    const { identifier_activated: _, ...reported } = await validate({ license_key: key });
+    const {
+      identifier_activated: _,
+      lease_expires_at: _lease,
+      ...reported
+    } = await validate({ license_key: key });
     expect(await checkout(handlers, { license_key: key, identifier: 'macbook-pro' })).toEqual({
       license: reported,
       identifier: 'MacBook-Pro',
@@ -542,36 +553,43 @@ describe('spec 2.5 rejected activation attempts', () => {
   });
 
   test('the scheduled task removes rows untouched for 90 days; fresher ones stay', async () => {
-    const { stores, license, activate, detail } = service();
+    const { stores, events, license, activate, detail } = service();
     const key = await license({ expires_at: PAST });
     await expect(activate({ license_key: key, identifier: 'late.example' })).rejects.toEqual(
       refusedWith('LICENSE_EXPIRED', 403),
     );
-    await pruneRejectedAttempts(stores, new Date(NOW.getTime() + 89 * DAY));
+    await pruneRejectedAttempts({ stores, events }, new Date(NOW.getTime() + 89 * DAY));
     expect((await detail(key)).rejected_attempts).toHaveLength(1);
-    await pruneRejectedAttempts(stores, new Date(NOW.getTime() + REJECTED_ATTEMPT_RETENTION_MS));
+    await pruneRejectedAttempts(
+      { stores, events },
+      new Date(NOW.getTime() + REJECTED_ATTEMPT_RETENTION_MS),
+    );
     expect((await detail(key)).rejected_attempts).toEqual([]);
   });
 
   test('a row is kept until it has been untouched for the full 90 days (spec 8)', async () => {
-    const { stores, license, activate, detail } = service();
+    const { stores, events, license, activate, detail } = service();
     const key = await license({ expires_at: PAST });
     await expect(activate({ license_key: key, identifier: 'late.example' })).rejects.toEqual(
       refusedWith('LICENSE_EXPIRED', 403),
     );
-    expect(await pruneRejectedAttempts(stores, new Date(NOW.getTime() + 90 * DAY - 1))).toBe(0);
+    expect(
+      await pruneRejectedAttempts({ stores, events }, new Date(NOW.getTime() + 90 * DAY - 1)),
+    ).toBe(0);
     expect((await detail(key)).rejected_attempts).toHaveLength(1);
-    expect(await pruneRejectedAttempts(stores, new Date(NOW.getTime() + 90 * DAY))).toBe(1);
+    expect(
+      await pruneRejectedAttempts({ stores, events }, new Date(NOW.getTime() + 90 * DAY)),
+    ).toBe(1);
   });
 });
 
 describe('spec 3.1 expiry (scheduled task)', () => {
   test('an active license past its date becomes expired; validate answers the same before and after', async () => {
-    const { stores, license, validate, activate, detail } = service();
+    const { stores, events, license, validate, activate, detail } = service();
     const key = await license({ expires_at: PAST });
     const later = await license({ expires_at: FUTURE });
     const before = await validate({ license_key: key });
-    expect(await expireLicenses(stores, NOW)).toBe(1);
+    expect(await expireLicenses({ stores, events }, NOW)).toBe(1);
     expect(await validate({ license_key: key })).toEqual(before);
     // Spec 4.1 order 2: the stored status is no longer active.
     await expect(activate({ license_key: key, identifier: 'a.com' })).rejects.toEqual(
@@ -602,6 +620,8 @@ describe('spec 3.2 admin Add and Remove', () => {
       ip: '',
       activated_at: NOW.toISOString(),
       last_checkout_at: null,
+      lease_expires_at: null,
+      exempt: false,
     };
     const result = await add(handlers, key, 'https://WWW.Example.com:8080/path');
     expect(result.activation).toEqual(added);
@@ -745,7 +765,7 @@ describe('spec 2.1 plans and issued licenses', () => {
   test("a license copies the plan's limit and type when it is issued, and starts empty", async () => {
     const { handlers, detail } = service();
     const plan = await handlers['license.createPlan'](
-      { name: 'Fleet', activation_type: 'instance', activation_limit: 7 },
+      { name: 'Fleet', activation_type: 'instance', activation_limit: 7, ...PLAN_DEFAULTS },
       waiting,
     );
     expect(await handlers['license.getPlan']({ id: plan.id }, waiting)).toEqual(plan);
@@ -776,7 +796,12 @@ describe('spec 2.1 plans and issued licenses', () => {
 
   test('a taken plan id or license key is ALREADY_EXISTS; an unknown plan or product is INVALID_REQUEST', async () => {
     const { handlers, license } = service();
-    const plan = { name: 'x', activation_type: 'device' as const, activation_limit: 1 };
+    const plan = {
+      name: 'x',
+      activation_type: 'device' as const,
+      activation_limit: 1,
+      ...PLAN_DEFAULTS,
+    };
     await handlers['license.createPlan']({ ...plan, id: 700 }, waiting);
     await expect(handlers['license.createPlan']({ ...plan, id: 700 }, waiting)).rejects.toEqual(
       refusedWith('ALREADY_EXISTS', 409),
@@ -909,11 +934,11 @@ describe('RPC deadlines: once the caller stopped waiting, nothing is written', (
 
     const attempts = [
       handlers['license.createPlan'](
-        { name: 'Late', activation_type: 'seat', activation_limit: 1 },
+        { name: 'Late', activation_type: 'seat', activation_limit: 1, ...PLAN_DEFAULTS },
         abandoned,
       ),
       handlers['license.createPlan'](
-        { id: 9000, name: 'Late', activation_type: 'seat', activation_limit: 1 },
+        { id: 9000, name: 'Late', activation_type: 'seat', activation_limit: 1, ...PLAN_DEFAULTS },
         abandoned,
       ),
       handlers['license.createLicense'](

@@ -369,7 +369,16 @@ describe('spec 1 and 2.3 the customer portal (license.portalLicense)', () => {
       auto_renew: false,
       next_payment_at: null,
       products: [{ id: 10, title: 'Plugin' }],
-      activations: [{ identifier: 'shop.example', name: 'Shop', activated_at: NOW.toISOString() }],
+      activations: [
+        {
+          identifier: 'shop.example',
+          name: 'Shop',
+          activated_at: NOW.toISOString(),
+          lease_expires_at: null,
+          exempt: false,
+        },
+      ],
+      lease_seconds: null,
     });
   });
 
@@ -452,6 +461,12 @@ describe('spec 2.5 and 3.1 scheduled tasks on demand (license.runTask, license.l
       tasks: [
         { name: 'license-expiry', interval: '1 minute', last_run: null, next_run_at: null },
         { name: 'rejected-attempt-pruning', interval: '1 hour', last_run: null, next_run_at: null },
+        {
+          name: 'activation-lease-release',
+          interval: '1 minute',
+          last_run: null,
+          next_run_at: null,
+        },
       ],
     });
     stores.scheduleJob(TASK_EXPIRE_LICENSES, new Date(FUTURE));
@@ -467,9 +482,15 @@ describe('spec 2.5 and 3.1 scheduled tasks on demand (license.runTask, license.l
   });
 
   test("the scheduler's runs are listed too, as scheduled", async () => {
-    const { license, handlers, stores } = service();
+    const { license, handlers, stores, events } = service();
     await license({ expires_at: PAST });
-    await runScheduledTask({ name: 'license-expiry', stores, trigger: 'scheduled', now: NOW });
+    await runScheduledTask({
+      name: 'license-expiry',
+      stores,
+      events,
+      trigger: 'scheduled',
+      now: NOW,
+    });
     expect((await handlers['license.listTasks']({}, waiting)).tasks[0]?.last_run).toEqual({
       ran_at: NOW.toISOString(),
       trigger: 'scheduled',
@@ -520,7 +541,7 @@ describe('RPC deadlines: once the caller stopped waiting, nothing is written', (
   test('the task list answers whatever the deadline', async () => {
     const { handlers } = service();
     await expect(handlers['license.listTasks']({}, abandoned)).resolves.toMatchObject({
-      tasks: [expect.anything(), expect.anything()],
+      tasks: [expect.anything(), expect.anything(), expect.anything()],
     });
   });
 });

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LicensingClient, verifyLicenseFile, type ClientOptions } from './client.js';
 import type { DownloadProgress } from './download.js';
+import type { HeartbeatEvent } from './heartbeat.js';
 import { clientFailure } from './http.js';
 import { jsonFileStore } from './node-file.js';
 import {
@@ -47,11 +48,14 @@ export interface CliIo {
   stdout: Output;
   stderr: Output;
   env: Record<string, string | undefined>;
+  /** Ends `heartbeat --keep-alive` when aborted; default: SIGINT or SIGTERM. */
+  signal?: AbortSignal;
 }
 
 const COMMANDS = [
   'activate',
   'validate',
+  'heartbeat',
   'deactivate',
   'check-update',
   'download',
@@ -66,6 +70,7 @@ const USAGE = `Usage: licensing <command> [options]
 Commands:
   activate       Activate the license on an identifier   --key --identifier [--name]
   validate       Check the license (and an identifier)    --key [--identifier] [--offline-grace]
+  heartbeat      Renew the lease of an activation         --key --identifier [--keep-alive]
   deactivate     Free the activation of an identifier     --key --identifier
   check-update   Show the latest published version        [--key]
   download       Download the package                     --key [--identifier] [--output] [--url]
@@ -88,6 +93,8 @@ Options:
   --state FILE       JSON file for the offline grace and clock-tamper detection (with --keys)
   --offline-grace D  How long validate answers from the last verified validation while the
                      server cannot answer (default 72h with --keys and --state; 0: never)
+  --keep-alive       heartbeat: keep renewing the lease, at a third of it, until interrupted
+                     (Ctrl-C or SIGTERM, exit code 0)
   --timeout SECONDS  Request timeout (default 15)
   --json             Print the result as JSON on stdout
   --progress         Show the download progress bar even when stderr is not a terminal
@@ -167,6 +174,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         keys: { type: 'string' },
         state: { type: 'string' },
         'offline-grace': { type: 'string' },
+        'keep-alive': { type: 'boolean' },
         timeout: { type: 'string' },
         json: { type: 'boolean' },
         progress: { type: 'boolean' },
@@ -224,6 +232,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       offlineGrace = duration('offline-grace', values['offline-grace']);
     }
     const product = () => option('product', values.product, 'LICENSING_PRODUCT');
+    if (values['keep-alive'] && command !== 'heartbeat') {
+      throw new UsageError('--keep-alive is an option of heartbeat.');
+    }
 
     if (command === 'verify') {
       const file = positionals[1];
@@ -273,6 +284,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         break;
       case 'validate':
         result = await client.validate(key(), values.identifier);
+        break;
+      case 'heartbeat':
+        if (values['keep-alive']) return await keepAlive(io, client, key(), identifier(), json);
+        result = await client.heartbeat(key(), identifier());
         break;
       case 'deactivate':
         result = await client.deactivate(key(), identifier());
@@ -351,7 +366,9 @@ function usage(io: CliIo, message: string): number {
   return EXIT.USAGE;
 }
 
-function exitCode(result: LicensingResult<unknown>): number {
+function exitCode(result: LicensingResult<unknown>, command?: Command): number {
+  // An answer from the offline grace keeps the software running, but renewed no lease.
+  if (command === 'heartbeat' && result.success && result.stale) return EXIT.TRANSIENT;
   switch (classifyResult(result)) {
     case 'ok':
       return EXIT.OK;
@@ -370,7 +387,7 @@ function report(
   result: LicensingResult<unknown>,
   json: boolean,
 ): number {
-  const code = exitCode(result);
+  const code = exitCode(result, command);
   if (json) {
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return code;
@@ -407,6 +424,7 @@ function report(
       break;
     }
     case 'validate':
+    case 'heartbeat':
     case 'verify': {
       const data = result.data as ValidationData;
       const file = command === 'verify' ? (result.data as LicenseFileData) : null;
@@ -431,13 +449,18 @@ function report(
         ]);
         break;
       }
+      const heartbeat = command === 'heartbeat';
       out([
         ...fileLines,
         `Valid: ${data.valid ? 'yes' : 'no'} (status ${data.status})`,
         statusSentence(data.status),
         data.identifier_activated ? null : 'Identifier: not activated on this license',
+        heartbeat && !data.identifier_activated
+          ? 'The activation has lapsed or was removed: activate it again.'
+          : null,
         ...licenseLines(data),
         offline,
+        heartbeat && data.identifier_activated ? leaseLine(data, result.stale === true) : null,
       ]);
       break;
     }
@@ -477,6 +500,108 @@ function report(
     }
   }
   return code;
+}
+
+/** When the lease a heartbeat answered with ends, or why there is none. */
+function leaseLine(data: ValidationData, stale: boolean): string {
+  const ends = data.lease_expires_at ?? null;
+  if (stale) {
+    return `Lease: not renewed (the server could not answer)${ends === null ? '' : `; it ends ${ends} unless renewed`}`;
+  }
+  if (ends === null) return 'Lease: none (the activation does not lapse)';
+  return `Lease: renewed; ends ${ends} unless renewed again`;
+}
+
+/** `3.3s`, `45s`, `5m`, `1m 30s`, `2h 5m`, `3d 4h`: a wait, to read. */
+function wait(ms: number): string {
+  if (ms < 10_000) return `${Math.round(ms / 100) / 10}s`;
+  let rest = Math.round(ms / 1000);
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0) parts.push(`${count}${unit}`);
+  }
+  return parts.slice(0, 2).join(' ');
+}
+
+/**
+ * `heartbeat --keep-alive`: heartbeats at a third of the lease until SIGINT or SIGTERM (exit code
+ * 0), or until an answer ends them (a verdict: its exit code). The first answer is reported in
+ * full, each later one on a line of its own (or as a JSON line with --json).
+ */
+function keepAlive(
+  io: CliIo,
+  client: LicensingClient,
+  key: string,
+  identifier: string,
+  json: boolean,
+): Promise<number> {
+  return new Promise<number>((resolve) => {
+    // The heartbeat's timers are unref'd: this keeps the command running meanwhile.
+    const keeper = setInterval(() => undefined, 2 ** 30);
+    const controller = new AbortController();
+    let ends: string | null = null;
+    let first = true;
+    const interrupted = () => {
+      controller.abort();
+      io.stdout.write(
+        json
+          ? `${JSON.stringify({ status: 'stopped', lease_expires_at: ends })}\n`
+          : `Stopped.${ends === null ? '' : ` The lease ends ${ends} unless renewed.`}\n`,
+      );
+      finish(EXIT.OK);
+    };
+    const signals = ['SIGINT', 'SIGTERM'] as const;
+    const finish = (code: number) => {
+      clearInterval(keeper);
+      io.signal?.removeEventListener('abort', interrupted);
+      // Removed, so a second Ctrl-C ends the command at once, even while a call is in flight.
+      if (!io.signal) for (const name of signals) process.off(name, interrupted);
+      resolve(code);
+    };
+    if (io.signal) io.signal.addEventListener('abort', interrupted);
+    else for (const name of signals) process.on(name, interrupted);
+    if (io.signal?.aborted) return interrupted();
+
+    const onResult = (result: LicensingResult<ValidationData>, event: HeartbeatEvent) => {
+      if (result.success && !result.stale) ends = result.data.lease_expires_at ?? null;
+      const at = new Date().toISOString();
+      if (json) {
+        io.stdout.write(`${JSON.stringify({ at, ...event, result })}\n`);
+      } else if (first || event.status === 'ended') {
+        report(io, 'heartbeat', result, false);
+        if (event.next !== null) {
+          const what = event.status === 'retrying' ? 'Retrying' : 'Next heartbeat';
+          const why = event.status === 'renewed' ? ' (a third of the lease)' : '';
+          io.stdout.write(`${what} in ${wait(event.next)}${why}; stop with Ctrl-C.\n`);
+        }
+      } else if (event.status === 'retrying') {
+        const failure = result.success ? result.cause : result;
+        const why = failure
+          ? `${failure.message}${failure.code ? ` [${failure.code}]` : ''}`
+          : 'the server could not answer';
+        const lease = ends === null ? '' : ` (the lease ends ${ends} unless renewed)`;
+        io.stderr.write(
+          `${at} licensing: ${why}; not renewed, retrying in ${wait(event.next ?? 0)}${lease}\n`,
+        );
+      } else if (event.status === 'renewed') {
+        io.stdout.write(
+          `${at} Lease renewed; ends ${ends} unless renewed again; next heartbeat in ${wait(event.next ?? 0)}\n`,
+        );
+      } else {
+        io.stdout.write(`${at} Lease: none; next check in ${wait(event.next ?? 0)}\n`);
+      }
+      first = false;
+      if (event.status === 'ended') finish(exitCode(result, 'heartbeat'));
+    };
+    client.startHeartbeat(key, identifier, { onResult, signal: controller.signal });
+  });
 }
 
 /** A sentence for a license that is not active; none for `active` or a status added later. */

@@ -25,6 +25,15 @@ import {
   invalidResponse,
   isInvalidResponse,
 } from './http.js';
+import {
+  defaultTimers,
+  DEFAULT_HEARTBEAT_RETRY_DELAY_MS,
+  DEFAULT_NO_LEASE_INTERVAL_MS,
+  runHeartbeat,
+  type Beat,
+  type Heartbeat,
+  type HeartbeatOptions,
+} from './heartbeat.js';
 import { checkLicenseFile, clockTampered, signatureInvalid } from './license-file.js';
 import { fileSink } from './node-file.js';
 import {
@@ -145,11 +154,24 @@ interface SignedAnswer {
   body: string;
 }
 
+/** When an answer came: by the client's clock, and by the server's when it said. */
+interface AnswerTime {
+  /** The client's clock (`now`) when the answer was read, in ms. */
+  received: number;
+  /**
+   * The server's time of the answer, in ms, to the second: the signature's `created` when
+   * verified, else the `Date` header; null without either.
+   */
+  server: number | null;
+}
+
 interface Outcome<T> {
   result: LicensingResult<T>;
   /** The verified answer (with its signature's `created`, in ms), or null. */
   signed: { answer: SignedAnswer; created: number } | null;
   timedOut: boolean;
+  /** Null when no answer was received. */
+  time: AnswerTime | null;
 }
 
 const SIGNED_HEADERS = ['signature-input', 'signature', 'content-digest', NONCE_HEADER];
@@ -282,9 +304,87 @@ export class LicensingClient {
    * the same key, identifier and product, within the offline grace (`stale: true`).
    */
   async validate(key: string, identifier?: string): Promise<LicensingResult<ValidationData>> {
+    return (await this.validation(key, identifier)).result;
+  }
+
+  /**
+   * Renews the lease of `identifier`'s activation: a validate with the identifier, verified,
+   * retried and answered from the offline grace as `validate` is. `data.lease_expires_at` is when
+   * the lease now ends (null: the plan has none). An answer from the offline grace
+   * (`stale: true`) renewed nothing. Without an identifier nothing is sent (`INVALID_REQUEST`).
+   */
+  async heartbeat(key: string, identifier: string): Promise<LicensingResult<ValidationData>> {
+    return (await this.beat(key, identifier)).result;
+  }
+
+  /**
+   * Sends a heartbeat now, then again at a third of the lease each answer gives, until
+   * `stop()`; see `HeartbeatOptions` and README.md for what happens without a lease, after a
+   * failure and on a verdict. Its timers never keep Node running on their own. Throws a
+   * `TypeError` for an empty key or identifier, or an invalid option.
+   */
+  startHeartbeat(key: string, identifier: string, options: HeartbeatOptions = {}): Heartbeat {
+    if (typeof key !== 'string' || key === '') {
+      throw new TypeError('A heartbeat needs the license key.');
+    }
+    if (typeof identifier !== 'string' || identifier === '') {
+      throw new TypeError('A heartbeat needs the identifier whose lease it renews.');
+    }
+    const retryDelay = nonNegative(
+      'retryDelay',
+      options.retryDelay,
+      DEFAULT_HEARTBEAT_RETRY_DELAY_MS,
+    );
+    const noLeaseInterval =
+      options.noLeaseInterval === null
+        ? null
+        : nonNegative('noLeaseInterval', options.noLeaseInterval, DEFAULT_NO_LEASE_INTERVAL_MS);
+    if (noLeaseInterval === 0) {
+      throw new TypeError('noLeaseInterval must be positive, or null to stop without a lease.');
+    }
+    return runHeartbeat(() => this.beat(key, identifier), {
+      onResult: options.onResult,
+      retryDelay,
+      noLeaseInterval,
+      negativeCacheTtl: this.negativeCacheTtl,
+      signal: options.signal,
+      timers: options.timers ?? defaultTimers,
+    });
+  }
+
+  /** A heartbeat's answer and the lease it gave, measured from the server's time of the answer. */
+  private async beat(key: string, identifier: string): Promise<Beat> {
+    if (!identifier) {
+      return {
+        result: clientFailure(
+          'A heartbeat needs the identifier whose lease it renews.',
+          0,
+          'INVALID_REQUEST',
+        ),
+        lease: null,
+      };
+    }
+    const { result, time } = await this.validation(key, identifier);
+    if (!result.success || result.stale || time === null) return { result, lease: null };
+    const leaseEnd = result.data?.lease_expires_at;
+    const end = typeof leaseEnd === 'string' ? Date.parse(leaseEnd) : NaN;
+    if (Number.isNaN(end)) return { result, lease: null };
+    // The device's clock may be off: it is used only within the second the server named.
+    const answered =
+      time.server === null
+        ? time.received
+        : Math.min(Math.max(time.received, time.server), time.server + 999);
+    return { result, lease: end - answered };
+  }
+
+  /** `validate`, with the time of its answer (null for one from the offline grace). */
+  private async validation(
+    key: string,
+    identifier: string | undefined,
+  ): Promise<{ result: LicensingResult<ValidationData>; time: AnswerTime | null }> {
     const operation = this.post('licenses/validate', { license_key: key, identifier }, true);
     const store = this.pinned && this.offlineGrace > 0 ? this.store : null;
-    if (store === null) return (await this.request<ValidationData>(operation)).result;
+    if (store === null) return await this.request<ValidationData>(operation);
 
     const until = Date.now() + this.timeout;
     const entry = `${STORE_PREFIX}validate:${this.entryName(key, identifier)}`;
@@ -300,11 +400,11 @@ export class LicensingClient {
         until - Date.now(),
         undefined,
       );
-      return result;
+      return outcome;
     }
-    if (kind !== 'transient' || result.success) return result;
+    if (kind !== 'transient' || result.success) return outcome;
     const text = await bounded(stored, until - Date.now(), null);
-    return this.offline(result, text, operation, until);
+    return { result: await this.offline(result, text, operation, until), time: null };
   }
 
   /** Spec 4.3: frees the activation of `identifier`. Not retried (see README.md). */
@@ -686,11 +786,11 @@ export class LicensingClient {
     const requestDigest =
       verifying && operation.body !== undefined ? await requestContentDigest(operation.body) : null;
     const deadline = new Deadline(Math.max(1, until - Date.now()), undefined, this.timeout);
-    const unsigned = (result: LicensingResult<T>, timedOut = false): Outcome<T> => ({
-      result,
-      signed: null,
-      timedOut,
-    });
+    const unsigned = (
+      result: LicensingResult<T>,
+      time: AnswerTime | null,
+      timedOut = false,
+    ): Outcome<T> => ({ result, signed: null, timedOut, time });
     try {
       let response: Response | undefined;
       let bytes: Uint8Array;
@@ -713,17 +813,23 @@ export class LicensingClient {
       } catch (error) {
         return unsigned(
           connectionFailure(error, deadline, undefined, response?.status ?? 0),
+          null,
           deadline.timedOut,
         );
       }
       const { status, headers } = response;
+      const dated = Date.parse(headers.get('date') ?? '');
+      const time: AnswerTime = {
+        received: this.now(),
+        server: Number.isNaN(dated) ? null : dated,
+      };
       const text = new TextDecoder().decode(bytes);
       const result = operation.keySet
         ? interpretKeySet<T>(status, headers, text)
         : interpret<T>(status, headers, text);
       // An answer with nothing readable says nothing, signed or not; anything else is read only
       // once verified.
-      if (!verifying || nonce === null || isInvalidResponse(result)) return unsigned(result);
+      if (!verifying || nonce === null || isInvalidResponse(result)) return unsigned(result, time);
       const answer: SignedAnswer = {
         method: operation.method,
         url: operation.url,
@@ -748,11 +854,18 @@ export class LicensingClient {
       if (typeof verified === 'string') {
         return unsigned(
           signatureInvalid(`The server's answer failed verification: ${verified}.`, status),
+          time,
         );
       }
       const created = verified.created * 1000;
       await this.signedTime.note(created, until);
-      return { result, signed: { answer, created }, timedOut: false };
+      // What the server signed is its time; the Date header is not covered by the signature.
+      return {
+        result,
+        signed: { answer, created },
+        timedOut: false,
+        time: { ...time, server: created },
+      };
     } finally {
       deadline.clear();
     }

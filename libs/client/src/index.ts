@@ -1,7 +1,7 @@
 /**
- * Reference client of the Licensing Service Interface: activate, validate, deactivate, the update
- * check, downloads and offline license files, for Node 20+ and browsers, with no dependencies
- * beyond `fetch` and WebCrypto.
+ * Reference client of the Licensing Service Interface: activate, validate, deactivate, lease
+ * heartbeats, the update check, downloads and offline license files, for Node 20+ and browsers,
+ * with no dependencies beyond `fetch` and WebCrypto.
  */
 export {
   API_PATH,
@@ -18,6 +18,16 @@ export {
   type VerifyLicenseFileOptions,
 } from './client.js';
 export type { DownloadDestination, DownloadOptions, DownloadProgress } from './download.js';
+export {
+  DEFAULT_HEARTBEAT_RETRY_DELAY_MS,
+  DEFAULT_NO_LEASE_INTERVAL_MS,
+  MIN_HEARTBEAT_INTERVAL_MS,
+  type Heartbeat,
+  type HeartbeatEvent,
+  type HeartbeatOptions,
+  type HeartbeatStatus,
+  type HeartbeatTimers,
+} from './heartbeat.js';
 export { CONNECTION_ERROR, INVALID_RESPONSE } from './http.js';
 export { jsonFileStore } from './node-file.js';
 export {

@@ -26,6 +26,13 @@ const TASKS: Record<TaskName, { title: string; does: string; result: (count: num
       does: 'Removes rejected activation attempts untouched for 90 days (spec 2.5).',
       result: (count) => `${count} rejected ${count === 1 ? 'attempt' : 'attempts'} removed`,
     },
+    'activation-lease-release': {
+      title: 'Lease release',
+      does:
+        'Removes activations whose lease ran out (they stopped counting the moment it did); ' +
+        'each removal is logged as activation.deleted.',
+      result: (count) => `${count} lapsed ${count === 1 ? 'activation' : 'activations'} removed`,
+    },
   };
 
 /** The services behind the management API, each asked by GET /admin/v1/health. */

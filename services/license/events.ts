@@ -1,0 +1,31 @@
+import type { Logger } from '../../libs/logging/index.js';
+
+/** Why an activation was removed. */
+export type ActivationRemovalSource = 'deactivate' | 'admin' | 'lease';
+
+/** An activation removed from its license (spec 3.2), as a domain event. */
+export interface ActivationDeleted {
+  license_key: string;
+  identifier: string;
+  source: ActivationRemovalSource;
+  at: Date;
+}
+
+/**
+ * The license service's domain events: what happened to licenses and activations, for whatever
+ * follows them (the log, today).
+ */
+export interface LicenseEvents {
+  activationDeleted(event: ActivationDeleted): void;
+}
+
+/** Events written to the log, one line each, named as the event. */
+export function loggedEvents(logger: Logger): LicenseEvents {
+  return {
+    activationDeleted: ({ license_key, identifier, source, at }) =>
+      logger.info(
+        { event: 'activation.deleted', license_key, identifier, source, at: at.toISOString() },
+        'activation deleted',
+      ),
+  };
+}
