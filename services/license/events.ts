@@ -29,3 +29,15 @@ export function loggedEvents(logger: Logger): LicenseEvents {
       ),
   };
 }
+
+/** The removal of lapsed activations (docs/api-decisions.md, "Leases"), as events. */
+export function announceLapsed(
+  events: LicenseEvents,
+  licenseKey: string,
+  released: ReadonlyArray<{ identifier: string }>,
+  at: Date,
+): void {
+  for (const { identifier } of released) {
+    events.activationDeleted({ license_key: licenseKey, identifier, source: 'lease', at });
+  }
+}

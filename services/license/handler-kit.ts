@@ -9,7 +9,7 @@ import {
 import { CachedLookup } from '../../libs/cache/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import { decideActivation, decideDeactivation } from './activation-rules.js';
-import type { ActivationRemovalSource, LicenseEvents } from './events.js';
+import { announceLapsed, type ActivationRemovalSource, type LicenseEvents } from './events.js';
 import {
   activationNotFound,
   findActivation,
@@ -80,14 +80,7 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
    */
   async function releaseLapsed(licenseKey: string, now: Date): Promise<LicenseRecord | null> {
     const lapsed = await licenses.releaseLapsed({ licenseKey, now });
-    for (const activation of lapsed?.released ?? []) {
-      events.activationDeleted({
-        license_key: licenseKey,
-        identifier: activation.identifier,
-        source: 'lease',
-        at: now,
-      });
-    }
+    announceLapsed(events, licenseKey, lapsed?.released ?? [], now);
     return lapsed?.license ?? null;
   }
 

@@ -125,6 +125,19 @@ const liveActivation = (key: string, now: Date) => ({
   lease_expires_at: { $not: { $lte: now } },
 });
 
+/**
+ * The update that removes an activation and frees what it held, in one: its slot (an exempt
+ * one, or one of the limit) and its room in the record.
+ */
+const removal = (activation: ActivationRecord, now: Date) => ({
+  $pull: { activations: { identifier_key: activation.identifier_key } },
+  $inc: {
+    [activation.exempt ? 'exempt_used' : 'activations_used']: -1,
+    activations_bytes: -activationBytes(activation),
+  },
+  $set: { updated_at: now },
+});
+
 /** Every field of a license but its activations: what the hot paths read and answer with. */
 const WITHOUT_ACTIVATIONS = { activations: 0 } as const;
 
@@ -444,14 +457,7 @@ export class MongoLicenseStore implements LicenseStore {
           },
         },
       },
-      {
-        $pull: { activations: { identifier_key: activation.identifier_key } },
-        $inc: {
-          [activation.exempt ? 'exempt_used' : 'activations_used']: -1,
-          activations_bytes: -activationBytes(activation),
-        },
-        $set: { updated_at: now },
-      },
+      removal(activation, now),
       { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     return doc && { license: licenseRecord(doc), released: activation };
@@ -519,14 +525,7 @@ export class MongoLicenseStore implements LicenseStore {
             },
           },
         },
-        {
-          $pull: { activations: { identifier_key: activation.identifier_key } },
-          $inc: {
-            [activation.exempt ? 'exempt_used' : 'activations_used']: -1,
-            activations_bytes: -activationBytes(activation),
-          },
-          $set: { updated_at: now },
-        },
+        removal(activation, now),
         { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
       );
       if (doc) {

@@ -1,6 +1,6 @@
 import type { TaskName } from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
-import type { LicenseEvents } from './events.js';
+import { announceLapsed, type LicenseEvents } from './events.js';
 import type { BeforeEachWrite, LicenseStores, TaskRunRecord } from './stores.js';
 
 /** Spec 2.5 and 8: rejected-attempt rows untouched for 90 days are removed. */
@@ -44,16 +44,9 @@ export async function releaseLapsedActivations(
     const keys = await stores.licenses.withLapsedActivations({ now, limit: LAPSED_BATCH });
     let batch = 0;
     for (const licenseKey of keys) {
-      const lapsed = await stores.licenses.releaseLapsed({ licenseKey, now });
-      for (const activation of lapsed?.released ?? []) {
-        events.activationDeleted({
-          license_key: licenseKey,
-          identifier: activation.identifier,
-          source: 'lease',
-          at: now,
-        });
-        batch++;
-      }
+      const released = (await stores.licenses.releaseLapsed({ licenseKey, now }))?.released ?? [];
+      announceLapsed(events, licenseKey, released, now);
+      batch += released.length;
     }
     removed += batch;
     // A short batch was the last; one that removed nothing cannot make progress.
