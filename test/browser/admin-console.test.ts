@@ -51,6 +51,30 @@ async function activated(key: string, identifier: string, name?: string): Promis
   if (!response.ok) throw new Error(`activate ${identifier}: ${await response.text()}`);
 }
 
+/** Activates `identifier`; when its lease ends, as the server says (null: no lease). */
+async function activatedUntil(key: string, identifier: string): Promise<string | null> {
+  const response = await activate(key, identifier);
+  if (!response.ok) throw new Error(`activate ${identifier}: ${await response.text()}`);
+  const answer = (await response.json()) as { data: { lease_expires_at: string | null } };
+  return answer.data.lease_expires_at;
+}
+
+/**
+ * Waits until a moment the server gave has passed, and a margin more: the browser reads the
+ * same machine's clock, so by then the page sees it as past too.
+ */
+async function waitPast(iso: string, marginMs = 1_500): Promise<void> {
+  const wait = Date.parse(iso) + marginMs - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/** Waits until keyboard focus is on an element that `condition` (run in the page) accepts. */
+async function focusOn(page: Page, condition: string): Promise<void> {
+  await page.waitForFunction(
+    `(() => { const el = document.activeElement; return !!el && (${condition}); })()`,
+  );
+}
+
 interface Session {
   page: Page;
   problems: PageProblems;
@@ -109,7 +133,12 @@ function alertText(page: Page): Promise<string> {
 }
 
 beforeAll(async () => {
-  [system, browser] = await Promise.all([startLikeNpmStart(), launchBrowser()]);
+  // The lease-release task would remove a lapsed activation before the console could show it
+  // (every minute by default); here it runs once a day, so the record is seen as stored.
+  [system, browser] = await Promise.all([
+    startLikeNpmStart({ LEASE_TASK_EVERY: '1 day' }),
+    launchBrowser(),
+  ]);
   product = await admin('POST', '/products', { title: 'Console Plugin' });
   plans.single = (
     await admin<{ id: number }>('POST', '/plans', {
@@ -212,6 +241,8 @@ describe('the admin console', () => {
       expect(facts).toMatch(/Console Plugin/);
       expect(facts).toMatch(/Last check IP/);
       expect(facts).toMatch(/Check count/);
+      expect(facts).toMatch(/Lease\s+No lease: activations never lapse/);
+      expect(facts).toMatch(/Exempt identifiers\s+None/);
       expect(page.url()).toBe(`${system.managementUrl}/#license`);
       await screenshot(page, 'console-license-detail');
 
@@ -288,6 +319,130 @@ describe('the admin console', () => {
       expect(afterRemove.activations.map((a) => a.identifier)).toEqual(['kept.example']);
       await screenshot(page, 'console-activation-removed');
       expectClean(session, [409]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a leased license says when each activation lapses; a lapsed one is marked "lapsed, not counted", an exempt one "exempt (staging, not counted)"', async () => {
+    const shortLease = await admin<{ id: number }>('POST', '/plans', {
+      name: 'One-second lease',
+      activation_type: 'domain',
+      activation_limit: 1,
+      lease_seconds: 1,
+      exempt_identifiers: ['staging.*'],
+      exempt_limit: 2,
+    });
+    const hourLease = await admin<{ id: number }>('POST', '/plans', {
+      name: 'Hour lease',
+      activation_type: 'domain',
+      activation_limit: 2,
+      lease_seconds: 3600,
+    });
+    const lapsing = await issue(shortLease.id);
+    // A limit of 1: the staging site is let in beside the live one because it is exempt.
+    const ends = [
+      await activatedUntil(lapsing, 'live.example'),
+      await activatedUntil(lapsing, 'staging.shop.example'),
+    ];
+    const kept = await issue(hourLease.id);
+    const keptUntil = await activatedUntil(kept, 'leased.example');
+    for (const end of ends) await waitPast(end!);
+    // Nothing has used the license since: the lapsed activations are still stored.
+    const stored = await admin<{ activations: { identifier: string; exempt: boolean }[] }>(
+      'GET',
+      `/licenses/${lapsing}`,
+    );
+    expect(stored.activations).toEqual([
+      expect.objectContaining({ identifier: 'live.example', exempt: false }),
+      expect.objectContaining({ identifier: 'staging.shop.example', exempt: true }),
+    ]);
+
+    const session = await openConsole();
+    const { page } = session;
+    const facts = () => page.locator('dl.facts').innerText();
+    const row = (identifier: string) =>
+      page
+        .getByRole('region', { name: /^Activations/ })
+        .locator('tbody tr', { hasText: identifier });
+    try {
+      await signIn(page);
+      await openLicense(page, kept);
+      await expect(facts()).resolves.toMatch(
+        /Lease\s+Activations lapse after 1 hour \(3600 s\) unless renewed/,
+      );
+      await row('leased.example').locator(`time[datetime="${keptUntil}"]`).waitFor();
+      const running = await row('leased.example').innerText();
+      expect(running).toMatch(/renews while in use; lapses at/);
+      expect(running).not.toMatch(/lapsed|exempt/);
+
+      await page.getByRole('button', { name: 'Back to licenses' }).click();
+      await openLicense(page, lapsing);
+      const text = await facts();
+      expect(text).toMatch(/Lease\s+Activations lapse after 1 second unless renewed/);
+      // The license keeps them until its next use, and its counts say they count for nothing.
+      expect(text).toMatch(/Activations used\s+1 of 1 \(1 lapsed: not counted/);
+      expect(text).toMatch(/Exempt activations\s+1 of 2 exempt slots used \(1 lapsed: not counted/);
+      expect(text).toMatch(/Exempt identifiers\s+staging\.\*/);
+      const live = await row('live.example').innerText();
+      expect(live).toMatch(/lapsed, not counted/);
+      expect(live).not.toMatch(/exempt|renews while in use/);
+      const staging = await row('staging.shop.example').innerText();
+      expect(staging).toMatch(/staging\.shop\.example\s+exempt \(staging, not counted\)/);
+      await screenshot(page, 'console-lapsed-and-exempt');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a license with more activations than its detail holds pages through them all, and finds one by identifier', async () => {
+    const fleet = await admin<{ id: number }>('POST', '/plans', {
+      name: 'Fleet',
+      activation_type: 'instance',
+      activation_limit: 0,
+    });
+    const key = await issue(fleet.id);
+    const node = (n: number) => `node-${String(n).padStart(3, '0')}`;
+    for (let n = 1; n <= 102; n += 1) {
+      await admin('POST', `/licenses/${key}/activations`, { identifier: node(n) });
+    }
+    const session = await openConsole();
+    const { page } = session;
+    const activations = page.getByRole('region', { name: /^Activations/ });
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      await activations.getByText('1–100 of 102 activations (page 1 of 2)').waitFor();
+      await expect(activations.locator('tbody tr').count()).resolves.toBe(100);
+      await expect(activations.locator('tbody tr', { hasText: node(101) }).count()).resolves.toBe(
+        0,
+      );
+      await page
+        .getByRole('navigation', { name: 'Pages of activations' })
+        .getByRole('button', { name: 'Next' })
+        .click();
+      await activations.getByText('101–102 of 102 activations (page 2 of 2)').waitFor();
+      await expect(activations.locator('tbody tr').allInnerTexts()).resolves.toEqual([
+        expect.stringContaining(node(101)),
+        expect.stringContaining(node(102)),
+      ]);
+
+      // Found in another spelling, as the API normalises it; removed from the page it is on.
+      await page.getByLabel('Find an activation by identifier').fill('  node-050 ');
+      await page.getByRole('button', { name: 'Find', exact: true }).click();
+      await activations.getByText('1–1 of 1 activations (page 1 of 1)').waitFor();
+      await expect(activations.locator('tbody tr').allInnerTexts()).resolves.toEqual([
+        expect.stringContaining(node(50)),
+      ]);
+      await screenshot(page, 'console-activation-pages');
+      await page.getByRole('button', { name: `Remove ${node(50)}` }).click();
+      await page.getByRole('button', { name: 'Remove activation' }).click();
+      await page.getByText(`Removed ${node(50)}; its slot is free.`).waitFor();
+      await activations.getByText('No activation of this identifier.').waitFor();
+      await page.getByRole('button', { name: 'Show all', exact: true }).click();
+      await activations.getByText('1–100 of 101 activations (page 1 of 2)').waitFor();
+      expectClean(session);
     } finally {
       await page.close();
     }
@@ -649,7 +804,7 @@ describe('the admin console', () => {
       await newPlan.getByLabel('Activation limit').fill('5');
       await newPlan.getByRole('button', { name: 'Create plan' }).click();
       await page.getByText('Created Five devices.').waitFor();
-      await page.getByRole('cell', { name: 'Five devices' }).waitFor();
+      await page.getByRole('cell', { name: 'Five devices', exact: true }).waitFor();
 
       const newProduct = page.getByRole('form', { name: 'New product' });
       await newProduct.getByLabel('Title').fill('Starter Bundle');
@@ -685,6 +840,102 @@ describe('the admin console', () => {
       });
       await screenshot(page, 'console-products-and-plans');
       expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the plans page creates a plan with a lease and exempt identifiers, and edits one by keyboard; a refused pattern is said beside the form', async () => {
+    const session = await openConsole();
+    const { page } = session;
+    const planRow = () => page.locator('tbody tr', { hasText: 'Staging friendly' });
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'Products and plans' }).click();
+      const newPlan = page.getByRole('form', { name: 'New plan' });
+      // The form says what the patterns are and when licenses take the settings.
+      const said = await newPlan.innerText();
+      expect(said).toMatch(/\*\.test/);
+      expect(said).toMatch(/staging\.\*/);
+      expect(said).toMatch(/\*@example\.com/);
+      expect(said).toMatch(
+        /Licenses take the lease and exempt settings when issued on this plan or moved to it/,
+      );
+      await expect(newPlan.getByLabel('Exempt activations per license').inputValue()).resolves.toBe(
+        '3',
+      );
+      await newPlan.getByLabel('Name').fill('Staging friendly');
+      await newPlan.getByLabel('Activation limit').fill('2');
+      await newPlan.getByLabel('Lease (seconds; empty for none)').fill('3600');
+      await newPlan
+        .getByLabel('Exempt identifiers (one pattern per line)')
+        .fill('*.test\nStaging.*\n\nlocalhost');
+      await newPlan.getByLabel('Exempt activations per license').fill('2');
+      await newPlan.getByRole('button', { name: 'Create plan' }).click();
+      await page.getByText('Created Staging friendly.').waitFor();
+      await planRow().waitFor();
+      const created = await planRow().innerText();
+      expect(created).toMatch(/1 hour \(3600 s\)/);
+      expect(created).toMatch(/\*\.test\s+staging\.\*\s+localhost\s+up to 2 per license/);
+      const { plans: stored } = await admin<{ plans: Array<{ id: number; name: string }> }>(
+        'GET',
+        '/plans',
+      );
+      const id = stored.find((plan) => plan.name === 'Staging friendly')!.id;
+      await expect(admin('GET', `/plans/${id}`)).resolves.toMatchObject({
+        lease_seconds: 3600,
+        exempt_identifiers: ['*.test', 'staging.*', 'localhost'],
+        exempt_limit: 2,
+      });
+
+      // By keyboard: Enter on Edit opens the form with focus in its first field.
+      await page.getByRole('button', { name: 'Edit plan Staging friendly' }).focus();
+      await page.keyboard.press('Enter');
+      const edit = page.getByRole('form', { name: 'Edit plan Staging friendly' });
+      await edit.waitFor();
+      await expect(edit.innerText()).resolves.toMatch(/when issued on this plan or moved to it/);
+      await focusOn(page, "el.name === 'name'");
+      await page.keyboard.press('Tab');
+      await focusOn(page, "el.name === 'lease_seconds'");
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.press('Tab');
+      await focusOn(page, "el.name === 'exempt_identifiers'");
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('sh*p.test');
+      await page.keyboard.press('Tab');
+      await focusOn(page, "el.name === 'exempt_limit'");
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('1');
+      // Enter in a field sends the form; the API's refusal names the pattern, beside the form.
+      await page.keyboard.press('Enter');
+      const refusal = await edit.getByRole('alert').innerText();
+      expect(refusal).toMatch(/"sh\*p\.test"/);
+      expect(refusal).toMatch(/INVALID_REQUEST/);
+      await screenshot(page, 'console-plan-pattern-refused');
+
+      await page.keyboard.press('Shift+Tab');
+      await focusOn(page, "el.name === 'exempt_identifiers'");
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('*.example.test\nlocalhost');
+      await page.keyboard.press('Tab');
+      await focusOn(page, "el.name === 'exempt_limit'");
+      await page.keyboard.press('Enter');
+      await page.getByText('Saved Staging friendly.').waitFor();
+      // The form is gone, and focus is back on the button that opened it.
+      await edit.waitFor({ state: 'detached' });
+      await focusOn(page, "el.getAttribute('aria-label') === 'Edit plan Staging friendly'");
+      await planRow().filter({ hasText: 'No lease' }).waitFor();
+      await expect(planRow().innerText()).resolves.toMatch(
+        /\*\.example\.test\s+localhost\s+up to 1 per license/,
+      );
+      await expect(admin('GET', `/plans/${id}`)).resolves.toMatchObject({
+        lease_seconds: null,
+        exempt_identifiers: ['*.example.test', 'localhost'],
+        exempt_limit: 1,
+      });
+      await screenshot(page, 'console-plan-edited');
+      expectClean(session, [400]);
     } finally {
       await page.close();
     }

@@ -17,13 +17,25 @@ import {
 let system: StartedSystem;
 let browser: Browser;
 let key: string;
+/** A license on a plan with a lease and a staging pattern, and its activations' lease ends. */
+let leasedKey: string;
+const leaseEnds: Record<string, string | null> = {};
 const MARKUP = '<img src=x onerror=alert(1)>';
 
 const admin = <T>(method: string, path: string, body?: object) =>
   adminCall<T>(system, method, path, body);
 
-async function activate(identifier: string, name?: string): Promise<void> {
-  const fields = new URLSearchParams({ license_key: key, identifier, ...(name ? { name } : {}) });
+/** Activates `identifier` with `licenseKey`; when its lease ends (null: no lease). */
+async function activate(
+  identifier: string,
+  name?: string,
+  licenseKey = key,
+): Promise<string | null> {
+  const fields = new URLSearchParams({
+    license_key: licenseKey,
+    identifier,
+    ...(name ? { name } : {}),
+  });
   const response = await fetch(
     `${system.gatewayUrl}/api/index.php/v1/licensing/licenses/activate`,
     {
@@ -32,6 +44,8 @@ async function activate(identifier: string, name?: string): Promise<void> {
     },
   );
   if (!response.ok) throw new Error(`activate ${identifier}: ${await response.text()}`);
+  const answer = (await response.json()) as { data: { lease_expires_at: string | null } };
+  return answer.data.lease_expires_at;
 }
 
 beforeAll(async () => {
@@ -56,6 +70,23 @@ beforeAll(async () => {
   await activate('https://www.shop.example/', 'Main shop');
   await activate('blog.example');
   await activate('inert.example', MARKUP);
+
+  const leased = await admin<{ id: number }>('POST', '/plans', {
+    name: 'Hourly lease',
+    activation_type: 'domain',
+    activation_limit: 2,
+    lease_seconds: 3600,
+    exempt_identifiers: ['staging.*'],
+  });
+  leasedKey = (
+    await admin<{ license_key: string }>('POST', '/licenses', {
+      product_id: one.id,
+      plan_id: leased.id,
+    })
+  ).license_key;
+  for (const identifier of ['live.example', 'staging.shop.example']) {
+    leaseEnds[identifier] = await activate(identifier, undefined, leasedKey);
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -87,6 +118,9 @@ describe('the customer portal', () => {
       expect(facts).toMatch(/Agency/);
       expect(facts).toMatch(/Gallery Plugin, Forms Plugin/);
       expect(facts).toMatch(/3 of 5 in use/);
+      // No lease on this plan: nothing is said to lapse.
+      expect(facts).not.toMatch(/renew automatically|lapse/);
+      await expect(page.locator('th', { hasText: /lapse/i }).count()).resolves.toBe(0);
       const identifiers = await page.locator('tbody td:first-child .tip').allInnerTexts();
       expect(identifiers.map((text) => text.split('\n')[0])).toEqual(
         expect.arrayContaining(['shop.example', 'blog.example', 'inert.example']),
@@ -95,6 +129,33 @@ describe('the customer portal', () => {
       expect(page.url()).toBe(`${system.gatewayUrl}/portal`);
       expect(page.url()).not.toContain(key);
       await screenshot(page, 'portal-license');
+      expect(problems.violations).toEqual([]);
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('on a plan with a lease, activations renew automatically while in use and each says when it lapses; a staging site is marked not counted', async () => {
+    const page = await browser.newPage();
+    const row = (identifier: string) => page.locator('tbody tr', { hasText: identifier });
+    try {
+      const problems = await lookUp(page, leasedKey);
+      await page.getByRole('heading', { name: 'Gallery Plugin' }).waitFor();
+      const facts = await page.locator('dl.facts').innerText();
+      // The staging site takes no slot: one of two in use.
+      expect(facts).toMatch(/Activations\s+1 of 2 in use/);
+      expect(facts).toMatch(
+        /Activations renew automatically while in use; one unused for 1 hour lapses/,
+      );
+      for (const identifier of ['live.example', 'staging.shop.example']) {
+        await row(identifier).locator(`time[datetime="${leaseEnds[identifier]}"]`).waitFor();
+      }
+      await expect(row('live.example').innerText()).resolves.not.toMatch(/not counted/);
+      await expect(row('staging.shop.example').innerText()).resolves.toMatch(
+        /staging\.shop\.example\s+staging, not counted/,
+      );
+      await screenshot(page, 'portal-lease-and-staging');
       expect(problems.violations).toEqual([]);
       expect(problems.errors).toEqual([]);
     } finally {

@@ -34,7 +34,10 @@ export async function adminCall<T>(
   return answer.data;
 }
 
-export async function startLikeNpmStart(): Promise<StartedSystem> {
+/** `settings`: environment variables a test needs set otherwise than by default. */
+export async function startLikeNpmStart(
+  settings: Record<string, string> = {},
+): Promise<StartedSystem> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'started-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -43,6 +46,7 @@ export async function startLikeNpmStart(): Promise<StartedSystem> {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     AMQP_PREFIX: `test.started.${randomBytes(4).toString('hex')}`,
+    ...settings,
   };
   for (const name of ['ADMIN_TOKENS', 'MONGODB_URL', 'AMQP_URL', 'HOST', 'S3_ENDPOINT']) {
     delete env[name];

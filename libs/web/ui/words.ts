@@ -1,6 +1,6 @@
 /**
- * The words both web pages show for the API's values: a license's status, and what each error
- * code means to the person who met it.
+ * The words both web pages show for the API's values: a license's status, a lease's length, the
+ * mark of an exempt activation, and what each error code means to the person who met it.
  */
 import type { LicenseStatus } from '../../contracts/index.js';
 import type { ErrorCode } from '../../contracts/errors.js';
@@ -12,6 +12,39 @@ export const STATUS_WORDS: Record<LicenseStatus, string> = {
   revoked: 'Revoked',
   cancelled: 'Cancelled',
 };
+
+const UNITS: readonly (readonly [string, number])[] = [
+  ['day', 86_400],
+  ['hour', 3_600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+/** Seconds as a person says them, exactly: `1 hour`, `1 day 12 hours`, `1 minute 30 seconds`. */
+export function durationWords(seconds: number): string {
+  const parts: string[] = [];
+  let rest = seconds;
+  for (const [unit, size] of UNITS) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0) parts.push(`${count} ${unit}${count === 1 ? '' : 's'}`);
+  }
+  return parts.length === 0 ? '0 seconds' : parts.join(' ');
+}
+
+/**
+ * A lease's length: in words, with the seconds the API holds when the words are not already
+ * seconds (`1 hour (3600 s)`, `45 seconds`), so an admin can match it to what they typed.
+ */
+export function leaseWords(seconds: number): string {
+  return seconds < 60 ? durationWords(seconds) : `${durationWords(seconds)} (${seconds} s)`;
+}
+
+/**
+ * The mark of an exempt activation (docs/api-decisions.md, "Exempt identifiers"): it matched
+ * one of the plan's staging patterns and takes no activation slot.
+ */
+export const EXEMPT_MARK = 'staging, not counted';
 
 /**
  * Words for every code (a new code does not compile without them); the server's message follows

@@ -4,13 +4,14 @@ import type { PortalLicense } from '../../../libs/contracts/index.js';
 import { readAnswer, send } from '../../../libs/web/ui/api.js';
 import { ErrorNote, Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
-import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
+import { EXEMPT_MARK, STATUS_WORDS, durationWords } from '../../../libs/web/ui/words.js';
 import '../../../libs/web/ui/styles.css';
 
 /**
  * The customer portal (spec 1, 2.3): a customer enters their license key and sees their license
  * and its activated identifiers; hovering or focusing an identifier shows the activation's name.
- * Read-only: nothing on this page changes anything. The key is sent in the body of a POST, never
+ * On a plan with a lease, each activation says when it lapses unless used; those of staging
+ * sites are marked as not counted. Read-only: nothing on this page changes anything. The key is sent in the body of a POST, never
  * in a URL, and is not kept once the tab closes.
  */
 
@@ -32,8 +33,10 @@ function Activations({ license }: { license: PortalLicense }) {
   if (license.activations.length === 0) {
     return <Empty>No {noun(license.activation_type)} is activated with this license yet.</Empty>;
   }
+  const leased = license.lease_seconds !== null;
+  const columns = [capitalise(noun(license.activation_type)), 'Activated'];
   return (
-    <Table columns={[capitalise(noun(license.activation_type)), 'Activated']}>
+    <Table columns={leased ? [...columns, 'Lapses unless used by'] : columns}>
       {license.activations.map((activation, i) => (
         <tr key={activation.identifier}>
           <td>
@@ -44,10 +47,21 @@ function Activations({ license }: { license: PortalLicense }) {
                 {activation.name ?? 'No name given'}
               </span>
             </span>
+            {activation.exempt && (
+              <>
+                {' '}
+                <span class="badge exempt">{EXEMPT_MARK}</span>
+              </>
+            )}
           </td>
           <td>
             <Time value={activation.activated_at} />
           </td>
+          {leased && (
+            <td>
+              <Time value={activation.lease_expires_at} empty="does not lapse" />
+            </td>
+          )}
         </tr>
       ))}
     </Table>
@@ -100,6 +114,15 @@ function LicenseView({ license }: { license: PortalLicense }) {
         )}
         <dt>Activations</dt>
         <dd>{limit}</dd>
+        {license.lease_seconds !== null && (
+          <>
+            <dt>Lease</dt>
+            <dd>
+              Activations renew automatically while in use; one unused for{' '}
+              {durationWords(license.lease_seconds)} lapses and frees its slot.
+            </dd>
+          </>
+        )}
       </dl>
       <h2>Activated {noun(license.activation_type)}s</h2>
       <Activations license={license} />

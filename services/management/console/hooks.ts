@@ -50,6 +50,34 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   return { data, error, loading, reload, replace };
 }
 
+/** The longest delay a browser timer takes; a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The time now, as of this render; the component renders again when the soonest of `moments`
+ * (ISO timestamps, or null) still ahead has passed, so what depends on it (a lease that ends)
+ * changes on screen when it happens.
+ */
+export function useNow(moments: readonly (string | null)[]): number {
+  const [, setTicks] = useState(0);
+  const now = Date.now();
+  let next = Infinity;
+  for (const moment of moments) {
+    const at = moment === null ? NaN : Date.parse(moment);
+    if (at > now && at < next) next = at;
+  }
+  useEffect(() => {
+    if (next === Infinity) return;
+    // A moment past the timer's reach is looked at again when the longest delay ends.
+    const timer = setTimeout(
+      () => setTicks((n) => n + 1),
+      Math.min(next - Date.now() + 1, MAX_TIMER_MS),
+    );
+    return () => clearTimeout(timer);
+  }, [next]);
+  return now;
+}
+
 /**
  * One action's state: whether it runs, its failure in words, and a result to announce. `run`
  * clears the previous outcome, so a message always belongs to the last attempt.

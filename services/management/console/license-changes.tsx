@@ -123,7 +123,7 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
       onChange(changed);
       setPlanId('');
       return when === 'now'
-        ? `The license is now on ${changed.plan ?? planName(changed.plan_id)}, with its limit and type.`
+        ? `The license is now on ${changed.plan ?? planName(changed.plan_id)}, with its limit, type, lease and exempt settings.`
         : `${planName(Number(planId))} will apply at the next checkout renewal.`;
     });
   };
@@ -152,7 +152,7 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
           value={when}
           onChange={setWhen}
           choices={{
-            now: "Now: the limit and type reset to the new plan's",
+            now: "Now: the limit, type, lease and exempt settings reset to the new plan's",
             renewal: 'At the next checkout renewal',
           }}
         />
@@ -223,7 +223,7 @@ export function Renewal({ license, onChange }: { license: LicenseDetail; onChang
           onChange={setSource}
           choices={{
             checkout:
-              "Checkout (the Renew button): applies a pending plan change; limit and type reset to the plan's",
+              "Checkout (the Renew button): applies a pending plan change; limit, type, lease and exempt settings reset to the plan's",
             gateway: 'Payment gateway (automatic renewal): plan, limit and type unchanged',
           }}
         />

@@ -1,15 +1,32 @@
 import { useState } from 'preact/hooks';
-import type { Activation, ActivationType, LicenseDetail } from '../../../libs/contracts/index.js';
+import type {
+  Activation,
+  ActivationPage,
+  ActivationType,
+  LicenseDetail,
+} from '../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { segment, useApi } from './admin-api.js';
-import { ConfirmRemoval, ReloadButton, RemoveButton } from './controls.js';
+import { DETAIL_ACTIVATIONS } from './bounds.js';
+import { ConfirmRemoval, Pager, ReloadButton, RemoveButton } from './controls.js';
 import { useDirectory } from './directory.js';
 import { Input } from './fields.js';
-import { useAction, useLoad, useRemoval } from './hooks.js';
+import { useAction, useLoad, useNow, useRemoval, type Removal } from './hooks.js';
 import { PlanChange, Renewal, Settings, type Change } from './license-changes.js';
 import { LoadView, Outcome } from './notices.js';
-import { ACTIVATION_TYPE_WORDS, StatusBadge, limitWords, usage } from './words.js';
+import {
+  ACTIVATION_TYPE_WORDS,
+  ExemptBadge,
+  LapsedBadge,
+  RENEWS_WHILE_IN_USE,
+  StatusBadge,
+  exemptSlotWords,
+  lapsedNote,
+  licenseLeaseWords,
+  limitWords,
+  usage,
+} from './words.js';
 
 /** How the API normalises an identifier of each type (spec 2.4), said before it happens. */
 const NORMALISATION: Record<ActivationType, string> = {
@@ -20,8 +37,15 @@ const NORMALISATION: Record<ActivationType, string> = {
   instance: 'A server or container instance: spaces around it are dropped.',
 };
 
+/** Whether an activation's lease has ended by `now`. */
+const lapsed = (activation: Activation, now: number) =>
+  activation.lease_expires_at !== null && Date.parse(activation.lease_expires_at) <= now;
+
 function Facts({ license }: { license: LicenseDetail }) {
   const { productTitle, planName } = useDirectory();
+  const now = useNow(license.activations.map((activation) => activation.lease_expires_at));
+  const gone = license.activations.filter((activation) => lapsed(activation, now));
+  const goneExempt = gone.filter((activation) => activation.exempt).length;
   return (
     <dl class="facts">
       <dt>License key</dt>
@@ -39,7 +63,31 @@ function Facts({ license }: { license: LicenseDetail }) {
       <dt>Activation limit</dt>
       <dd>{limitWords(license.activation_limit)}</dd>
       <dt>Activations used</dt>
-      <dd>{usage(license)}</dd>
+      <dd>
+        {usage(license)}
+        {lapsedNote(gone.length - goneExempt)}
+      </dd>
+      <dt>Lease</dt>
+      <dd>{licenseLeaseWords(license.lease_seconds)}</dd>
+      <dt>Exempt activations</dt>
+      <dd>
+        {exemptSlotWords(license)}
+        {lapsedNote(goneExempt)}
+      </dd>
+      <dt>Exempt identifiers</dt>
+      <dd>
+        {license.exempt_identifiers.length === 0 ? (
+          <span class="muted">None</span>
+        ) : (
+          <ul class="plain">
+            {license.exempt_identifiers.map((pattern) => (
+              <li key={pattern} class="mono">
+                {pattern}
+              </li>
+            ))}
+          </ul>
+        )}
+      </dd>
       <dt>Expires</dt>
       <dd>
         <Time value={license.expires_at} empty="Does not expire" />
@@ -77,6 +125,166 @@ function Facts({ license }: { license: LicenseDetail }) {
   );
 }
 
+/** When an activation's lease ends, or that it has ended and it counts for nothing. */
+function LeaseCell({ activation, now }: { activation: Activation; now: number }) {
+  const ends = activation.lease_expires_at;
+  if (ends === null) return <span class="muted">no lease</span>;
+  if (lapsed(activation, now)) {
+    return (
+      <>
+        <LapsedBadge /> <Time value={ends} />
+      </>
+    );
+  }
+  return (
+    <>
+      {RENEWS_WHILE_IN_USE} <Time value={ends} />
+    </>
+  );
+}
+
+function ActivationTable({
+  activations,
+  removal,
+}: {
+  activations: readonly Activation[];
+  removal: Removal<Activation>;
+}) {
+  // Rendered again when the next lease shown ends, so a lapse is marked as it happens.
+  const now = useNow(activations.map((activation) => activation.lease_expires_at));
+  return (
+    <Table
+      columns={['Identifier', 'Name', 'IP', 'Activated', 'Lease', 'Last license file']}
+      actions
+    >
+      {activations.map((activation) => (
+        <tr key={activation.identifier}>
+          <td class="long">
+            <span class="mono">{activation.identifier}</span>
+            {activation.exempt && (
+              <>
+                {' '}
+                <ExemptBadge />
+              </>
+            )}
+          </td>
+          <td>{activation.name ?? <span class="muted">none</span>}</td>
+          <td class="mono">
+            {activation.ip === '' ? <span class="muted">added in admin</span> : activation.ip}
+          </td>
+          <td>
+            <Time value={activation.activated_at} />
+          </td>
+          <td>
+            <LeaseCell activation={activation} now={now} />
+          </td>
+          <td>
+            <Time value={activation.last_checkout_at} empty="none issued" />
+          </td>
+          <td>
+            <RemoveButton
+              removal={removal}
+              item={activation}
+              verb="Remove"
+              name={activation.identifier}
+            />
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/**
+ * All the activations of a license whose detail holds only the first ones: a page at a time
+ * from GET /licenses/{key}/activations, or the one an identifier search finds. Loaded again
+ * after every change of the license.
+ */
+function PagedActivations({
+  license,
+  removal,
+}: {
+  license: LicenseDetail;
+  removal: Removal<Activation>;
+}) {
+  const api = useApi();
+  const [draft, setDraft] = useState('');
+  const [search, setSearch] = useState({ q: '', page: 1 });
+  const loaded = useLoad(
+    () =>
+      api.get<ActivationPage>(`/licenses/${segment(license.license_key)}/activations`, {
+        q: search.q,
+        page: search.page,
+        per_page: DETAIL_ACTIVATIONS,
+      }),
+    [api, license, search],
+  );
+  return (
+    <>
+      <form
+        method="post"
+        role="search"
+        aria-label="Activations of this license"
+        class="row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setSearch({ q: draft.trim(), page: 1 });
+        }}
+      >
+        <Field
+          label="Find an activation by identifier"
+          hint={`In any spelling. ${NORMALISATION[license.activation_type]}`}
+        >
+          <Input
+            type="search"
+            name="q"
+            autocomplete="off"
+            spellcheck={false}
+            maxLength={255}
+            value={draft}
+            onValue={setDraft}
+          />
+        </Field>
+        <div class="field submit actions">
+          <button type="submit">Find</button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setDraft('');
+              setSearch({ q: '', page: 1 });
+            }}
+          >
+            Show all
+          </button>
+        </div>
+      </form>
+      <LoadView loaded={loaded} what="activations">
+        {(page) =>
+          page.activations.length === 0 ? (
+            <Empty>
+              {search.q === ''
+                ? 'Nothing is activated with this license.'
+                : 'No activation of this identifier.'}
+            </Empty>
+          ) : (
+            <>
+              <ActivationTable activations={page.activations} removal={removal} />
+              <Pager
+                page={page.page}
+                perPage={page.per_page}
+                total={page.total}
+                noun="activations"
+                onPage={(n) => setSearch({ ...search, page: n })}
+              />
+            </>
+          )
+        }
+      </LoadView>
+    </>
+  );
+}
+
 function Activations({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
   const [identifier, setIdentifier] = useState('');
@@ -87,6 +295,8 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
     onChange(await api.call<LicenseDetail>('DELETE', `${path}/${segment(activation.identifier)}`));
     return `Removed ${activation.identifier}; its slot is free.`;
   });
+  // The detail holds the first activations only; exempt ones are counted apart.
+  const paged = license.activations_used + license.exempt_used > license.activations.length;
 
   const add = async (event: Event) => {
     event.preventDefault();
@@ -98,7 +308,12 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
       onChange(changed);
       setIdentifier('');
       setName('');
-      const stored = changed.activations.at(-1)?.identifier ?? identifier;
+      // The identifier as stored (normalised) is the one new in the answer, unless the new
+      // activation is past those the detail holds.
+      const before = new Set(license.activations.map((activation) => activation.identifier));
+      const stored =
+        changed.activations.find((activation) => !before.has(activation.identifier))?.identifier ??
+        identifier.trim();
       return `Added ${stored}.`;
     });
   };
@@ -108,34 +323,12 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
       <h2 id="activations-heading" ref={removal.heading} tabIndex={-1}>
         Activations ({usage(license)})
       </h2>
-      {license.activations.length === 0 ? (
+      {paged ? (
+        <PagedActivations license={license} removal={removal} />
+      ) : license.activations.length === 0 ? (
         <Empty>Nothing is activated with this license.</Empty>
       ) : (
-        <Table columns={['Identifier', 'Name', 'IP', 'Activated', 'Last license file']} actions>
-          {license.activations.map((activation) => (
-            <tr key={activation.identifier}>
-              <td class="mono long">{activation.identifier}</td>
-              <td>{activation.name ?? <span class="muted">none</span>}</td>
-              <td class="mono">
-                {activation.ip === '' ? <span class="muted">added in admin</span> : activation.ip}
-              </td>
-              <td>
-                <Time value={activation.activated_at} />
-              </td>
-              <td>
-                <Time value={activation.last_checkout_at} empty="none issued" />
-              </td>
-              <td>
-                <RemoveButton
-                  removal={removal}
-                  item={activation}
-                  verb="Remove"
-                  name={activation.identifier}
-                />
-              </td>
-            </tr>
-          ))}
-        </Table>
+        <ActivationTable activations={license.activations} removal={removal} />
       )}
       <h3>Add an activation</h3>
       <form method="post" onSubmit={add} class="row">

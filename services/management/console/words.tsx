@@ -9,7 +9,8 @@ import type {
   LicenseSummary,
 } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
-import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
+import { EXEMPT_MARK, STATUS_WORDS, leaseWords } from '../../../libs/web/ui/words.js';
+import { MAX_EXEMPT_IDENTIFIERS } from './bounds.js';
 
 export const ACTIVATION_TYPE_WORDS: Record<ActivationType, string> = {
   domain: 'Domain (websites)',
@@ -39,6 +40,73 @@ export function usage(license: Pick<LicenseSummary, 'activation_limit' | 'activa
 
 export function StatusBadge({ status }: { status: LicenseStatus }) {
   return <span class={`badge status-${status}`}>{STATUS_WORDS[status]}</span>;
+}
+
+// ---- Leases and exempt identifiers (docs/api-decisions.md, "Leases", "Exempt identifiers") ----
+
+/** A plan's lease in a table cell. */
+export function leaseWordsOrNone(seconds: number | null): string {
+  return seconds === null ? 'No lease' : leaseWords(seconds);
+}
+
+/** A license's lease, as its facts say it. */
+export function licenseLeaseWords(seconds: number | null): string {
+  return seconds === null
+    ? 'No lease: activations never lapse'
+    : `Activations lapse after ${leaseWords(seconds)} unless renewed (an activate, or a ` +
+        'validate with their identifier, renews one)';
+}
+
+/** A license's exempt slots: those in use, and of how many. */
+export function exemptSlotWords(license: Pick<LicenseSummary, 'exempt_used' | 'exempt_limit'>) {
+  const used = `${license.exempt_used} of ${license.exempt_limit} exempt slots used`;
+  return license.exempt_limit === 0 ? `${used} (a limit of 0: none is exempt)` : used;
+}
+
+/**
+ * What a count still holds of lapsed activations: the license keeps them until its next use
+ * removes them, but they count for nothing.
+ */
+export function lapsedNote(count: number): string {
+  return count === 0 ? '' : ` (${count} lapsed: not counted, removed at the license's next use)`;
+}
+
+/** A plan's exempt limit in a table cell. */
+export function exemptLimitWords(limit: number): string {
+  return limit === 0 ? 'none exempt (limit 0)' : `up to ${limit} per license`;
+}
+
+/** What the plan form says of each setting, and when licenses take them. */
+export const PLAN_WORDS = {
+  lease:
+    'Each activation lapses this long after it is made or last renewed by an activate or a ' +
+    'validate with its identifier, and its slot is freed. Empty: no lease, activations never ' +
+    'lapse.',
+  exemptIdentifiers:
+    'Staging and local sites whose activations take no slot, matched against the identifier ' +
+    'as stored: *.test (any name ending in .test), staging.* (any name starting with staging.), ' +
+    'an exact name (localhost); on seat plans, *@example.com (any address at that domain). One ' +
+    `* at most, standing for whole labels; up to ${MAX_EXEMPT_IDENTIFIERS} patterns.`,
+  exemptLimit:
+    'How many exempt activations one license may hold; 0: none is exempt. Past it, an exempt ' +
+    'identifier is refused as on a full license.',
+  takenWhen:
+    'Licenses take the lease and exempt settings when issued on this plan or moved to it; ' +
+    'licenses already on it keep theirs.',
+  fixed: 'The activation type and limit of a plan stay as created.',
+};
+
+/** The lease of an activation that is still running, before the time it ends. */
+export const RENEWS_WHILE_IN_USE = 'renews while in use; lapses at';
+
+/** Its lease ran out: it counts for nothing, and is removed on the license's next use. */
+export function LapsedBadge() {
+  return <span class="badge lapsed">lapsed, not counted</span>;
+}
+
+/** It matched one of the plan's exempt patterns: it takes no slot. */
+export function ExemptBadge() {
+  return <span class="badge exempt">exempt ({EXEMPT_MARK})</span>;
 }
 
 export function formatBytes(size: number): string {
