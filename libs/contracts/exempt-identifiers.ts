@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_EXEMPT_IDENTIFIERS, MAX_EXEMPT_LIMIT } from './bounds.js';
 import { MAX_FIELD_LENGTH, characterLength } from './shared.js';
 
 /**
@@ -7,11 +8,6 @@ import { MAX_FIELD_LENGTH, characterLength } from './shared.js';
  * the server, so a client cannot declare itself exempt; `exempt_limit` caps how many a license
  * may hold.
  */
-
-/** A plan holds at most this many patterns. */
-export const MAX_EXEMPT_IDENTIFIERS = 20;
-/** The most exempt activations a license holds when its plan does not say. */
-export const DEFAULT_EXEMPT_LIMIT = 3;
 
 /**
  * The shape of a pattern, matched against a normalised identifier:
@@ -131,6 +127,6 @@ export const ExemptIdentifiers = z
  * Unlike `activation_limit`, 0 is not unlimited: it means no exempt activation at all. The cap
  * is what keeps a broad pattern from freeing a license of its limit.
  */
-export const ExemptLimit = z.number().int().nonnegative().max(1_000_000).meta({
+export const ExemptLimit = z.number().int().nonnegative().max(MAX_EXEMPT_LIMIT).meta({
   description: 'The most exempt activations a license may hold; 0 means none (not unlimited).',
 });

@@ -7,3 +7,4 @@ export * from './exempt-identifiers.js';
 export * from './rpc.js';
 export * from './signing.js';
 export * from './http.js';
+export * from './bounds.js';

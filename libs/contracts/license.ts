@@ -11,12 +11,10 @@ import {
   ShortText,
   Timestamp,
 } from './shared.js';
-import { DEFAULT_EXEMPT_LIMIT, ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
+import { DEFAULT_EXEMPT_LIMIT, DETAIL_ACTIVATIONS, MAX_LEASE_SECONDS } from './bounds.js';
+import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
 
 // ---- Plans (spec 2.1) ----
-
-/** The longest lease a plan may give its activations: a year. */
-export const MAX_LEASE_SECONDS = 366 * 24 * 3600;
 
 /**
  * A plan's lease (docs/api-decisions.md, "Leases"): an activation lapses this many seconds after
@@ -176,9 +174,6 @@ export const Checkout = z.object({
 export type Checkout = z.infer<typeof Checkout>;
 
 // ---- Management (admin) operations ----
-
-/** How many activations a license's detail holds; the rest are read a page at a time. */
-export const DETAIL_ACTIVATIONS = 100;
 
 export const Activation = z.object({
   identifier: z.string(),

@@ -8,7 +8,7 @@ import type {
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { segment, useApi } from './admin-api.js';
-import { DETAIL_ACTIVATIONS } from './bounds.js';
+import { DETAIL_ACTIVATIONS } from '../../../libs/contracts/bounds.js';
 import { ConfirmRemoval, Pager, ReloadButton, RemoveButton } from './controls.js';
 import { useDirectory } from './directory.js';
 import { Input } from './fields.js';

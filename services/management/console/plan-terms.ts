@@ -3,7 +3,11 @@
  * sends of them (docs/api-decisions.md, "Leases", "Exempt identifiers").
  */
 import type { Plan } from '../../../libs/contracts/index.js';
-import { DEFAULT_EXEMPT_LIMIT, MAX_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from './bounds.js';
+import {
+  DEFAULT_EXEMPT_LIMIT,
+  MAX_EXEMPT_LIMIT,
+  MAX_LEASE_SECONDS,
+} from '../../../libs/contracts/bounds.js';
 
 export interface PlanTermsDraft {
   /** Seconds; empty for no lease. */

@@ -4,7 +4,7 @@ import type { ActivationType, Plan } from '../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
-import { MAX_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from './bounds.js';
+import { MAX_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from '../../../libs/contracts/bounds.js';
 import { useDirectory } from './directory.js';
 import { Input, LimitInput, WordSelect, isLimit } from './fields.js';
 import { useAction } from './hooks.js';

@@ -10,7 +10,7 @@ import type {
 } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
 import { EXEMPT_MARK, STATUS_WORDS, leaseWords } from '../../../libs/web/ui/words.js';
-import { MAX_EXEMPT_IDENTIFIERS } from './bounds.js';
+import { MAX_EXEMPT_IDENTIFIERS } from '../../../libs/contracts/bounds.js';
 
 export const ACTIVATION_TYPE_WORDS: Record<ActivationType, string> = {
   domain: 'Domain (websites)',

@@ -1,0 +1,19 @@
+/**
+ * Bounds of the licensing API, in a module of their own without zod: the schemas of this folder
+ * use them, and so do the web pages, which would otherwise bundle zod to learn a few numbers.
+ */
+
+/** How many activations a license's detail holds; the rest are read a page at a time. */
+export const DETAIL_ACTIVATIONS = 100;
+
+/** The longest lease a plan may give its activations: a year. */
+export const MAX_LEASE_SECONDS = 366 * 24 * 3600;
+
+/** The most exempt identifier patterns a plan holds. */
+export const MAX_EXEMPT_IDENTIFIERS = 20;
+
+/** A plan's exempt limit when none is given. */
+export const DEFAULT_EXEMPT_LIMIT = 3;
+
+/** The largest exempt limit a plan may have, as for the activation limit. */
+export const MAX_EXEMPT_LIMIT = 1_000_000;
