@@ -72,6 +72,64 @@ export function projectMicros(
   return sum;
 }
 
+/** A row's project CPU per request, in µs. */
+function rowMicros(m: PathMeasurement): number | null {
+  return projectMicros(m.path.target, microsPerRequest(m.cpuSeconds, m.load.answered));
+}
+
+/**
+ * One row's project CPU per request against another's of the same run: plainly, and with each
+ * first divided by the bare Express app's at that row's own rate (rows answering at very
+ * different rates are compared fairly so). Null when either row did not run; a ratio is null
+ * when a figure it needs is unknown.
+ */
+export function rowRatios(
+  measurements: readonly PathMeasurement[],
+  key: string,
+  baseKey: string,
+): {
+  row: PathMeasurement;
+  base: PathMeasurement;
+  plain: number | null;
+  sameRate: number | null;
+} | null {
+  const row = measurements.find((m) => m.path.key === key);
+  const base = measurements.find((m) => m.path.key === baseKey);
+  if (!row || !base) return null;
+  const divide = (a: number | null, b: number | null) =>
+    a === null || b === null || b <= 0 ? null : a / b;
+  const rowMicrosValue = rowMicros(row);
+  const baseMicrosValue = rowMicros(base);
+  return {
+    row,
+    base,
+    plain: divide(rowMicrosValue, baseMicrosValue),
+    sameRate: divide(
+      divide(rowMicrosValue, row.bareAtSameRate),
+      divide(baseMicrosValue, base.bareAtSameRate),
+    ),
+  };
+}
+
+/** The note under the table comparing two rows of the run (rowRatios), or null. */
+export function comparisonNote(
+  measurements: readonly PathMeasurement[],
+  key: string,
+  baseKey: string,
+): string | null {
+  const found = rowRatios(measurements, key, baseKey);
+  if (!found) return null;
+  const { row, base, plain, sameRate } = found;
+  const times = (value: number | null) => (value === null ? 'n/a' : `${significant(value)}×`);
+  const rate = (m: PathMeasurement) => (m.load.expected / m.load.seconds).toFixed(0);
+  return (
+    `${row.path.name} against ${base.path.name}, project CPU per request in this run: ` +
+    `${times(plain)} (${significant(rowMicros(row))} µs ÷ ${significant(rowMicros(base))} µs); ` +
+    `with each first divided by the bare Express app at its own rate (${rate(row)} and ` +
+    `${rate(base)} requests a second): ${times(sameRate)}.`
+  );
+}
+
 /** Answers with another status than expected, and connection errors: `12 × 500, 3 errors`. */
 function unexpectedAnswers(m: PathMeasurement): string | null {
   const parts = Object.entries(m.load.statuses)

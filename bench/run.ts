@@ -14,7 +14,8 @@
  *   BENCH_SECONDS=10       measured seconds per path (and per download row); plus 2 s warm-up
  *   BENCH_CONNECTIONS=10   concurrent connections of the load generator
  *   BENCH_DOWNLOAD_MB=64   size of the package of the download rows
- *   BENCH_ONLY=validate,downloads   only these paths (names in bench/paths.ts, and `downloads`)
+ *   BENCH_ONLY=validate,downloads   only these paths (names in bench/paths.ts, and `downloads`);
+ *                          validate-many is validate on a license with 20,000 activations
  *   BENCH_PROFILE=license  run that service under `node --cpu-prof`; the profile's path is printed
  *   MONGODB_URL=...        a MongoDB server of yours; unset, mongodb-memory-server starts one
  *
@@ -34,10 +35,11 @@ import {
   API_BASE,
   benchPaths,
   DOWNLOAD_DECISION_NOTE,
+  MANY_ACTIVATIONS_NOTE,
   PATH_KEYS,
 } from './paths.js';
 import { Children } from './processes.js';
-import { renderReport, type RunInfo } from './report.js';
+import { comparisonNote, renderReport, type RunInfo } from './report.js';
 import { readSettings, SettingsError, type BenchSettings } from './settings.js';
 import {
   describeProcesses,
@@ -108,6 +110,8 @@ async function bench(
   const notes = [
     ...(ran('download-decision') ? [DOWNLOAD_DECISION_NOTE] : []),
     ...(ran('activate-new') || ran('activate-deactivate') ? [ACTIVATION_NOTE] : []),
+    ...(ran('validate-many') ? [MANY_ACTIVATIONS_NOTE] : []),
+    ...[comparisonNote(measurements, 'validate-many', 'validate')].filter((n) => n !== null),
     'In the baseline row, the service columns (in parentheses) and the shared processes show ' +
       "their background CPU while the baseline is loaded, over the baseline's requests: the " +
       'noise floor. RabbitMQ and Redis are shared with anything else running on the machine.',

@@ -10,7 +10,6 @@ import type {
   Plan,
   Product,
 } from '../../libs/contracts/index.js';
-import { identifierKey } from '../../libs/identifier/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { LicenseDocument } from '../../services/license/models.js';
 import { activationBytes, countStoredActivations } from '../../services/license/mongo-stores.js';
@@ -21,6 +20,7 @@ import {
   type MonitoredCommand,
 } from '../support/command-monitor.js';
 import { databaseOf } from '../support/databases.js';
+import { storeManyActivations } from '../support/many-activations.js';
 import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
 
 /**
@@ -30,8 +30,8 @@ import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
  * license service's RPC replies, nor the HTTP answers carry its activations.
  *
  * The license is put in place as one document, the way a license stored before the counts existed
- * is, and counted by the function the license service runs at start. The tests run in order, each
- * on the license as the one before left it.
+ * is, and counted by the function the license service runs at start (support/many-activations.ts).
+ * The tests run in order, each on the license as the one before left it.
  */
 
 const MANY = 20_000;
@@ -44,7 +44,7 @@ const SLOW = 120_000;
 
 const host = (n: number) => `host-${String(n).padStart(5, '0')}.example`;
 /** Far in the past, so that every activation the tests add is later than these. */
-const FIRST_ACTIVATED_AT = Date.parse('2026-01-01T00:00:00.000Z');
+const FIRST_ACTIVATED_AT = new Date('2026-01-01T00:00:00.000Z');
 
 let system: TestSystem;
 let commands: MonitoredCommand[];
@@ -107,38 +107,18 @@ beforeAll(async () => {
   // Opened after monitorCommands: what the test itself sends is not counted.
   db = await databaseOf(system, 'license');
   licenses = db.db!.collection<LicenseDocument>('licenses');
-  seeded = Array.from({ length: MANY }, (_, i) => ({
-    identifier: host(i + 1),
-    identifier_key: identifierKey(host(i + 1)),
-    name: null,
-    ip: '203.0.113.7',
-    activated_at: new Date(FIRST_ACTIVATED_AT + i * 1000),
-    last_checkout_at: null,
-  }));
-  bigKey = randomBytes(16).toString('hex');
-  const now = new Date();
-  // The fields MongoLicenseStore.issue writes, in its order, with the activations and no counts.
-  const doc: Omit<LicenseDocument, '_id' | 'activations_used' | 'activations_bytes'> = {
-    license_key: bigKey,
-    product_id: product.id,
-    plan_id: plan.id,
-    status: 'active',
-    expires_at: null,
-    auto_renew: false,
-    next_payment_at: null,
-    activation_type: 'domain',
-    activation_limit: 0,
+  ({
+    licenseKey: bigKey,
     activations: seeded,
-    last_check_at: null,
-    last_check_ip: null,
-    check_count: 0,
-    pending_plan_id: null,
-    created_at: now,
-    updated_at: now,
-  };
-  await licenses.insertOne(doc as LicenseDocument);
-  // As the license service does at start, for licenses stored before the counts existed.
-  countedAtStart = await countStoredActivations(licenses);
+    counted: countedAtStart,
+  } = await storeManyActivations(licenses, {
+    productId: product.id,
+    planId: plan.id,
+    activationType: 'domain',
+    count: MANY,
+    identifier: host,
+    firstActivatedAt: FIRST_ACTIVATED_AT,
+  }));
 }, SLOW);
 
 afterAll(async () => {
@@ -342,7 +322,7 @@ describe('a license holding 20,000 activations in its document', () => {
         identifier: host(1),
         name: null,
         ip: '203.0.113.7',
-        activated_at: new Date(FIRST_ACTIVATED_AT).toISOString(),
+        activated_at: FIRST_ACTIVATED_AT.toISOString(),
         last_checkout_at: null,
       });
       // The detail's reads run together: their order is not the rule, their number is.
