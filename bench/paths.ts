@@ -11,6 +11,11 @@ export const API_BASE = '/api/index.php/v1/licensing';
 
 /** The activations of the license of the `validate-many` path. */
 export const MANY_ACTIVATIONS = 20_000;
+/**
+ * Its connections: the database takes longer over that license than over others, and on a slow
+ * one ten requests waiting for it in turn wait past the RPC timeout and are answered 500.
+ */
+const MANY_ACTIVATIONS_CONNECTIONS = 2;
 
 export interface BenchPath {
   /** Its name in BENCH_ONLY. */
@@ -20,6 +25,8 @@ export interface BenchPath {
   /** The bare Express app, or the gateway. */
   target: 'bare' | 'gateway';
   expectedStatus: number;
+  /** Fewer connections than BENCH_CONNECTIONS for this path, when set. */
+  maxConnections?: number;
   requests(): Promise<LoadRequest[]>;
 }
 
@@ -168,6 +175,7 @@ export function benchPaths(fixture: Fixture): BenchPath[] {
       name: `validate (a license with ${MANY_ACTIVATIONS.toLocaleString('en')} activations)`,
       target: 'gateway',
       expectedStatus: 200,
+      maxConnections: MANY_ACTIVATIONS_CONNECTIONS,
       requests: async () => {
         const many = await fixture.manyActivations();
         return [
@@ -214,4 +222,6 @@ export const MANY_ACTIVATIONS_NOTE =
   'identifier near the end of the activations of one license, stored in the database as one ' +
   'document beforehand: the license service answers it with the one command of any validate, ' +
   'which finds the license by key and the identifier among its activations and returns the ' +
-  'license without them. How fast the database finds it sets the rate of that row.';
+  'license without them. How fast the database finds it sets the rate of that row; it runs with ' +
+  `at most ${MANY_ACTIVATIONS_CONNECTIONS} connections, so that on a slow database its requests ` +
+  'do not wait in turn past the RPC timeout.';

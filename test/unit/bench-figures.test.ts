@@ -8,7 +8,7 @@ import {
 } from '../../bench/cpu.js';
 import type { Fixture } from '../../bench/fixture.js';
 import { percentile } from '../../bench/load-protocol.js';
-import type { PathMeasurement } from '../../bench/measure.js';
+import type { PathMeasurement, RateMeasurement } from '../../bench/measure.js';
 import { benchPaths, formBody, PATH_KEYS, type PathKey } from '../../bench/paths.js';
 import {
   comparisonNote,
@@ -197,27 +197,33 @@ describe('bench: comparing two rows of a run', () => {
     bareAtSameRate,
   });
   // validate: 1000 µs a request at 100/s, the bare app 200 µs at that rate (5×); validate-many:
-  // 2000 µs at 2/s, the bare app 800 µs at that rate (2.5×).
+  // 2000 µs at 2/s, the bare app 800 µs at that rate (2.5×); validate loaded at 2/s: 1600 µs.
   const rows = [row('validate', 1000, 1, 200), row('validate-many', 20, 0.04, 800)];
+  const validateAtRate: RateMeasurement = { ...row('validate', 20, 0.032, null), rate: 2 };
 
-  test('project CPU per request of one row over the other: plain, and each over the bare app at its rate', () => {
-    expect(rowRatios(rows, 'validate-many', 'validate')).toMatchObject({
+  test('project CPU per request of one row over the other: plain, each over the bare app at its rate, and at the same rate', () => {
+    expect(rowRatios(rows, 'validate-many', 'validate', validateAtRate)).toMatchObject({
       plain: expect.closeTo(2, 9),
-      sameRate: expect.closeTo(0.5, 9),
+      overBareAtRate: expect.closeTo(0.5, 9),
+      atSameRate: expect.closeTo(1.25, 9),
     });
+    expect(rowRatios(rows, 'validate-many', 'validate')).toMatchObject({ atSameRate: null });
     expect(rowRatios(rows, 'validate-many', 'activate-same')).toBeNull();
     const unknownRate = [rows[0]!, row('validate-many', 20, 0.04, null)];
     expect(rowRatios(unknownRate, 'validate-many', 'validate')).toMatchObject({
       plain: expect.closeTo(2, 9),
-      sameRate: null,
+      overBareAtRate: null,
     });
   });
 
-  test('the note states both ratios, the figures they come from and the rates', () => {
-    expect(comparisonNote(rows, 'validate-many', 'validate')).toBe(
+  test('the note states the ratios, the figures they come from and the rates', () => {
+    const note =
       'validate-many against validate, project CPU per request in this run: 2.00× ' +
-        '(2000 µs ÷ 1000 µs); with each first divided by the bare Express app at its own rate ' +
-        '(2 and 100 requests a second): 0.500×.',
+      '(2000 µs ÷ 1000 µs); with each first divided by the bare Express app at its own rate ' +
+      '(2 and 100 requests a second): 0.500×.';
+    expect(comparisonNote(rows, 'validate-many', 'validate')).toBe(note);
+    expect(comparisonNote(rows, 'validate-many', 'validate', validateAtRate)).toBe(
+      `${note} validate loaded at 2 requests a second right after took 1600 µs a request: 1.25×.`,
     );
     expect(comparisonNote(rows.slice(0, 1), 'validate-many', 'validate')).toBeNull();
   });
