@@ -1,11 +1,17 @@
 /**
  * The data the benchmark needs, made through the management API as an admin would: a product,
- * a plan with no activation limit, licenses, a published version with its package file.
+ * a plan with no activation limit, licenses, a published version with its package file. One
+ * license holds 20,000 activations: it is put in place in the license service's database as one
+ * document, since 20,000 activate calls would take the test database far too long.
  */
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { connectDatabase } from '../libs/database/index.js';
+import type { LicenseDocument } from '../services/license/models.js';
+import { storeManyActivations } from '../test/support/many-activations.js';
+import { MANY_ACTIVATIONS } from './paths.js';
 import type { RunningSystem } from './system.js';
 
 const CALL_TIMEOUT_MS = 30_000;
@@ -20,6 +26,11 @@ export interface Fixture {
   expiredKey: string;
   /** Issues another active license of the product, with no activation limit. */
   newLicense(): Promise<string>;
+  /**
+   * An active license of the product holding MANY_ACTIVATIONS activations, and one of them near
+   * the end of its list; made on the first call only, so that the other paths run without it.
+   */
+  manyActivations(): Promise<{ licenseKey: string; identifier: string }>;
   /** The package file of the product's version. */
   file: { objectKey: string; size: number; sha256: string };
   uploadSeconds: number;
@@ -150,13 +161,45 @@ export async function createFixture(
   const started = process.hrtime.bigint();
   const stored = await uploadPackage(system, version.id, packageBytes);
   const uploadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  let many: Promise<{ licenseKey: string; identifier: string }> | undefined;
   return {
     productId: product.id,
     licenseKey,
     identifier,
     expiredKey,
     newLicense: () => issue(),
+    manyActivations: () =>
+      (many ??= licenseWithManyActivations(system, { productId: product.id, planId: plan.id })),
     file: { objectKey: stored.object_key, size: stored.size, sha256: stored.sha256 },
     uploadSeconds,
   };
+}
+
+/**
+ * A license of the bench plan (device, no limit) with MANY_ACTIVATIONS activations, stored and
+ * counted as test/support/many-activations.ts does, in the license service's own database.
+ */
+async function licenseWithManyActivations(
+  system: RunningSystem,
+  { productId, planId }: { productId: number; planId: number },
+): Promise<{ licenseKey: string; identifier: string }> {
+  const db = await connectDatabase(system.mongodbUrl, system.databasePrefix, 'license');
+  try {
+    const device = (n: number) => `bench-device-${String(n).padStart(5, '0')}`;
+    const { licenseKey, counted } = await storeManyActivations(
+      db.db!.collection<LicenseDocument>('licenses'),
+      {
+        productId,
+        planId,
+        activationType: 'device',
+        count: MANY_ACTIVATIONS,
+        identifier: device,
+        firstActivatedAt: new Date(Date.now() - 86_400_000),
+      },
+    );
+    if (counted !== 1) throw new Error(`counted ${counted} licenses, expected the one stored`);
+    return { licenseKey, identifier: device(MANY_ACTIVATIONS - 1) };
+  } finally {
+    await db.close();
+  }
 }

@@ -27,6 +27,15 @@ export interface PathMeasurement {
   bareAtSameRate: number | null;
 }
 
+/** A path loaded at a set rate of requests, measured as a row is (`measureAtRate`). */
+export interface RateMeasurement {
+  path: BenchPath;
+  /** The requests a second it was loaded at. */
+  rate: number;
+  load: LoadResult;
+  cpuSeconds: Map<string, number | null>;
+}
+
 export interface MeasureContext {
   load: LoadGenerator;
   /** The bare Express path, loaded again at each gateway path's rate. */
@@ -62,6 +71,9 @@ async function check(origin: string, requests: LoadRequest[], expected: number):
   }
 }
 
+const connectionsOf = (path: BenchPath, context: MeasureContext) =>
+  Math.min(context.connections, path.maxConnections ?? context.connections);
+
 export async function measurePath(
   path: BenchPath,
   context: MeasureContext,
@@ -73,7 +85,7 @@ export async function measurePath(
     return {
       origin,
       requests,
-      connections: context.connections,
+      connections: connectionsOf(path, context),
       seconds,
       expectedStatus: path.expectedStatus,
     };
@@ -124,4 +136,42 @@ async function bareAtRate(rate: number, context: MeasureContext): Promise<number
     BASELINE,
   );
   return seconds === null || seconds === undefined ? null : (seconds * 1e6) / load.answered;
+}
+
+/**
+ * A path measured again at another path's rate of answers, right after it, for the CPU per
+ * request of two paths at the same rate: a service answering a few requests a second spends far
+ * more on each (its timers and wake-ups), whatever the request. Null when the rate is below one.
+ */
+export async function measureAtRate(
+  path: BenchPath,
+  rate: number,
+  context: MeasureContext,
+): Promise<RateMeasurement | null> {
+  if (!(rate >= 1)) return null;
+  const requests = await path.requests();
+  await check(context.origins[path.target], requests, path.expectedStatus);
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  let before: CpuSnapshot | undefined;
+  const load = await context.load.run(
+    {
+      origin: context.origins[path.target],
+      requests,
+      connections: connectionsOf(path, context),
+      seconds: context.seconds,
+      expectedStatus: path.expectedStatus,
+      rate: Math.round(rate),
+    },
+    () => {
+      before = cpuSnapshot(context.measured);
+    },
+  );
+  const after = cpuSnapshot(context.measured);
+  if (!before) throw new Error(`${path.name}: the load generator never said it started`);
+  return {
+    path,
+    rate: Math.round(rate),
+    load,
+    cpuSeconds: cpuSecondsBetween(before, after, context.ticksPerSecond),
+  };
 }

@@ -9,6 +9,14 @@ import { EACH_CYCLE_ID, EACH_REQUEST_ID, type LoadRequest } from './load-protoco
 
 export const API_BASE = '/api/index.php/v1/licensing';
 
+/** The activations of the license of the `validate-many` path. */
+export const MANY_ACTIVATIONS = 20_000;
+/**
+ * Its connections: the database takes longer over that license than over others, and on a slow
+ * one ten requests waiting for it in turn wait past the RPC timeout and are answered 500.
+ */
+const MANY_ACTIVATIONS_CONNECTIONS = 2;
+
 export interface BenchPath {
   /** Its name in BENCH_ONLY. */
   key: PathKey;
@@ -17,6 +25,8 @@ export interface BenchPath {
   /** The bare Express app, or the gateway. */
   target: 'bare' | 'gateway';
   expectedStatus: number;
+  /** Fewer connections than BENCH_CONNECTIONS for this path, when set. */
+  maxConnections?: number;
   requests(): Promise<LoadRequest[]>;
 }
 
@@ -157,6 +167,26 @@ export function benchPaths(fixture: Fixture): BenchPath[] {
         headers: { accept: 'application/json' },
       }),
     },
+    {
+      // Validate as above, on a license holding 20,000 activations; the report compares its CPU
+      // per request with validate's. Last, so that the other paths run before its license is in
+      // the database.
+      key: 'validate-many',
+      name: `validate (a license with ${MANY_ACTIVATIONS.toLocaleString('en')} activations)`,
+      target: 'gateway',
+      expectedStatus: 200,
+      maxConnections: MANY_ACTIVATIONS_CONNECTIONS,
+      requests: async () => {
+        const many = await fixture.manyActivations();
+        return [
+          post(`${licenses}/validate`, {
+            license_key: many.licenseKey,
+            product_id: fixture.productId,
+            identifier: many.identifier,
+          }),
+        ];
+      },
+    },
   ];
 }
 
@@ -171,6 +201,7 @@ export const PATH_KEYS = [
   'update-key',
   'update-nokey',
   'download-decision',
+  'validate-many',
 ] as const;
 
 export const DOWNLOAD_DECISION_NOTE =
@@ -185,3 +216,12 @@ export const ACTIVATION_NOTE =
   'Activate (new identifier each request) adds an activation to one license per request, on a ' +
   'fresh license for the measured run; activate + deactivate has each connection activate a new ' +
   'identifier and then deactivate it, so every request changes the license.';
+
+export const MANY_ACTIVATIONS_NOTE =
+  `Validate (a license with ${MANY_ACTIVATIONS.toLocaleString('en')} activations) sends an ` +
+  'identifier near the end of the activations of one license, stored in the database as one ' +
+  'document beforehand: the license service answers it with the one command of any validate, ' +
+  'which finds the license by key and the identifier among its activations and returns the ' +
+  'license without them. How fast the database finds it sets the rate of that row; it runs with ' +
+  `at most ${MANY_ACTIVATIONS_CONNECTIONS} connections, so that on a slow database its requests ` +
+  'do not wait in turn past the RPC timeout.';

@@ -3,7 +3,7 @@
  * the measurements (unit-tested in test/unit/bench-figures.test.ts).
  */
 import type { DownloadReport } from './downloads.js';
-import type { PathMeasurement } from './measure.js';
+import type { PathMeasurement, RateMeasurement } from './measure.js';
 import { BASELINE, SERVICES } from './settings.js';
 
 /** The shared processes the services use, shown apart from the project's own. */
@@ -70,6 +70,79 @@ export function projectMicros(
     sum += value;
   }
   return sum;
+}
+
+/** The project CPU per request of a measured run, in µs. */
+function runMicros(m: PathMeasurement | RateMeasurement): number | null {
+  return projectMicros(m.path.target, microsPerRequest(m.cpuSeconds, m.load.answered));
+}
+
+export interface RowRatios {
+  row: PathMeasurement;
+  base: PathMeasurement;
+  /** The row's project CPU per request over the base row's. */
+  plain: number | null;
+  /** The same, each first divided by the bare Express app's at that row's own rate. */
+  overBareAtRate: number | null;
+  /** The row's over the base path's when loaded at the row's rate, when it was. */
+  atSameRate: number | null;
+}
+
+/**
+ * One row's project CPU per request against another's of the same run: plainly; with each first
+ * divided by the bare Express app's at that row's own rate; and against the base path loaded at
+ * the row's rate (`baseAtRowRate`), the comparison that a row answering few requests a second
+ * needs, since a service spends more on each request the fewer it answers. Null when either row
+ * did not run; a ratio is null when a figure it needs is unknown.
+ */
+export function rowRatios(
+  measurements: readonly PathMeasurement[],
+  key: string,
+  baseKey: string,
+  baseAtRowRate: RateMeasurement | null = null,
+): RowRatios | null {
+  const row = measurements.find((m) => m.path.key === key);
+  const base = measurements.find((m) => m.path.key === baseKey);
+  if (!row || !base) return null;
+  const divide = (a: number | null, b: number | null) =>
+    a === null || b === null || b <= 0 ? null : a / b;
+  const micros = runMicros(row);
+  const baseMicros = runMicros(base);
+  return {
+    row,
+    base,
+    plain: divide(micros, baseMicros),
+    overBareAtRate: divide(
+      divide(micros, row.bareAtSameRate),
+      divide(baseMicros, base.bareAtSameRate),
+    ),
+    atSameRate: baseAtRowRate === null ? null : divide(micros, runMicros(baseAtRowRate)),
+  };
+}
+
+/** The note under the table comparing two rows of the run (rowRatios), or null. */
+export function comparisonNote(
+  measurements: readonly PathMeasurement[],
+  key: string,
+  baseKey: string,
+  baseAtRowRate: RateMeasurement | null = null,
+): string | null {
+  const found = rowRatios(measurements, key, baseKey, baseAtRowRate);
+  if (!found) return null;
+  const { row, base, plain, overBareAtRate, atSameRate } = found;
+  const times = (value: number | null) => (value === null ? 'n/a' : `${significant(value)}×`);
+  const rate = (m: PathMeasurement) => (m.load.expected / m.load.seconds).toFixed(0);
+  const sameRate =
+    baseAtRowRate === null
+      ? ''
+      : ` ${base.path.name} loaded at ${baseAtRowRate.rate} requests a second right after ` +
+        `took ${significant(runMicros(baseAtRowRate))} µs a request: ${times(atSameRate)}.`;
+  return (
+    `${row.path.name} against ${base.path.name}, project CPU per request in this run: ` +
+    `${times(plain)} (${significant(runMicros(row))} µs ÷ ${significant(runMicros(base))} µs); ` +
+    `with each first divided by the bare Express app at its own rate (${rate(row)} and ` +
+    `${rate(base)} requests a second): ${times(overBareAtRate)}.${sameRate}`
+  );
 }
 
 /** Answers with another status than expected, and connection errors: `12 × 500, 3 errors`. */

@@ -14,7 +14,8 @@
  *   BENCH_SECONDS=10       measured seconds per path (and per download row); plus 2 s warm-up
  *   BENCH_CONNECTIONS=10   concurrent connections of the load generator
  *   BENCH_DOWNLOAD_MB=64   size of the package of the download rows
- *   BENCH_ONLY=validate,downloads   only these paths (names in bench/paths.ts, and `downloads`)
+ *   BENCH_ONLY=validate,downloads   only these paths (names in bench/paths.ts, and `downloads`);
+ *                          validate-many is validate on a license with 20,000 activations
  *   BENCH_PROFILE=license  run that service under `node --cpu-prof`; the profile's path is printed
  *   MONGODB_URL=...        a MongoDB server of yours; unset, mongodb-memory-server starts one
  *
@@ -28,16 +29,23 @@ import { clockTicksPerSecond } from './cpu.js';
 import { measureDownloads, type DownloadReport } from './downloads.js';
 import { createFixture, MB } from './fixture.js';
 import { LoadGenerator } from './load.js';
-import { measurePath, type PathMeasurement } from './measure.js';
+import {
+  measureAtRate,
+  measurePath,
+  type MeasureContext,
+  type PathMeasurement,
+  type RateMeasurement,
+} from './measure.js';
 import {
   ACTIVATION_NOTE,
   API_BASE,
   benchPaths,
   DOWNLOAD_DECISION_NOTE,
+  MANY_ACTIVATIONS_NOTE,
   PATH_KEYS,
 } from './paths.js';
 import { Children } from './processes.js';
-import { renderReport, type RunInfo } from './report.js';
+import { comparisonNote, renderReport, type RunInfo } from './report.js';
 import { readSettings, SettingsError, type BenchSettings } from './settings.js';
 import {
   describeProcesses,
@@ -80,22 +88,31 @@ async function bench(
   const baseline = all.find((p) => p.target === 'bare');
   if (!baseline) throw new Error('no baseline path');
   const paths = all.filter((p) => selected(p.key) || p === baseline);
+  const context: MeasureContext = {
+    load,
+    baseline,
+    origins: { bare: system.bareUrl, gateway: system.gatewayUrl },
+    measured,
+    ticksPerSecond,
+    seconds: settings.seconds,
+    warmupSeconds: settings.warmupSeconds,
+    connections: settings.connections,
+  };
   for (const benchPath of paths) {
     progress(
       `${benchPath.name}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured`,
     );
-    measurements.push(
-      await measurePath(benchPath, {
-        load,
-        baseline,
-        origins: { bare: system.bareUrl, gateway: system.gatewayUrl },
-        measured,
-        ticksPerSecond,
-        seconds: settings.seconds,
-        warmupSeconds: settings.warmupSeconds,
-        connections: settings.connections,
-      }),
-    );
+    measurements.push(await measurePath(benchPath, context));
+  }
+  // Validate again at the rate validate-many answered at: their CPU per request compared at the
+  // same rate, since that row runs as fast as the database finds an activation among 20,000.
+  const many = measurements.find((m) => m.path.key === 'validate-many');
+  const validate = paths.find((p) => p.key === 'validate');
+  let validateAtManyRate: RateMeasurement | null = null;
+  if (many && validate) {
+    const rate = many.load.expected / many.load.seconds;
+    progress(`${validate.name} at ${rate.toFixed(1)} requests a second: ${settings.seconds} s`);
+    validateAtManyRate = await measureAtRate(validate, rate, context);
   }
 
   let downloads: DownloadReport | undefined;
@@ -108,6 +125,10 @@ async function bench(
   const notes = [
     ...(ran('download-decision') ? [DOWNLOAD_DECISION_NOTE] : []),
     ...(ran('activate-new') || ran('activate-deactivate') ? [ACTIVATION_NOTE] : []),
+    ...(ran('validate-many') ? [MANY_ACTIVATIONS_NOTE] : []),
+    ...[comparisonNote(measurements, 'validate-many', 'validate', validateAtManyRate)].filter(
+      (note) => note !== null,
+    ),
     'In the baseline row, the service columns (in parentheses) and the shared processes show ' +
       "their background CPU while the baseline is loaded, over the baseline's requests: the " +
       'noise floor. RabbitMQ and Redis are shared with anything else running on the machine.',
@@ -211,7 +232,8 @@ function main(): void {
   process.on('SIGTERM', () => onSignal(143, 'terminated'));
 
   // Every wait has its own bound; this one bounds the whole run, whatever happens.
-  const rows = PATH_KEYS.length + 2;
+  // Every path, the two download rows, validate again at validate-many's rate.
+  const rows = PATH_KEYS.length + 3;
   const budgetSeconds = 900 + rows * (settings.seconds + settings.warmupSeconds + 120);
   setTimeout(
     () => void stop(1, `bench: gave up after ${budgetSeconds} s`),

@@ -60,6 +60,9 @@ export interface RunningSystem {
   adminToken: string;
   bareUrl: string;
   objectStore: ObjectStore;
+  /** The database server and the prefix of the services' databases on it. */
+  mongodbUrl: string;
+  databasePrefix: string;
   services: Record<ServiceName, ChildGroup>;
   bare: ChildGroup;
   loadWorker: ChildGroup;
@@ -174,6 +177,7 @@ export async function startSystem(
   const [gatewayPort, adminPort, downloadPort, ...opsPorts] = await freePorts(3 + SERVICES.length);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const adminToken = randomBytes(24).toString('base64url');
+  const databasePrefix = `bench${id}`;
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CLEARED) delete env[name];
   Object.assign(env, SERVICE_SETTINGS, {
@@ -182,7 +186,7 @@ export async function startSystem(
     REDIS_URL: settings.redisUrl,
     REDIS_PREFIX: `bench:${id}`,
     MONGODB_URL: mongodbUrl,
-    MONGODB_DB_PREFIX: `bench${id}`,
+    MONGODB_DB_PREFIX: databasePrefix,
     HOST: '127.0.0.1',
     PORT: String(gatewayPort),
     PUBLIC_URL: gatewayUrl,
@@ -233,6 +237,8 @@ export async function startSystem(
     adminToken,
     bareUrl: stringField(bare.line, 'url', 'bare Express'),
     objectStore: store,
+    mongodbUrl,
+    databasePrefix,
     services: {
       gateway,
       license,

@@ -1,3 +1,4 @@
+import { BSON } from 'mongodb';
 import mongoose from 'mongoose';
 
 /** A command a service sent to MongoDB, as the driver's command monitoring saw it. */
@@ -7,6 +8,8 @@ export interface MonitoredCommand {
   name: string;
   collection: string;
   command: Record<string, unknown>;
+  /** The BSON size of the server's reply, once it has answered; absent until then, or on failure. */
+  replyBytes?: number;
 }
 
 /** Commands the driver sends for itself, not for a request. */
@@ -36,17 +39,29 @@ export function monitorCommands(databasePrefix: string): MonitoredCommand[] {
   const commands: MonitoredCommand[] = [];
   for (const connection of mongoose.connections) {
     if (!connection.name?.startsWith(`${databasePrefix}_`)) continue;
-    connection.getClient().on('commandStarted', (event) => {
+    const client = connection.getClient();
+    // Commands in flight by request id, so that a reply's size is set on its own command.
+    const waiting = new Map<number, MonitoredCommand>();
+    client.on('commandStarted', (event) => {
       if (HOUSEKEEPING.has(event.commandName)) return;
       const command = event.command as Record<string, unknown>;
       const target = command[event.commandName];
-      commands.push({
+      const monitored: MonitoredCommand = {
         database: event.databaseName.slice(databasePrefix.length + 1),
         name: event.commandName,
         collection: typeof target === 'string' ? target : '',
         command,
-      });
+      };
+      waiting.set(event.requestId, monitored);
+      commands.push(monitored);
     });
+    client.on('commandSucceeded', (event) => {
+      const monitored = waiting.get(event.requestId);
+      if (!monitored) return;
+      waiting.delete(event.requestId);
+      monitored.replyBytes = BSON.calculateObjectSize(event.reply as BSON.Document);
+    });
+    client.on('commandFailed', (event) => waiting.delete(event.requestId));
   }
   return commands;
 }

@@ -6,13 +6,17 @@ import {
   processTree,
   type ProcStat,
 } from '../../bench/cpu.js';
+import type { Fixture } from '../../bench/fixture.js';
 import { percentile } from '../../bench/load-protocol.js';
-import { formBody } from '../../bench/paths.js';
+import type { PathMeasurement, RateMeasurement } from '../../bench/measure.js';
+import { benchPaths, formBody, PATH_KEYS, type PathKey } from '../../bench/paths.js';
 import {
+  comparisonNote,
   markdownTable,
   microsPerRequest,
   projectMicros,
   ratio,
+  rowRatios,
   significant,
 } from '../../bench/report.js';
 import { readSettings, SettingsError } from '../../bench/settings.js';
@@ -147,6 +151,81 @@ describe('bench: figures', () => {
       'license_key=K+1&identifier=bench-[<id>]&product_id=3',
     );
     expect(formBody({ identifier: 'pair-[<cycle>]' })).toBe('identifier=pair-[<cycle>]');
+  });
+});
+
+describe('bench: paths', () => {
+  test('every path has a key of PATH_KEYS (the names BENCH_ONLY takes), and every key a path', () => {
+    const fixture = { productId: 1, licenseKey: 'K', identifier: 'd' } as Fixture;
+    expect(benchPaths(fixture).map((path) => path.key)).toEqual([...PATH_KEYS]);
+    expect(PATH_KEYS).toContain('validate-many');
+  });
+});
+
+describe('bench: comparing two rows of a run', () => {
+  /** A gateway row: `answered` answers in 10 s, the project's CPU split over two services. */
+  const row = (
+    key: PathKey,
+    answered: number,
+    projectSeconds: number,
+    bareAtSameRate: number | null,
+  ): PathMeasurement => ({
+    path: {
+      key,
+      name: key,
+      target: 'gateway',
+      expectedStatus: 200,
+      requests: async () => [],
+    },
+    load: {
+      seconds: 10,
+      answered,
+      expected: answered,
+      statuses: { 200: answered },
+      errors: 0,
+      timeouts: 0,
+      p50: 1,
+      p99: 2,
+    },
+    cpuSeconds: new Map([
+      ['gateway', projectSeconds * 0.6],
+      ['license', projectSeconds * 0.4],
+      ['update-catalog', 0],
+      ['download', 0],
+      ['management', 0],
+    ]),
+    bareAtSameRate,
+  });
+  // validate: 1000 µs a request at 100/s, the bare app 200 µs at that rate (5×); validate-many:
+  // 2000 µs at 2/s, the bare app 800 µs at that rate (2.5×); validate loaded at 2/s: 1600 µs.
+  const rows = [row('validate', 1000, 1, 200), row('validate-many', 20, 0.04, 800)];
+  const validateAtRate: RateMeasurement = { ...row('validate', 20, 0.032, null), rate: 2 };
+
+  test('project CPU per request of one row over the other: plain, each over the bare app at its rate, and at the same rate', () => {
+    expect(rowRatios(rows, 'validate-many', 'validate', validateAtRate)).toMatchObject({
+      plain: expect.closeTo(2, 9),
+      overBareAtRate: expect.closeTo(0.5, 9),
+      atSameRate: expect.closeTo(1.25, 9),
+    });
+    expect(rowRatios(rows, 'validate-many', 'validate')).toMatchObject({ atSameRate: null });
+    expect(rowRatios(rows, 'validate-many', 'activate-same')).toBeNull();
+    const unknownRate = [rows[0]!, row('validate-many', 20, 0.04, null)];
+    expect(rowRatios(unknownRate, 'validate-many', 'validate')).toMatchObject({
+      plain: expect.closeTo(2, 9),
+      overBareAtRate: null,
+    });
+  });
+
+  test('the note states the ratios, the figures they come from and the rates', () => {
+    const note =
+      'validate-many against validate, project CPU per request in this run: 2.00× ' +
+      '(2000 µs ÷ 1000 µs); with each first divided by the bare Express app at its own rate ' +
+      '(2 and 100 requests a second): 0.500×.';
+    expect(comparisonNote(rows, 'validate-many', 'validate')).toBe(note);
+    expect(comparisonNote(rows, 'validate-many', 'validate', validateAtRate)).toBe(
+      `${note} validate loaded at 2 requests a second right after took 1600 µs a request: 1.25×.`,
+    );
+    expect(comparisonNote(rows.slice(0, 1), 'validate-many', 'validate')).toBeNull();
   });
 });
 
