@@ -324,6 +324,8 @@ describe('a license holding 20,000 activations in its document', () => {
         ip: '203.0.113.7',
         activated_at: FIRST_ACTIVATED_AT.toISOString(),
         last_checkout_at: null,
+        lease_expires_at: null,
+        exempt: false,
       });
       // The detail's reads run together: their order is not the rule, their number is.
       expect(named(seen.commands).sort()).toEqual([...small].sort());

@@ -42,11 +42,16 @@ export async function storeManyActivations(
       ip: '203.0.113.7',
       activated_at: new Date(options.firstActivatedAt.getTime() + i * 1000),
       last_checkout_at: null,
+      lease_expires_at: null,
+      exempt: false,
     };
   });
   const licenseKey = randomBytes(16).toString('hex');
   const now = new Date();
-  const doc: Omit<LicenseDocument, '_id' | 'activations_used' | 'activations_bytes'> = {
+  const doc: Omit<
+    LicenseDocument,
+    '_id' | 'activations_used' | 'exempt_used' | 'activations_bytes'
+  > = {
     license_key: licenseKey,
     product_id: options.productId,
     plan_id: options.planId,
@@ -56,6 +61,9 @@ export async function storeManyActivations(
     next_payment_at: null,
     activation_type: options.activationType,
     activation_limit: 0,
+    lease_seconds: null,
+    exempt_identifiers: [],
+    exempt_limit: 3,
     activations,
     last_check_at: null,
     last_check_ip: null,
