@@ -3,7 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoMemoryServer } from 'mongodb-memory-server';
-import type { ActivationType, LicenseDetail } from '../../../libs/contracts/index.js';
+import {
+  MAX_PER_PAGE,
+  type ActivationType,
+  type LicenseDetail,
+} from '../../../libs/contracts/index.js';
 import { API_BASE } from '../../../services/gateway/paths.js';
 import { OwnBroker } from './broker.js';
 import { dataOf, http, type Answer } from './http.js';
@@ -211,9 +215,23 @@ export class FaultSystem {
     return { key: license.license_key, productId: product.id, limit: options.activation_limit };
   }
 
-  /** The license as the management API shows it (activations included). */
-  licenseDetail(key: string): Promise<LicenseDetail> {
-    return this.admin<LicenseDetail>('GET', `/licenses/${encodeURIComponent(key)}`);
+  /**
+   * The license as the management API shows it, with every one of its activations: the detail
+   * holds the first of them, the listing pages through all.
+   */
+  async licenseDetail(key: string): Promise<LicenseDetail> {
+    const path = `/licenses/${encodeURIComponent(key)}`;
+    const detail = await this.admin<LicenseDetail>('GET', path);
+    const activations: LicenseDetail['activations'] = [];
+    for (let page = 1; ; page++) {
+      const listed = await this.admin<{ activations: LicenseDetail['activations']; total: number }>(
+        'GET',
+        `${path}/activations?per_page=${MAX_PER_PAGE}&page=${page}`,
+      );
+      activations.push(...listed.activations);
+      if (listed.activations.length === 0 || activations.length >= listed.total) break;
+    }
+    return { ...detail, activations };
   }
 
   /** POSTs form fields to a public license operation on `gatewayUrl` (default: `gateway`). */
