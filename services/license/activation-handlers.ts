@@ -5,8 +5,11 @@ import { decideCheckout } from './checkout-rules.js';
 import { MAX_DECISION_ROUNDS, leaseEnd, type LicenseHandlerKit } from './handler-kit.js';
 import type { LicenseRecord } from './stores.js';
 import {
+  findActivation,
   identifierKeysByType,
   isIdentifierActivated,
+  isRefusal,
+  normaliseOrRefuse,
   unknownKey,
   type LicensedProduct,
 } from './rules.js';
@@ -63,7 +66,7 @@ export function activationHandlers(
         : licenses.renewLease({ licenseKey: license.license_key, identifierKey, now, until }),
       releaseLapsed(license.license_key, now),
     ]);
-    return { license: after ?? license, leaseExpiresAt: renewed ? until : null };
+    return { license: after?.license ?? license, leaseExpiresAt: renewed ? until : null };
   }
 
   return {
@@ -163,17 +166,13 @@ export function activationHandlers(
           at: now,
           ip: request.ip,
         });
-        const activation =
+        // An activated identifier's lease is renewed (rule 3's path).
+        const sent =
           request.identifier === null
-            ? undefined
-            : license.activations.find(
-                (a) =>
-                  a.identifier_key ===
-                  identifierKeysByType(request.identifier!)[license.activation_type],
-              );
-        if (activation) {
-          leaseExpiresAt = (await renewWithLease(license, activation.identifier_key, now))
-            .leaseExpiresAt;
+            ? null
+            : normaliseOrRefuse(license.activation_type, request.identifier);
+        if (sent && !isRefusal(sent) && findActivation(license.activations, sent.key)) {
+          leaseExpiresAt = (await renewWithLease(license, sent.key, now)).leaseExpiresAt;
         }
       }
       return validationView({

@@ -17,7 +17,13 @@ import {
   type LicensedProduct,
 } from './rules.js';
 import type { ScheduleSettings } from './scheduled-tasks.js';
-import type { ActivationRecord, LicenseRecord, LicenseStores, PlanRecord } from './stores.js';
+import type {
+  ActivationRecord,
+  LapsedRelease,
+  LicenseRecord,
+  LicenseStores,
+  PlanRecord,
+} from './stores.js';
 import { licenseDetailView } from './views.js';
 
 /**
@@ -78,10 +84,10 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
    * once (docs/api-decisions.md, "Leases"), each an `activation.deleted` event. The license after,
    * or null when unknown.
    */
-  async function releaseLapsed(licenseKey: string, now: Date): Promise<LicenseRecord | null> {
+  async function releaseLapsed(licenseKey: string, now: Date): Promise<LapsedRelease | null> {
     const lapsed = await licenses.releaseLapsed({ licenseKey, now });
     announceLapsed(events, licenseKey, lapsed?.released ?? [], now);
-    return lapsed?.license ?? null;
+    return lapsed;
   }
 
   /**
@@ -96,22 +102,26 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
     now: Date,
     context?: CallContext,
   ): Promise<LicenseView | null> {
-    const read = () =>
-      licenses.findWithActivations({
-        licenseKey,
-        identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
-      });
-    let found = await read();
+    const found = await licenses.findWithActivations({
+      licenseKey,
+      identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
+    });
+    if (!found) return null;
     const lapses = (a: ActivationRecord) =>
       a.lease_expires_at !== null && a.lease_expires_at.getTime() <= now.getTime();
-    if (found && (found.license.lease_seconds !== null || found.activations.some(lapses))) {
-      if (context?.passed) {
-        return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
-      }
-      await releaseLapsed(licenseKey, now);
-      found = await read();
+    if (found.license.lease_seconds === null && !found.activations.some(lapses)) {
+      return { ...found.license, activations: found.activations };
     }
-    return found && { ...found.license, activations: found.activations };
+    if (context?.passed) {
+      return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
+    }
+    // The license after the removal; of the activations read, those it did not remove.
+    const lapsed = await releaseLapsed(licenseKey, now);
+    const removed = new Set(lapsed?.released.map((a) => a.identifier_key));
+    return {
+      ...(lapsed?.license ?? found.license),
+      activations: found.activations.filter((a) => !removed.has(a.identifier_key)),
+    };
   }
 
   async function requireLicense(licenseKey: string): Promise<LicenseRecord> {

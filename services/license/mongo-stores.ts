@@ -138,6 +138,9 @@ const removal = (activation: ActivationRecord, now: Date) => ({
   $set: { updated_at: now },
 });
 
+/** An activation with a lease, as an aggregation condition on `$$this`. */
+const LEASED = { $ne: [{ $ifNull: ['$$this.lease_expires_at', null] }, null] };
+
 /** Every field of a license but its activations: what the hot paths read and answer with. */
 const WITHOUT_ACTIVATIONS = { activations: 0 } as const;
 
@@ -274,6 +277,25 @@ export class MongoLicenseStore implements LicenseStore {
     return doc && licenseRecord(doc);
   }
 
+  /**
+   * The license with only its activations that meet `cond` (an aggregation expression on
+   * `$$this`): the database filters the list, so only those travel. Null for an unknown key.
+   */
+  private async withActivationsWhere(
+    licenseKey: string,
+    cond: object,
+  ): Promise<{ license: LicenseRecord; activations: ActivationRecord[] } | null> {
+    const [doc] = await this.licenses
+      .aggregate<LicenseDocument>([
+        { $match: { license_key: licenseKey } },
+        { $addFields: { activations: { $filter: { input: '$activations', cond } } } },
+      ])
+      .toArray();
+    return doc
+      ? { license: licenseRecord(doc), activations: doc.activations.map(activationRecord) }
+      : null;
+  }
+
   async findWithActivations({
     licenseKey,
     identifierKeys,
@@ -285,24 +307,9 @@ export class MongoLicenseStore implements LicenseStore {
       const license = await this.findByKey(licenseKey);
       return license && { license, activations: [] };
     }
-    // The license with only the activations asked for: the database filters the list.
-    const [doc] = await this.licenses
-      .aggregate<LicenseDocument>([
-        { $match: { license_key: licenseKey } },
-        {
-          $addFields: {
-            activations: {
-              $filter: {
-                input: '$activations',
-                cond: { $in: ['$$this.identifier_key', [...new Set(identifierKeys)]] },
-              },
-            },
-          },
-        },
-      ])
-      .toArray();
-    if (!doc) return null;
-    return { license: licenseRecord(doc), activations: doc.activations.map(activationRecord) };
+    return this.withActivationsWhere(licenseKey, {
+      $in: ['$$this.identifier_key', [...new Set(identifierKeys)]],
+    });
   }
 
   async listActivations({
@@ -489,32 +496,13 @@ export class MongoLicenseStore implements LicenseStore {
     now: Date;
   }): Promise<LapsedRelease | null> {
     // The lapsed ones, picked out by the database; then each removed while still lapsed.
-    const [found] = await this.licenses
-      .aggregate<{ lapsed: ActivationRecord[] }>([
-        { $match: { license_key: licenseKey } },
-        {
-          $project: {
-            _id: 0,
-            lapsed: {
-              $filter: {
-                input: '$activations',
-                cond: {
-                  $and: [
-                    { $ne: [{ $ifNull: ['$$this.lease_expires_at', null] }, null] },
-                    { $lte: ['$$this.lease_expires_at', now] },
-                  ],
-                },
-              },
-            },
-          },
-        },
-      ])
-      .toArray();
+    const found = await this.withActivationsWhere(licenseKey, {
+      $and: [LEASED, { $lte: ['$$this.lease_expires_at', now] }],
+    });
     if (!found) return null;
     const released: ActivationRecord[] = [];
     let after: LicenseDocument | null = null;
-    for (const stored of found.lapsed) {
-      const activation = activationRecord(stored);
+    for (const activation of found.activations) {
       const doc = await this.licenses.findOneAndUpdate(
         {
           license_key: licenseKey,
@@ -533,8 +521,7 @@ export class MongoLicenseStore implements LicenseStore {
         after = doc;
       }
     }
-    const license = after ? licenseRecord(after) : await this.findByKey(licenseKey);
-    return license && { license, released };
+    return { license: after ? licenseRecord(after) : found.license, released };
   }
 
   async withLapsedActivations({ now, limit }: { now: Date; limit: number }): Promise<string[]> {
@@ -547,23 +534,8 @@ export class MongoLicenseStore implements LicenseStore {
 
   /** Spec 3.3 with leases: a plan without one leaves no activation that lapses. */
   private async clearLeases(licenseKey: string): Promise<void> {
-    const [found] = await this.licenses
-      .aggregate<{ leased: ActivationRecord[] }>([
-        { $match: { license_key: licenseKey } },
-        {
-          $project: {
-            _id: 0,
-            leased: {
-              $filter: {
-                input: '$activations',
-                cond: { $ne: [{ $ifNull: ['$$this.lease_expires_at', null] }, null] },
-              },
-            },
-          },
-        },
-      ])
-      .toArray();
-    for (const activation of found?.leased ?? []) {
+    const found = await this.withActivationsWhere(licenseKey, LEASED);
+    for (const activation of found?.activations ?? []) {
       await this.licenses.updateOne(
         {
           license_key: licenseKey,
