@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { groupGone } from '../support/child-group.js';
 import { signatureProblem } from '../support/signed-answers.js';
 
 /**
@@ -82,6 +83,9 @@ async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   process.kill(-child.pid, 'SIGTERM');
   await exited;
+  // npm exits before the system it ran has finished stopping (the database writes its files
+  // as it stops): the data directory is only let go once the whole group is gone.
+  await groupGone(child.pid, 60_000);
   running.delete(child);
 }
 
