@@ -2,9 +2,10 @@ import { z } from 'zod';
 import * as catalog from './catalog.js';
 import * as download from './download.js';
 import * as license from './license.js';
+import * as webhooks from './webhooks.js';
 
 /** The services that answer RPC requests; each has one request queue (docs/architecture.md). */
-export const serviceNames = ['license', 'update-catalog', 'download'] as const;
+export const serviceNames = ['license', 'update-catalog', 'download', 'webhooks'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 const EmptyRequest = z.strictObject({});
@@ -124,6 +125,40 @@ export const rpcMethods = {
   'download.listLog': method('download', download.DownloadLogRequest, download.DownloadLogPage),
   /** Spec 4.5: a refusal the gateway answered itself (or after authorize), for the log. */
   'download.logRefusal': method('download', download.LogRefusalRequest, download.LoggedRefusal),
+
+  'webhooks.health': method('webhooks', EmptyRequest, Health),
+  'webhooks.createEndpoint': method(
+    'webhooks',
+    webhooks.CreateWebhookRequest,
+    webhooks.WebhookEndpointWithSecret,
+  ),
+  'webhooks.listEndpoints': method('webhooks', EmptyRequest, webhooks.WebhookList),
+  'webhooks.getEndpoint': method('webhooks', webhooks.WebhookRef, webhooks.WebhookEndpoint),
+  'webhooks.updateEndpoint': method(
+    'webhooks',
+    webhooks.UpdateWebhookRequest,
+    webhooks.WebhookEndpoint,
+  ),
+  'webhooks.deleteEndpoint': method('webhooks', webhooks.WebhookRef, webhooks.WebhookEndpoint),
+  /** A new secret, answered once; the one before keeps signing beside it for 24 hours. */
+  'webhooks.rotateSecret': method(
+    'webhooks',
+    webhooks.WebhookRef,
+    webhooks.WebhookEndpointWithSecret,
+  ),
+  /** Queues a `webhook.test` event for the endpoint, tried at once. */
+  'webhooks.sendTest': method('webhooks', webhooks.WebhookRef, webhooks.WebhookDelivery),
+  'webhooks.listDeliveries': method(
+    'webhooks',
+    webhooks.ListWebhookDeliveriesRequest,
+    webhooks.WebhookDeliveryPage,
+  ),
+  /** Tries a delivery again now, whatever its state; its id (the `webhook-id`) stays. */
+  'webhooks.retryDelivery': method(
+    'webhooks',
+    webhooks.WebhookDeliveryRef,
+    webhooks.WebhookDelivery,
+  ),
 } as const;
 
 export type RpcMethods = typeof rpcMethods;

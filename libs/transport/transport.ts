@@ -1,4 +1,6 @@
 import type {
+  DomainEvent,
+  DomainEventConsumer,
   EventName,
   EventOf,
   HandlersOf,
@@ -39,6 +41,21 @@ export interface Transport {
   serve<S extends ServiceName>(service: S, handlers: ServedHandlers<S>): Promise<void>;
   publish<E extends EventName>(event: E, payload: EventOf<E>): Promise<void>;
   subscribe<E extends EventName>(event: E, handler: (payload: EventOf<E>) => void): Promise<void>;
+  /**
+   * Publishes a domain event durably (at least once) without making the caller wait: it is kept
+   * by this process and sent again until the message bus has taken it (on RabbitMQ: a persistent
+   * message the broker confirmed, in the queue of every consumer of `domainEventConsumers`).
+   */
+  publishDomainEvent(event: DomainEvent): void;
+  /**
+   * Takes the domain events of one consumer's queue, one replica each when several consume it.
+   * An event is acknowledged only once `handler` has resolved; when it rejects, or the process
+   * stops first, the event is delivered again (so the handler must be idempotent by event id).
+   */
+  consumeDomainEvents(
+    consumer: DomainEventConsumer,
+    handler: (event: DomainEvent) => Promise<void>,
+  ): Promise<void>;
   /** Throws, saying why, when calls cannot be made now (readiness: docs/operations.md). */
   checkConnection(): Promise<void>;
   close(): Promise<void>;
