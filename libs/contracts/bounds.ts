@@ -17,3 +17,24 @@ export const DEFAULT_EXEMPT_LIMIT = 3;
 
 /** The largest exempt limit a plan may have, as for the activation limit. */
 export const MAX_EXEMPT_LIMIT = 1_000_000;
+
+/**
+ * The domain event types a webhook endpoint may ask for (libs/contracts/webhooks.ts gives each
+ * its data): here, so the console lists them without bundling zod.
+ */
+export const domainEventTypes = [
+  'license.created',
+  'license.updated',
+  'license.expired',
+  'license.renewed',
+  'license.plan_changed',
+  'activation.created',
+  'activation.deleted',
+  'activation.rejected',
+  'download.served',
+  'download.refused',
+  'version.published',
+] as const;
+
+/** At most this many webhook endpoints per system. */
+export const MAX_WEBHOOK_ENDPOINTS = 50;

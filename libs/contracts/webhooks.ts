@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_WEBHOOK_ENDPOINTS, domainEventTypes } from './bounds.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import {
   ClientIp,
@@ -15,21 +16,9 @@ import {
  * Domain events: what happened to licenses, activations, downloads and versions, published by the
  * service that owns the data, durably (at least once), for whatever follows them. The webhooks
  * service turns each into deliveries to the endpoints that asked for it (docs/webhooks.md shows
- * every event with an example).
+ * every event with an example). Their types are listed in bounds.ts, which the console reads.
  */
-export const domainEventTypes = [
-  'license.created',
-  'license.updated',
-  'license.expired',
-  'license.renewed',
-  'license.plan_changed',
-  'activation.created',
-  'activation.deleted',
-  'activation.rejected',
-  'download.served',
-  'download.refused',
-  'version.published',
-] as const;
+export { domainEventTypes };
 export type DomainEventType = (typeof domainEventTypes)[number];
 
 /** The event a webhook endpoint receives when an admin asks for a test; never a domain event. */
@@ -156,8 +145,7 @@ void everyTypeCarried;
 
 // --- Webhook endpoints (management API, the webhooks service) -------------------------------
 
-/** At most this many endpoints per system. */
-export const MAX_WEBHOOK_ENDPOINTS = 50;
+export { MAX_WEBHOOK_ENDPOINTS };
 const MAX_URL_LENGTH = 2048;
 
 /** An absolute http(s) URL without credentials; where it points is checked by the service. */

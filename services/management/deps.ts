@@ -118,7 +118,7 @@ type Answer = { data: unknown; location?: string };
  * A JSON route of the management API, for admins: its path parameters, query and body are parsed
  * with the schemas it declares (`defineRoute`, the same ones its OpenAPI entry shows), and what
  * `handle` returns is sent as `{"data": ...}` with the success status (201 with a `Location` for
- * a creation).
+ * a creation; 202 for work accepted and still to be done, such as a queued delivery).
  */
 export function adminRoute<
   Params extends z.ZodObject = NoFields,
@@ -133,7 +133,7 @@ export function adminRoute<
   params?: Params;
   query?: Query;
   body?: Body;
-  success: { status: 200 | 201; description: string; data: z.ZodType };
+  success: { status: 200 | 201 | 202; description: string; data: z.ZodType };
   errors: Route['errors'];
   handle: (
     input: RouteInput<Params, Query, NoFields, Body>,

@@ -8,6 +8,7 @@ import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { packageRoutes } from './package-routes.js';
 import { signingKeysRoute } from './signing-key-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 export { ADMIN_BASE };
 
@@ -68,7 +69,8 @@ export const consolePage = webApp<ManagementDeps>({
   app: 'console',
   path: '/',
   operationId: 'consolePage',
-  summary: 'The admin console: licenses, products, plans, versions, files, logs and jobs.',
+  summary:
+    'The admin console: licenses, products, plans, versions, files, logs, jobs and webhooks.',
   tag: 'Admin console',
 });
 
@@ -81,6 +83,7 @@ export const managementRoutes: readonly Route<ManagementDeps>[] = [
   ...licenseRoutes,
   ...packageRoutes,
   ...jobRoutes,
+  ...webhookRoutes,
   healthRoute,
   signingKeysRoute,
   consolePage.route,

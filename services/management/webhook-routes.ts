@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import {
+  CreateWebhookRequest,
+  ListWebhookDeliveriesRequest,
+  MAX_WEBHOOK_ENDPOINTS,
+  UpdateWebhookRequest,
+  WebhookDelivery,
+  WebhookDeliveryId,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookList,
+} from '../../libs/contracts/index.js';
+import { parseWith, type Route } from '../../libs/http/index.js';
+import {
+  ADMIN_BASE,
+  IdPath,
+  absentIfEmpty,
+  adminErrors,
+  adminRoute,
+  byIdErrors,
+  nonEmptyPatch,
+  pageFields,
+  type ManagementDeps,
+} from './deps.js';
+
+const WebhookPatch = nonEmptyPatch(UpdateWebhookRequest.omit({ id: true }));
+
+const DeliveryPath = IdPath.extend({
+  delivery_id: WebhookDeliveryId.meta({
+    description: 'The delivery id: `msg_` and letters or digits (its `webhook-id` header).',
+  }),
+});
+
+/** The listing of an endpoint's deliveries: known fields once each; the page bounds. */
+const DeliveryListQuery = z.strictObject({
+  status: absentIfEmpty(WebhookDeliveryStatus).meta({
+    description:
+      'Only deliveries in this state: pending (to be tried, or tried again), delivered, or ' +
+      'failed (every attempt failed and no more will be made).',
+  }),
+  ...pageFields('Deliveries'),
+});
+
+const webhookPath = (id: number) => `${ADMIN_BASE}/webhooks/${id}`;
+
+const NO_ENDPOINT = 'No webhook endpoint with this id.';
+
+/** What the webhooks service refuses of an endpoint's address, beside the schema's checks. */
+const REFUSED_URL =
+  'a URL that points to a private, loopback or link-local address (unless ' +
+  'WEBHOOK_ALLOW_PRIVATE_URLS is set)';
+
+/**
+ * Webhook endpoints and their deliveries, owned by the webhooks service: which domain events an
+ * endpoint receives, its signing secret (shown when made or replaced, never again), a test event,
+ * and each delivery's attempts, retried on demand.
+ */
+export const webhookRoutes: readonly Route<ManagementDeps>[] = [
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/webhooks`,
+    operationId: 'createWebhook',
+    summary:
+      'Add a webhook endpoint: its URL, the events it receives (`["*"]` for all of them) and a ' +
+      'description. The answer carries its signing secret, the only time it is shown.',
+    tag: 'Webhooks',
+    body: CreateWebhookRequest,
+    success: {
+      status: 201,
+      description: 'The endpoint, with its secret.',
+      data: WebhookEndpointWithSecret,
+    },
+    errors: {
+      400: adminErrors[400](
+        `A field that fails validation, ${REFUSED_URL}, or already ${MAX_WEBHOOK_ENDPOINTS} ` +
+          'endpoints.',
+      ),
+    },
+    handle: async ({ body }, { transport }) => {
+      const endpoint = await transport.call('webhooks.createEndpoint', body);
+      return { data: endpoint, location: webhookPath(endpoint.id) };
+    },
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/webhooks`,
+    operationId: 'listWebhooks',
+    summary: 'Every webhook endpoint, without its secret.',
+    tag: 'Webhooks',
+    success: { status: 200, description: 'The endpoints.', data: WebhookList },
+    errors: {},
+    handle: async (_input, { transport }) => ({
+      data: await transport.call('webhooks.listEndpoints', {}),
+    }),
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/webhooks/:id`,
+    operationId: 'getWebhook',
+    summary: 'One webhook endpoint, without its secret.',
+    tag: 'Webhooks',
+    params: IdPath,
+    success: { status: 200, description: 'The endpoint.', data: WebhookEndpoint },
+    errors: byIdErrors(NO_ENDPOINT),
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('webhooks.getEndpoint', params),
+    }),
+  }),
+  adminRoute({
+    method: 'patch',
+    path: `${ADMIN_BASE}/webhooks/:id`,
+    operationId: 'updateWebhook',
+    summary:
+      'Change the URL, events or description of an endpoint, or enable or disable it. At ' +
+      'least one field must be sent.',
+    tag: 'Webhooks',
+    params: IdPath,
+    body: WebhookPatch,
+    success: { status: 200, description: 'The changed endpoint.', data: WebhookEndpoint },
+    errors: {
+      400: adminErrors[400](`A field that fails validation, or ${REFUSED_URL}.`),
+      404: adminErrors[404](NO_ENDPOINT),
+    },
+    handle: async ({ params, body }, { transport }) => ({
+      data: await transport.call('webhooks.updateEndpoint', { ...params, ...body }),
+    }),
+  }),
+  adminRoute({
+    method: 'delete',
+    path: `${ADMIN_BASE}/webhooks/:id`,
+    operationId: 'deleteWebhook',
+    summary: 'Remove an endpoint; nothing more is sent to it. Cannot be undone.',
+    tag: 'Webhooks',
+    params: IdPath,
+    success: { status: 200, description: 'The removed endpoint.', data: WebhookEndpoint },
+    errors: byIdErrors(NO_ENDPOINT),
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('webhooks.deleteEndpoint', params),
+    }),
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/webhooks/:id/secret`,
+    operationId: 'rotateWebhookSecret',
+    summary:
+      "Replace an endpoint's signing secret. The answer carries the new one, the only time it " +
+      'is shown; deliveries are signed with the old one too for 24 hours, so the receiver can ' +
+      'switch without losing any.',
+    tag: 'Webhooks',
+    params: IdPath,
+    success: {
+      status: 200,
+      description: 'The endpoint, with its new secret.',
+      data: WebhookEndpointWithSecret,
+    },
+    errors: byIdErrors(NO_ENDPOINT),
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('webhooks.rotateSecret', params),
+    }),
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/webhooks/:id/test`,
+    operationId: 'sendWebhookTest',
+    summary:
+      'Queue a `webhook.test` event for an endpoint, tried at once. 202: the answer is the ' +
+      'delivery as queued; its attempts are read from the deliveries.',
+    tag: 'Webhooks',
+    params: IdPath,
+    success: { status: 202, description: 'The delivery, queued.', data: WebhookDelivery },
+    errors: byIdErrors(NO_ENDPOINT),
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('webhooks.sendTest', params),
+    }),
+  }),
+  adminRoute({
+    method: 'get',
+    path: `${ADMIN_BASE}/webhooks/:id/deliveries`,
+    operationId: 'listWebhookDeliveries',
+    summary:
+      "An endpoint's deliveries, newest first, a page at a time: the event, the payload sent, " +
+      'every attempt (time, HTTP status or error, duration) and the next one.',
+    tag: 'Webhooks',
+    params: IdPath,
+    query: DeliveryListQuery,
+    success: { status: 200, description: 'One page of deliveries.', data: WebhookDeliveryPage },
+    errors: {
+      400: adminErrors[400](
+        'The id is not a positive integer, or an unknown, repeated or ' + 'malformed parameter.',
+      ),
+      404: adminErrors[404](NO_ENDPOINT),
+    },
+    handle: async ({ params, query }, { transport }) => ({
+      // The contract fills in absent fields and bounds page and per_page.
+      data: await transport.call(
+        'webhooks.listDeliveries',
+        parseWith(ListWebhookDeliveriesRequest, { ...query, endpoint_id: params.id }, 'query'),
+      ),
+    }),
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/webhooks/:id/deliveries/:delivery_id/retry`,
+    operationId: 'retryWebhookDelivery',
+    summary:
+      'Try a delivery again now, whatever its state (a failed one too), with the same id, so ' +
+      'a receiver that got it before can tell.',
+    tag: 'Webhooks',
+    params: DeliveryPath,
+    success: { status: 200, description: 'The delivery.', data: WebhookDelivery },
+    errors: {
+      400: adminErrors[400]('The id is not a positive integer, or the delivery id is malformed.'),
+      404: adminErrors[404]('No webhook endpoint with this id, or no such delivery of it.'),
+    },
+    handle: async ({ params }, { transport }) => ({
+      data: await transport.call('webhooks.retryDelivery', {
+        endpoint_id: params.id,
+        delivery_id: params.delivery_id,
+      }),
+    }),
+  }),
+];
