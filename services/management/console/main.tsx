@@ -24,6 +24,7 @@ import { OperationsPage } from './operations.js';
 import { forgetToken, keepToken, storedToken } from './session.js';
 import { SignIn } from './sign-in.js';
 import { VersionsPage } from './versions.js';
+import { WebhooksPage } from './webhooks.js';
 
 /**
  * The admin console: the management API in a browser, for people. Every action is a call of
@@ -38,6 +39,7 @@ const TITLES: Record<View['section'], string> = {
   catalog: 'Products and plans',
   versions: 'Versions and files',
   'download-log': 'Download log',
+  webhooks: 'Webhooks',
   jobs: 'Jobs and health',
 };
 
@@ -120,6 +122,14 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
       break;
     case 'download-log':
       page = <DownloadLogPage onOpenLicense={openLicense} />;
+      break;
+    case 'webhooks':
+      page = (
+        <WebhooksPage
+          endpointId={view.endpointId}
+          onOpen={(endpointId) => go({ section: 'webhooks', endpointId })}
+        />
+      );
       break;
     case 'jobs':
       page = <OperationsPage />;

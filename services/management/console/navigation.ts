@@ -11,6 +11,7 @@ export type View =
   | { section: 'catalog' }
   | { section: 'versions'; productId: number | null }
   | { section: 'download-log' }
+  | { section: 'webhooks'; endpointId: number | null }
   | { section: 'jobs' };
 
 export type Section = View['section'];
@@ -21,6 +22,7 @@ export const SECTIONS: readonly { section: Section; label: string }[] = [
   { section: 'catalog', label: 'Products and plans' },
   { section: 'versions', label: 'Versions and files' },
   { section: 'download-log', label: 'Download log' },
+  { section: 'webhooks', label: 'Webhooks' },
   { section: 'jobs', label: 'Jobs and health' },
 ];
 
@@ -32,6 +34,8 @@ export function sectionView(section: Section): View {
       return { section: 'licenses' };
     case 'versions':
       return { section: 'versions', productId: null };
+    case 'webhooks':
+      return { section: 'webhooks', endpointId: null };
     default:
       return { section };
   }
@@ -50,6 +54,8 @@ function isView(value: unknown): value is View {
       return typeof view.key === 'string' && view.key !== '';
     case 'versions':
       return view.productId === null || typeof view.productId === 'number';
+    case 'webhooks':
+      return view.endpointId === null || typeof view.endpointId === 'number';
     case 'licenses':
     case 'catalog':
     case 'download-log':

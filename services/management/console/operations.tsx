@@ -40,6 +40,7 @@ const SERVICES = {
   license: 'License service: plans, licenses, activations, rejected attempts',
   'update-catalog': 'Update catalog: products, bundles, versions, files',
   download: 'Download service: package storage and the download log',
+  webhooks: 'Webhooks service: webhook endpoints and their deliveries',
 } satisfies Record<ServiceName, string>;
 
 function Tasks() {

@@ -1,0 +1,480 @@
+/** One webhook endpoint: its settings and actions, and its deliveries with their attempts. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from '../../../libs/contracts/index.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { useApi } from './admin-api.js';
+import { ConfirmRemoval, Pager, ReloadButton } from './controls.js';
+import { Input, WordSelect } from './fields.js';
+import { useAction, useLoad, useRemoval, type Loaded } from './hooks.js';
+import { Done, LoadView, Outcome } from './notices.js';
+import {
+  DELIVERY_STATUS_WORDS,
+  EndpointState,
+  EventList,
+  EventsField,
+  SecretNotice,
+  eventsBody,
+  eventsDraftOf,
+  hasEvents,
+  type DeliveryStatus,
+  type EventsDraft,
+} from './webhook-parts.js';
+
+interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+const PER_PAGE = 20;
+
+function Facts({ endpoint }: { endpoint: WebhookEndpoint }) {
+  return (
+    <dl class="facts">
+      <dt>URL</dt>
+      <dd class="mono">{endpoint.url}</dd>
+      <dt>Events</dt>
+      <dd>
+        <EventList events={endpoint.events} />
+      </dd>
+      <dt>State</dt>
+      <dd>
+        <EndpointState endpoint={endpoint} />
+      </dd>
+      <dt>Description</dt>
+      <dd>{endpoint.description ?? <span class="muted">none</span>}</dd>
+      <dt>Added</dt>
+      <dd>
+        <Time value={endpoint.created_at} />
+      </dd>
+      <dt>Secret replaced</dt>
+      <dd>
+        <Time value={endpoint.secret_rotated_at} />
+      </dd>
+    </dl>
+  );
+}
+
+/**
+ * The URL, events and description changed (PATCH). Focus starts in its first field, and Escape
+ * cancels, as in the plan's edit form.
+ */
+function EditForm({
+  endpoint,
+  onSaved,
+  onCancel,
+}: {
+  endpoint: WebhookEndpoint;
+  onSaved: (endpoint: WebhookEndpoint) => void;
+  onCancel: () => void;
+}) {
+  const api = useApi();
+  const [url, setUrl] = useState(endpoint.url);
+  const [events, setEvents] = useState<EventsDraft>(() => eventsDraftOf(endpoint.events));
+  const [description, setDescription] = useState(endpoint.description ?? '');
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => form.current?.querySelector<HTMLInputElement>('input[name="url"]')?.focus(), []);
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const saved = await api.call<WebhookEndpoint>('PATCH', `/webhooks/${endpoint.id}`, {
+        url: url.trim(),
+        events: eventsBody(events),
+        description: description.trim() === '' ? null : description.trim(),
+      });
+      onSaved(saved);
+      return null;
+    });
+  };
+  return (
+    <form
+      method="post"
+      ref={form}
+      onSubmit={submit}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') onCancel();
+      }}
+      class="panel"
+      aria-label="Edit webhook endpoint"
+    >
+      <Field label="URL">
+        <Input
+          type="url"
+          name="url"
+          required
+          maxLength={2048}
+          autocomplete="off"
+          spellcheck={false}
+          value={url}
+          onValue={setUrl}
+        />
+      </Field>
+      <EventsField name="edit-webhook" draft={events} onDraft={setEvents} />
+      <Field label="Description" hint="Optional: what receives these events.">
+        <Input
+          name="description"
+          maxLength={255}
+          autocomplete="off"
+          value={description}
+          onValue={setDescription}
+        />
+      </Field>
+      <div class="row">
+        <button type="submit" disabled={action.busy || url.trim() === '' || !hasEvents(events)}>
+          Save
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <Outcome action={action} />
+    </form>
+  );
+}
+
+function AttemptList({ attempts }: { attempts: readonly WebhookAttempt[] }) {
+  if (attempts.length === 0) return <span class="muted">not tried yet</span>;
+  return (
+    <ol class="attempts">
+      {attempts.map((attempt, i) => (
+        <li key={i}>
+          <Time value={attempt.at} />{' '}
+          {attempt.status !== null ? (
+            <span class={attempt.status < 300 ? 'ok' : 'failed'}>HTTP {attempt.status}</span>
+          ) : (
+            <span class="failed">{attempt.error ?? 'no answer'}</span>
+          )}{' '}
+          <span class="muted">{attempt.duration_ms} ms</span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** The body sent, indented when it is JSON. */
+function payloadText(payload: string): string {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
+}
+
+function nextAttemptEmpty(status: DeliveryStatus): string {
+  return status === 'failed' ? 'none: every attempt failed' : 'none';
+}
+
+function DeliveryTable({
+  deliveries,
+  busy,
+  onRetry,
+}: {
+  deliveries: readonly WebhookDelivery[];
+  busy: boolean;
+  onRetry: (delivery: WebhookDelivery) => void;
+}) {
+  return (
+    <Table columns={['Event', 'Delivery', 'Status', 'Attempts', 'Next attempt']} actions>
+      {deliveries.map((delivery) => (
+        <tr key={delivery.id} data-delivery={delivery.id}>
+          <td>
+            <span class="mono nowrap">{delivery.event_type}</span>
+            <details class="payload">
+              <summary>Payload</summary>
+              <pre>{payloadText(delivery.payload)}</pre>
+            </details>
+          </td>
+          <td>
+            <span class="mono nowrap">{delivery.id}</span>
+            <div class="muted">
+              <Time value={delivery.created_at} />
+            </div>
+          </td>
+          <td>
+            <span class={`badge delivery-${delivery.status}`}>
+              {DELIVERY_STATUS_WORDS[delivery.status]}
+            </span>
+          </td>
+          <td>
+            <AttemptList attempts={delivery.attempts} />
+          </td>
+          <td>
+            <Time value={delivery.next_attempt_at} empty={nextAttemptEmpty(delivery.status)} />
+          </td>
+          <td class="actions">
+            <button
+              type="button"
+              class="small"
+              aria-label={`Retry ${delivery.id}`}
+              disabled={busy}
+              onClick={() => onRetry(delivery)}
+            >
+              Retry
+            </button>
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+type DeliveryFilter = { status: DeliveryStatus | null; page: number };
+
+function Deliveries({
+  endpointId,
+  deliveries,
+  filter,
+  onFilter,
+}: {
+  endpointId: number;
+  deliveries: Loaded<DeliveryPage>;
+  filter: DeliveryFilter;
+  onFilter: (filter: DeliveryFilter) => void;
+}) {
+  const api = useApi();
+  const action = useAction();
+  const retry = (delivery: WebhookDelivery) =>
+    action.run(async () => {
+      const retried = await api.call<WebhookDelivery>(
+        'POST',
+        `/webhooks/${endpointId}/deliveries/${delivery.id}/retry`,
+      );
+      deliveries.reload();
+      return `Retried ${retried.id}: ${DELIVERY_STATUS_WORDS[retried.status].toLowerCase()}.`;
+    });
+  return (
+    <section aria-labelledby="deliveries-heading" class="panel">
+      <div class="title-row">
+        <h2 id="deliveries-heading">Deliveries</h2>
+        <ReloadButton loaded={deliveries} small />
+      </div>
+      <div class="row">
+        <Field label="Status">
+          <WordSelect
+            name="status"
+            none="Every status"
+            words={DELIVERY_STATUS_WORDS}
+            value={filter.status}
+            onChange={(status) => onFilter({ status, page: 1 })}
+          />
+        </Field>
+      </div>
+      <Outcome action={action} />
+      <LoadView loaded={deliveries} what="the deliveries">
+        {(page) =>
+          page.deliveries.length === 0 ? (
+            <Empty>
+              {filter.status === null
+                ? 'Nothing has been sent to this endpoint yet.'
+                : `No ${DELIVERY_STATUS_WORDS[filter.status].toLowerCase()} delivery.`}
+            </Empty>
+          ) : (
+            <>
+              <DeliveryTable
+                deliveries={page.deliveries}
+                busy={action.busy}
+                onRetry={(delivery) => void retry(delivery)}
+              />
+              <Pager
+                page={page.page}
+                perPage={page.per_page}
+                total={page.total}
+                noun="deliveries"
+                onPage={(n) => onFilter({ ...filter, page: n })}
+              />
+            </>
+          )
+        }
+      </LoadView>
+    </section>
+  );
+}
+
+export function WebhookEndpointPage({
+  endpointId,
+  onBack,
+}: {
+  endpointId: number;
+  onBack: () => void;
+}) {
+  const api = useApi();
+  const path = `/webhooks/${endpointId}`;
+  const loaded = useLoad(() => api.get<WebhookEndpoint>(path), [api, path]);
+  const [filter, setFilter] = useState<DeliveryFilter>({ status: null, page: 1 });
+  const deliveries = useLoad(
+    () =>
+      api.get<DeliveryPage>(`${path}/deliveries`, {
+        status: filter.status,
+        page: filter.page,
+        per_page: PER_PAGE,
+      }),
+    [api, path, filter],
+  );
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [deleted, setDeleted] = useState<WebhookEndpoint | null>(null);
+  // The new secret after a rotation: in this component's state only (SecretNotice).
+  const [rotated, setRotated] = useState<string | null>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const action = useAction();
+  const removal = useRemoval(action, async (endpoint: WebhookEndpoint) => {
+    const gone = await api.call<WebhookEndpoint>('DELETE', path);
+    setDeleted(gone);
+    return `Deleted the endpoint ${endpoint.url}; nothing more is sent to it.`;
+  });
+  const rotation = useRemoval(action, async (_endpoint: WebhookEndpoint) => {
+    const changed = await api.call<WebhookEndpointWithSecret>('POST', `${path}/secret`);
+    const { secret, ...endpoint } = changed;
+    loaded.replace(endpoint);
+    setRotated(secret);
+    return null;
+  });
+  const closeEdit = () => {
+    setEditing(false);
+    editButton.current?.focus();
+  };
+  const setEnabled = (endpoint: WebhookEndpoint, enabled: boolean) =>
+    action.run(async () => {
+      const changed = await api.call<WebhookEndpoint>('PATCH', path, { enabled });
+      loaded.replace(changed);
+      return enabled ? `Enabled ${changed.url}.` : `Disabled ${endpoint.url}.`;
+    });
+  const sendTest = () =>
+    action.run(async () => {
+      const delivery = await api.call<WebhookDelivery>('POST', `${path}/test`);
+      setFilter({ status: null, page: 1 });
+      deliveries.reload();
+      return `Queued a test event as ${delivery.id}; its attempts are listed below.`;
+    });
+
+  return (
+    <section aria-labelledby="webhook-heading">
+      <div class="title-row">
+        <h1 id="webhook-heading" ref={removal.heading} tabIndex={-1}>
+          Webhook endpoint
+        </h1>
+        <div class="row">
+          <button type="button" class="secondary" onClick={onBack}>
+            Back to webhooks
+          </button>
+          {deleted === null && <ReloadButton loaded={loaded} />}
+        </div>
+      </div>
+      {deleted !== null ? (
+        <Done>{action.done}</Done>
+      ) : (
+        <LoadView loaded={loaded} what="the webhook endpoint">
+          {(endpoint) => (
+            <>
+              <Facts endpoint={endpoint} />
+              {rotated !== null && (
+                <SecretNotice
+                  title="New signing secret"
+                  secret={rotated}
+                  onDone={() => setRotated(null)}
+                />
+              )}
+              <div class="row" role="group" aria-label="Actions">
+                <button
+                  type="button"
+                  class="secondary"
+                  ref={editButton}
+                  aria-expanded={editing}
+                  onClick={() => {
+                    action.clear();
+                    setSaved(null);
+                    setEditing(!editing);
+                  }}
+                >
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() => void setEnabled(endpoint, !endpoint.enabled)}
+                >
+                  {endpoint.enabled ? 'Disable' : 'Enable'}
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() => void sendTest()}
+                >
+                  Send test event
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() => rotation.ask(endpoint)}
+                >
+                  Rotate secret
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={action.busy}
+                  onClick={() => removal.ask(endpoint)}
+                >
+                  Delete
+                </button>
+              </div>
+              <Outcome action={action} />
+              <Done>{saved}</Done>
+              {editing && (
+                <EditForm
+                  endpoint={endpoint}
+                  onSaved={(changed) => {
+                    loaded.replace(changed);
+                    setSaved(`Saved ${changed.url}.`);
+                    closeEdit();
+                  }}
+                  onCancel={closeEdit}
+                />
+              )}
+              <Deliveries
+                endpointId={endpointId}
+                deliveries={deliveries}
+                filter={filter}
+                onFilter={setFilter}
+              />
+              <ConfirmRemoval
+                removal={removal}
+                title="Delete this webhook endpoint?"
+                confirmLabel="Delete endpoint"
+              >
+                {(removing) => (
+                  <p>
+                    <span class="mono">{removing.url}</span> will receive no more events.
+                  </p>
+                )}
+              </ConfirmRemoval>
+              <ConfirmRemoval
+                removal={rotation}
+                title="Replace the signing secret?"
+                confirmLabel="Rotate secret"
+              >
+                {() => (
+                  <p>
+                    A new secret is made and shown once. The current one keeps signing deliveries
+                    beside it for 24 hours, so the receiver can switch; then only the new one does.
+                  </p>
+                )}
+              </ConfirmRemoval>
+            </>
+          )}
+        </LoadView>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,215 @@
+/** What the webhook pages share: the words for events and states, the events field, the secret. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { WebhookDelivery, WebhookEndpoint } from '../../../libs/contracts/index.js';
+import { domainEventTypes } from '../../../libs/contracts/bounds.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { Check } from './fields.js';
+
+export type EventType = (typeof domainEventTypes)[number];
+export type DeliveryStatus = WebhookDelivery['status'];
+
+/** Every event, those added later too: the API's `*`. */
+export const ALL_EVENTS = '*';
+
+/** What each domain event says happened (docs/webhooks.md has their data). */
+export const EVENT_WORDS: Record<EventType, string> = {
+  'license.created': 'A license was issued.',
+  'license.updated': "An admin changed a license's status, limit or expiry.",
+  'license.expired': 'A license passed its expiry date.',
+  'license.renewed': 'A license was renewed.',
+  'license.plan_changed': 'A license moved to another plan.',
+  'activation.created': 'An identifier was activated.',
+  'activation.deleted': 'An activation was removed (deactivated, by an admin, or lapsed).',
+  'activation.rejected': 'An activation was refused on a full or expired license.',
+  'download.served': 'A package was downloaded.',
+  'download.refused': 'A download was refused.',
+  'version.published': 'A version was published.',
+};
+
+export const DELIVERY_STATUS_WORDS: Record<DeliveryStatus, string> = {
+  pending: 'Pending',
+  delivered: 'Delivered',
+  failed: 'Failed',
+};
+
+/** What the endpoint's state is, with why it is disabled. */
+export function stateWords(endpoint: Pick<WebhookEndpoint, 'enabled' | 'disabled_reason'>) {
+  if (endpoint.enabled) return 'enabled';
+  switch (endpoint.disabled_reason) {
+    case 'failing':
+      return 'disabled: every delivery failed for 5 days';
+    case 'admin':
+      return 'disabled by an admin';
+    default:
+      return 'disabled';
+  }
+}
+
+/** Enabled or disabled (and why), and since when every attempt fails, if it does. */
+export function EndpointState({ endpoint }: { endpoint: WebhookEndpoint }) {
+  return (
+    <>
+      <span class={`badge ${endpoint.enabled ? 'webhook-enabled' : 'webhook-disabled'}`}>
+        {stateWords(endpoint)}
+      </span>
+      {endpoint.failing_since !== null && (
+        <div class="failed">
+          failing since <Time value={endpoint.failing_since} />
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The events an endpoint receives, as a list. */
+export function EventList({ events }: { events: readonly string[] }) {
+  if (events.includes(ALL_EVENTS)) return <>All events</>;
+  return (
+    <ul class="plain">
+      {events.map((event) => (
+        <li key={event} class="mono">
+          {event}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The events as a form holds them: every event (`*`), or those ticked. */
+export interface EventsDraft {
+  all: boolean;
+  chosen: readonly EventType[];
+}
+
+export const NO_EVENTS: EventsDraft = { all: false, chosen: [] };
+
+export function eventsDraftOf(events: readonly string[]): EventsDraft {
+  return {
+    all: events.includes(ALL_EVENTS),
+    chosen: domainEventTypes.filter((type) => events.includes(type)),
+  };
+}
+
+/** What the API takes: `["*"]`, or the ticked events in the order they are listed. */
+export function eventsBody(draft: EventsDraft): string[] {
+  return draft.all ? [ALL_EVENTS] : domainEventTypes.filter((type) => draft.chosen.includes(type));
+}
+
+export const hasEvents = (draft: EventsDraft) => draft.all || draft.chosen.length > 0;
+
+/** The events an endpoint receives: all of them, or those ticked, each with what it means. */
+export function EventsField({
+  draft,
+  onDraft,
+  name,
+}: {
+  draft: EventsDraft;
+  onDraft: (draft: EventsDraft) => void;
+  /** Names the fieldset's hint, which must be unique on the page. */
+  name: string;
+}) {
+  const hintId = `${name}-events-hint`;
+  const toggle = (type: EventType, on: boolean) =>
+    onDraft({
+      ...draft,
+      chosen: on ? [...draft.chosen, type] : draft.chosen.filter((chosen) => chosen !== type),
+    });
+  return (
+    <fieldset class="events" aria-describedby={hintId}>
+      <legend>Events</legend>
+      <p class="hint" id={hintId}>
+        Tick the events this endpoint receives, or all of them (those added later too).
+      </p>
+      <Check
+        label="All events"
+        checked={draft.all}
+        onChange={(all) => onDraft({ ...draft, all })}
+      />
+      <div class="event-choices">
+        {domainEventTypes.map((type) => (
+          <label key={type} class="check">
+            <input
+              type="checkbox"
+              name="events"
+              value={type}
+              checked={draft.all || draft.chosen.includes(type)}
+              disabled={draft.all}
+              onChange={(event) => toggle(type, event.currentTarget.checked)}
+            />
+            <span>
+              <span class="mono">{type}</span> <span class="muted">{EVENT_WORDS[type]}</span>
+            </span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/**
+ * A signing secret, shown once: when the endpoint is made or its secret replaced. It lives in
+ * this component's state only, never in the history entry or storage, so a reload or a move to
+ * another page forgets it. Focus moves to it, so a keyboard or screen reader meets it first.
+ */
+export function SecretNotice({
+  secret,
+  title,
+  onDone,
+}: {
+  secret: string;
+  title: string;
+  onDone: () => void;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const value = useRef<HTMLElement>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+  useEffect(() => heading.current?.focus(), [secret]);
+  const selectSecret = () => {
+    const element = value.current;
+    const selection = getSelection();
+    if (element === null || selection === null) return;
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  };
+  const copy = async () => {
+    try {
+      // Only in a secure context (https, or this machine): elsewhere the text is selected.
+      if (navigator.clipboard === undefined) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(secret);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      selectSecret();
+      setCopied('The browser did not let the page copy it: it is selected, copy it yourself.');
+    }
+  };
+  return (
+    <section class="panel secret" aria-labelledby="secret-heading">
+      <h2 id="secret-heading" ref={heading} tabIndex={-1}>
+        {title}
+      </h2>
+      <p>
+        Give it to the receiver: it checks the <span class="mono">webhook-signature</span> header of
+        every delivery with it.
+      </p>
+      <div class="secret-row">
+        <code class="mono secret-value" ref={value} data-secret>
+          {secret}
+        </code>
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+      </div>
+      {copied !== null && (
+        <p class="muted" role="status">
+          {copied}
+        </p>
+      )}
+      <p class="warning">This secret will not be shown again: copy it now.</p>
+      <button type="button" class="secondary" onClick={onDone}>
+        I have copied it
+      </button>
+    </section>
+  );
+}

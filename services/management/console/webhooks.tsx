@@ -1,0 +1,185 @@
+/** The webhooks page: the endpoints, a new one (its secret shown once), and one endpoint's page. */
+import { useState } from 'preact/hooks';
+import type { WebhookEndpoint, WebhookEndpointWithSecret } from '../../../libs/contracts/index.js';
+import { MAX_WEBHOOK_ENDPOINTS } from '../../../libs/contracts/bounds.js';
+import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
+import { Time } from '../../../libs/web/ui/time.js';
+import { useApi } from './admin-api.js';
+import { ReloadButton } from './controls.js';
+import { Input } from './fields.js';
+import { useAction, useLoad } from './hooks.js';
+import { LoadView, Outcome } from './notices.js';
+import {
+  EndpointState,
+  EventList,
+  EventsField,
+  NO_EVENTS,
+  SecretNotice,
+  eventsBody,
+  hasEvents,
+  type EventsDraft,
+} from './webhook-parts.js';
+import { WebhookEndpointPage } from './webhook-endpoint.js';
+
+function NewEndpointForm({
+  full,
+  onCreated,
+}: {
+  full: boolean;
+  onCreated: (endpoint: WebhookEndpointWithSecret) => void;
+}) {
+  const api = useApi();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<EventsDraft>(NO_EVENTS);
+  const [description, setDescription] = useState('');
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const created = await api.call<WebhookEndpointWithSecret>('POST', '/webhooks', {
+        url: url.trim(),
+        events: eventsBody(events),
+        description: description.trim() === '' ? null : description.trim(),
+      });
+      setUrl('');
+      setEvents(NO_EVENTS);
+      setDescription('');
+      onCreated(created);
+      return null;
+    });
+  };
+  return (
+    <form method="post" onSubmit={submit} class="panel" aria-label="New webhook endpoint">
+      <Field
+        label="URL"
+        hint="Where each event is POSTed: an http or https address the server can reach."
+      >
+        <Input
+          type="url"
+          name="url"
+          required
+          maxLength={2048}
+          autocomplete="off"
+          spellcheck={false}
+          placeholder="https://hooks.example.com/licensing"
+          value={url}
+          onValue={setUrl}
+        />
+      </Field>
+      <EventsField name="new-webhook" draft={events} onDraft={setEvents} />
+      <Field label="Description" hint="Optional: what receives these events.">
+        <Input
+          name="description"
+          maxLength={255}
+          autocomplete="off"
+          value={description}
+          onValue={setDescription}
+        />
+      </Field>
+      {full && (
+        <p class="hint">
+          There are {MAX_WEBHOOK_ENDPOINTS} endpoints, as many as the system keeps: delete one
+          first.
+        </p>
+      )}
+      <button
+        type="submit"
+        disabled={action.busy || full || url.trim() === '' || !hasEvents(events)}
+      >
+        Add endpoint
+      </button>
+      <Outcome action={action} />
+    </form>
+  );
+}
+
+function Endpoints({
+  endpoints,
+  onOpen,
+}: {
+  endpoints: readonly WebhookEndpoint[];
+  onOpen: (id: number) => void;
+}) {
+  if (endpoints.length === 0) return <Empty>No webhook endpoint yet.</Empty>;
+  return (
+    <Table columns={['URL', 'Events', 'State', 'Description', 'Added']} actions>
+      {endpoints.map((endpoint) => (
+        <tr key={endpoint.id} data-endpoint={endpoint.id}>
+          <td class="mono long">{endpoint.url}</td>
+          <td>
+            <EventList events={endpoint.events} />
+          </td>
+          <td>
+            <EndpointState endpoint={endpoint} />
+          </td>
+          <td>{endpoint.description ?? <span class="muted">none</span>}</td>
+          <td>
+            <Time value={endpoint.created_at} />
+          </td>
+          <td class="actions">
+            <button
+              type="button"
+              class="secondary small"
+              aria-label={`Open webhook ${endpoint.url}`}
+              onClick={() => onOpen(endpoint.id)}
+            >
+              Open
+            </button>
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+function WebhookList({ onOpen }: { onOpen: (id: number) => void }) {
+  const api = useApi();
+  const loaded = useLoad(() => api.get<{ webhooks: WebhookEndpoint[] }>('/webhooks'), [api]);
+  // The secret of the endpoint just made: in this component's state only (SecretNotice).
+  const [created, setCreated] = useState<WebhookEndpointWithSecret | null>(null);
+  const count = loaded.data?.webhooks.length ?? 0;
+  return (
+    <section aria-labelledby="webhooks-heading">
+      <div class="title-row">
+        <h1 id="webhooks-heading">Webhooks</h1>
+        <ReloadButton loaded={loaded} />
+      </div>
+      <p class="muted">
+        Each endpoint gets the events it asked for as signed HTTP POSTs; a delivery that fails is
+        tried again later, and an endpoint whose every delivery failed for 5 days is disabled.
+      </p>
+      {created !== null && (
+        <SecretNotice
+          title={`Signing secret of ${created.url}`}
+          secret={created.secret}
+          onDone={() => setCreated(null)}
+        />
+      )}
+      <LoadView loaded={loaded} what="the webhook endpoints">
+        {({ webhooks }) => <Endpoints endpoints={webhooks} onOpen={onOpen} />}
+      </LoadView>
+      <h2>Add an endpoint</h2>
+      <NewEndpointForm
+        full={count >= MAX_WEBHOOK_ENDPOINTS}
+        onCreated={(endpoint) => {
+          setCreated(endpoint);
+          loaded.reload();
+        }}
+      />
+    </section>
+  );
+}
+
+/** The webhooks section: the endpoints, or one of them with its deliveries. */
+export function WebhooksPage({
+  endpointId,
+  onOpen,
+}: {
+  endpointId: number | null;
+  onOpen: (id: number | null) => void;
+}) {
+  if (endpointId === null) return <WebhookList onOpen={onOpen} />;
+  return (
+    <WebhookEndpointPage key={endpointId} endpointId={endpointId} onBack={() => onOpen(null)} />
+  );
+}
