@@ -48,6 +48,21 @@ const interval = z
   .regex(/^[1-9][0-9]* (second|minute|hour|day)s?$/, 'must be like "30 seconds" or "1 hour"');
 const positiveMs = wholeNumber(1);
 
+const WAIT_UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** The default retry schedule of webhook deliveries: eight attempts over about 28 hours. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+/** Waits as `5s,5m,30m,2h` (seconds, minutes, hours, days), read as milliseconds. */
+const retrySchedule = z
+  .string()
+  .trim()
+  .regex(
+    /^[1-9][0-9]*[smhd](,[1-9][0-9]*[smhd]){0,19}$/,
+    'must be up to 20 waits like "5s,5m,30m,2h" (s, m, h or d)',
+  )
+  .transform((v) =>
+    v.split(',').map((wait) => Number(wait.slice(0, -1)) * WAIT_UNIT_MS[wait.slice(-1) as 's']),
+  );
+
 /**
  * The Ed25519 keys of SIGNING_KEY: the first, a private key, signs the public API's answers and
  * license files; every one (the signer first) is published, so that what was signed before a
@@ -238,6 +253,21 @@ const EnvSchema = z.object({
    * writes each at once. A stop writes those waiting; a crash loses them.
    */
   DOWNLOAD_LOG_BATCH_MS: wholeNumber(0, 10_000).default(50),
+  /**
+   * The waits between a webhook delivery's attempts: its first is sent at once, the next after
+   * the first wait, and so on; after the last one fails it is `failed` (docs/webhooks.md).
+   */
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.prefault(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+  /**
+   * Whether webhook URLs may point at loopback, private, link-local or metadata addresses: off,
+   * so that an admin token cannot make the service call inward; on for tests and private networks.
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Webhook deliveries are kept this many days, then removed by the database (a TTL index). */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: wholeNumber(1, 3650).default(30),
   TRUST_PROXY: z
     .string()
     .trim()

@@ -227,6 +227,7 @@ export const WebhookList = z.object({ webhooks: z.array(WebhookEndpoint) });
 
 export const webhookDeliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 export const WebhookDeliveryStatus = z.enum(webhookDeliveryStatuses);
+export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
 
 /** A delivery id: the `webhook-id` header of every attempt (Standard Webhooks). */
 export const WebhookDeliveryId = z.string().regex(/^msg_[0-9A-Za-z]{1,64}$/);

@@ -53,6 +53,28 @@ export const metrics = {
     help: 'Refused downloads, by reason (the error code the client got).',
     labelNames: ['reason'] as const,
   }),
+  webhookDeliveries: new Counter({
+    name: 'webhook_deliveries_total',
+    help:
+      'Webhook delivery attempts, by outcome: delivered, retry (failed, to be tried again) or ' +
+      'failed (failed, the retry schedule spent).',
+    labelNames: ['outcome'] as const,
+  }),
+  webhookAttemptDuration: new Histogram({
+    name: 'webhook_attempt_duration_seconds',
+    help: 'Time an endpoint took to answer a webhook attempt (or to fail), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+  }),
+  webhookDeliveryLatency: new Histogram({
+    name: 'webhook_delivery_latency_seconds',
+    help: 'From the event to its delivery: the time a receiver waited, retries included.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36_000, 86_400],
+  }),
+  webhookEndpointsDisabled: new Counter({
+    name: 'webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints disabled because none of their attempts succeeded for 5 days.',
+  }),
   activationOutcomes: new Counter({
     name: 'activation_outcomes_total',
     help: 'Activate calls, by outcome: activated, already-active, or the refusal code.',

@@ -98,6 +98,19 @@ describe('configuration (README: Configuration)', () => {
     expect(intervalMs('1 day')).toBe(86_400_000);
     expect(() => loadConfig({ EXPIRY_TASK_EVERY: 'often' })).toThrow('EXPIRY_TASK_EVERY');
   });
+
+  test('the webhook retry schedule is read as waits in milliseconds, the default eight attempts', () => {
+    expect(loadConfig({}).WEBHOOK_RETRY_SCHEDULE).toEqual([
+      5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1s,2m,1d' }).WEBHOOK_RETRY_SCHEDULE).toEqual([
+      1_000, 120_000, 86_400_000,
+    ]);
+    expect(loadConfig({}).WEBHOOK_ALLOW_PRIVATE_URLS).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }).WEBHOOK_ALLOW_PRIVATE_URLS).toBe(
+      true,
+    );
+  });
 });
 
 /**
@@ -128,6 +141,9 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   S3_BUCKET: 'Upper_Case',
   S3_REGION: null,
   DATA_DIR: null,
+  WEBHOOK_RETRY_SCHEDULE: '5 seconds',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'yes',
+  WEBHOOK_DELIVERY_RETENTION_DAYS: '0',
   STORAGE_DIR: null,
   DOWNLOAD_PORT: '65536',
   DOWNLOAD_SERVICE_URL: 'download:8082',

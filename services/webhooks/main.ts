@@ -1,0 +1,18 @@
+// First: tracing must be registered before the libraries it traces are loaded.
+import '../../libs/observability/tracing.js';
+import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
+import { runProcess } from '../../libs/process/index.js';
+import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
+import { webhooksFromConfig, webhooksProcess } from './service.js';
+
+runProcess(webhooksProcess, async (config, logger, { readiness }) => {
+  const db = await connectDatabase(config.MONGODB_URL, config.MONGODB_DB_PREFIX, 'webhooks');
+  const transport = await createTransport(config, logger, 'webhooks');
+  readiness.add(databaseCheck(db), messageBusCheck(transport, config));
+  const service = await webhooksFromConfig(config, { db, transport, logger });
+  return async () => {
+    await transport.close();
+    await service.stop();
+    await db.close();
+  };
+});

@@ -1,0 +1,190 @@
+import type { Connection } from 'mongoose';
+import { Sequences, setOf } from '../../libs/database/index.js';
+import {
+  webhookModels,
+  type WebhookDeliveryDocument,
+  type WebhookEndpointDocument,
+} from './models.js';
+import type {
+  StoredSecret,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStore,
+  WebhookEndpointRecord,
+  WebhookEndpointStore,
+  WebhookStores,
+} from './stores.js';
+
+/** MongoDB's answer to an index created again with other options. */
+const INDEX_OPTIONS_CONFLICT = 85;
+
+function endpointOf({ _id, ...rest }: WebhookEndpointDocument): WebhookEndpointRecord {
+  return { id: _id, ...rest };
+}
+
+function deliveryOf({
+  _id,
+  claim: _claim,
+  ...rest
+}: WebhookDeliveryDocument): WebhookDeliveryRecord {
+  return { id: _id, ...rest };
+}
+
+/**
+ * The webhooks service's stores in its own database; creates their indexes, the deliveries' TTL
+ * index with the retention asked (changed in place when it was created with another).
+ */
+export async function openMongoWebhookStores(
+  connection: Connection,
+  retentionDays: number,
+): Promise<WebhookStores> {
+  const { Endpoint, Delivery } = webhookModels(connection);
+  await Promise.all([Endpoint.init(), Delivery.init()]);
+  const expireAfterSeconds = retentionDays * 86_400;
+  try {
+    await Delivery.collection.createIndex({ created_at: 1 }, { expireAfterSeconds });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== INDEX_OPTIONS_CONFLICT) throw error;
+    await connection.db!.command({
+      collMod: Delivery.collection.collectionName,
+      index: { keyPattern: { created_at: 1 }, expireAfterSeconds },
+    });
+  }
+  const sequences = new Sequences(connection);
+
+  const endpoints: WebhookEndpointStore = {
+    async create(endpoint, limit) {
+      if ((await Endpoint.countDocuments()) >= limit) return null;
+      const { secret, ...fields } = endpoint;
+      return sequences.insertNext(
+        'webhook_endpoint',
+        async (id) =>
+          endpointOf(
+            (
+              await Endpoint.create({
+                _id: id,
+                ...fields,
+                enabled: true,
+                disabled_reason: null,
+                failing_since: null,
+                secret_rotated_at: null,
+                secrets: [{ secret, expires_at: null }],
+              })
+            ).toObject(),
+          ),
+        () => {},
+      );
+    },
+
+    async list() {
+      return (await Endpoint.find().sort({ _id: 1 }).lean()).map(endpointOf);
+    },
+
+    async find(id) {
+      const doc = await Endpoint.findById(id).lean();
+      return doc && endpointOf(doc);
+    },
+
+    async update(id, changes) {
+      const doc = await Endpoint.findByIdAndUpdate(
+        id,
+        { $set: setOf(changes) },
+        { returnDocument: 'after' },
+      ).lean();
+      return doc && endpointOf(doc);
+    },
+
+    async remove(id) {
+      const doc = await Endpoint.findByIdAndDelete(id).lean();
+      return doc && endpointOf(doc);
+    },
+
+    async rotateSecret(id, secret, now, previousUntil) {
+      const current = await Endpoint.findById(id).lean();
+      if (!current) return null;
+      // The secret before keeps signing; older ones, which would have expired by then, go.
+      const previous = current.secrets.find(({ expires_at }) => expires_at === null);
+      const secrets: StoredSecret[] = [{ secret, expires_at: null }];
+      if (previous) secrets.push({ secret: previous.secret, expires_at: previousUntil });
+      const doc = await Endpoint.findByIdAndUpdate(
+        id,
+        { $set: { secrets, secret_rotated_at: now } },
+        { returnDocument: 'after' },
+      ).lean();
+      return doc && endpointOf(doc);
+    },
+  };
+
+  const deliveries: WebhookDeliveryStore = {
+    async add(records) {
+      if (records.length === 0) return;
+      await Delivery.bulkWrite(
+        records.map(({ id, ...fields }) => ({
+          updateOne: {
+            filter: { _id: id },
+            update: {
+              $setOnInsert: { ...fields, status: 'pending', attempts: [], claim: null },
+            },
+            upsert: true,
+          },
+        })),
+        { ordered: false },
+      );
+    },
+
+    async claimDue(now, endpointIds, claim, until) {
+      if (endpointIds.length === 0) return null;
+      const doc = await Delivery.findOneAndUpdate(
+        {
+          status: 'pending',
+          next_attempt_at: { $lte: now },
+          endpoint_id: { $in: [...endpointIds] },
+        },
+        { $set: { claim, next_attempt_at: until } },
+        { sort: { next_attempt_at: 1 }, returnDocument: 'after' },
+      ).lean();
+      return doc && deliveryOf(doc);
+    },
+
+    async recordAttempt(id, claim, attempt, state) {
+      const result = await Delivery.updateOne(
+        { _id: id, claim, status: 'pending' },
+        { $push: { attempts: attempt }, $set: { ...state, claim: null } },
+      );
+      return result.modifiedCount === 1;
+    },
+
+    async page(endpointId, status, page, perPage) {
+      const filter =
+        status === null ? { endpoint_id: endpointId } : { endpoint_id: endpointId, status };
+      const [docs, total] = await Promise.all([
+        Delivery.find(filter)
+          .sort({ created_at: -1, _id: -1 })
+          .skip((page - 1) * perPage)
+          .limit(perPage)
+          .lean(),
+        Delivery.countDocuments(filter),
+      ]);
+      return { deliveries: docs.map(deliveryOf), total };
+    },
+
+    async find(endpointId, id) {
+      const doc = await Delivery.findOne({ _id: id, endpoint_id: endpointId }).lean();
+      return doc && deliveryOf(doc);
+    },
+
+    async retryNow(endpointId, id, now) {
+      const doc = await Delivery.findOneAndUpdate(
+        { _id: id, endpoint_id: endpointId },
+        { $set: { status: 'pending', next_attempt_at: now, claim: null } },
+        { returnDocument: 'after' },
+      ).lean();
+      return doc && deliveryOf(doc);
+    },
+
+    async removeForEndpoint(endpointId) {
+      await Delivery.deleteMany({ endpoint_id: endpointId });
+    },
+  };
+
+  return { endpoints, deliveries };
+}
