@@ -49,8 +49,8 @@ const NO_ENDPOINT = 'No webhook endpoint with this id.';
 
 /** What the webhooks service refuses of an endpoint's address, beside the schema's checks. */
 const REFUSED_URL =
-  'a URL that points to a private, loopback or link-local address (unless ' +
-  'WEBHOOK_ALLOW_PRIVATE_URLS is set)';
+  'a URL whose host does not resolve, or is or resolves to a loopback, private, link-local or ' +
+  'metadata address (allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=true)';
 
 /**
  * Webhook endpoints and their deliveries, owned by the webhooks service: which domain events an
@@ -113,7 +113,8 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
     path: `${ADMIN_BASE}/webhooks/:id`,
     operationId: 'updateWebhook',
     summary:
-      'Change the URL, events or description of an endpoint, or enable or disable it. At ' +
+      'Change the URL, events or description of an endpoint, or enable or disable it: enabled ' +
+      'again, it starts afresh (no longer failing) and its waiting deliveries are sent. At ' +
       'least one field must be sent.',
     tag: 'Webhooks',
     params: IdPath,
@@ -131,7 +132,7 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
     method: 'delete',
     path: `${ADMIN_BASE}/webhooks/:id`,
     operationId: 'deleteWebhook',
-    summary: 'Remove an endpoint; nothing more is sent to it. Cannot be undone.',
+    summary: 'Remove an endpoint and its deliveries; nothing more is sent to it. Cannot be undone.',
     tag: 'Webhooks',
     params: IdPath,
     success: { status: 200, description: 'The removed endpoint.', data: WebhookEndpoint },
@@ -165,8 +166,9 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
     path: `${ADMIN_BASE}/webhooks/:id/test`,
     operationId: 'sendWebhookTest',
     summary:
-      'Queue a `webhook.test` event for an endpoint, tried at once. 202: the answer is the ' +
-      'delivery as queued; its attempts are read from the deliveries.',
+      'Queue a `webhook.test` event for an endpoint, tried at once (a disabled endpoint gets ' +
+      'it once enabled). 202: the answer is the delivery as queued, before its first attempt; ' +
+      'its attempts are read from the deliveries.',
     tag: 'Webhooks',
     params: IdPath,
     success: { status: 202, description: 'The delivery, queued.', data: WebhookDelivery },
@@ -206,10 +208,11 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
     operationId: 'retryWebhookDelivery',
     summary:
       'Try a delivery again now, whatever its state (a failed one too), with the same id, so ' +
-      'a receiver that got it before can tell.',
+      'a receiver that got it before can tell. 202: the answer is the delivery pending again, ' +
+      'before that attempt; it counts as one attempt more of its retry schedule.',
     tag: 'Webhooks',
     params: DeliveryPath,
-    success: { status: 200, description: 'The delivery.', data: WebhookDelivery },
+    success: { status: 202, description: 'The delivery, queued again.', data: WebhookDelivery },
     errors: {
       400: adminErrors[400]('The id is not a positive integer, or the delivery id is malformed.'),
       404: adminErrors[404]('No webhook endpoint with this id, or no such delivery of it.'),
