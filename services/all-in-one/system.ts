@@ -34,11 +34,14 @@ import { gatewayFromConfig } from '../gateway/service.js';
 import { licenseFromConfig } from '../license/service.js';
 import { managementFromConfig } from '../management/service.js';
 import { updateCatalogFromConfig } from '../update-catalog/service.js';
+import { webhooksFromConfig } from '../webhooks/service.js';
 
 export interface SystemOptions {
   config: Config;
   /** License-service replicas to run (each with its own transport connection). */
   licenseReplicas?: number;
+  /** Webhooks-service replicas to run (each with its own transport connection). */
+  webhooksReplicas?: number;
   logger?: Logger;
   /** The readiness of the process: gets the dependencies the system needs. */
   readiness?: ReadinessProbe;
@@ -124,6 +127,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         logger: logger.child({ service: 'license', replica: i + 1 }),
       });
       stops.push(license.stop);
+    }
+    for (let i = 0; i < (options.webhooksReplicas ?? 1); i++) {
+      const webhooks = await webhooksFromConfig(config, {
+        db: await connectDb('webhooks'),
+        transport: await connectTransport(`webhooks-${i + 1}`),
+        logger: logger.child({ service: 'webhooks', replica: i + 1 }),
+      });
+      stops.push(webhooks.stop);
     }
     // In one process the download port is internal: loopback, on a free port, at its own URL.
     const download = await downloadFromConfig(

@@ -9,6 +9,7 @@ import { gatewayProcess } from '../../services/gateway/service.js';
 import { licenseProcess } from '../../services/license/service.js';
 import { managementProcess } from '../../services/management/service.js';
 import { updateCatalogProcess } from '../../services/update-catalog/service.js';
+import { webhooksProcess } from '../../services/webhooks/service.js';
 
 /**
  * Docker Compose cannot run on CI, so docker-compose.yml, infra/Dockerfile and .env.example are
@@ -70,9 +71,14 @@ function entryPoints(): string[] {
 
 /** What each entry point reads and cannot start without, as its service.ts declares it. */
 const processes: Record<string, ProcessSpec> = Object.fromEntries(
-  [gatewayProcess, managementProcess, licenseProcess, updateCatalogProcess, downloadProcess].map(
-    (spec) => [spec.name, spec],
-  ),
+  [
+    gatewayProcess,
+    managementProcess,
+    licenseProcess,
+    updateCatalogProcess,
+    downloadProcess,
+    webhooksProcess,
+  ].map((spec) => [spec.name, spec]),
 );
 
 function processOf(name: string): ProcessSpec {
