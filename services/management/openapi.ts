@@ -1,4 +1,12 @@
-import { LicenseDetail, PackageFile, Plan, Product, Version } from '../../libs/contracts/index.js';
+import {
+  LicenseDetail,
+  PackageFile,
+  Plan,
+  Product,
+  Version,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '../../libs/contracts/index.js';
 import { openApiDocument } from '../../libs/http/index.js';
 import { managementRoutes } from './routes.js';
 
@@ -9,15 +17,23 @@ export const managementOpenApi = openApiDocument({
     version: '1.0.0',
     description:
       'The admin API: products and bundles, plans, licenses and their activations, versions ' +
-      'and package files, the download log. Every route under /admin/v1 needs ' +
-      '`Authorization: Bearer <admin token>`; bodies are JSON; every answer is `{"data": ...}` ' +
-      'or `{"error": {"code", "message"}}`.',
+      'and package files, the download log, webhook endpoints and their deliveries. Every ' +
+      'route under /admin/v1 needs `Authorization: Bearer <admin token>`; bodies are JSON; ' +
+      'every answer is `{"data": ...}` or `{"error": {"code", "message"}}`.',
   },
   // The paths are absolute (`{api_base}` included), so the server is the origin this document
   // is served from, whatever address that is.
   server: { url: '/', description: 'The management API that serves this document.' },
   routes: managementRoutes,
-  components: { Product, Plan, LicenseDetail, Version, PackageFile },
+  components: {
+    Product,
+    Plan,
+    LicenseDetail,
+    Version,
+    PackageFile,
+    WebhookEndpoint,
+    WebhookDelivery,
+  },
   securitySchemes: {
     adminToken: {
       type: 'http',

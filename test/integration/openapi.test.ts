@@ -23,6 +23,7 @@ import {
   checkedAgainst,
   type TestSystem,
 } from '../support/system.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 
@@ -125,12 +126,15 @@ describe('(a) both documents are valid OpenAPI 3.1', () => {
 });
 
 let system: TestSystem;
+/** Where the webhook endpoint of the webhooks test points: on loopback, so nothing leaves. */
+let receiver: WebhookReceiver;
 /** The Express apps the running system listens with, found by the port they listen on. */
 const runningApps = new Map<number, Express>();
 beforeAll(async () => {
+  receiver = await startWebhookReceiver();
   const listen = jest.spyOn(Server.prototype, 'listen');
   try {
-    system = await bootSystem();
+    system = await bootSystem({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     // Read before mockRestore(), which also clears what the spy recorded. Each server's request
     // listener is the Express app it serves.
     for (const server of listen.mock.contexts as Server[]) {
@@ -142,7 +146,10 @@ beforeAll(async () => {
     listen.mockRestore();
   }
 });
-afterAll(() => system?.stop());
+afterAll(async () => {
+  await system?.stop();
+  await receiver?.close();
+});
 
 function runningApp(url: string): Express {
   const app = runningApps.get(Number(new URL(url).port));
@@ -744,6 +751,37 @@ describe('(c) real responses match the documented schemas', () => {
       key_set_url: `${system.running.gatewayUrl}${API_BASE}/keys`,
     });
     await admin('get', '/admin/v1/signing-keys', 401, { auth: null });
+  });
+
+  test('admin webhooks: endpoints, a secret rotation, a test event, deliveries and a retry', async () => {
+    const WEBHOOKS = '/admin/v1/webhooks';
+    const WEBHOOK = '/admin/v1/webhooks/{id}';
+    const RETRY = '/admin/v1/webhooks/{id}/deliveries/{delivery_id}/retry';
+    const created = await admin('post', WEBHOOKS, 201, {
+      body: { url: receiver.url('/openapi'), events: ['*'], description: 'Doc' },
+    });
+    const id = created.body.data.id as number;
+    await admin('post', WEBHOOKS, 400, { body: { url: 'ftp://hooks.example/', events: ['*'] } });
+    await admin('get', WEBHOOKS, 200);
+    await admin('get', WEBHOOK, 200, { params: { id } });
+    await admin('get', WEBHOOK, 404, { params: { id: UNKNOWN } });
+    await admin('get', WEBHOOK, 400, { params: { id: 'x' } });
+    await admin('patch', WEBHOOK, 200, { params: { id }, body: { events: ['license.created'] } });
+    await admin('patch', WEBHOOK, 400, { params: { id }, body: {} });
+    await admin('patch', WEBHOOK, 404, { params: { id: UNKNOWN }, body: { enabled: true } });
+    await admin('post', `${WEBHOOK}/secret`, 200, { params: { id } });
+    await admin('post', `${WEBHOOK}/secret`, 404, { params: { id: UNKNOWN } });
+    const queued = await admin('post', `${WEBHOOK}/test`, 202, { params: { id } });
+    await admin('post', `${WEBHOOK}/test`, 404, { params: { id: UNKNOWN } });
+    await admin('get', `${WEBHOOK}/deliveries`, 200, { params: { id }, query: 'per_page=10' });
+    await admin('get', `${WEBHOOK}/deliveries`, 400, { params: { id }, query: 'status=lost' });
+    await admin('get', `${WEBHOOK}/deliveries`, 404, { params: { id: UNKNOWN } });
+    const delivery_id = queued.body.data.id as string;
+    await admin('post', RETRY, 202, { params: { id, delivery_id } });
+    await admin('post', RETRY, 404, { params: { id, delivery_id: 'msg_unknown' } });
+    await admin('post', RETRY, 400, { params: { id, delivery_id: 'unknown' } });
+    await admin('delete', WEBHOOK, 200, { params: { id } });
+    await admin('delete', WEBHOOK, 404, { params: { id } });
   });
 
   test('admin health (200 and 503), liveness and the document itself', async () => {
