@@ -1,5 +1,5 @@
 /** One webhook endpoint: its settings and actions, and its deliveries with their attempts. */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type {
   WebhookAttempt,
   WebhookDelivery,
@@ -34,6 +34,43 @@ interface DeliveryPage {
 }
 
 const PER_PAGE = 20;
+
+/** While a delivery shown is due within this time, the page reads the deliveries again... */
+const FOLLOW_DUE_WITHIN_MS = 60_000;
+/** ...this often. */
+const FOLLOW_EVERY_MS = 2_000;
+
+/**
+ * While a delivery shown is pending and due soon, `reload` runs every two seconds, so its
+ * attempts appear without a click. Polled rather than timed to its next attempt: a delivery
+ * being tried shows when its sender's claim on it lapses instead. Not for a disabled endpoint,
+ * whose deliveries wait.
+ */
+function useFollowDue(page: DeliveryPage | null, sending: boolean, reload: () => void) {
+  useEffect(() => {
+    if (!sending || page === null) return;
+    const soon = Date.now() + FOLLOW_DUE_WITHIN_MS;
+    const due = page.deliveries.some(
+      (delivery) =>
+        delivery.status === 'pending' &&
+        delivery.next_attempt_at !== null &&
+        Date.parse(delivery.next_attempt_at) <= soon,
+    );
+    if (!due) return;
+    const timer = setTimeout(reload, FOLLOW_EVERY_MS);
+    return () => clearTimeout(timer);
+  }, [page, sending, reload]);
+}
+
+/**
+ * Runs `work` started by `button`, which is disabled meanwhile and so loses keyboard focus; it
+ * gets it back afterwards, unless focus has gone somewhere else by then.
+ */
+async function keepingFocus(button: HTMLElement, work: () => Promise<unknown>): Promise<void> {
+  await work();
+  const focused = document.activeElement;
+  if (button.isConnected && (focused === null || focused === document.body)) button.focus();
+}
 
 function Facts({ endpoint }: { endpoint: WebhookEndpoint }) {
   return (
@@ -148,11 +185,13 @@ function AttemptList({ attempts }: { attempts: readonly WebhookAttempt[] }) {
         <li key={i}>
           <Time value={attempt.at} />{' '}
           {attempt.status !== null ? (
-            <span class={attempt.status < 300 ? 'ok' : 'failed'}>HTTP {attempt.status}</span>
+            <span class={`nowrap ${attempt.status < 300 ? 'ok' : 'failed'}`}>
+              HTTP {attempt.status}
+            </span>
           ) : (
             <span class="failed">{attempt.error ?? 'no answer'}</span>
           )}{' '}
-          <span class="muted">{attempt.duration_ms} ms</span>
+          <span class="muted nowrap">{attempt.duration_ms} ms</span>
         </li>
       ))}
     </ol>
@@ -179,7 +218,7 @@ function DeliveryTable({
 }: {
   deliveries: readonly WebhookDelivery[];
   busy: boolean;
-  onRetry: (delivery: WebhookDelivery) => void;
+  onRetry: (delivery: WebhookDelivery, button: HTMLElement) => void;
 }) {
   return (
     <Table columns={['Event', 'Delivery', 'Status', 'Attempts', 'Next attempt']} actions>
@@ -215,7 +254,7 @@ function DeliveryTable({
               class="small"
               aria-label={`Retry ${delivery.id}`}
               disabled={busy}
-              onClick={() => onRetry(delivery)}
+              onClick={(event) => onRetry(delivery, event.currentTarget)}
             >
               Retry
             </button>
@@ -248,7 +287,7 @@ function Deliveries({
         `/webhooks/${endpointId}/deliveries/${delivery.id}/retry`,
       );
       deliveries.reload();
-      return `Retried ${retried.id}: ${DELIVERY_STATUS_WORDS[retried.status].toLowerCase()}.`;
+      return `Trying ${retried.id} again now; its attempt is listed below once made.`;
     });
   return (
     <section aria-labelledby="deliveries-heading" class="panel">
@@ -281,7 +320,7 @@ function Deliveries({
               <DeliveryTable
                 deliveries={page.deliveries}
                 busy={action.busy}
-                onRetry={(delivery) => void retry(delivery)}
+                onRetry={(delivery, button) => void keepingFocus(button, () => retry(delivery))}
               />
               <Pager
                 page={page.page}
@@ -318,6 +357,12 @@ export function WebhookEndpointPage({
       }),
     [api, path, filter],
   );
+  // The endpoint too: its state (failing since) changes with the attempts.
+  const reloadBoth = useCallback(() => {
+    deliveries.reload();
+    loaded.reload();
+  }, [deliveries.reload, loaded.reload]);
+  useFollowDue(deliveries.data, loaded.data?.enabled ?? false, reloadBoth);
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
   const [deleted, setDeleted] = useState<WebhookEndpoint | null>(null);
@@ -375,6 +420,12 @@ export function WebhookEndpointPage({
           {(endpoint) => (
             <>
               <Facts endpoint={endpoint} />
+              {!endpoint.enabled && (
+                <p class="hint">
+                  While it is disabled it gets no new events, and its test events and retries wait
+                  until it is enabled again.
+                </p>
+              )}
               {rotated !== null && (
                 <SecretNotice
                   title="New signing secret"
@@ -400,7 +451,11 @@ export function WebhookEndpointPage({
                   type="button"
                   class="secondary"
                   disabled={action.busy}
-                  onClick={() => void setEnabled(endpoint, !endpoint.enabled)}
+                  onClick={(event) =>
+                    void keepingFocus(event.currentTarget, () =>
+                      setEnabled(endpoint, !endpoint.enabled),
+                    )
+                  }
                 >
                   {endpoint.enabled ? 'Disable' : 'Enable'}
                 </button>
@@ -408,7 +463,7 @@ export function WebhookEndpointPage({
                   type="button"
                   class="secondary"
                   disabled={action.busy}
-                  onClick={() => void sendTest()}
+                  onClick={(event) => void keepingFocus(event.currentTarget, sendTest)}
                 >
                   Send test event
                 </button>
