@@ -101,7 +101,7 @@ export function createDownloadHandlers({
       // when the file does not reach the client after all (docs/api-decisions.md, The log).
       const logId = await logWriter.served({
         request,
-        file: { file_id: file.id, version: version.version },
+        file: { file_id: file.id, version: version.version, filename: file.filename },
         context,
       });
       const ticket = tickets.issue(

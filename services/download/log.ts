@@ -2,6 +2,7 @@ import { logValue, type CallContext } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { withTimeout } from '../../libs/process/timeout.js';
+import type { DownloadEvents } from './events.js';
 import type { DownloadLogStore, DownloadRequestRecord } from './stores.js';
 
 /** Writing the log must never hold up the client's answer for long (docs/api-decisions.md). */
@@ -9,7 +10,10 @@ const LOG_WRITE_TIMEOUT_MS = 2000;
 /** A batch of refusals this large is written at once. */
 export const REFUSALS_BATCH_MAX = 200;
 
-/** A download request as it was sent: the writer stamps the time and cuts over-long values. */
+/**
+ * A download request as it was sent: the writer stamps the time and cuts over-long values (and
+ * its events carry it so cut, as the entry holds it).
+ */
 export type LoggedRequest = Omit<DownloadRequestRecord, 'at'>;
 
 type RefusalRecord = DownloadRequestRecord & { reason: string };
@@ -26,9 +30,14 @@ type RefusalRecord = DownloadRequestRecord & { reason: string };
  * requests costs one database command per batch (docs/performance.md): the first of a batch
  * waits at most `batchMs` (DOWNLOAD_LOG_BATCH_MS), and `flush` (a log read, a stop) writes those
  * waiting at once.
+ *
+ * Each entry is a domain event once the store has taken it (`download.served`,
+ * `download.refused`), not when it is handed over: a write that fails or times out drops its
+ * entries (the answer does not wait for the log), and an entry that was never written is no event.
  */
 export class DownloadLogWriter {
   private readonly store: DownloadLogStore;
+  private readonly events: DownloadEvents;
   private readonly logger: Logger;
   private readonly clock: () => Date;
   private readonly batchMs: number;
@@ -40,11 +49,14 @@ export class DownloadLogWriter {
 
   constructor(deps: {
     store: DownloadLogStore;
+    /** Where each entry written goes as a domain event. */
+    events: DownloadEvents;
     logger: Logger;
     batchMs: number;
     clock?: () => Date;
   }) {
     this.store = deps.store;
+    this.events = deps.events;
     this.logger = deps.logger;
     this.batchMs = deps.batchMs;
     this.clock = deps.clock ?? (() => new Date());
@@ -79,20 +91,31 @@ export class DownloadLogWriter {
   }
 
   /** A download allowed by `download.authorize`; answers the entry id (null if not written). */
-  served({
+  async served({
     request,
     file,
     context,
   }: {
-    request: LoggedRequest;
-    file: { file_id: number; version: string };
+    request: LoggedRequest & { product_id: number };
+    file: { file_id: number; version: string; filename: string };
     context?: CallContext;
   }): Promise<string | null> {
-    return this.bounded({
+    const entry = this.entry(request);
+    const { filename, ...served } = file;
+    const id = await this.bounded({
       what: 'served',
-      write: () => this.store.recordServed({ ...this.entry(request), ...file }),
+      write: () => this.store.recordServed({ ...entry, ...served }),
       context,
     });
+    if (id !== null) {
+      this.events.served({
+        request: { ...entry, product_id: request.product_id },
+        version: file.version,
+        filename,
+        at: entry.at,
+      });
+    }
+    return id;
   }
 
   /**
@@ -146,6 +169,11 @@ export class DownloadLogWriter {
       write: () => this.store.recordRefusals(batch.map(({ record }) => record)),
       context: undefined,
     }).then((ids) => {
+      if (ids !== null) {
+        for (const { record } of batch) {
+          this.events.refused({ request: record, reason: record.reason, at: record.at });
+        }
+      }
       for (const { written } of batch) written(ids !== null);
     });
     this.writing.add(write);
@@ -156,7 +184,7 @@ export class DownloadLogWriter {
    * A download that was logged as served when it was authorised, but whose bytes did not reach
    * the client (a bad range, an object missing from storage, a failure before the first byte):
    * the entry becomes a refusal with the reason, keeping the file and version it was for. An
-   * entry that is already a refusal is left alone.
+   * entry that is already a refusal is left alone. The entry changed is `download.refused`.
    */
   async servedBecameRefused({
     entryId,
@@ -168,11 +196,14 @@ export class DownloadLogWriter {
     context?: CallContext;
   }): Promise<boolean> {
     metrics.downloadRefusals.inc({ reason });
+    const at = this.clock();
     const changed = await this.bounded({
       what: 'refusal after authorisation',
       write: () => this.store.markServedAsRefused({ id: entryId, reason }),
       context,
     });
-    return changed === true;
+    if (!changed) return false;
+    this.events.refused({ request: changed, reason, at });
+    return true;
   }
 }

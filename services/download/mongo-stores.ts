@@ -43,12 +43,13 @@ function mongoDownloadLog({ DownloadLog }: DownloadModels): DownloadLogStore {
 
     async markServedAsRefused({ id, reason }) {
       const _id = objectIdOf(id);
-      if (!_id) return false;
-      const result = await DownloadLog.updateOne(
+      if (!_id) return null;
+      const doc = await DownloadLog.findOneAndUpdate(
         { _id, outcome: 'served' },
         { $set: { outcome: 'refused', reason } },
-      );
-      return result.modifiedCount > 0;
+        { returnDocument: 'after' },
+      ).lean<DownloadLogDocument>();
+      return doc && entryOf(doc);
     },
 
     async list({ product_id, refused, page, per_page }) {

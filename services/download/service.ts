@@ -13,8 +13,10 @@ import {
   messageBusSettings,
   type ProcessSpec,
 } from '../../libs/process/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startEmbeddedStorage } from './embedded-storage.js';
+import { publishedDownloadEvents } from './events.js';
 import { createDownloadHandlers } from './handlers.js';
 import { createDownloadApp } from './http.js';
 import { DownloadLogWriter } from './log.js';
@@ -99,6 +101,8 @@ export async function downloadFromConfig(
     const downloadLog = await openMongoDownloadLog(deps.db);
     const logWriter = new DownloadLogWriter({
       store: downloadLog,
+      // The log's entries, once written, as domain events (libs/contracts/webhooks.ts).
+      events: publishedDownloadEvents(domainEventPublisher(deps.transport, logger), logger),
       logger,
       batchMs: config.DOWNLOAD_LOG_BATCH_MS,
     });

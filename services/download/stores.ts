@@ -50,10 +50,10 @@ export interface DownloadLogStore {
   ): Promise<string[]>;
   /**
    * A served download whose bytes did not reach the client becomes a refused one with `reason`,
-   * keeping its file and version. False when no served entry has this id (an unknown or
-   * malformed id, or an entry already refused).
+   * keeping its file and version, in one conditional update. The entry after the change, or null
+   * when no served entry has this id (an unknown or malformed id, or an entry already refused).
    */
-  markServedAsRefused(change: { id: string; reason: string }): Promise<boolean>;
+  markServedAsRefused(change: { id: string; reason: string }): Promise<DownloadLogRecord | null>;
   /** Newest first (by `at`, then id), one page, and how many entries match in all. */
   list(query: DownloadLogQuery): Promise<{ entries: DownloadLogRecord[]; total: number }>;
 }

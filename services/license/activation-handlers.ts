@@ -75,7 +75,7 @@ export function activationHandlers(
       const result = await claimActivation({
         licenseKey: request.license_key,
         request,
-        recordRefusals: true,
+        source: 'api',
         context,
       });
       metrics.activationOutcomes.inc({

@@ -7,6 +7,7 @@ import {
 } from '../../libs/contracts/index.js';
 import { exemptPatternProblem } from './exempt-rules.js';
 import { unknownLicense, unknownPlan, type LicenseHandlerKit } from './handler-kit.js';
+import { licenseChanges } from './lifecycle-rules.js';
 import { isRefusal, limitBelowActivations, normaliseOrRefuse, searchText } from './rules.js';
 import type { LicenseChanges } from './stores.js';
 import { activationView, licenseSummaryView, planView } from './views.js';
@@ -59,6 +60,7 @@ export function adminHandlers(
     claimActivation,
     releaseActivation,
     detail,
+    events,
   } = kit;
   return {
     // ---- Plans ----
@@ -112,8 +114,9 @@ export function adminHandlers(
         );
       }
       context.beforeWrite();
+      const now = clock();
       const issued = await licenses.issue({
-        now: clock(),
+        now,
         license: {
           license_key: request.license_key ?? generateLicenseKey(),
           product_id: request.product_id,
@@ -137,6 +140,7 @@ export function adminHandlers(
           refusal('ALREADY_EXISTS', 'A license with this key already exists.'),
         );
       }
+      events.licenseCreated({ license: issued.license, at: now });
       return detail(issued.license);
     },
 
@@ -152,10 +156,17 @@ export function adminHandlers(
       }
       // Spec 3.3: a limit below the activations in use is refused, atomically, with the rest.
       context.beforeWrite();
-      const updated = await licenses.update({ licenseKey: license_key, changes, now: clock() });
+      const now = clock();
+      const updated = await licenses.update({ licenseKey: license_key, changes, now });
       switch (updated.outcome) {
-        case 'updated':
+        case 'updated': {
+          // An update that leaves every field as it was is no change, and no event.
+          const changed = licenseChanges(updated.previous, updated.license);
+          if (changed) {
+            events.licenseUpdated({ license: updated.license, changes: changed, at: now });
+          }
           return detail(updated.license);
+        }
         case 'unknown-license':
           throw LicensingError.from(unknownLicense());
         case 'limit-below-activations':
@@ -170,7 +181,7 @@ export function adminHandlers(
       const result = await claimActivation({
         licenseKey: license_key,
         request: { identifier, name, product_id: null, ip: '' },
-        recordRefusals: false,
+        source: 'admin',
         context,
       });
       if (result.outcome === 'refused') throw LicensingError.from(result.refusal);

@@ -9,7 +9,12 @@ import {
 import { CachedLookup } from '../../libs/cache/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import { decideActivation, decideDeactivation } from './activation-rules.js';
-import { announceLapsed, type ActivationRemovalSource, type LicenseEvents } from './events.js';
+import {
+  announceLapsed,
+  type ActivationRemovalSource,
+  type ActivationSource,
+  type LicenseEvents,
+} from './events.js';
 import {
   activationNotFound,
   findActivation,
@@ -86,7 +91,7 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
    */
   async function releaseLapsed(licenseKey: string, now: Date): Promise<LapsedRelease | null> {
     const lapsed = await licenses.releaseLapsed({ licenseKey, now });
-    announceLapsed(events, licenseKey, lapsed?.released ?? [], now);
+    announceLapsed(events, lapsed, now);
     return lapsed;
   }
 
@@ -154,17 +159,21 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
 
   /**
    * Decides and, when allowed, claims a slot; decides again when the license changed between the
-   * read and the atomic claim. Refusals are recorded when spec 2.5 says so and `recordRefusals`.
+   * read and the atomic claim. Each round that writes returns, so each outcome is announced once:
+   * a claimed slot as `activation.created`; a client's refusal, when spec 2.5 records it as a
+   * rejected attempt, as `activation.rejected`. An admin's refused Add is not recorded (2.5
+   * records the refusals of the activate call).
    */
   async function claimActivation({
     licenseKey,
     request,
-    recordRefusals,
+    source,
     context,
   }: {
     licenseKey: string;
     request: { identifier: string; product_id: number | null; name: string | null; ip: string };
-    recordRefusals: boolean;
+    /** `api`: a client's activate; `admin`: an admin's Add. */
+    source: ActivationSource;
     context: CallContext;
   }): Promise<
     | {
@@ -191,12 +200,19 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
       const product = license && (await productOf(license));
       const decision = decideActivation(license, product, request, now);
       if (decision.outcome === 'refuse') {
-        if (recordRefusals && license && decision.recordAttempt) {
+        if (source === 'api' && license && decision.recordAttempt) {
           await rejectedAttempts.record({
             licenseKey,
             identifier: decision.recordAttempt.identifier,
             at: now,
             beforeEachWrite: () => context.beforeWrite(),
+          });
+          events.activationRejected({
+            license,
+            identifier: decision.recordAttempt.identifier,
+            ip: request.ip,
+            reason: decision.refusal.code,
+            at: now,
           });
         }
         return { outcome: 'refused', refusal: decision.refusal };
@@ -239,6 +255,12 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
         now,
       });
       if (claimed) {
+        events.activationCreated({
+          license: claimed.license,
+          activation: claimed.activation,
+          source,
+          at: now,
+        });
         return {
           outcome: 'claimed',
           license: claimed.license,
@@ -280,8 +302,8 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
     // Removed by a concurrent call since the read.
     if (!released) throw LicensingError.from(activationNotFound());
     events.activationDeleted({
-      license_key: license!.license_key,
-      identifier: released.released.identifier,
+      license: released.license,
+      activation: released.released,
       source,
       at: now,
     });

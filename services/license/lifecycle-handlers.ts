@@ -23,7 +23,7 @@ export function lifecycleHandlers(
   HandlersOf<'license'>,
   'license.changePlan' | 'license.renewLicense' | 'license.runTask' | 'license.listTasks'
 > {
-  const { stores, clock, schedule, knownPlans, requireLicense, planOf, detail } = kit;
+  const { stores, clock, schedule, knownPlans, requireLicense, planOf, detail, events } = kit;
   const { licenses, taskRuns } = stores;
   return {
     // ---- Spec 3.3: plan changes and renewals ----
@@ -35,12 +35,24 @@ export function lifecycleHandlers(
       // A limit left below the activations in use is allowed: they stay, and claimSlot refuses
       // new ones until the count is under the limit.
       const now = clock();
-      const changed =
-        when === 'now'
-          ? await licenses.changePlan({ licenseKey: license_key, plan, now })
-          : await licenses.schedulePlanChange({ licenseKey: license_key, planId: plan.id, now });
+      if (when === 'renewal') {
+        // Only stored: the license moves when a checkout renewal applies it (below).
+        const scheduled = await licenses.schedulePlanChange({
+          licenseKey: license_key,
+          planId: plan.id,
+          now,
+        });
+        if (!scheduled) throw LicensingError.from(unknownLicense());
+        return detail(scheduled);
+      }
+      const changed = await licenses.changePlan({ licenseKey: license_key, plan, now });
       if (!changed) throw LicensingError.from(unknownLicense());
-      return detail(changed);
+      const { license, previous } = changed;
+      // The plan it was already on resets its limit and type, but moves it to no other plan.
+      if (license.plan_id !== previous.plan_id) {
+        events.planChanged({ license, previousPlanId: previous.plan_id, at: now });
+      }
+      return detail(license);
     },
 
     'license.renewLicense': async (
@@ -61,6 +73,7 @@ export function lifecycleHandlers(
             status: license.status,
             plan_id: license.plan_id,
             pending_plan_id: license.pending_plan_id,
+            expires_at: license.expires_at,
           },
           renewal: {
             status: decision.status,
@@ -71,7 +84,21 @@ export function lifecycleHandlers(
           },
           now,
         });
-        if (renewed) return detail(renewed);
+        if (renewed) {
+          // Written only while the license was as read, so what it replaced is what was read.
+          if (renewed.expires_at?.getTime() !== license.expires_at?.getTime()) {
+            events.licenseRenewed({
+              license: renewed,
+              previousExpiresAt: license.expires_at,
+              at: now,
+            });
+          }
+          // A checkout renewal that applied a stored plan change (spec 3.3).
+          if (renewed.plan_id !== license.plan_id) {
+            events.planChanged({ license: renewed, previousPlanId: license.plan_id, at: now });
+          }
+          return detail(renewed);
+        }
       }
       throw internalError('The license changed too often during this renewal; try again.');
     },
@@ -82,7 +109,7 @@ export function lifecycleHandlers(
       const affected = await runScheduledTask({
         name,
         stores,
-        events: kit.events,
+        events,
         trigger: 'on-demand',
         now: ranAt,
         beforeEachWrite: () => context.beforeWrite(),

@@ -1,4 +1,9 @@
-import { refusal, type LicenseStatus, type Refusal } from '../../libs/contracts/index.js';
+import {
+  refusal,
+  type LicenseStatus,
+  type Refusal,
+  type licenseUpdateFields,
+} from '../../libs/contracts/index.js';
 
 // ---- Spec 3.3: renewals ----
 
@@ -80,4 +85,48 @@ export function decideRenewal({
     status,
     planId: request.source === 'checkout' ? (license.pending_plan_id ?? license.plan_id) : null,
   };
+}
+
+// ---- Spec 3.3: an admin's changes ----
+
+/** What an admin may change of a license (`license.updateLicense`). */
+export interface ChangeableLicense {
+  status: LicenseStatus;
+  activation_limit: number;
+  expires_at: Date | null;
+}
+
+/** A field of a license an admin changes (libs/contracts/webhooks.ts `license.updated`). */
+export type LicenseUpdateField = (typeof licenseUpdateFields)[number];
+
+/** The fields an admin's update changed, and their values before it. */
+export interface LicenseChangeSet {
+  changed: LicenseUpdateField[];
+  previous: Partial<ChangeableLicense>;
+}
+
+/**
+ * What an update changed of a license: the fields whose value differs after it, in the order of
+ * `licenseUpdateFields`, with their values before. Null when it changed none, such as a field set
+ * to the value it had (an update that changes nothing is no event).
+ */
+export function licenseChanges(
+  before: ChangeableLicense,
+  after: ChangeableLicense,
+): LicenseChangeSet | null {
+  const changed: LicenseUpdateField[] = [];
+  const previous: Partial<ChangeableLicense> = {};
+  if (before.status !== after.status) {
+    changed.push('status');
+    previous.status = before.status;
+  }
+  if (before.activation_limit !== after.activation_limit) {
+    changed.push('activation_limit');
+    previous.activation_limit = before.activation_limit;
+  }
+  if (before.expires_at?.getTime() !== after.expires_at?.getTime()) {
+    changed.push('expires_at');
+    previous.expires_at = before.expires_at;
+  }
+  return changed.length === 0 ? null : { changed, previous };
 }

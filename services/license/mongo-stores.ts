@@ -611,21 +611,21 @@ export class MongoLicenseStore implements LicenseStore {
     const limit = changes.activation_limit;
     const limitFits: LicenseFilter =
       limit === undefined || limit === 0 ? {} : { activations_used: { $lte: limit } };
-    const updated = await this.licenses.findOneAndUpdate(
+    const set = setOf({
+      status: changes.status,
+      expires_at: changes.expires_at,
+      activation_limit: limit,
+    });
+    // The license as it was: the change is exactly `set`, so the license after is it with `set`.
+    const before = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey, ...limitFits },
-      {
-        $set: {
-          ...setOf({
-            status: changes.status,
-            expires_at: changes.expires_at,
-            activation_limit: limit,
-          }),
-          updated_at: now,
-        },
-      },
-      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
+      { $set: { ...set, updated_at: now } },
+      { returnDocument: 'before', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
-    if (updated) return { outcome: 'updated', license: licenseRecord(updated) };
+    if (before) {
+      const previous = licenseRecord(before);
+      return { outcome: 'updated', license: { ...previous, ...set }, previous };
+    }
     if (limit === undefined || limit === 0) return { outcome: 'unknown-license' };
     // The filter did not match: either there is no such license, or the limit did not fit.
     const current = await this.findByKey(licenseKey);
@@ -645,14 +645,21 @@ export class MongoLicenseStore implements LicenseStore {
     licenseKey: string;
     plan: PlanTerms;
     now: Date;
-  }): Promise<LicenseRecord | null> {
-    const doc = await this.licenses.findOneAndUpdate(
+  }): Promise<{ license: LicenseRecord; previous: LicenseRecord } | null> {
+    const set = { ...planFields(plan), pending_plan_id: null };
+    // The license as it was: the change is exactly `set`, so the license after is it with `set`.
+    const before = await this.licenses.findOneAndUpdate(
       { license_key: licenseKey },
-      { $set: { ...planFields(plan), pending_plan_id: null, updated_at: now } },
-      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
+      { $set: { ...set, updated_at: now } },
+      { returnDocument: 'before', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
-    if (doc && plan.lease_seconds === null) await this.clearLeases(licenseKey);
-    return doc && licenseRecord(doc);
+    if (!before) return null;
+    if (plan.lease_seconds === null) await this.clearLeases(licenseKey);
+    const previous = licenseRecord(before);
+    return {
+      license: { ...previous, ...set, exempt_identifiers: [...set.exempt_identifiers] },
+      previous,
+    };
   }
 
   async schedulePlanChange({
@@ -696,6 +703,7 @@ export class MongoLicenseStore implements LicenseStore {
         status: basis.status,
         plan_id: basis.plan_id,
         pending_plan_id: basis.pending_plan_id,
+        expires_at: basis.expires_at,
       },
       { $set: set },
       { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
@@ -729,13 +737,14 @@ export class MongoLicenseStore implements LicenseStore {
     return { licenses: docs.map(licenseRecord), total };
   }
 
-  async expirePastDue(now: Date): Promise<number> {
+  async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {
     // The filter is the rule itself, so a license renewed meanwhile is left alone.
-    const result = await this.licenses.updateMany(
+    const doc = await this.licenses.findOneAndUpdate(
       { status: 'active', expires_at: { $ne: null, $lte: now } },
       { $set: { status: 'expired', updated_at: now } },
+      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
-    return result.modifiedCount;
+    return doc && licenseRecord(doc);
   }
 }
 

@@ -19,13 +19,20 @@ export interface TaskDeps {
 const LAPSED_BATCH = 200;
 
 /**
- * Spec 3.1: an active license whose expiry date has passed becomes `expired`. Until this runs,
- * validate and the update check already report `expired` (rules.ts `effectiveStatus`). One
- * update whose condition is the rule itself, so a license renewed meanwhile is left alone and a
- * run cut short is simply done again.
+ * Spec 3.1: an active license whose expiry date has passed becomes `expired`, each a
+ * `license.expired` event. Until this runs, validate and the update check already report
+ * `expired` (rules.ts `effectiveStatus`). One update per license whose condition is the rule
+ * itself, so a license renewed meanwhile is left alone, replicas running it at once expire each
+ * once, and a run cut short is simply done again.
  */
-export async function expireLicenses({ stores }: TaskDeps, now: Date): Promise<number> {
-  return stores.licenses.expirePastDue(now);
+export async function expireLicenses({ stores, events }: TaskDeps, now: Date): Promise<number> {
+  let expired = 0;
+  for (;;) {
+    const license = await stores.licenses.expireOnePastDue(now);
+    if (!license) return expired;
+    events.licenseExpired({ license, at: now });
+    expired++;
+  }
 }
 
 /**
@@ -44,9 +51,9 @@ export async function releaseLapsedActivations(
     const keys = await stores.licenses.withLapsedActivations({ now, limit: LAPSED_BATCH });
     let batch = 0;
     for (const licenseKey of keys) {
-      const released = (await stores.licenses.releaseLapsed({ licenseKey, now }))?.released ?? [];
-      announceLapsed(events, licenseKey, released, now);
-      batch += released.length;
+      const lapsed = await stores.licenses.releaseLapsed({ licenseKey, now });
+      announceLapsed(events, lapsed, now);
+      batch += lapsed?.released.length ?? 0;
     }
     removed += batch;
     // A short batch was the last; one that removed nothing cannot make progress.

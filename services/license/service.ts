@@ -7,9 +7,10 @@ import {
   messageBusSettings,
   type ProcessSpec,
 } from '../../libs/process/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
+import { publishedEvents } from './events.js';
 import { createLicenseHandlers } from './handlers.js';
-import { loggedEvents } from './events.js';
 import { openMongoStores } from './mongo-stores.js';
 import { startScheduler } from './scheduler.js';
 
@@ -47,7 +48,8 @@ export async function licenseFromConfig(
   const stores = await openMongoStores(deps.db);
   const products = new CatalogProducts(deps.transport, config.PRODUCT_CACHE_TTL_MS);
   await products.start();
-  const events = loggedEvents(deps.logger);
+  // Domain events go out on the transport, durably, and to the log (libs/contracts/webhooks.ts).
+  const events = publishedEvents(domainEventPublisher(deps.transport, deps.logger), deps.logger);
   await deps.transport.serve(
     'license',
     createLicenseHandlers({

@@ -166,8 +166,14 @@ export interface LicenseRenewal {
   plan?: PlanTerms;
 }
 
-/** What a renewal was decided on: it is written only while the license is still so. */
-export type RenewalBasis = Pick<LicenseRecord, 'status' | 'plan_id' | 'pending_plan_id'>;
+/**
+ * What a renewal was decided on: it is written only while the license is still so. The expiry
+ * is part of it so that the expiry it replaces is known exactly (`license.renewed`).
+ */
+export type RenewalBasis = Pick<
+  LicenseRecord,
+  'status' | 'plan_id' | 'pending_plan_id' | 'expires_at'
+>;
 
 /** What an admin search filters on (all given filters hold). */
 export interface LicenseFilters {
@@ -189,7 +195,8 @@ export interface ActivationPage {
 }
 
 export type LicenseUpdate =
-  | { outcome: 'updated'; license: LicenseRecord }
+  /** The license after the change, and as it was just before it (in the same atomic update). */
+  | { outcome: 'updated'; license: LicenseRecord; previous: LicenseRecord }
   | { outcome: 'unknown-license' }
   /** Spec 3.3: the limit asked for is below the activations in use; nothing was changed. */
   | { outcome: 'limit-below-activations'; activation_limit: number; activations_used: number };
@@ -319,13 +326,14 @@ export interface LicenseStore {
 
   /**
    * Spec 3.3, a plan change applied now: the license takes the plan, its limit and its type, in
-   * one update; a pending plan change is cleared. The license after it, or null when unknown.
+   * one update; a pending plan change is cleared. The license after it and as it was just before
+   * it (in the same atomic update), or null when unknown.
    */
   changePlan(change: {
     licenseKey: string;
     plan: PlanTerms;
     now: Date;
-  }): Promise<LicenseRecord | null>;
+  }): Promise<{ license: LicenseRecord; previous: LicenseRecord } | null>;
 
   /**
    * Spec 3.3, a plan change at renewal: stored as pending, for the next checkout renewal. The
@@ -360,8 +368,13 @@ export interface LicenseStore {
     perPage: number;
   }): Promise<{ licenses: LicenseRecord[]; total: number }>;
 
-  /** Spec 3.1: every active license whose expiry date is `now` or earlier becomes `expired`. */
-  expirePastDue(now: Date): Promise<number>;
+  /**
+   * Spec 3.1: one active license whose expiry date is `now` or earlier becomes `expired`, in one
+   * conditional update whose filter is the rule itself, so that concurrent runs expire each
+   * license once and a license renewed meanwhile is left alone. The license after it, or null
+   * when none is left to expire.
+   */
+  expireOnePastDue(now: Date): Promise<LicenseRecord | null>;
 }
 
 export interface PlanStore {

@@ -1,6 +1,7 @@
 import { LicensingError, refusal, unknownProductUpdate } from '../../libs/contracts/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { checkBundleItems } from './bundles.js';
+import type { CatalogEvents } from './events.js';
 import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { chooseRelease, planScope, reportedLicenseState } from './releases.js';
 import type { CatalogStores } from './stores.js';
@@ -18,6 +19,8 @@ export interface UpdateCatalogDeps {
   stores: CatalogStores;
   /** What the handlers ask of the license service, and the product changes they announce. */
   transport: Pick<Transport, 'call' | 'publish'>;
+  /** Where the catalog's domain events go. */
+  events: CatalogEvents;
   /**
    * What the update check and `selectFile` read (spec 4.4), kept per product; the handlers
    * invalidate it on each change they make. Default: nothing kept.
@@ -38,6 +41,7 @@ const notFound = (what: 'Product' | 'Version' | 'File', id: number) =>
 export function createUpdateCatalogHandlers({
   stores,
   transport,
+  events,
   releases = new ReleaseCatalog(stores, { ttlMs: 0 }),
   clock = () => new Date(),
 }: UpdateCatalogDeps): ServedHandlers<'update-catalog'> {
@@ -122,6 +126,7 @@ export function createUpdateCatalogHandlers({
     'update-catalog.createVersion': async (request, context) => {
       await requireProduct(request.product_id);
       context.beforeWrite();
+      const now = clock();
       const created = await versions.create({
         version: {
           product_id: request.product_id,
@@ -129,10 +134,11 @@ export function createUpdateCatalogHandlers({
           release_notes: request.release_notes,
           release_date: request.release_date,
           published: request.published,
-          created_at: clock(),
+          created_at: now,
         },
         beforeEachWrite: () => context.beforeWrite(),
       });
+      if (created.published) events.versionPublished({ version: created, at: now });
       // No answer offers a version without files yet, but the kept list of published versions
       // no longer holds them all: dropped like after any other change.
       await changed(created.product_id);
@@ -146,10 +152,16 @@ export function createUpdateCatalogHandlers({
 
     'update-catalog.updateVersion': async ({ id, ...changes }, context) => {
       context.beforeWrite();
+      const now = clock();
       const updated = await versions.update(id, changes);
       if (!updated) throw LicensingError.from(notFound('Version', id));
-      await changed(updated.product_id);
-      return versionWithFilesView(updated, await packageFiles.list({ version_id: id }));
+      const { version, previous } = updated;
+      // Published by this change, and only by the one change that moved it (read atomically).
+      if (version.published && !previous.published) {
+        events.versionPublished({ version, at: now });
+      }
+      await changed(version.product_id);
+      return versionWithFilesView(version, await packageFiles.list({ version_id: id }));
     },
 
     'update-catalog.listVersions': async ({ product_id }) => {

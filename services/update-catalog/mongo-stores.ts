@@ -84,12 +84,16 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
     },
 
     async update(id, changes) {
-      const doc = await Version.findByIdAndUpdate(
+      const set = setOf(changes);
+      // The version as it was: the change is exactly `set`, so the version after is it with `set`.
+      const before = await Version.findByIdAndUpdate(
         id,
-        { $set: setOf(changes) },
-        { returnDocument: 'after' },
+        { $set: set },
+        { returnDocument: 'before' },
       ).lean();
-      return doc && withId(doc);
+      if (!before) return null;
+      const previous: VersionRecord = withId(before);
+      return { version: { ...previous, ...set }, previous };
     },
   };
 

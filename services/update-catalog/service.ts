@@ -6,7 +6,9 @@ import {
   messageBusSettings,
   type ProcessSpec,
 } from '../../libs/process/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
+import { publishedCatalogEvents } from './events.js';
 import { createUpdateCatalogHandlers } from './handlers.js';
 import { openMongoCatalogStores } from './mongo-stores.js';
 import { ReleaseCatalog } from './release-catalog.js';
@@ -39,7 +41,13 @@ export async function updateCatalogFromConfig(
   );
   await deps.transport.serve(
     'update-catalog',
-    createUpdateCatalogHandlers({ stores, transport: deps.transport, releases }),
+    createUpdateCatalogHandlers({
+      stores,
+      transport: deps.transport,
+      // Domain events go out on the transport, durably (libs/contracts/webhooks.ts).
+      events: publishedCatalogEvents(domainEventPublisher(deps.transport, deps.logger)),
+      releases,
+    }),
   );
   deps.logger.info('update-catalog service ready');
 }

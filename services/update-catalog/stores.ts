@@ -102,7 +102,14 @@ export interface VersionStore {
   list(filter: { product_id: number; published?: boolean }): Promise<VersionRecord[]>;
   /** A new version under the next id of the version sequence. */
   create(options: CreateOptions & { version: NewVersion }): Promise<VersionRecord>;
-  update(id: number, changes: VersionChanges): Promise<VersionRecord | null>;
+  /**
+   * Changes a version in one atomic update: the version after the change and as it was just
+   * before it (what `version.published` tells apart); null when there is none with this id.
+   */
+  update(
+    id: number,
+    changes: VersionChanges,
+  ): Promise<{ version: VersionRecord; previous: VersionRecord } | null>;
 }
 
 export interface PackageFileStore {

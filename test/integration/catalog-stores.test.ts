@@ -243,7 +243,7 @@ describe.each([
       expect(await stores.versions.find(4)).toBeNull();
     });
 
-    test('update changes the fields given; an unknown id is null', async () => {
+    test('update changes the fields given, with the version as it was just before; an unknown id is null', async () => {
       const p = await product();
       const created = await stores.versions.create({
         version: versionOf(p.id),
@@ -256,12 +256,15 @@ describe.each([
         version: undefined,
       });
       expect(updated).toEqual({
-        ...created,
-        published: false,
-        release_notes: 'Notes.',
-        release_date: '2026-02-01',
+        version: {
+          ...created,
+          published: false,
+          release_notes: 'Notes.',
+          release_date: '2026-02-01',
+        },
+        previous: created,
       });
-      expect(await stores.versions.find(created.id)).toEqual(updated);
+      expect(await stores.versions.find(created.id)).toEqual(updated?.version);
       expect(await stores.versions.update(99, { published: true })).toBeNull();
     });
   });

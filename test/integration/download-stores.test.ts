@@ -163,9 +163,18 @@ describe.each([
   test('a served entry becomes a refusal with the reason, keeping file and version; only once', async () => {
     const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
     const refused = await refuse({ ...request(), reason: 'LICENSE_EXPIRED' });
-    expect(await log.markServedAsRefused({ id: served, reason: 'NOT_FOUND' })).toBe(true);
-    expect(await log.markServedAsRefused({ id: served, reason: 'INTERNAL_ERROR' })).toBe(false);
-    expect(await log.markServedAsRefused({ id: refused, reason: 'INTERNAL_ERROR' })).toBe(false);
+    expect(await log.markServedAsRefused({ id: served, reason: 'NOT_FOUND' })).toEqual(
+      expect.objectContaining({
+        id: served,
+        outcome: 'refused',
+        reason: 'NOT_FOUND',
+        license_key: request().license_key,
+        file_id: 3,
+        version: '1.2.0',
+      }),
+    );
+    expect(await log.markServedAsRefused({ id: served, reason: 'INTERNAL_ERROR' })).toBeNull();
+    expect(await log.markServedAsRefused({ id: refused, reason: 'INTERNAL_ERROR' })).toBeNull();
     expect((await log.list(everything)).entries).toEqual([
       expect.objectContaining({ id: refused, reason: 'LICENSE_EXPIRED' }),
       expect.objectContaining({
@@ -181,11 +190,11 @@ describe.each([
   test('an entry id is read in either letter case; an unknown or malformed one changes nothing', async () => {
     const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
     for (const id of ['0123456789abcdef01234567', 'not-an-id', '', `${served}0`]) {
-      expect(await log.markServedAsRefused({ id, reason: 'NOT_FOUND' })).toBe(false);
+      expect(await log.markServedAsRefused({ id, reason: 'NOT_FOUND' })).toBeNull();
     }
-    expect(await log.markServedAsRefused({ id: served.toUpperCase(), reason: 'NOT_FOUND' })).toBe(
-      true,
-    );
+    expect(
+      await log.markServedAsRefused({ id: served.toUpperCase(), reason: 'NOT_FOUND' }),
+    ).toMatchObject({ id: served, outcome: 'refused' });
   });
 
   test('entries are copies: changing one changes nothing stored', async () => {

@@ -94,7 +94,12 @@ describe('MongoDB stores: the stored documents', () => {
     expect(
       await stores.licenses.renew({
         licenseKey,
-        basis: { status: 'expired', plan_id: 1, pending_plan_id: null },
+        basis: {
+          status: 'expired',
+          plan_id: 1,
+          pending_plan_id: null,
+          expires_at: new Date('2026-02-01T00:00:00.000Z'),
+        },
         renewal: { status: 'active', expires_at: expiresAt },
         now: new Date('2026-06-01T00:00:00.000Z'),
       }),

@@ -41,6 +41,7 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
       start('start:update-catalog', 'update-catalog service ready'),
       start('start:license', 'license service ready'),
       start('start:license', 'license service ready'),
+      start('start:webhooks', 'webhooks service ready'),
       startDownload().then((started) => (download = started)),
     ]);
     const [gatewayProcess, managementProcess] = await Promise.all([

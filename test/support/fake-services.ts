@@ -1,7 +1,13 @@
 import {
   LicensingError,
+  domainEventData,
   rpcMethods,
   type CallContext,
+  type DomainEvent,
+  type DomainEventConsumer,
+  type DomainEventData,
+  type DomainEventOf,
+  type DomainEventType,
   type EventName,
   type EventOf,
   type LicenseCoverage,
@@ -56,9 +62,15 @@ export type Answers = {
  * against the contract too, and every call has a deadline on the test's clock. Errors of an
  * answer reach the caller as they were thrown.
  */
-export class FakeTransport implements Pick<Transport, 'call' | 'publish' | 'subscribe'> {
+export class FakeTransport implements Pick<
+  Transport,
+  'call' | 'publish' | 'subscribe' | 'publishDomainEvent' | 'consumeDomainEvents'
+> {
   readonly calls: Array<{ method: MethodName; request: unknown }> = [];
   readonly published: Array<{ event: EventName; payload: unknown }> = [];
+  /** The domain events published, in order. */
+  readonly domainEvents: DomainEvent[] = [];
+  private readonly domainEventConsumers: Array<(event: DomainEvent) => Promise<void>> = [];
   private readonly answers: Answers = {};
   private readonly subscribers: Array<{ event: EventName; handler: (payload: never) => void }> = [];
 
@@ -96,12 +108,49 @@ export class FakeTransport implements Pick<Transport, 'call' | 'publish' | 'subs
     this.subscribers.push({ event, handler: handler as (payload: never) => void });
   }
 
+  /** Records the domain event and hands it to every consumer, as the broker's queues do. */
+  publishDomainEvent(event: DomainEvent): void {
+    this.domainEvents.push(event);
+    for (const consumer of this.domainEventConsumers) void consumer(event);
+  }
+
+  /** Hands the consumer every domain event published, those before it started included. */
+  async consumeDomainEvents(
+    _consumer: DomainEventConsumer,
+    handler: (event: DomainEvent) => Promise<void>,
+  ): Promise<void> {
+    this.domainEventConsumers.push(handler);
+    for (const event of this.domainEvents) void handler(event);
+  }
+
+  /** The domain events of one type published, in order. */
+  domainEventsOf<T extends DomainEventType>(type: T): Array<DomainEventOf<T>> {
+    return this.domainEvents.filter((event): event is DomainEventOf<T> => event.type === type);
+  }
+
   /** The requests made of one method, in order. */
   requestsOf<M extends MethodName>(method: M): Array<ParsedRequestOf<M>> {
     return this.calls
       .filter((call) => call.method === method)
       .map((call) => call.request as ParsedRequestOf<M>);
   }
+}
+
+/**
+ * The data of the recorded domain events of one type, in order, each checked against its schema:
+ * parsing strips what the schema does not name, so equal means nothing more and nothing less.
+ */
+export function publishedData<T extends DomainEventType>(
+  events: readonly DomainEvent[],
+  type: T,
+): Array<DomainEventData<T>> {
+  return events
+    .filter((event) => event.type === type)
+    .map((event) => {
+      const data = domainEventData[type].parse(event.data) as DomainEventData<T>;
+      expect(data).toEqual(event.data);
+      return data;
+    });
 }
 
 /** A license as the fake license service knows it. */

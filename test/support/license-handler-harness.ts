@@ -2,13 +2,19 @@ import {
   internalError,
   type ActivationType,
   type CallContext,
+  type DomainEvent,
+  type DomainEventOf,
+  type DomainEventType,
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
-import type { ActivationDeleted, LicenseEvents } from '../../services/license/events.js';
+import { createLogger } from '../../libs/logging/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
+import { publishedEvents, type LicenseEvents } from '../../services/license/events.js';
 import { createLicenseHandlers } from '../../services/license/handlers.js';
 import type { ProductLookup } from '../../services/license/handler-kit.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
 import type { ScheduleSettings } from '../../services/license/scheduled-tasks.js';
+import { FakeTransport } from './fake-services.js';
 import { memoryLicenseStores } from './license-memory-stores.js';
 
 /**
@@ -61,16 +67,27 @@ export const abandoned: CallContext = {
 /** A plan's settings as the contract defaults them: no lease, no exempt identifiers. */
 export const PLAN_DEFAULTS = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
 
-/** The domain events of the handlers, kept in order. */
-export function recordedEvents(): LicenseEvents & { deleted: ActivationDeleted[] } {
-  const deleted: ActivationDeleted[] = [];
-  return { deleted, activationDeleted: (event) => void deleted.push(event) };
+/**
+ * The service's domain events as it publishes them in production (events.ts `publishedEvents`),
+ * on a transport that records them: `published` in order, `ofType` those of one type.
+ */
+export function recordedEvents(clock: () => Date = () => new Date(NOW)): LicenseEvents & {
+  published: DomainEvent[];
+  ofType<T extends DomainEventType>(type: T): Array<DomainEventOf<T>>;
+} {
+  const transport = new FakeTransport(clock);
+  const logger = createLogger('test', 'silent');
+  return {
+    ...publishedEvents(domainEventPublisher(transport, logger), logger),
+    published: transport.domainEvents,
+    ofType: (type) => transport.domainEventsOf(type),
+  };
 }
 
 export function service(options: { clock?: () => Date } = {}) {
   const clock = options.clock ?? (() => new Date(NOW));
   const stores = memoryLicenseStores();
-  const events = recordedEvents();
+  const events = recordedEvents(clock);
   const handlers = createLicenseHandlers({
     stores,
     products,

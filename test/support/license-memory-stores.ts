@@ -418,11 +418,12 @@ class MemoryLicenseStore implements LicenseStore {
         activations_used: license.activations_used,
       };
     }
+    const previous = copy(license);
     if (changes.status !== undefined) license.status = changes.status;
     if (changes.expires_at !== undefined) license.expires_at = copy(changes.expires_at);
     if (limit !== undefined) license.activation_limit = limit;
     this.counter.writes++;
-    return { outcome: 'updated', license: copy(license) };
+    return { outcome: 'updated', license: copy(license), previous };
   }
 
   async changePlan({
@@ -432,13 +433,14 @@ class MemoryLicenseStore implements LicenseStore {
     licenseKey: string;
     plan: PlanTerms;
     now: Date;
-  }): Promise<LicenseRecord | null> {
+  }): Promise<{ license: LicenseRecord; previous: LicenseRecord } | null> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
     if (!license) return null;
+    const previous = copy(license);
     applyPlan(license, this.activationsOf.get(licenseKey) ?? [], plan);
     this.counter.writes++;
-    return copy(license);
+    return { license: copy(license), previous };
   }
 
   async schedulePlanChange({
@@ -474,7 +476,8 @@ class MemoryLicenseStore implements LicenseStore {
       !license ||
       license.status !== basis.status ||
       license.plan_id !== basis.plan_id ||
-      license.pending_plan_id !== basis.pending_plan_id
+      license.pending_plan_id !== basis.pending_plan_id ||
+      license.expires_at?.getTime() !== basis.expires_at?.getTime()
     ) {
       return null;
     }
@@ -510,9 +513,8 @@ class MemoryLicenseStore implements LicenseStore {
     return { licenses: found.slice(start, start + perPage).map(copy), total: found.length };
   }
 
-  async expirePastDue(now: Date): Promise<number> {
+  async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {
     await roundTrip();
-    let expired = 0;
     for (const license of this.byKey.values()) {
       if (
         license.status === 'active' &&
@@ -520,11 +522,11 @@ class MemoryLicenseStore implements LicenseStore {
         license.expires_at.getTime() <= now.getTime()
       ) {
         license.status = 'expired';
-        expired++;
+        this.counter.writes++;
+        return copy(license);
       }
     }
-    this.counter.writes += expired;
-    return expired;
+    return null;
   }
 }
 

@@ -391,8 +391,9 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         return license_key;
       };
 
-      test('status, expiry and limit change together', async () => {
+      test('status, expiry and limit change together; the license as it was just before comes with it', async () => {
         const licenseKey = await withActivations(3, 1);
+        const before = await stores().licenses.findByKey(licenseKey);
         const updated = await stores().licenses.update({
           now: NOW,
           licenseKey,
@@ -405,6 +406,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
             expires_at: LATER,
             activation_limit: 5,
           }),
+          previous: before,
         });
         expect(await stores().licenses.findByKey(licenseKey)).toEqual(
           updated.outcome === 'updated' ? updated.license : null,
@@ -735,7 +737,14 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       };
       for (const license of Object.values(keys))
         await stores().licenses.issue({ license: license, now: NOW });
-      expect(await stores().licenses.expirePastDue(NOW)).toBe(2);
+      const expired = [
+        await stores().licenses.expireOnePastDue(NOW),
+        await stores().licenses.expireOnePastDue(NOW),
+      ];
+      expect(expired.map((license) => license?.license_key).sort()).toEqual(
+        [keys.due.license_key, keys.dueNow.license_key].sort(),
+      );
+      expect(expired.map((license) => license?.status)).toEqual(['expired', 'expired']);
       const status = async (license: NewLicense) =>
         (await stores().licenses.findByKey(license.license_key))?.status;
       expect(await status(keys.due)).toBe('expired');
@@ -743,7 +752,17 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       expect(await status(keys.later)).toBe('active');
       expect(await status(keys.never)).toBe('active');
       expect(await status(keys.suspended)).toBe('suspended');
-      expect(await stores().licenses.expirePastDue(NOW)).toBe(0);
+      expect(await stores().licenses.expireOnePastDue(NOW)).toBeNull();
+    });
+
+    test('concurrent expiries expire each license once', async () => {
+      const keys = Array.from({ length: 3 }, () => newLicense({ expires_at: EARLIER }));
+      for (const license of keys) await stores().licenses.issue({ license, now: NOW });
+      const expired = await Promise.all(
+        Array.from({ length: 6 }, () => stores().licenses.expireOnePastDue(NOW)),
+      );
+      const expiredKeys = expired.flatMap((license) => (license ? [license.license_key] : []));
+      expect(expiredKeys.sort()).toEqual(keys.map((license) => license.license_key).sort());
     });
   });
 
@@ -894,19 +913,27 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       status: license.status,
       plan_id: license.plan_id,
       pending_plan_id: license.pending_plan_id,
+      expires_at: license.expires_at,
     });
 
-    test('a plan change now takes the plan, its limit and its type, and clears a pending change', async () => {
+    test('a plan change now takes the plan, its limit and its type, and clears a pending change; the license as it was just before comes with it', async () => {
       const { license_key: licenseKey } = await issue();
-      await stores().licenses.schedulePlanChange({ now: NOW, licenseKey, planId: 5 });
-      const changed = await stores().licenses.changePlan({ now: NOW, licenseKey, plan: seat });
-      expect(changed).toMatchObject({
-        plan_id: 7,
-        activation_type: 'seat',
-        activation_limit: 10,
-        pending_plan_id: null,
+      const pending = await stores().licenses.schedulePlanChange({
+        now: NOW,
+        licenseKey,
+        planId: 5,
       });
-      expect(await stores().licenses.findByKey(licenseKey)).toEqual(changed);
+      const changed = await stores().licenses.changePlan({ now: NOW, licenseKey, plan: seat });
+      expect(changed).toEqual({
+        license: expect.objectContaining({
+          plan_id: 7,
+          activation_type: 'seat',
+          activation_limit: 10,
+          pending_plan_id: null,
+        }),
+        previous: pending,
+      });
+      expect(await stores().licenses.findByKey(licenseKey)).toEqual(changed?.license);
     });
 
     test('a plan change now keeps the activations in use above a lower limit; claims wait until under it', async () => {
@@ -921,7 +948,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         ...NO_LEASE,
       };
       const changed = await stores().licenses.changePlan({ now: NOW, licenseKey, plan: lower });
-      expect(changed?.activations_used).toBe(3);
+      expect(changed?.license.activations_used).toBe(3);
       expect(await identifiersOf(stores(), licenseKey)).toEqual(['a.com', 'b.com', 'c.com']);
       const claim = () =>
         stores().licenses.claimSlot({ licenseKey, activation: activation('d.com'), now: NOW });
@@ -1009,13 +1036,26 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
           renewal: { status: 'active', expires_at: LATER, next_payment_at },
         });
       expect((await renew())?.next_payment_at).toEqual(EARLIER);
-      expect((await renew(null))?.next_payment_at).toBeNull();
+      // The same basis again: the first renewal moved the expiry the second was decided on.
+      expect(await renew(null)).toBeNull();
+      const renewed = await stores().licenses.findByKey(license.license_key);
+      expect(
+        (
+          await stores().licenses.renew({
+            now: NOW,
+            licenseKey: license.license_key,
+            basis: basisOf(renewed!),
+            renewal: { status: 'active', expires_at: LATER, next_payment_at: null },
+          })
+        )?.next_payment_at,
+      ).toBeNull();
     });
 
     test.each([
       ['status', { status: 'suspended' as const }],
       ['plan', { plan_id: 99 }],
       ['pending plan change', { pending_plan_id: 7 }],
+      ['expiry', { expires_at: LATER }],
     ])('a renewal decided on another %s than the stored one writes nothing', async (_, stale) => {
       const license = await issue();
       expect(
@@ -1051,7 +1091,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         await stores().licenses.renew({
           now: NOW,
           licenseKey: uniqueKey(),
-          basis: { status: 'active', plan_id: 1, pending_plan_id: null },
+          basis: { status: 'active', plan_id: 1, pending_plan_id: null, expires_at: null },
           renewal: { status: 'active', expires_at: LATER },
         }),
       ).toBeNull();

@@ -106,7 +106,7 @@ export function memoryCatalogStores(options: { clock?: () => Date } = {}): Catal
       if (!version) return null;
       const updated = { ...version, ...definedOnly(changes) };
       versionTable.set(id, updated);
-      return copy(updated);
+      return { version: copy(updated), previous: copy(version) };
     },
   };
 

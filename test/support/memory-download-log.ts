@@ -33,9 +33,10 @@ export function memoryDownloadLog(): DownloadLogStore {
     async markServedAsRefused({ id, reason }) {
       // ObjectIds are read in either letter case.
       const entry = /^[0-9a-f]{24}$/i.test(id) ? entries.get(id.toLowerCase()) : undefined;
-      if (entry?.outcome !== 'served') return false;
-      entries.set(entry.id, { ...entry, outcome: 'refused', reason });
-      return true;
+      if (entry?.outcome !== 'served') return null;
+      const refused = { ...entry, outcome: 'refused' as const, reason };
+      entries.set(entry.id, refused);
+      return copy(refused);
     },
 
     async list({ product_id, refused, page, per_page }) {

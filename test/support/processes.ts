@@ -15,6 +15,8 @@ export interface ServiceProcess {
   urlOf(message: string): string;
   /** SIGTERM, as an orchestrator stops a replica; whether it ended within the grace time. */
   stop(): Promise<boolean>;
+  /** SIGKILL: the replica dies at once, with whatever it had in hand. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -37,6 +39,7 @@ export class ServiceProcesses {
       lines: group.lines,
       urlOf: (message) => String(group.lines.find((line) => line.msg === message)?.url),
       stop: () => group.terminate(STOP_GRACE_MS),
+      kill: () => group.kill(),
     };
   }
 

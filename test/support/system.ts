@@ -32,7 +32,7 @@ export const ADMIN_TOKEN = 'test-admin-token';
  */
 export async function bootSystem(
   overrides: Partial<Record<string, string>> = {},
-  options: { licenseReplicas?: number; logger?: Logger } = {},
+  options: { licenseReplicas?: number; webhooksReplicas?: number; logger?: Logger } = {},
 ): Promise<TestSystem> {
   const id = randomBytes(4).toString('hex');
   const config: Config = loadConfig({
@@ -60,6 +60,7 @@ export async function bootSystem(
   const system = await startSystem({
     config,
     licenseReplicas: options.licenseReplicas,
+    webhooksReplicas: options.webhooksReplicas,
     logger: options.logger,
   });
   return new TestSystem(system, config);

@@ -1,81 +1,82 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A webhook POST as a receiver got it. */
+/** A request a receiver got: its webhook headers and its body. */
 export interface ReceivedWebhook {
-  path: string;
-  headers: IncomingHttpHeaders;
+  id: string;
+  timestamp: string;
+  signature: string;
+  headers: Record<string, string>;
   body: string;
-  /** The status the receiver answered. */
-  answered: number;
+  at: number;
 }
+
+/** What a receiver answers a request with: a status, or `hang` (no answer at all). */
+export type Answer = number | 'hang';
 
 /**
- * A receiver of webhooks on 127.0.0.1 (a system started with WEBHOOK_ALLOW_PRIVATE_URLS=true
- * sends to it): records every request and answers each path with the status `statusFor` gives,
- * 200 unless a test says otherwise.
+ * A webhook endpoint on the loopback that records every request and answers as told: by default
+ * 204, or what `answer` says for each request in turn.
  */
-export interface WebhookReceiver {
-  /** The receiver's URL of `path`. */
-  url(path: string): string;
-  readonly received: ReceivedWebhook[];
-  /** The requests to `path` so far. */
-  to(path: string): ReceivedWebhook[];
-  /** Answers `path` with `status` from now on. */
-  answer(path: string, status: number): void;
-  /** Waits until `path` has had `count` requests (or more), at most `timeoutMs`. */
-  waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
-  close(): Promise<void>;
-}
+export class WebhookReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  private readonly waiters: Array<() => void> = [];
+  private readonly hung = new Set<http.ServerResponse>();
+  private server!: http.Server;
+  answer: (request: ReceivedWebhook, index: number) => Answer = () => 204;
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const received: ReceivedWebhook[] = [];
-  const statuses = new Map<string, number>();
-  const waiters = new Set<() => void>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      const answered = statuses.get(path) ?? 200;
-      received.push({
-        path,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        answered,
-      });
-      res.writeHead(answered, { 'content-type': 'text/plain' });
-      res.end(answered < 300 ? 'ok' : 'busy: try again later');
-      for (const wake of waiters) wake();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const to = (path: string) => received.filter((request) => request.path === path);
-  return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
-    received,
-    to,
-    answer: (path, status) => statuses.set(path, status),
-    waitFor: (path, count, timeoutMs = 15_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (to(path).length < count) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(to(path));
+  static async start(): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver();
+    receiver.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const header = (name: string) => String(req.headers[name] ?? '');
+        const got: ReceivedWebhook = {
+          id: header('webhook-id'),
+          timestamp: header('webhook-timestamp'),
+          signature: header('webhook-signature'),
+          headers: Object.fromEntries(
+            Object.entries(req.headers).map(([key, value]) => [key, String(value)]),
+          ),
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
         };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`${path} had ${to(path).length} of ${count} webhooks in time`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      }),
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+        receiver.received.push(got);
+        const answer = receiver.answer(got, receiver.received.length - 1);
+        if (answer === 'hang') receiver.hung.add(res);
+        else res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
+        for (const wake of receiver.waiters.splice(0)) wake();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  /** Waits until `done` holds of what was received, or fails after `ms`. */
+  async waitFor(done: (received: ReceivedWebhook[]) => boolean, ms = 30_000): Promise<void> {
+    const until = Date.now() + ms;
+    while (!done(this.received)) {
+      if (Date.now() > until) {
+        throw new Error(`the receiver got ${this.received.length} requests, not what was awaited`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 200);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.hung) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
 }

@@ -3,19 +3,24 @@ import type {
   AuthorizeDownloadRequest,
   CallContext,
   DownloadAccess,
+  DomainEventType,
   DownloadLogRequest,
   MethodName,
 } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
+import { publishedDownloadEvents } from '../../services/download/events.js';
 import { createDownloadHandlers } from '../../services/download/handlers.js';
 import { DownloadLogWriter } from '../../services/download/log.js';
 import { TicketSigner } from '../../services/download/tickets.js';
+import { publishedCatalogEvents } from '../../services/update-catalog/events.js';
 import { createUpdateCatalogHandlers } from '../../services/update-catalog/handlers.js';
 import {
   callContext,
   fakeLicenseService,
   FakeTransport,
   fixedClock,
+  publishedData,
   type FakeLicense,
 } from '../support/fake-services.js';
 import { memoryCatalogStores } from '../support/memory-catalog-stores.js';
@@ -36,8 +41,14 @@ const IP = '203.0.113.5';
 function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog()) {
   const clock = fixedClock('2026-03-01T09:00:00.000Z');
   const transport = new FakeTransport(clock).answer(fakeLicenseService(licenses));
+  const logger = createLogger('test', 'silent');
   transport.answer(
-    createUpdateCatalogHandlers({ stores: memoryCatalogStores({ clock }), transport, clock }),
+    createUpdateCatalogHandlers({
+      stores: memoryCatalogStores({ clock }),
+      transport,
+      events: publishedCatalogEvents(domainEventPublisher(transport, logger)),
+      clock,
+    }),
   );
   const tickets = new TicketSigner(SIGNING_KEY, () => clock().getTime());
   const removed: string[] = [];
@@ -56,7 +67,9 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
     downloadLog,
     logWriter: new DownloadLogWriter({
       store: downloadLog,
-      logger: createLogger('test', 'silent'),
+      // Published as the service publishes them, and recorded by the fake transport.
+      events: publishedDownloadEvents(domainEventPublisher(transport, logger), logger),
+      logger,
       batchMs: 50,
       clock,
     }),
@@ -544,5 +557,138 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
     }
     expect(await log()).toMatchObject({ entries: [], total: 0 });
     expect(removed).toEqual([]);
+  });
+});
+
+describe('download.served and download.refused: each entry of the download log, once written', () => {
+  /** The data of the events of `type` so far, each checked against its schema. */
+  const published = <T extends DomainEventType>(transport: FakeTransport, type: T) =>
+    publishedData(transport.domainEvents, type);
+
+  test('a served download publishes download.served with its file and version, at the time of its entry', async () => {
+    const { transport, product, release, authorize, log } = downloads([
+      { key: 'KEY', product_id: 1, plan_id: 7, activated: ['example.com'] },
+    ]);
+    const p = await product('activated_identifier');
+    await release(p.id);
+    await authorize({ product_id: p.id, license_key: 'KEY', identifier: 'example.com' });
+    expect(published(transport, 'download.served')).toEqual([
+      {
+        license_key: 'KEY',
+        product_id: p.id,
+        identifier: 'example.com',
+        ip: IP,
+        version: '2.1.0',
+        filename: 'plugin.zip',
+      },
+    ]);
+    const [entry] = (await log()).entries;
+    expect(transport.domainEventsOf('download.served')[0]?.timestamp).toBe(entry?.at);
+    expect(published(transport, 'download.refused')).toEqual([]);
+  });
+
+  test('a refused download publishes download.refused with its error code once its batch is written, not before', async () => {
+    const store = memoryDownloadLog();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const recordRefusals = store.recordRefusals.bind(store);
+    store.recordRefusals = async (entries) => {
+      await held;
+      return recordRefusals(entries);
+    };
+    const { transport, product, outcome, log } = downloads([], store);
+    const p = await product('license_key');
+    expect(await outcome({ product_id: p.id, license_key: 'NONE', identifier: 'a.example' })).toBe(
+      'LICENSE_INVALID (403)',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(published(transport, 'download.refused')).toEqual([]);
+    release();
+    await log();
+    expect(published(transport, 'download.refused')).toEqual([
+      {
+        license_key: 'NONE',
+        product_id: p.id,
+        identifier: 'a.example',
+        ip: IP,
+        reason: 'LICENSE_INVALID',
+      },
+    ]);
+  });
+
+  test('a refusal the gateway reports publishes download.refused with the request as sent', async () => {
+    const { transport, log } = downloads();
+    await transport.call('download.logRefusal', {
+      entry_id: null,
+      product_id: null,
+      license_key: 'LIMITED',
+      identifier: null,
+      ip: IP,
+      reason: 'RATE_LIMITED',
+    });
+    await log();
+    expect(published(transport, 'download.refused')).toEqual([
+      {
+        license_key: 'LIMITED',
+        product_id: null,
+        identifier: null,
+        ip: IP,
+        reason: 'RATE_LIMITED',
+      },
+    ]);
+  });
+
+  test('a served download whose bytes did not reach the client publishes download.refused too, once', async () => {
+    const { transport, product, release, authorize, clock } = downloads();
+    const p = await product('public');
+    await release(p.id);
+    const { log_id } = await authorize({ product_id: p.id });
+    clock.advance(5000);
+    const report = {
+      entry_id: log_id,
+      product_id: p.id,
+      license_key: null,
+      identifier: null,
+      ip: IP,
+      reason: 'RANGE_NOT_SATISFIABLE',
+    };
+    await transport.call('download.logRefusal', report);
+    await transport.call('download.logRefusal', report);
+    expect(transport.domainEvents.map((event) => event.type)).toEqual([
+      'version.published',
+      'download.served',
+      'download.refused',
+    ]);
+    expect(published(transport, 'download.refused')).toEqual([
+      {
+        license_key: null,
+        product_id: p.id,
+        identifier: null,
+        ip: IP,
+        reason: 'RANGE_NOT_SATISFIABLE',
+      },
+    ]);
+    // At the time it became a refusal.
+    expect(transport.domainEventsOf('download.refused')[0]?.timestamp).toBe(clock().toISOString());
+  });
+
+  test('an entry the log could not write publishes nothing', async () => {
+    const store = memoryDownloadLog();
+    const { transport, product, release, authorize, outcome, log } = downloads([], store);
+    const p = await product('public');
+    await release(p.id);
+    await authorize({ product_id: p.id });
+    store.recordServed = async () => {
+      throw new Error('database unreachable');
+    };
+    store.recordRefusals = async () => {
+      throw new Error('database unreachable');
+    };
+    // The download is still served, and the refusal still answered: the log is best-effort.
+    expect((await authorize({ product_id: p.id })).log_id).toBeNull();
+    expect(await outcome({ product_id: 987654 })).toBe('NOT_FOUND (404)');
+    await log();
+    expect(published(transport, 'download.served')).toHaveLength(1);
+    expect(published(transport, 'download.refused')).toEqual([]);
   });
 });

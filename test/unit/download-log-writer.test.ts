@@ -1,7 +1,9 @@
 import { createLogger, type Logger } from '../../libs/logging/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
+import { publishedDownloadEvents } from '../../services/download/events.js';
 import { DownloadLogWriter, REFUSALS_BATCH_MAX } from '../../services/download/log.js';
 import type { DownloadLogStore } from '../../services/download/stores.js';
-import { callContext, fixedClock } from '../support/fake-services.js';
+import { callContext, FakeTransport, fixedClock } from '../support/fake-services.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
 
 /**
@@ -34,10 +36,26 @@ const everything = { product_id: null, refused: true, page: 1, per_page: 500 };
 const silent = createLogger('test', 'silent');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A writer on `store` whose events are published as the service publishes them, on a transport
+ * that records them (`transport.domainEvents`).
+ */
+function writerOn(
+  store: DownloadLogStore,
+  options: { batchMs: number; logger?: Logger; clock?: () => Date },
+) {
+  const clock = options.clock ?? (() => new Date());
+  const logger = options.logger ?? silent;
+  const transport = new FakeTransport(clock);
+  const events = publishedDownloadEvents(domainEventPublisher(transport, logger), logger);
+  const writer = new DownloadLogWriter({ store, events, logger, batchMs: options.batchMs, clock });
+  return Object.assign(writer, { transport });
+}
+
 describe('the download log writer: refusals are written in batches', () => {
   test('the refusals of a burst are written in one write, within DOWNLOAD_LOG_BATCH_MS', async () => {
     const store = countedStore();
-    const writer = new DownloadLogWriter({ store, logger: silent, batchMs: 30 });
+    const writer = writerOn(store, { batchMs: 30 });
     const written = Array.from({ length: 5 }, (_, n) =>
       writer.refused({ request: request(n), reason: 'LICENSE_EXPIRED' }),
     );
@@ -58,7 +76,7 @@ describe('the download log writer: refusals are written in batches', () => {
 
   test(`${REFUSALS_BATCH_MAX} refusals waiting are written at once`, async () => {
     const store = countedStore();
-    const writer = new DownloadLogWriter({ store, logger: silent, batchMs: 10_000 });
+    const writer = writerOn(store, { batchMs: 10_000 });
     const full = Array.from({ length: REFUSALS_BATCH_MAX }, (_, n) =>
       writer.refused({ request: request(n), reason: 'RATE_LIMITED' }),
     );
@@ -73,7 +91,7 @@ describe('the download log writer: refusals are written in batches', () => {
 
   test('DOWNLOAD_LOG_BATCH_MS=0 writes each refusal at once', async () => {
     const store = countedStore();
-    const writer = new DownloadLogWriter({ store, logger: silent, batchMs: 0 });
+    const writer = writerOn(store, { batchMs: 0 });
     const first = writer.refused({ request: request(1), reason: 'NOT_FOUND' });
     const second = writer.refused({ request: request(2), reason: 'NOT_FOUND' });
     expect(store.writes).toEqual([1, 1]);
@@ -90,7 +108,7 @@ describe('the download log writer: refusals are written in batches', () => {
       await slow;
       return ids;
     };
-    const writer = new DownloadLogWriter({ store, logger: silent, batchMs: 10_000 });
+    const writer = writerOn(store, { batchMs: 10_000 });
     void writer.refused({ request: request(1), reason: 'LICENSE_EXPIRED' });
     let flushed = false;
     const flushing = writer.flush().then(() => (flushed = true));
@@ -104,7 +122,7 @@ describe('the download log writer: refusals are written in batches', () => {
 
   test('once closed (a stop), the refusals waiting are written, and a later one at once', async () => {
     const store = countedStore();
-    const writer = new DownloadLogWriter({ store, logger: silent, batchMs: 10_000 });
+    const writer = writerOn(store, { batchMs: 10_000 });
     void writer.refused({ request: request(1), reason: 'LICENSE_EXPIRED' });
     await writer.close();
     expect(store.writes).toEqual([1]);
@@ -120,7 +138,7 @@ describe('the download log writer: refusals are written in batches', () => {
     };
     const errors: unknown[] = [];
     const logger = { ...silent, error: (...args: unknown[]) => errors.push(args) } as Logger;
-    const writer = new DownloadLogWriter({ store, logger, batchMs: 10_000 });
+    const writer = writerOn(store, { batchMs: 10_000, logger });
     const written = [1, 2, 3].map((n) => writer.refused({ request: request(n), reason: 'X' }));
     await writer.flush();
     expect(await Promise.all(written)).toEqual([false, false, false]);
@@ -129,7 +147,7 @@ describe('the download log writer: refusals are written in batches', () => {
 
   test('a call whose caller has given up gets its deadline error, and nothing is kept', async () => {
     const store = countedStore();
-    const writer = new DownloadLogWriter({ store, logger: silent, batchMs: 0 });
+    const writer = writerOn(store, { batchMs: 0 });
     const clock = fixedClock('2026-03-01T09:00:00.000Z');
     const gone = callContext({
       method: 'download.authorize',
@@ -141,5 +159,41 @@ describe('the download log writer: refusals are written in batches', () => {
     ).toThrow();
     await writer.flush();
     expect(store.writes).toEqual([]);
+  });
+});
+
+describe('the download log writer: each entry, once written, is a domain event', () => {
+  test('the refusals of a batch publish download.refused once it is written; a failed write publishes none', async () => {
+    const store = countedStore();
+    const writer = writerOn(store, { batchMs: 10_000 });
+    const first = [1, 2].map((n) => writer.refused({ request: request(n), reason: 'NOT_FOUND' }));
+    expect(writer.transport.domainEvents).toEqual([]);
+    await writer.flush();
+    expect(await Promise.all(first)).toEqual([true, true]);
+    const recordRefusals = store.recordRefusals;
+    store.recordRefusals = async () => {
+      throw new Error('database unreachable');
+    };
+    const lost = writer.refused({ request: request(3), reason: 'NOT_FOUND' });
+    await writer.flush();
+    expect(await lost).toBe(false);
+    store.recordRefusals = recordRefusals;
+    expect(
+      writer.transport.domainEventsOf('download.refused').map((event) => event.data.license_key),
+    ).toEqual(['KEY-1', 'KEY-2']);
+  });
+
+  test('a refusal whose reason is no error code is written, but not published as one', async () => {
+    const store = countedStore();
+    const warnings: unknown[] = [];
+    const logger = { ...silent, warn: (...args: unknown[]) => warnings.push(args) } as Logger;
+    const writer = writerOn(store, { batchMs: 0, logger });
+    await writer.refused({ request: request(1), reason: 'NOT_A_CODE' });
+    await writer.refused({ request: request(2), reason: 'RATE_LIMITED' });
+    expect((await store.list(everything)).total).toBe(2);
+    expect(
+      writer.transport.domainEventsOf('download.refused').map((event) => event.data.reason),
+    ).toEqual(['RATE_LIMITED']);
+    expect(warnings).toHaveLength(1);
   });
 });

@@ -99,13 +99,15 @@ describe('leases: an activation lives lease_seconds unless renewed', () => {
     expect(await activate({ license_key: key, identifier: 'node-2.example' })).toMatchObject({
       activations_used: 1,
     });
-    expect(events.deleted).toEqual([
-      {
-        license_key: key,
-        identifier: 'node-1.example',
-        source: 'lease',
-        at: new Date(NOW.getTime() + HOUR),
-      },
+    expect(events.ofType('activation.deleted')).toEqual([
+      expect.objectContaining({
+        timestamp: iso(NOW.getTime() + HOUR),
+        data: expect.objectContaining({
+          license_key: key,
+          identifier: 'node-1.example',
+          source: 'lease',
+        }),
+      }),
     ]);
   });
 
@@ -127,7 +129,9 @@ describe('leases: an activation lives lease_seconds unless renewed', () => {
       });
     expect(await run(NOW.getTime() + 59 * 60_000)).toBe(0);
     expect(await run(NOW.getTime() + HOUR)).toBe(2);
-    expect(events.deleted.map((e) => [e.identifier, e.source])).toEqual([
+    expect(
+      events.ofType('activation.deleted').map(({ data }) => [data.identifier, data.source]),
+    ).toEqual([
       ['a.example', 'lease'],
       ['b.example', 'lease'],
     ]);
@@ -246,9 +250,9 @@ describe('exempt identifiers: staging and local sites take no slot', () => {
     await s.deactivate({ license_key: key, identifier: 'shop.test' });
     expect((await s.detail(key)).exempt_used).toBe(0);
     await s.activate({ license_key: key, identifier: 'other.test' });
-    expect(s.events.deleted.map((e) => [e.identifier, e.source])).toEqual([
-      ['shop.test', 'deactivate'],
-    ]);
+    expect(
+      s.events.ofType('activation.deleted').map(({ data }) => [data.identifier, data.source]),
+    ).toEqual([['shop.test', 'deactivate']]);
   });
 
   test('exempt_limit 0 allows no exempt activation', async () => {
@@ -341,7 +345,9 @@ describe('events: every removal of an activation says where it came from', () =>
     );
     at(NOW.getTime() + HOUR);
     await validate({ license_key: key });
-    expect(events.deleted.map((e) => [e.identifier, e.source])).toEqual([
+    expect(
+      events.ofType('activation.deleted').map(({ data }) => [data.identifier, data.source]),
+    ).toEqual([
       ['a.example', 'deactivate'],
       ['b.example', 'admin'],
       ['c.example', 'lease'],

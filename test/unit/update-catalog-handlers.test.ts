@@ -6,6 +6,9 @@ import type {
   EventOf,
   MethodName,
 } from '../../libs/contracts/index.js';
+import { createLogger } from '../../libs/logging/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
+import { publishedCatalogEvents } from '../../services/update-catalog/events.js';
 import { createUpdateCatalogHandlers } from '../../services/update-catalog/handlers.js';
 import { ReleaseCatalog } from '../../services/update-catalog/release-catalog.js';
 import type { CatalogStores } from '../../services/update-catalog/stores.js';
@@ -14,6 +17,7 @@ import {
   fakeLicenseService,
   FakeTransport,
   fixedClock,
+  publishedData,
   type FakeLicense,
   type TestClock,
 } from '../support/fake-services.js';
@@ -98,7 +102,11 @@ function catalog(
   });
   bus.onProductChanged((id) => releases.invalidate(id));
   const transport = new ReplicaTransport(clock, bus).answer(fakeLicenseService(licenses));
-  const handlers = createUpdateCatalogHandlers({ stores, transport, releases, clock });
+  // Domain events as the service publishes them, recorded by the transport.
+  const events = publishedCatalogEvents(
+    domainEventPublisher(transport, createLogger('test', 'silent')),
+  );
+  const handlers = createUpdateCatalogHandlers({ stores, transport, events, releases, clock });
   transport.answer(handlers);
 
   const product = (fields: Partial<CreateProductRequest> = {}) =>
@@ -767,5 +775,79 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
     expect(await stores.products.list()).toEqual([expect.objectContaining({ title: 'Product' })]);
     expect(await stores.versions.list({ product_id: p.id })).toHaveLength(1);
     expect(await stores.packageFiles.list({ product_id: p.id })).toEqual([file]);
+  });
+});
+
+describe('version.published: a version becomes published', () => {
+  /** The data of the version.published events so far, each checked against its schema. */
+  const publishedVersions = (transport: FakeTransport) =>
+    publishedData(transport.domainEvents, 'version.published');
+
+  test('a version created published publishes version.published', async () => {
+    const { product, transport, clock } = catalog();
+    const p = await product();
+    const created = await transport.call('update-catalog.createVersion', {
+      product_id: p.id,
+      version: '1.2.0',
+      release_date: '2026-02-03',
+    });
+    expect(publishedVersions(transport)).toEqual([
+      { product_id: p.id, version_id: created.id, version: '1.2.0', release_date: '2026-02-03' },
+    ]);
+    expect(transport.domainEventsOf('version.published')[0]?.timestamp).toBe(clock().toISOString());
+  });
+
+  test('a version created unpublished publishes version.published when an update publishes it, and only then', async () => {
+    const { product, transport } = catalog();
+    const p = await product();
+    const draft = await transport.call('update-catalog.createVersion', {
+      product_id: p.id,
+      version: '2.0.0-beta',
+      published: false,
+    });
+    await transport.call('update-catalog.updateVersion', { id: draft.id, release_notes: 'Beta.' });
+    expect(publishedVersions(transport)).toEqual([]);
+    await transport.call('update-catalog.updateVersion', {
+      id: draft.id,
+      version: '2.0.0',
+      published: true,
+    });
+    expect(publishedVersions(transport)).toEqual([
+      { product_id: p.id, version_id: draft.id, version: '2.0.0', release_date: null },
+    ]);
+  });
+
+  test('an update of a version already published publishes nothing; published again after being withdrawn, it does', async () => {
+    const { product, transport } = catalog();
+    const p = await product();
+    const version = await transport.call('update-catalog.createVersion', {
+      product_id: p.id,
+      version: '1.0.0',
+    });
+    await transport.call('update-catalog.updateVersion', { id: version.id, published: true });
+    await transport.call('update-catalog.updateVersion', {
+      id: version.id,
+      release_notes: 'Notes.',
+    });
+    expect(publishedVersions(transport)).toHaveLength(1);
+    await transport.call('update-catalog.updateVersion', { id: version.id, published: false });
+    await transport.call('update-catalog.updateVersion', { id: version.id, published: true });
+    expect(publishedVersions(transport).map((data) => data.version_id)).toEqual([
+      version.id,
+      version.id,
+    ]);
+  });
+
+  test('a refused publication publishes nothing', async () => {
+    const { product, transport } = catalog();
+    const p = await product();
+    await expect(
+      transport.call('update-catalog.updateVersion', { id: 987654, published: true }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      transport.call('update-catalog.createVersion', { product_id: 987654, version: '1.0.0' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await transport.call('update-catalog.createVersion', { product_id: p.id, version: '1.0.0' });
+    expect(publishedVersions(transport).map((data) => data.product_id)).toEqual([p.id]);
   });
 });
