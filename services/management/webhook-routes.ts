@@ -208,11 +208,11 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
     operationId: 'retryWebhookDelivery',
     summary:
       'Try a delivery again now, whatever its state (a failed one too), with the same id, so ' +
-      'a receiver that got it before can tell. 202: the answer is the delivery pending again, ' +
-      'before that attempt; it counts as one attempt more of its retry schedule.',
+      'a receiver that got it before can tell. The answer is the delivery pending again, before ' +
+      'that attempt; it counts as one attempt more of its retry schedule.',
     tag: 'Webhooks',
     params: DeliveryPath,
-    success: { status: 202, description: 'The delivery, queued again.', data: WebhookDelivery },
+    success: { status: 200, description: 'The delivery, queued again.', data: WebhookDelivery },
     errors: {
       400: adminErrors[400]('The id is not a positive integer, or the delivery id is malformed.'),
       404: adminErrors[404]('No webhook endpoint with this id, or no such delivery of it.'),

@@ -23,7 +23,7 @@ import {
   checkedAgainst,
   type TestSystem,
 } from '../support/system.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 
@@ -131,7 +131,7 @@ let receiver: WebhookReceiver;
 /** The Express apps the running system listens with, found by the port they listen on. */
 const runningApps = new Map<number, Express>();
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
+  receiver = await WebhookReceiver.start();
   const listen = jest.spyOn(Server.prototype, 'listen');
   try {
     system = await bootSystem({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
@@ -148,7 +148,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await system?.stop();
-  await receiver?.close();
+  await receiver?.stop();
 });
 
 function runningApp(url: string): Express {
@@ -758,7 +758,7 @@ describe('(c) real responses match the documented schemas', () => {
     const WEBHOOK = '/admin/v1/webhooks/{id}';
     const RETRY = '/admin/v1/webhooks/{id}/deliveries/{delivery_id}/retry';
     const created = await admin('post', WEBHOOKS, 201, {
-      body: { url: receiver.url('/openapi'), events: ['*'], description: 'Doc' },
+      body: { url: receiver.url, events: ['*'], description: 'Doc' },
     });
     const id = created.body.data.id as number;
     await admin('post', WEBHOOKS, 400, { body: { url: 'ftp://hooks.example/', events: ['*'] } });
@@ -777,7 +777,7 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', `${WEBHOOK}/deliveries`, 400, { params: { id }, query: 'status=lost' });
     await admin('get', `${WEBHOOK}/deliveries`, 404, { params: { id: UNKNOWN } });
     const delivery_id = queued.body.data.id as string;
-    await admin('post', RETRY, 202, { params: { id, delivery_id } });
+    await admin('post', RETRY, 200, { params: { id, delivery_id } });
     await admin('post', RETRY, 404, { params: { id, delivery_id: 'msg_unknown' } });
     await admin('post', RETRY, 400, { params: { id, delivery_id: 'unknown' } });
     await admin('delete', WEBHOOK, 200, { params: { id } });
