@@ -13,18 +13,15 @@ import { ConfirmRemoval, Pager, ReloadButton } from './controls.js';
 import { Input, WordSelect } from './fields.js';
 import { useAction, useLoad, useRemoval, type Loaded } from './hooks.js';
 import { Done, LoadView, Outcome } from './notices.js';
+import { EndpointState, EventList, EventsField, SecretNotice } from './webhook-parts.js';
 import {
   DELIVERY_STATUS_WORDS,
-  EndpointState,
-  EventList,
-  EventsField,
-  SecretNotice,
   eventsBody,
   eventsDraftOf,
   hasEvents,
   type DeliveryStatus,
   type EventsDraft,
-} from './webhook-parts.js';
+} from './webhook-words.js';
 
 interface DeliveryPage {
   deliveries: WebhookDelivery[];

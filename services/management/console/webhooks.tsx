@@ -9,16 +9,8 @@ import { ReloadButton } from './controls.js';
 import { Input } from './fields.js';
 import { useAction, useLoad } from './hooks.js';
 import { LoadView, Outcome } from './notices.js';
-import {
-  EndpointState,
-  EventList,
-  EventsField,
-  NO_EVENTS,
-  SecretNotice,
-  eventsBody,
-  hasEvents,
-  type EventsDraft,
-} from './webhook-parts.js';
+import { EndpointState, EventList, EventsField, SecretNotice } from './webhook-parts.js';
+import { NO_EVENTS, eventsBody, hasEvents, type EventsDraft } from './webhook-words.js';
 import { WebhookEndpointPage } from './webhook-endpoint.js';
 
 function NewEndpointForm({
