@@ -143,6 +143,17 @@ describe('where webhooks may be sent', () => {
   });
 });
 
+test('a name that does not resolve is accepted at registration: its attempts fail until it does', async () => {
+  const { handlers } = system();
+  // RFC 6761: .invalid never resolves.
+  await expect(
+    handlers['webhooks.createEndpoint'](
+      { url: 'https://hooks.not-yet.invalid/in', events: ['*'], description: null },
+      waiting,
+    ),
+  ).resolves.toMatchObject({ id: 1, url: 'https://hooks.not-yet.invalid/in' });
+});
+
 describe('retries (WEBHOOK_RETRY_SCHEDULE)', () => {
   test('a failed attempt is tried again after the wait the schedule gives it', () => {
     expect(afterAttempt(1, false, SCHEDULE, NOW)).toEqual({
