@@ -1,4 +1,4 @@
-import { Counter, Histogram, collectDefaultMetrics, register } from 'prom-client';
+import { Counter, Gauge, Histogram, collectDefaultMetrics, register } from 'prom-client';
 
 /**
  * The process's Prometheus metrics, served on /metrics of its operations port. One registry per
@@ -79,6 +79,20 @@ export const metrics = {
     name: 'activation_outcomes_total',
     help: 'Activate calls, by outcome: activated, already-active, or the refusal code.',
     labelNames: ['outcome'] as const,
+  }),
+  domainEventsPublished: new Counter({
+    name: 'domain_events_published_total',
+    help: 'Domain events published, by type and outcome: confirmed (the message bus took it) or dropped (the outbox was full).',
+    labelNames: ['type', 'outcome'] as const,
+  }),
+  domainEventOutbox: new Gauge({
+    name: 'domain_event_outbox_size',
+    help: 'Domain events this process holds until the broker confirms them.',
+  }),
+  domainEventsConsumed: new Counter({
+    name: 'domain_events_consumed_total',
+    help: 'Domain events taken from a consumer queue, by consumer and outcome: ok, failed (delivered again) or malformed (discarded).',
+    labelNames: ['consumer', 'outcome'] as const,
   }),
 };
 

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import * as amqp from 'amqplib';
 import type {
+  DomainEvent,
+  DomainEventConsumer,
+  DomainEventType,
   EventName,
   EventOf,
   MethodName,
@@ -8,8 +12,10 @@ import type {
   ResponseOf,
   ServiceName,
 } from '../contracts/index.js';
-import { internalError, rpcMethods } from '../contracts/index.js';
+import { domainEventConsumers, internalError, rpcMethods } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
+import { metrics } from '../observability/index.js';
+import { settled } from '../process/timeout.js';
 import {
   decodeEvent,
   decodeReply,
@@ -21,6 +27,13 @@ import {
   timeoutError,
   type HandlerTable,
 } from './codec.js';
+import {
+  DOMAIN_EVENT_OUTBOX_LIMIT,
+  DOMAIN_EVENT_RETRY_MS,
+  DOMAIN_EVENT_STOP_MS,
+  encodeDomainEvent,
+  handleDomainEvent,
+} from './domain-events.js';
 import { sendWritesPerTick, socketOf } from './tick-writes.js';
 import type { CallOptions, ServedHandlers, Transport } from './transport.js';
 
@@ -30,6 +43,14 @@ const REPLY_TO = 'amq.rabbitmq.reply-to';
 const EVENT_EXCHANGE = 'amq.topic';
 /** A request queue nobody has consumed for this long is removed by the broker. */
 const QUEUE_EXPIRES_MS = 30 * 60 * 1000;
+/**
+ * Every declaration of a domain event consumer's queue, by publishers and consumers alike (the
+ * broker refuses one whose arguments differ): durable, and without an expiry, so the events of a
+ * consumer that is down for a while wait for it.
+ */
+const DOMAIN_EVENT_QUEUE: amqp.Options.AssertQueue = { durable: true };
+/** Domain events one process handles at once, per consumer. */
+const DOMAIN_EVENT_PREFETCH = 32;
 /** The wait before the first attempt to reconnect, doubled after each failed one... */
 const RECONNECT_FIRST_MS = 100;
 /** ...up to this (amqplib adds up to ±20 % of jitter within it). */
@@ -67,6 +88,24 @@ interface Subscription {
   channel: amqp.Channel | null;
 }
 
+interface DomainEventConsumption {
+  consumer: DomainEventConsumer;
+  handler: (event: DomainEvent) => Promise<void>;
+  channel: amqp.Channel | null;
+  /** The consumer on `channel`, cancelled when this process stops taking events. */
+  consumerTag: string | null;
+}
+
+/** A domain event in the outbox: kept until the broker confirms it. */
+interface OutboxEntry {
+  sequence: number;
+  id: string;
+  type: DomainEventType;
+  content: Buffer;
+  /** The channel it was sent on, whose confirm it awaits; null while it is to be sent. */
+  sentOn: amqp.ConfirmChannel | null;
+}
+
 function withHeartbeat(url: string): string {
   if (/[?&]heartbeat=/.test(url)) return url;
   return `${url}${url.includes('?') ? '&' : '?'}heartbeat=10`;
@@ -77,6 +116,13 @@ function withHeartbeat(url: string): string {
  * competing consumers. Replies use direct reply-to. The connection recovers by itself (amqplib
  * recovery): channels, consumers and subscriptions are rebuilt after every reconnect, and calls in
  * flight when the connection drops fail at once instead of waiting for their timeout.
+ *
+ * Domain events go to `amq.topic` as `<prefix>.domain.<type>`, persistent, on a confirm channel of
+ * their own; each consumer of `domainEventConsumers` has a durable queue
+ * `<prefix>.events.<consumer>` bound to `<prefix>.domain.#`. A process that publishes or consumes
+ * them declares those queues on every connection, before its first event, so an event published
+ * before its consumer ever started waits in the consumer's queue. Published events stay in an
+ * outbox until the broker confirms them, and are sent again after a refusal or a reconnect.
  */
 export class AmqpTransport implements Transport {
   private model: amqp.RecoveringChannelModel | null = null;
@@ -93,6 +139,29 @@ export class AmqpTransport implements Transport {
   private readonly handling = new Map<Promise<void>, () => number>();
   private closing = false;
   private stopped: Promise<void> | undefined;
+  /** The connection whose channels are in use; null while there is none. */
+  private connection: amqp.ChannelModel | null = null;
+  /** Set at the first domain event published: from then on every connection declares the queues. */
+  private publishesDomainEvents = false;
+  /** The confirm channel domain events are published on, once their queues are declared. */
+  private publisher: amqp.ConfirmChannel | null = null;
+  /** The publisher while its write buffer is full: nothing more is sent until it drains. */
+  private publisherFull: amqp.ConfirmChannel | null = null;
+  /** Domain events not yet confirmed by the broker, oldest first (a Map keeps insertion order). */
+  private readonly outbox = new Map<number, OutboxEntry>();
+  private nextSequence = 0;
+  /** The outbox entries to send next, in order; one sent or removed meanwhile is skipped. */
+  private toSend: OutboxEntry[] = [];
+  private flushScheduled = false;
+  private resendTimer: NodeJS.Timeout | undefined;
+  private readonly outboxEmptied = new Set<() => void>();
+  /** The channel domain events are consumed on, with a prefetch of its own. */
+  private eventChannel: amqp.Channel | null = null;
+  private readonly consumptions: DomainEventConsumption[] = [];
+  /** Domain events this process is handling: a stop lets them finish (bounded). */
+  private readonly eventsInHand = new Set<Promise<void>>();
+  /** The opening of domain event channels, one at a time (set-up, first use, reopening). */
+  private domainEventSetUp: Promise<void> = Promise.resolve();
 
   private constructor(private readonly options: AmqpTransportOptions) {}
 
@@ -146,6 +215,7 @@ export class AmqpTransport implements Transport {
 
   /** Runs after every (re)connect: opens channels and restores consumers. */
   private async openChannels(model: amqp.ChannelModel): Promise<void> {
+    this.connection = model;
     const socket = socketOf(model.connection);
     if (socket) sendWritesPerTick(socket);
     const client = await model.createChannel();
@@ -164,6 +234,7 @@ export class AmqpTransport implements Transport {
       for (const served of this.served) await this.consumeService(served, server);
     }
     for (const subscription of this.subscriptions) await this.consumeEvents(subscription, server);
+    await this.setUpDomainEvents(model);
     for (const wake of this.connectedWaiters) wake();
     this.connectedWaiters.clear();
   }
@@ -179,10 +250,18 @@ export class AmqpTransport implements Transport {
 
   /** No channel is usable; calls made from now on wait for the next connection. */
   private forgetChannels(): void {
+    this.connection = null;
     this.clientChannel = null;
     this.serverChannel = null;
+    this.publisher = null;
+    this.publisherFull = null;
+    this.eventChannel = null;
     for (const served of this.served) served.channel = null;
     for (const subscription of this.subscriptions) subscription.channel = null;
+    for (const consumption of this.consumptions) {
+      consumption.channel = null;
+      consumption.consumerTag = null;
+    }
   }
 
   private queueName(service: ServiceName): string {
@@ -370,11 +449,315 @@ export class AmqpTransport implements Transport {
     );
   }
 
+  private domainEventQueue(consumer: DomainEventConsumer): string {
+    return `${this.options.prefix}.events.${consumer}`;
+  }
+
+  private async declareDomainEventQueue(
+    channel: amqp.Channel,
+    consumer: DomainEventConsumer,
+  ): Promise<string> {
+    const queue = this.domainEventQueue(consumer);
+    await channel.assertQueue(queue, DOMAIN_EVENT_QUEUE);
+    await channel.bindQueue(queue, EVENT_EXCHANGE, `${this.options.prefix}.domain.#`);
+    return queue;
+  }
+
+  /**
+   * Opens what domain events need on `model` and is missing: the publisher once this process
+   * publishes, the consuming channel and its consumers once it consumes. One at a time, so the
+   * set-up of a connection and a first publish never open a channel twice.
+   */
+  private setUpDomainEvents(model: amqp.ChannelModel): Promise<void> {
+    const done = this.domainEventSetUp.then(() => this.openDomainEventChannels(model));
+    this.domainEventSetUp = done.catch(() => {});
+    return done;
+  }
+
+  private async openDomainEventChannels(model: amqp.ChannelModel): Promise<void> {
+    if (this.connection !== model || this.closing) return;
+    if (this.publishesDomainEvents && !this.publisher) {
+      const channel = await model.createConfirmChannel();
+      this.watchDomainEventChannel(channel, model);
+      // Declared before the first event is sent on this connection: an event the broker routed
+      // to no queue would be confirmed, and lost.
+      for (const consumer of domainEventConsumers) {
+        await this.declareDomainEventQueue(channel, consumer);
+      }
+      if (this.connection !== model) return;
+      this.publisher = channel;
+      this.publisherFull = null;
+      this.resendUnconfirmed();
+    }
+    if (this.consumptions.length > 0 && this.stopped === undefined) {
+      let channel = this.eventChannel;
+      if (!channel) {
+        channel = await model.createChannel();
+        this.watchDomainEventChannel(channel, model);
+        await channel.prefetch(DOMAIN_EVENT_PREFETCH);
+        if (this.connection !== model) return;
+        this.eventChannel = channel;
+      }
+      for (const consumption of this.consumptions) {
+        await this.consumeDomainEventQueue(consumption, channel, model);
+      }
+    }
+  }
+
+  /**
+   * A domain event channel closes with its connection, or alone when the broker refuses something
+   * on it: then it is opened again on the same connection, a while later.
+   */
+  private watchDomainEventChannel(channel: amqp.Channel, model: amqp.ChannelModel): void {
+    channel.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'channel'));
+    // Before amqplib's own listener, which fails the unconfirmed messages: their callbacks then
+    // find the publisher gone.
+    channel.prependListener('close', () => {
+      if (this.publisher === channel) this.publisher = null;
+      if (this.eventChannel === channel) this.eventChannel = null;
+      for (const consumption of this.consumptions) {
+        if (consumption.channel !== channel) continue;
+        consumption.channel = null;
+        consumption.consumerTag = null;
+      }
+      this.setUpDomainEventsLater(model);
+    });
+  }
+
+  private setUpDomainEventsLater(model: amqp.ChannelModel): void {
+    if (this.closing || this.connection !== model) return;
+    setTimeout(() => {
+      if (this.closing || this.connection !== model) return;
+      this.setUpDomainEvents(model).catch((error: Error) =>
+        this.options.logger.warn({ err: error.message }, 'could not reopen a domain event channel'),
+      );
+    }, DOMAIN_EVENT_RETRY_MS).unref();
+  }
+
+  publishDomainEvent(event: DomainEvent): void {
+    try {
+      if (this.closing) {
+        this.options.logger.error(
+          { event_id: event.id, event_type: event.type },
+          'domain event published after the message bus closed; dropped',
+        );
+        metrics.domainEventsPublished.inc({ type: event.type, outcome: 'dropped' });
+        return;
+      }
+      if (this.outbox.size >= DOMAIN_EVENT_OUTBOX_LIMIT) this.dropOldest();
+      const entry: OutboxEntry = {
+        sequence: this.nextSequence++,
+        id: event.id,
+        type: event.type,
+        content: Buffer.from(encodeDomainEvent(event)),
+        sentOn: null,
+      };
+      this.outbox.set(entry.sequence, entry);
+      metrics.domainEventOutbox.inc();
+      this.toSend.push(entry);
+      if (!this.publishesDomainEvents) {
+        this.publishesDomainEvents = true;
+        if (this.connection) {
+          this.setUpDomainEvents(this.connection).catch((error: Error) =>
+            this.options.logger.warn(
+              { err: error.message },
+              'could not open the domain event publisher; retrying',
+            ),
+          );
+        }
+      }
+      this.scheduleFlush();
+    } catch (error) {
+      // The caller's work is done and must not fail for its event.
+      this.options.logger.error({ err: error, event_id: event.id }, 'domain event not published');
+    }
+  }
+
+  private dropOldest(): void {
+    const oldest = this.outbox.values().next().value;
+    if (!oldest) return;
+    this.outbox.delete(oldest.sequence);
+    metrics.domainEventOutbox.dec();
+    metrics.domainEventsPublished.inc({ type: oldest.type, outcome: 'dropped' });
+    this.options.logger.error(
+      { event_id: oldest.id, event_type: oldest.type, limit: DOMAIN_EVENT_OUTBOX_LIMIT },
+      'domain event outbox full: the oldest event is dropped',
+    );
+    // `toSend` is in outbox order: what it holds of the dropped event, and of the events sent
+    // meanwhile, is at its head. Removed here, or it would grow while the broker is gone.
+    while (this.toSend.length > 0) {
+      const head = this.toSend[0]!;
+      if (head.sentOn === null && this.outbox.get(head.sequence) === head) break;
+      this.toSend.shift();
+    }
+  }
+
+  /** Sends what is outstanding once per tick, however many events the tick published. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    const channel = this.publisher;
+    if (!channel || this.publisherFull === channel) return;
+    let index = 0;
+    for (; index < this.toSend.length; index++) {
+      const entry = this.toSend[index]!;
+      if (entry.sentOn !== null || this.outbox.get(entry.sequence) !== entry) continue;
+      entry.sentOn = channel;
+      let more: boolean;
+      try {
+        more = channel.publish(
+          EVENT_EXCHANGE,
+          `${this.options.prefix}.domain.${entry.type}`,
+          entry.content,
+          {
+            persistent: true,
+            contentType: 'application/json',
+            messageId: entry.id,
+            type: entry.type,
+          },
+          (error: unknown) => this.onConfirm(entry, channel, error),
+        );
+      } catch {
+        // The channel has closed: the next one sends this entry and those after it.
+        entry.sentOn = null;
+        break;
+      }
+      if (!more) {
+        // Its write buffer is full: the rest waits for it to drain rather than pile up in memory.
+        index++;
+        this.publisherFull = channel;
+        channel.once('drain', () => {
+          if (this.publisherFull !== channel) return;
+          this.publisherFull = null;
+          this.scheduleFlush();
+        });
+        break;
+      }
+    }
+    this.toSend.splice(0, index);
+  }
+
+  private onConfirm(entry: OutboxEntry, channel: amqp.ConfirmChannel, error: unknown): void {
+    if (this.outbox.get(entry.sequence) !== entry) return; // dropped meanwhile
+    if (error === null || error === undefined) {
+      this.outbox.delete(entry.sequence);
+      metrics.domainEventOutbox.dec();
+      metrics.domainEventsPublished.inc({ type: entry.type, outcome: 'confirmed' });
+      if (this.outbox.size === 0) {
+        for (const wake of this.outboxEmptied) wake();
+        this.outboxEmptied.clear();
+      }
+      return;
+    }
+    if (entry.sentOn === channel) entry.sentOn = null;
+    // A nack: the channel is still open. Otherwise it closed, and the reconnect sends it again.
+    if (this.publisher === channel) {
+      this.options.logger.warn(
+        { event_id: entry.id, event_type: entry.type },
+        'the broker refused a domain event; it is sent again',
+      );
+    }
+    this.resendLater();
+  }
+
+  private resendLater(): void {
+    if (this.closing || this.resendTimer) return;
+    this.resendTimer = setTimeout(() => {
+      this.resendTimer = undefined;
+      this.resendUnconfirmed();
+    }, DOMAIN_EVENT_RETRY_MS).unref();
+  }
+
+  /** Everything the broker has not confirmed, and is not awaiting a confirm for, in order. */
+  private resendUnconfirmed(): void {
+    const unsent: OutboxEntry[] = [];
+    for (const entry of this.outbox.values()) {
+      if (entry.sentOn !== null && entry.sentOn === this.publisher) continue;
+      entry.sentOn = null;
+      unsent.push(entry);
+    }
+    this.toSend = unsent;
+    this.scheduleFlush();
+  }
+
+  async consumeDomainEvents(
+    consumer: DomainEventConsumer,
+    handler: (event: DomainEvent) => Promise<void>,
+  ): Promise<void> {
+    this.consumptions.push({ consumer, handler, channel: null, consumerTag: null });
+    if (this.connection) await this.setUpDomainEvents(this.connection);
+  }
+
+  private async consumeDomainEventQueue(
+    consumption: DomainEventConsumption,
+    channel: amqp.Channel,
+    model: amqp.ChannelModel,
+  ): Promise<void> {
+    if (consumption.channel === channel) return;
+    consumption.channel = channel;
+    const queue = await this.declareDomainEventQueue(channel, consumption.consumer);
+    const { consumerTag } = await channel.consume(queue, (message) => {
+      if (message) {
+        this.onDomainEvent(consumption, channel, message);
+        return;
+      }
+      // The broker cancelled the consumer (its queue was deleted): declared and consumed again.
+      this.options.logger.warn({ queue }, 'domain event consumer cancelled by the broker');
+      if (consumption.channel !== channel) return;
+      consumption.channel = null;
+      consumption.consumerTag = null;
+      if (this.stopped === undefined) this.setUpDomainEventsLater(model);
+    });
+    consumption.consumerTag = consumerTag;
+  }
+
+  private onDomainEvent(
+    consumption: DomainEventConsumption,
+    channel: amqp.Channel,
+    message: amqp.ConsumeMessage,
+  ): void {
+    const { consumer, handler } = consumption;
+    const text = message.content.toString('utf8');
+    const handled = handleDomainEvent(consumer, text, handler, this.options.logger).then(
+      async (outcome) => {
+        // Held a while before it goes back to the queue, so that a failing database is not
+        // retried in a tight loop; a stopping process hands it back at once.
+        if (outcome === 'failed' && this.stopped === undefined) await delay(DOMAIN_EVENT_RETRY_MS);
+        try {
+          if (outcome === 'failed') channel.nack(message, false, true);
+          else channel.ack(message);
+        } catch {
+          // The channel closed meanwhile: the broker delivers the event again.
+        }
+      },
+    );
+    this.eventsInHand.add(handled);
+    void handled.finally(() => this.eventsInHand.delete(handled));
+  }
+
+  /** Waits, at most `ms`, until the broker has confirmed every event of the outbox. */
+  private async drainOutbox(ms: number): Promise<void> {
+    if (this.outbox.size === 0) return;
+    const emptied = new Promise<void>((resolve) => this.outboxEmptied.add(resolve));
+    this.scheduleFlush();
+    await settled(emptied, ms);
+    this.outboxEmptied.clear();
+  }
+
   /**
    * Stops gracefully: takes no new request (its consumers are cancelled, so the broker gives
    * the next ones to other replicas), lets the requests in hand finish and send their replies
    * (within the RPC timeout, past which their callers have given up), then closes. Calls this
-   * process makes keep working meanwhile, since a request in hand may need them.
+   * process makes keep working meanwhile, since a request in hand may need them. Domain events are
+   * treated alike: their consumers are cancelled and the events in hand finish (a few seconds at
+   * most); then the outbox is sent, and confirmed, within a few seconds more.
    */
   close(): Promise<void> {
     this.stopped ??= this.stop();
@@ -387,10 +770,33 @@ export class AmqpTransport implements Transport {
       if (channel && consumerTag) await channel.cancel(consumerTag).catch(() => {});
       served.consumerTag = null;
     }
+    for (const consumption of this.consumptions) {
+      const { channel, consumerTag } = consumption;
+      if (channel && consumerTag) await channel.cancel(consumerTag).catch(() => {});
+      consumption.consumerTag = null;
+    }
     // A request's deadline is known once its message is read: read them now.
     const inHand = new Map([...this.handling].map(([done, deadline]) => [done, deadline()]));
-    await settleInHand(inHand, this.options.timeoutMs);
+    await Promise.all([
+      settleInHand(inHand, this.options.timeoutMs),
+      settled(Promise.allSettled([...this.eventsInHand]), DOMAIN_EVENT_STOP_MS),
+    ]);
+    // Only now: the work just finished may have published events too.
+    await this.drainOutbox(DOMAIN_EVENT_STOP_MS);
+    if (this.outbox.size > 0) {
+      this.options.logger.error(
+        { events: this.outbox.size },
+        'domain events the broker had not confirmed when the process stopped are lost',
+      );
+      for (const entry of this.outbox.values()) {
+        metrics.domainEventsPublished.inc({ type: entry.type, outcome: 'dropped' });
+      }
+      metrics.domainEventOutbox.dec(this.outbox.size);
+      this.outbox.clear();
+      this.toSend = [];
+    }
     this.closing = true;
+    clearTimeout(this.resendTimer);
     for (const [id, call] of this.pending) {
       this.pending.delete(id);
       call.reject(internalError('The message bus is closed.'));
@@ -398,7 +804,12 @@ export class AmqpTransport implements Transport {
     // Channels are closed before the connection: closing the connection at once would drop the
     // acknowledgements still buffered on them, and the broker would hand requests that were
     // answered to another replica, which would do them again.
-    for (const channel of [this.serverChannel, this.clientChannel]) {
+    for (const channel of [
+      this.eventChannel,
+      this.publisher,
+      this.serverChannel,
+      this.clientChannel,
+    ]) {
       await channel?.close().catch(() => {});
     }
     try {

@@ -1,4 +1,7 @@
 import type {
+  DomainEvent,
+  DomainEventConsumer,
+  DomainEventType,
   EventName,
   EventOf,
   MethodName,
@@ -6,8 +9,9 @@ import type {
   ResponseOf,
   ServiceName,
 } from '../contracts/index.js';
-import { rpcMethods } from '../contracts/index.js';
+import { domainEventConsumers, rpcMethods } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
+import { metrics } from '../observability/index.js';
 import {
   decodeEvent,
   decodeReply,
@@ -19,16 +23,44 @@ import {
   timeoutError,
   type HandlerTable,
 } from './codec.js';
+import {
+  DOMAIN_EVENT_OUTBOX_LIMIT,
+  DOMAIN_EVENT_RETRY_MS,
+  encodeDomainEvent,
+  handleDomainEvent,
+} from './domain-events.js';
 import type { CallOptions, ServedHandlers, Transport } from './transport.js';
+
+/** A domain event waiting in a consumer's queue: its JSON, with what a log of its loss names. */
+interface QueuedDomainEvent {
+  id: string;
+  type: DomainEventType;
+  text: string;
+}
+
+/** Takes one event; resolves false when it is to be delivered again. */
+type DomainEventTaker = (text: string) => Promise<boolean>;
+
+interface DomainEventQueue {
+  events: QueuedDomainEvent[];
+  /** The replicas consuming the queue, each with one event at most in hand. */
+  takers: Array<{ take: DomainEventTaker; busy: boolean }>;
+  next: number;
+}
 
 /**
  * The message bus of one process, for the embedded default (no AMQP_URL). Replicas registered for
- * the same service take requests in turn, as competing consumers of a RabbitMQ queue do.
+ * the same service take requests in turn, as competing consumers of a RabbitMQ queue do. Each
+ * domain event consumer has a queue here from the start, so that the events published while the
+ * process wires itself wait for it; they live as long as the bus (the process), no longer.
  */
 export class InProcessBus {
   private readonly servers = new Map<ServiceName, HandlerTable[]>();
   private readonly nextServer = new Map<ServiceName, number>();
   private readonly subscribers = new Set<(text: string) => void>();
+  private readonly domainEventQueues = new Map<DomainEventConsumer, DomainEventQueue>(
+    domainEventConsumers.map((consumer) => [consumer, { events: [], takers: [], next: 0 }]),
+  );
 
   register(service: ServiceName, handlers: HandlerTable): () => void {
     const list = this.servers.get(service) ?? [];
@@ -59,6 +91,64 @@ export class InProcessBus {
 
   broadcast(text: string): void {
     for (const listener of this.subscribers) setImmediate(() => listener(text));
+  }
+
+  /**
+   * Appends an event to every consumer's queue; returns the events dropped to make room (the
+   * oldest of a queue that is full).
+   */
+  publishDomainEvent(event: QueuedDomainEvent): QueuedDomainEvent[] {
+    const dropped: QueuedDomainEvent[] = [];
+    for (const queue of this.domainEventQueues.values()) {
+      if (queue.events.length >= DOMAIN_EVENT_OUTBOX_LIMIT) dropped.push(queue.events.shift()!);
+      queue.events.push(event);
+      setImmediate(() => this.deliverDomainEvents(queue));
+    }
+    return dropped;
+  }
+
+  /** Adds a replica consuming a queue; returns its removal. */
+  consumeDomainEvents(consumer: DomainEventConsumer, take: DomainEventTaker): () => void {
+    const queue = this.domainEventQueues.get(consumer)!;
+    const taker = { take, busy: false };
+    queue.takers.push(taker);
+    setImmediate(() => this.deliverDomainEvents(queue));
+    return () => {
+      queue.takers = queue.takers.filter((t) => t !== taker);
+    };
+  }
+
+  /** Hands waiting events to the idle replicas, in turn. */
+  private deliverDomainEvents(queue: DomainEventQueue): void {
+    while (queue.events.length > 0) {
+      const taker = this.nextIdle(queue);
+      if (!taker) return;
+      const event = queue.events.shift()!;
+      taker.busy = true;
+      void taker.take(event.text).then((done) => {
+        taker.busy = false;
+        if (!done) {
+          // Back at the head of the queue a while later, as RabbitMQ requeues a nacked message.
+          setTimeout(() => {
+            queue.events.unshift(event);
+            this.deliverDomainEvents(queue);
+          }, DOMAIN_EVENT_RETRY_MS);
+        }
+        this.deliverDomainEvents(queue);
+      });
+    }
+  }
+
+  private nextIdle(queue: DomainEventQueue): DomainEventQueue['takers'][number] | undefined {
+    const { takers } = queue;
+    for (let i = 0; i < takers.length; i++) {
+      const index = (queue.next + i) % takers.length;
+      const taker = takers[index]!;
+      if (taker.busy) continue;
+      queue.next = index + 1;
+      return taker;
+    }
+    return undefined;
   }
 }
 
@@ -133,6 +223,43 @@ export class InProcessTransport implements Transport {
       this.bus.onEvent((text) => {
         const payload = decodeEvent(event, text);
         if (payload !== undefined) handler(payload);
+      }),
+    );
+  }
+
+  /** Never throws, as RabbitMQ's does not: the bus takes the event at once. */
+  publishDomainEvent(event: DomainEvent): void {
+    try {
+      const dropped = this.bus.publishDomainEvent({
+        id: event.id,
+        type: event.type,
+        text: encodeDomainEvent(event),
+      });
+      metrics.domainEventsPublished.inc({ type: event.type, outcome: 'confirmed' });
+      for (const lost of dropped) {
+        metrics.domainEventsPublished.inc({ type: lost.type, outcome: 'dropped' });
+        this.options.logger.error(
+          { event_id: lost.id, event_type: lost.type, limit: DOMAIN_EVENT_OUTBOX_LIMIT },
+          'domain event queue full: the oldest event is dropped',
+        );
+      }
+    } catch (error) {
+      this.options.logger.error({ err: error, event_id: event.id }, 'domain event not published');
+    }
+  }
+
+  async consumeDomainEvents(
+    consumer: DomainEventConsumer,
+    handler: (event: DomainEvent) => Promise<void>,
+  ): Promise<void> {
+    this.assertOpen();
+    this.cleanups.push(
+      this.bus.consumeDomainEvents(consumer, (text) => {
+        const handled = handleDomainEvent(consumer, text, handler, this.options.logger);
+        // A stop lets it finish, as it does a request in hand.
+        this.handling.set(handled, Date.now() + this.options.timeoutMs);
+        void handled.finally(() => this.handling.delete(handled));
+        return handled.then((outcome) => outcome !== 'failed');
       }),
     );
   }

@@ -33,6 +33,8 @@ function measured(transport: Transport): Transport {
     serve: (service, handlers) => transport.serve(service, handlers),
     publish: (event, payload) => transport.publish(event, payload),
     subscribe: (event, handler) => transport.subscribe(event, handler),
+    publishDomainEvent: (event) => transport.publishDomainEvent(event),
+    consumeDomainEvents: (consumer, handler) => transport.consumeDomainEvents(consumer, handler),
     checkConnection: () => transport.checkConnection(),
     close: () => transport.close(),
   };

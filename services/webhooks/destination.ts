@@ -37,13 +37,15 @@ function refusedAmong(addresses: readonly string[], policy: DestinationPolicy): 
 
 /**
  * Why a URL cannot be registered, or null when it can: its host must be, or resolve only to,
- * public addresses. The check is made again at every attempt (`postWebhook`), since a name may
+ * public addresses. A name that does not resolve (yet, or from here) is accepted: its attempts
+ * fail until it does. The check is made again at every attempt (`postWebhook`), since a name may
  * resolve elsewhere later.
  */
 export async function destinationProblem(
   url: string,
   policy: DestinationPolicy,
 ): Promise<string | null> {
+  if (policy.allowPrivate) return null;
   const { hostname } = new URL(url);
   const literal = literalAddress(hostname);
   let addresses: string[];
@@ -57,8 +59,8 @@ export async function destinationProblem(
         `resolving ${hostname} took more than ${RESOLVE_TIMEOUT_MS / 1000} s`,
       );
       addresses = found.map(({ address }) => address);
-    } catch (error) {
-      return `url: the host ${hostname} does not resolve (${(error as Error).message})`;
+    } catch {
+      return null;
     }
   }
   const refused = refusedAmong(addresses, policy);

@@ -135,6 +135,14 @@ describe('README: the walk-through runs as written', () => {
     expect(run.stdout).toMatch(/Lease: renewed; ends \S+ unless renewed again/);
     expect(run.stdout).toMatch(/"exempt_used":1/);
     expect(run.stdout).toMatch(/"identifier":"staging\.shop\.example"/);
+    // Step 7: a loopback endpoint refused, and a test event's first attempt in the delivery log.
+    expect(run.stdout).toMatch(
+      /"code":"INVALID_REQUEST","message":"url: 127\.0\.0\.1 is or resolves/,
+    );
+    expect(run.stdout).toMatch(/"event_type":"webhook\.test"/);
+    expect(run.stdout).toMatch(
+      /"status":"pending","attempts":\[\{"at":"[^"]+","status":null,"error":"/,
+    );
   }, 240_000);
 });
 

@@ -141,6 +141,17 @@ describe('where webhooks may be sent', () => {
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(await stores.endpoints.list()).toEqual([]);
   });
+
+  test('a name that does not resolve is accepted at registration: its attempts fail until it does', async () => {
+    const { handlers } = system();
+    // RFC 6761: .invalid never resolves.
+    await expect(
+      handlers['webhooks.createEndpoint'](
+        { url: 'https://hooks.not-yet.invalid/in', events: ['*'], description: null },
+        waiting,
+      ),
+    ).resolves.toMatchObject({ id: 1, url: 'https://hooks.not-yet.invalid/in' });
+  });
 });
 
 describe('retries (WEBHOOK_RETRY_SCHEDULE)', () => {
