@@ -49,8 +49,8 @@ const NO_ENDPOINT = 'No webhook endpoint with this id.';
 
 /** What the webhooks service refuses of an endpoint's address, beside the schema's checks. */
 const REFUSED_URL =
-  'a URL whose host does not resolve, or is or resolves to a loopback, private, link-local or ' +
-  'metadata address (allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=true)';
+  'a URL whose host is, or resolves to, a loopback, private, link-local or metadata address ' +
+  '(allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=true)';
 
 /**
  * Webhook endpoints and their deliveries, owned by the webhooks service: which domain events an
