@@ -757,7 +757,7 @@ describe('the admin console', () => {
         .locator('tr[data-task="rejected-attempt-pruning"]', { hasText: 'on demand' })
         .waitFor();
 
-      for (const service of ['management', 'license', 'update-catalog', 'download']) {
+      for (const service of ['management', 'license', 'update-catalog', 'download', 'webhooks']) {
         const row = page.locator(`tr[data-service="${service}"]`);
         await expect(row.innerText()).resolves.toMatch(/Answering/);
       }

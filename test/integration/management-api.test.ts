@@ -1103,6 +1103,7 @@ describe('health', () => {
           license: { status: 'ok', uptime_seconds: expect.any(Number) },
           'update-catalog': { status: 'ok', uptime_seconds: expect.any(Number) },
           download: { status: 'ok', uptime_seconds: expect.any(Number) },
+          webhooks: { status: 'ok', uptime_seconds: expect.any(Number) },
         },
       },
     });
