@@ -176,13 +176,12 @@ export class DeliverySender {
 
   private sleep(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, POLL_MS);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.wake = null;
+        this.wake = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, POLL_MS);
       this.wake = done;
       if (this.stopping || this.nudged) done();
     });
