@@ -6,7 +6,10 @@ import {
 } from '../../libs/contracts/index.js';
 import * as bounds from '../../libs/contracts/bounds.js';
 import {
+  EMPTY_ENDPOINT,
   NO_EVENTS,
+  endpointBody,
+  endpointComplete,
   eventsBody,
   eventsDraftOf,
   hasEvents,
@@ -45,5 +48,29 @@ describe("the console's webhook words and the events its forms send", () => {
     expect(stateWords({ enabled: false, disabled_reason: 'failing' })).toBe(
       'disabled: every delivery failed for 5 days',
     );
+  });
+});
+
+describe('the endpoint forms', () => {
+  test('send the URL and description trimmed, an empty description as none', () => {
+    expect(
+      endpointBody({
+        url: '  https://hooks.example/in ',
+        events: { all: false, chosen: ['license.created'] },
+        description: '   ',
+      }),
+    ).toEqual({ url: 'https://hooks.example/in', events: ['license.created'], description: null });
+  });
+
+  test('can be sent once they have a URL and an event', () => {
+    expect(endpointComplete(EMPTY_ENDPOINT)).toBe(false);
+    expect(endpointComplete({ ...EMPTY_ENDPOINT, url: 'https://hooks.example/' })).toBe(false);
+    expect(
+      endpointComplete({
+        url: 'https://hooks.example/',
+        events: { all: true, chosen: [] },
+        description: '',
+      }),
+    ).toBe(true);
   });
 });

@@ -10,17 +10,17 @@ import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import { ConfirmRemoval, Pager, ReloadButton } from './controls.js';
-import { Input, WordSelect } from './fields.js';
+import { WordSelect } from './fields.js';
 import { useAction, useLoad, useRemoval, type Loaded } from './hooks.js';
 import { Done, LoadView, Outcome } from './notices.js';
-import { EndpointState, EventList, EventsField, SecretNotice } from './webhook-parts.js';
+import { EndpointFields, EndpointState, EventList, SecretNotice } from './webhook-parts.js';
 import {
   DELIVERY_STATUS_WORDS,
-  eventsBody,
-  eventsDraftOf,
-  hasEvents,
   type DeliveryStatus,
-  type EventsDraft,
+  endpointBody,
+  endpointComplete,
+  endpointDraftOf,
+  type EndpointDraft,
 } from './webhook-words.js';
 
 interface DeliveryPage {
@@ -110,20 +110,18 @@ function EditForm({
   onCancel: () => void;
 }) {
   const api = useApi();
-  const [url, setUrl] = useState(endpoint.url);
-  const [events, setEvents] = useState<EventsDraft>(() => eventsDraftOf(endpoint.events));
-  const [description, setDescription] = useState(endpoint.description ?? '');
+  const [draft, setDraft] = useState<EndpointDraft>(() => endpointDraftOf(endpoint));
   const form = useRef<HTMLFormElement>(null);
   useEffect(() => form.current?.querySelector<HTMLInputElement>('input[name="url"]')?.focus(), []);
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const saved = await api.call<WebhookEndpoint>('PATCH', `/webhooks/${endpoint.id}`, {
-        url: url.trim(),
-        events: eventsBody(events),
-        description: description.trim() === '' ? null : description.trim(),
-      });
+      const saved = await api.call<WebhookEndpoint>(
+        'PATCH',
+        `/webhooks/${endpoint.id}`,
+        endpointBody(draft),
+      );
       onSaved(saved);
       return null;
     });
@@ -139,30 +137,9 @@ function EditForm({
       class="panel"
       aria-label="Edit webhook endpoint"
     >
-      <Field label="URL">
-        <Input
-          type="url"
-          name="url"
-          required
-          maxLength={2048}
-          autocomplete="off"
-          spellcheck={false}
-          value={url}
-          onValue={setUrl}
-        />
-      </Field>
-      <EventsField name="edit-webhook" draft={events} onDraft={setEvents} />
-      <Field label="Description" hint="Optional: what receives these events.">
-        <Input
-          name="description"
-          maxLength={255}
-          autocomplete="off"
-          value={description}
-          onValue={setDescription}
-        />
-      </Field>
+      <EndpointFields name="edit-webhook" draft={draft} onDraft={setDraft} />
       <div class="row">
-        <button type="submit" disabled={action.busy || url.trim() === '' || !hasEvents(events)}>
+        <button type="submit" disabled={action.busy || !endpointComplete(draft)}>
           Save
         </button>
         <button type="button" class="secondary" onClick={onCancel}>

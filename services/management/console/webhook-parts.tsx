@@ -2,12 +2,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WebhookEndpoint } from '../../../libs/contracts/index.js';
 import { domainEventTypes } from '../../../libs/contracts/bounds.js';
+import { Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
-import { Check } from './fields.js';
+import { Check, Input } from './fields.js';
 import {
   ALL_EVENTS,
   EVENT_WORDS,
   stateWords,
+  type EndpointDraft,
   type EventType,
   type EventsDraft,
 } from './webhook-words.js';
@@ -88,6 +90,54 @@ export function EventsField({
         ))}
       </div>
     </fieldset>
+  );
+}
+
+/** An endpoint's URL, events and description: the fields of the add and edit forms. */
+export function EndpointFields({
+  name,
+  draft,
+  onDraft,
+  urlHint,
+  urlPlaceholder,
+}: {
+  /** Names the events' hint, which must be unique on the page. */
+  name: string;
+  draft: EndpointDraft;
+  onDraft: (draft: EndpointDraft) => void;
+  urlHint?: string;
+  urlPlaceholder?: string;
+}) {
+  return (
+    <>
+      <Field label="URL" hint={urlHint}>
+        <Input
+          type="url"
+          name="url"
+          required
+          maxLength={2048}
+          autocomplete="off"
+          spellcheck={false}
+          placeholder={urlPlaceholder}
+          value={draft.url}
+          onValue={(url) => onDraft({ ...draft, url })}
+        />
+      </Field>
+      <EventsField
+        name={name}
+        draft={draft.events}
+        onDraft={(events) => onDraft({ ...draft, events })}
+      />
+      <Field label="Description" hint="Optional: what receives these events.">
+        <Input
+          name="description"
+          maxLength={255}
+          autocomplete="off"
+          value={draft.description}
+          onValue={(description) => onDraft({ ...draft, description })}
+        />
+      </Field>
+    </>
   );
 }
 

@@ -66,3 +66,34 @@ export function eventsBody(draft: EventsDraft): string[] {
 }
 
 export const hasEvents = (draft: EventsDraft) => draft.all || draft.chosen.length > 0;
+
+/** What the add and edit forms hold of an endpoint. */
+export interface EndpointDraft {
+  url: string;
+  events: EventsDraft;
+  description: string;
+}
+
+export const EMPTY_ENDPOINT: EndpointDraft = { url: '', events: NO_EVENTS, description: '' };
+
+export function endpointDraftOf(endpoint: WebhookEndpoint): EndpointDraft {
+  return {
+    url: endpoint.url,
+    events: eventsDraftOf(endpoint.events),
+    description: endpoint.description ?? '',
+  };
+}
+
+/** The body of a POST or PATCH: trimmed, an empty description none. */
+export function endpointBody(draft: EndpointDraft) {
+  const description = draft.description.trim();
+  return {
+    url: draft.url.trim(),
+    events: eventsBody(draft.events),
+    description: description === '' ? null : description,
+  };
+}
+
+/** Whether the form can be sent: a URL and at least one event. */
+export const endpointComplete = (draft: EndpointDraft) =>
+  draft.url.trim() !== '' && hasEvents(draft.events);

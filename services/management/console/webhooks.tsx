@@ -2,15 +2,19 @@
 import { useState } from 'preact/hooks';
 import type { WebhookEndpoint, WebhookEndpointWithSecret } from '../../../libs/contracts/index.js';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../../libs/contracts/bounds.js';
-import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
+import { Empty, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import { ReloadButton } from './controls.js';
-import { Input } from './fields.js';
 import { useAction, useLoad } from './hooks.js';
 import { LoadView, Outcome } from './notices.js';
-import { EndpointState, EventList, EventsField, SecretNotice } from './webhook-parts.js';
-import { NO_EVENTS, eventsBody, hasEvents, type EventsDraft } from './webhook-words.js';
+import { EndpointFields, EndpointState, EventList, SecretNotice } from './webhook-parts.js';
+import {
+  EMPTY_ENDPOINT,
+  endpointBody,
+  endpointComplete,
+  type EndpointDraft,
+} from './webhook-words.js';
 import { WebhookEndpointPage } from './webhook-endpoint.js';
 
 function NewEndpointForm({
@@ -21,63 +25,37 @@ function NewEndpointForm({
   onCreated: (endpoint: WebhookEndpointWithSecret) => void;
 }) {
   const api = useApi();
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<EventsDraft>(NO_EVENTS);
-  const [description, setDescription] = useState('');
+  const [draft, setDraft] = useState<EndpointDraft>(EMPTY_ENDPOINT);
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const created = await api.call<WebhookEndpointWithSecret>('POST', '/webhooks', {
-        url: url.trim(),
-        events: eventsBody(events),
-        description: description.trim() === '' ? null : description.trim(),
-      });
-      setUrl('');
-      setEvents(NO_EVENTS);
-      setDescription('');
+      const created = await api.call<WebhookEndpointWithSecret>(
+        'POST',
+        '/webhooks',
+        endpointBody(draft),
+      );
+      setDraft(EMPTY_ENDPOINT);
       onCreated(created);
       return null;
     });
   };
   return (
     <form method="post" onSubmit={submit} class="panel" aria-label="New webhook endpoint">
-      <Field
-        label="URL"
-        hint="Where each event is POSTed: an http or https address the server can reach."
-      >
-        <Input
-          type="url"
-          name="url"
-          required
-          maxLength={2048}
-          autocomplete="off"
-          spellcheck={false}
-          placeholder="https://hooks.example.com/licensing"
-          value={url}
-          onValue={setUrl}
-        />
-      </Field>
-      <EventsField name="new-webhook" draft={events} onDraft={setEvents} />
-      <Field label="Description" hint="Optional: what receives these events.">
-        <Input
-          name="description"
-          maxLength={255}
-          autocomplete="off"
-          value={description}
-          onValue={setDescription}
-        />
-      </Field>
+      <EndpointFields
+        name="new-webhook"
+        draft={draft}
+        onDraft={setDraft}
+        urlHint="Where each event is POSTed: an http or https address the server can reach."
+        urlPlaceholder="https://hooks.example.com/licensing"
+      />
       {full && (
         <p class="hint">
           There are {MAX_WEBHOOK_ENDPOINTS} endpoints, as many as the system keeps: delete one
           first.
         </p>
       )}
-      <button
-        type="submit"
-        disabled={action.busy || full || url.trim() === '' || !hasEvents(events)}
-      >
+      <button type="submit" disabled={action.busy || full || !endpointComplete(draft)}>
         Add endpoint
       </button>
       <Outcome action={action} />
