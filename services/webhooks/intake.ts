@@ -1,5 +1,4 @@
 import type { DomainEvent } from '../../libs/contracts/index.js';
-import { endpointWants } from './rules.js';
 import { deliveryIdFor, webhookPayload } from './signatures.js';
 import type { WebhookStores } from './stores.js';
 
@@ -12,9 +11,7 @@ export async function takeDomainEvent(
   event: DomainEvent,
   deps: { stores: WebhookStores; clock: () => Date },
 ): Promise<number> {
-  const endpoints = (await deps.stores.endpoints.list()).filter(
-    (endpoint) => endpoint.enabled && endpointWants(endpoint.events, event.type),
-  );
+  const endpoints = await deps.stores.endpoints.wanting(event.type);
   if (endpoints.length === 0) return 0;
   const now = deps.clock();
   const payload = webhookPayload(event.type, event.timestamp, event.data);

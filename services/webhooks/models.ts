@@ -42,6 +42,8 @@ export function webhookModels(connection: Connection): WebhookModels {
     },
     { collection: 'endpoints', versionKey: false },
   );
+  // Which enabled endpoints receive an event of a type: asked for every event.
+  endpoint.index({ enabled: 1, events: 1 });
 
   const attempt = new Schema(
     {

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { Sequences, setOf } from '../../libs/database/index.js';
+import { ALL_EVENTS } from './rules.js';
 import {
   webhookModels,
   type WebhookDeliveryDocument,
@@ -77,6 +78,17 @@ export async function openMongoWebhookStores(
 
     async list() {
       return (await Endpoint.find().sort({ _id: 1 }).lean()).map(endpointOf);
+    },
+
+    async enabled() {
+      return (await Endpoint.find({ enabled: true }).sort({ _id: 1 }).lean()).map(endpointOf);
+    },
+
+    async wanting(type) {
+      const docs = await Endpoint.find({ enabled: true, events: { $in: [type, ALL_EVENTS] } })
+        .sort({ _id: 1 })
+        .lean();
+      return docs.map(endpointOf);
     },
 
     async find(id) {

@@ -11,9 +11,12 @@ export const FAILING_DISABLE_AFTER_MS = 5 * 86_400_000;
 /** After a rotation, the secret before keeps signing beside the new one for this long. */
 export const PREVIOUS_SECRET_KEPT_MS = 86_400_000;
 
+/** An endpoint's events that stands for all of them, those added later too. */
+export const ALL_EVENTS = '*';
+
 /** Whether an endpoint subscribed to `*` or to this event type receives it. */
 export function endpointWants(events: readonly string[], type: string): boolean {
-  return events.includes('*') || events.includes(type);
+  return events.includes(ALL_EVENTS) || events.includes(type);
 }
 
 /** Whether an attempt's answer delivers the event: any 2xx status. */

@@ -189,9 +189,7 @@ export class DeliverySender {
 
   private async claimWhatIsDue(): Promise<void> {
     const { stores, clock } = this.deps;
-    const endpoints = new Map(
-      (await stores.endpoints.list()).filter((e) => e.enabled).map((e) => [e.id, e]),
-    );
+    const endpoints = new Map((await stores.endpoints.enabled()).map((e) => [e.id, e]));
     while (!this.stopping && this.total() < ATTEMPTS_PER_REPLICA) {
       const open = [...endpoints.keys()].filter(
         (id) => (this.inFlight.get(id) ?? 0) < ATTEMPTS_PER_ENDPOINT,

@@ -42,6 +42,10 @@ export interface WebhookEndpointStore {
   create(endpoint: NewWebhookEndpoint, limit: number): Promise<WebhookEndpointRecord | null>;
   /** Every endpoint, by id. */
   list(): Promise<WebhookEndpointRecord[]>;
+  /** The enabled endpoints, by id: those the senders send to. */
+  enabled(): Promise<WebhookEndpointRecord[]>;
+  /** The enabled endpoints that receive events of this type (they named it, or `*`), by id. */
+  wanting(type: string): Promise<WebhookEndpointRecord[]>;
   find(id: number): Promise<WebhookEndpointRecord | null>;
   update(id: number, changes: WebhookEndpointChanges): Promise<WebhookEndpointRecord | null>;
   remove(id: number): Promise<WebhookEndpointRecord | null>;

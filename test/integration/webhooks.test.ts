@@ -239,6 +239,36 @@ describe('delivery', () => {
   }, 30_000);
 });
 
+describe('a slow endpoint delays nobody', () => {
+  test('a dead endpoint holds at most 4 attempts at once, and another endpoint is still served', async () => {
+    const dead = await WebhookReceiver.start();
+    dead.answer = () => 'hang';
+    try {
+      const deadEndpoint = await register(['*'], dead.url);
+      const liveEndpoint = await register(['*']);
+      for (let i = 0; i < 6; i++) {
+        await system
+          .admin()
+          .post(`/admin/v1/webhooks/${deadEndpoint.id}/test`)
+          .set(AUTH)
+          .expect(202);
+      }
+      await dead.waitFor((got) => got.length >= 4);
+      await system.admin().post(`/admin/v1/webhooks/${liveEndpoint.id}/test`).set(AUTH).expect(202);
+      await receiver.waitFor((got) => got.length >= 1);
+      // The fifth attempt to the dead endpoint starts only when one of the first four gave up,
+      // after its 10 s; the live endpoint was served before that.
+      await dead.waitFor((got) => got.length >= 5, 30_000);
+      expect(dead.received[4]!.at - dead.received[0]!.at).toBeGreaterThanOrEqual(9_000);
+      expect(receiver.received[0]!.at).toBeLessThan(dead.received[4]!.at);
+      await unregister(deadEndpoint.id);
+      await unregister(liveEndpoint.id);
+    } finally {
+      await dead.stop();
+    }
+  }, 60_000);
+});
+
 describe('where webhooks may go (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => {
   let guarded: TestSystem;
   beforeAll(async () => {

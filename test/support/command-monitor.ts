@@ -32,13 +32,18 @@ export function monitoredMongoUrl(): string {
 }
 
 /**
- * Records every command the connections of one system (its database prefix) send from now on.
- * The system must have been booted on `monitoredMongoUrl()`.
+ * Records every command the connections of one system (its database prefix) send from now on,
+ * but those of the databases left out. The system must have been booted on `monitoredMongoUrl()`.
  */
-export function monitorCommands(databasePrefix: string): MonitoredCommand[] {
+export function monitorCommands(
+  databasePrefix: string,
+  options: { leaveOut?: readonly string[] } = {},
+): MonitoredCommand[] {
   const commands: MonitoredCommand[] = [];
+  const leftOut = new Set((options.leaveOut ?? []).map((name) => `${databasePrefix}_${name}`));
   for (const connection of mongoose.connections) {
     if (!connection.name?.startsWith(`${databasePrefix}_`)) continue;
+    if (leftOut.has(connection.name)) continue;
     const client = connection.getClient();
     // Commands in flight by request id, so that a reply's size is set on its own command.
     const waiting = new Map<number, MonitoredCommand>();

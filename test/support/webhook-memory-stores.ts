@@ -4,6 +4,7 @@ import type {
   WebhookEndpointRecord,
   WebhookStores,
 } from '../../services/webhooks/stores.js';
+import { endpointWants } from '../../services/webhooks/rules.js';
 import { deepCopy } from './deep-copy.js';
 
 type StoredDelivery = WebhookDeliveryRecord & { claim: string | null };
@@ -43,6 +44,18 @@ export function memoryWebhookStores(): WebhookStores & {
       },
       async list() {
         return [...endpoints.values()].sort((a, b) => a.id - b.id).map(copy);
+      },
+      async enabled() {
+        return [...endpoints.values()]
+          .filter((e) => e.enabled)
+          .sort((a, b) => a.id - b.id)
+          .map(copy);
+      },
+      async wanting(type) {
+        return [...endpoints.values()]
+          .filter((e) => e.enabled && endpointWants(e.events, type))
+          .sort((a, b) => a.id - b.id)
+          .map(copy);
       },
       async find(id) {
         const found = endpoints.get(id);
