@@ -6,9 +6,16 @@ import { loadConfig } from '../../libs/config/index.js';
 import { freePort, groupGone } from '../support/child-group.js';
 
 /**
- * The README runs as written: the shell blocks of its walk-through, in order, against a system
- * started as `npm start` starts it. A command that gets a non-2xx answer fails the run, unless the
- * README says on that command which status to expect (`# → 403`).
+ * The README runs as written: every shell block of it, in order from the walk-through to the end
+ * of the file, against a system started as `npm start` starts it. A command that gets a non-2xx
+ * answer fails the run, unless the README says on that command which status to expect (`# → 403`).
+ *
+ * Each fenced block of the README is one of:
+ * - ```sh: commands, run;
+ * - ```sh after a line `<!-- not run: why -->`: commands not run against `npm start` (set-up,
+ *   services started separately, the test suites);
+ * - ```text: what a command prints, never run.
+ * Any other block fails the test, so that no command is left out unnoticed.
  */
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -22,8 +29,129 @@ function section(title: string): string {
   return readme.slice(start, end === -1 ? undefined : end);
 }
 
-function shellBlocks(text: string): string[] {
-  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+interface Block {
+  /** The `## ` section the block is in, and its nearest heading (`## ` or `### `). */
+  section: string;
+  heading: string;
+  /** 1-based line of the opening fence. */
+  line: number;
+  language: string;
+  text: string;
+  /** Why it is not run, from the `<!-- not run: ... -->` line before it; null when it is run. */
+  notRun: string | null;
+}
+
+const NOT_RUN = /^<!-- not run: (.*\S.*) -->$/;
+
+/**
+ * The fenced blocks of a Markdown text, and what is wrong with them: a fence of a kind the test
+ * does not know, a `not run` marker that is not right before a ```sh block, or a block left open.
+ */
+function readmeBlocks(markdown: string): { blocks: Block[]; problems: string[] } {
+  const lines = markdown.split('\n');
+  const blocks: Block[] = [];
+  const problems: string[] = [];
+  let section = '';
+  let heading = '';
+  let marker: { reason: string; line: number } | null = null;
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i]!;
+    const at = `line ${i + 1} (${heading || 'top'})`;
+    if (line.trim() === '') continue;
+    const fence = /^(\s*)(`{3,}|~{3,})(.*)$/.exec(line);
+    if (fence === null) {
+      if (marker !== null) {
+        problems.push(`line ${marker.line}: "not run" is not right before a \`\`\`sh block`);
+      }
+      marker = null;
+      if (line.startsWith('## ')) section = heading = line.slice(3).trim();
+      else if (line.startsWith('### ')) heading = line.slice(4).trim();
+      const reason = NOT_RUN.exec(line)?.[1];
+      if (reason !== undefined) marker = { reason, line: i + 1 };
+      else if (line.startsWith('<!--') && line.includes('not run')) {
+        problems.push(`${at}: "not run" must be written <!-- not run: why -->`);
+      }
+      continue;
+    }
+    const [, indent, ticks, info] = fence;
+    const close = lines.findIndex((l, j) => j > i && l.trim() === ticks);
+    if (close === -1) {
+      problems.push(`${at}: a block that is never closed`);
+      break;
+    }
+    const language = info!.trim();
+    const block: Block = {
+      section,
+      heading,
+      line: i + 1,
+      language,
+      text: lines.slice(i + 1, close).join('\n') + '\n',
+      notRun: marker?.reason ?? null,
+    };
+    if (indent !== '' || ticks !== '```') {
+      problems.push(`${at}: only \`\`\` fences at the start of a line are read`);
+    } else if (language === 'sh') {
+      blocks.push(block);
+    } else if (language === 'text' && marker === null) {
+      blocks.push(block);
+    } else if (language === 'text') {
+      problems.push(`${at}: a \`\`\`text block is never run; "not run" is for \`\`\`sh blocks`);
+    } else {
+      problems.push(
+        `${at}: a \`\`\`${language || ' block with no language'}` +
+          ' is neither run (```sh) nor excluded (<!-- not run: why --> before it) nor output (```text)',
+      );
+    }
+    marker = null;
+    i = close;
+  }
+  if (marker !== null) {
+    problems.push(`line ${marker.line}: "not run" is not right before a \`\`\`sh block`);
+  }
+  return { blocks, problems };
+}
+
+/**
+ * The blocks the test runs, in order: those of the walk-through first (all of them), then every
+ * other ```sh block not marked "not run", down to the end of the file. Nothing before the
+ * walk-through may run: its variables are what the later blocks use.
+ */
+function runnableBlocks(markdown: string): { blocks: Block[]; problems: string[] } {
+  const { blocks, problems } = readmeBlocks(markdown);
+  const walkThrough = blocks.findIndex((b) => b.section === 'Walk-through');
+  const run: Block[] = [];
+  blocks.forEach((block, index) => {
+    if (block.language !== 'sh') return;
+    const where = `line ${block.line} (${block.heading})`;
+    if (block.notRun !== null) {
+      if (block.section === 'Walk-through') {
+        problems.push(`${where}: every walk-through block runs`);
+      }
+      return;
+    }
+    if (walkThrough === -1 || index < walkThrough) {
+      problems.push(`${where}: runs before the walk-through; mark it <!-- not run: why -->`);
+      return;
+    }
+    run.push(block);
+  });
+  if (walkThrough === -1) problems.push('no block in a "Walk-through" section');
+  return { blocks: run, problems };
+}
+
+/** The line each block's run starts with on standard output, to tell what each block printed. */
+const BLOCK_START = '\n@@ README block at line ';
+
+/** The script of the blocks: each block, its commands marked with their expected statuses. */
+function script(blocks: Block[]): string {
+  return blocks
+    .map(
+      (block) =>
+        `README_BLOCK='line ${block.line} (${block.heading.replaceAll("'", '')})'\n` +
+        `printf '${BLOCK_START.replaceAll('\n', '\\n')}%s @@\\n' ${block.line}\n` +
+        withExpectations(block.text),
+    )
+    .join('\n');
 }
 
 /**
@@ -50,12 +178,14 @@ function withExpectations(block: string): string {
  */
 const PRELUDE = String.raw`
 set -euo pipefail
+trap 'echo "README: failed in the block at ${'${README_BLOCK:-?}'}" >&2' ERR
 curl() {
   local headers status expected="${'${EXPECT_STATUS:-2xx}'}"
   headers=$(mktemp)
   command curl -D "$headers" "$@" || { echo "README: curl failed: curl $*" >&2; rm -f "$headers"; return 1; }
   status=$(awk '/^HTTP\//{s=$2} END{print s}' "$headers")
   rm -f "$headers"
+  if [[ -n ${'${README_STATUSES:-}'} ]]; then printf '%s %s\n' "$status" "$*" >> "$README_STATUSES"; fi
   if [[ $expected == 2xx && $status == 2* ]] || [[ $status == "$expected" ]]; then return 0; fi
   echo "README: HTTP $status (expected $expected) from: curl $*" >&2
   return 1
@@ -79,8 +209,8 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 }, 70_000);
 
-describe('README: the walk-through runs as written', () => {
-  test('every command of the walk-through succeeds against npm start, in order', async () => {
+describe('README: its commands run as written', () => {
+  test('every command, the walk-through first, succeeds against npm start, in order', async () => {
     const [port, adminPort] = [await freePort(), await freePort()];
     mkdirSync(workDir, { recursive: true });
     const env: NodeJS.ProcessEnv = {
@@ -107,20 +237,26 @@ describe('README: the walk-through runs as written', () => {
       child!.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${started}`)));
     });
 
-    const blocks = shellBlocks(section('Walk-through'));
-    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    const { blocks, problems } = runnableBlocks(readme);
+    expect(problems).toEqual([]);
+    expect(blocks.filter((b) => b.section === 'Walk-through').length).toBeGreaterThanOrEqual(5);
+    expect(blocks.filter((b) => b.section !== 'Walk-through').length).toBeGreaterThanOrEqual(3);
     // The README names the default ports; this system listens on free ones.
-    const script = [PRELUDE, ...blocks.map(withExpectations)]
+    const commands = [PRELUDE, script(blocks)]
       .join('\n')
       .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`)
       .replaceAll('127.0.0.1:8081', `127.0.0.1:${adminPort}`);
-    const run = spawnSync('bash', ['-c', script], {
+    const statuses = path.join(workDir, '.statuses');
+    const run = spawnSync('bash', ['-c', commands], {
       cwd: workDir,
-      env: { ...process.env, DATA_DIR: env.DATA_DIR },
+      env: { ...process.env, DATA_DIR: env.DATA_DIR, README_STATUSES: statuses },
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: 180_000,
     });
     const output = `${run.stdout}\n${run.stderr}`;
+    // On a failure, what the checker said: the command, its status, the block it is in.
+    const said = run.stderr.split('\n').filter((line) => /^README: |^curl: \(/.test(line));
+    expect({ status: run.status, said }).toEqual({ status: 0, said: [] });
     expect({ status: run.status, output }).toEqual({ status: 0, output: expect.any(String) });
     expect(run.stdout).toContain('the download is the uploaded package');
     // The license file checked out through the command line verifies offline.
@@ -143,16 +279,104 @@ describe('README: the walk-through runs as written', () => {
     expect(run.stdout).toMatch(
       /"status":"pending","attempts":\[\{"at":"[^"]+","status":null,"error":"/,
     );
-  }, 240_000);
+
+    // What the blocks after the walk-through printed, by the heading they are under.
+    const printed = (heading: string) =>
+      run.stdout
+        .split(BLOCK_START)
+        .filter((part) => {
+          const line = Number(/^(\d+) @@/.exec(part)?.[1]);
+          return blocks.some((b) => b.line === line && b.heading === heading);
+        })
+        .join('\n');
+    // Public API: the walk-through's key activated again, and a license file for it.
+    expect(printed('Public API')).toMatch(
+      /"activations_used":1,"expires_at":"2030-12-31T23:59:59\.000Z","identifier":"example\.com"/,
+    );
+    expect(printed('Public API')).toMatch(/"valid":true/);
+    expect(printed('Public API')).toMatch(/"license_file":"ey/);
+    // Update check and download: the walk-through's version, a refusal, a resumed download.
+    const downloads = printed('Update check and download');
+    expect(downloads).toMatch(/"update_available":true,"name":"My Plugin","version":"1\.2\.0"/);
+    expect(downloads).toMatch(/"code":"ACTIVATION_NOT_FOUND"/);
+    expect(downloads).toContain('the resumed download is whole');
+    const resumed = readFileSync(statuses, 'utf8')
+      .split('\n')
+      .filter((l) => / -C - -o resumed\.zip /.test(l));
+    expect(resumed.map((l) => l.split(' ')[0])).toEqual(['206']);
+    // Management API: a second product's license, a file for one plan, the refused download.
+    const management = printed('Management API');
+    expect(management).toMatch(/"product":"My Theme","plan":"Pro"/);
+    expect(management).toMatch(/"filename":"my-theme-pro-2\.0\.0\.zip","plan_id":\d+/);
+    expect(management).toMatch(/"status":"ok","services":/);
+    expect(management).toMatch(
+      /"identifier":"shop\.example\.org",[^}]*"outcome":"refused","reason":"ACTIVATION_NOT_FOUND"/,
+    );
+  }, 300_000);
 });
 
-describe('README: the walk-through checker catches what it should', () => {
+describe('README: the checker catches what it should', () => {
   test('a command marked with the status it expects gets that status, others must be 2xx', () => {
     expect(withExpectations('curl -s $API/x -d a=1  # → 403\ncurl -s $API/y')).toBe(
       'EXPECT_STATUS=403 curl -s $API/x -d a=1  # → 403\ncurl -s $API/y',
     );
     expect(withExpectations('curl -s $API/x \\\n  -d a=1  # → 404')).toBe(
       'EXPECT_STATUS=404 curl -s $API/x \\\n  -d a=1  # → 404',
+    );
+  });
+
+  test('a block is run, excluded with its reason, or output; any other block fails', () => {
+    const markdown = [
+      '## Set-up',
+      '<!-- not run: starts the system -->',
+      '',
+      '```sh',
+      'npm start',
+      '```',
+      '```text',
+      'Stop with Ctrl+C.',
+      '```',
+      '## Walk-through',
+      '```sh',
+      'curl -s $API/a',
+      '```',
+      '## Later',
+      '### Part',
+      '```sh',
+      'curl -s $API/b',
+      '```',
+      'The tests (CI does not run them all):',
+      '<!-- not run: the tests -->',
+      '```sh',
+      'npm test',
+      '```',
+    ].join('\n');
+    const { blocks, problems } = runnableBlocks(markdown);
+    expect(problems).toEqual([]);
+    expect(blocks.map((b) => [b.section, b.heading, b.line, b.text])).toEqual([
+      ['Walk-through', 'Walk-through', 11, 'curl -s $API/a\n'],
+      ['Later', 'Part', 16, 'curl -s $API/b\n'],
+    ]);
+
+    const problemsWith = (text: string) =>
+      runnableBlocks(`## Walk-through\n\`\`\`sh\ntrue\n\`\`\`\n${text}\n`).problems;
+    expect(problemsWith('```\nnpm ci\n```')).toEqual([expect.stringMatching(/no language/)]);
+    expect(problemsWith('```bash\nnpm ci\n```')).toEqual([expect.stringMatching(/```bash/)]);
+    expect(problemsWith('  ```sh\nnpm ci\n  ```')).toHaveLength(1);
+    expect(problemsWith('```sh\nnpm ci')).toEqual([expect.stringMatching(/never closed/)]);
+    expect(problemsWith('<!-- not run: output -->\n```text\nx\n```')).toHaveLength(1);
+    expect(problemsWith('<!-- not run: -->\n```sh\nnpm ci\n```')).toHaveLength(1);
+    expect(problemsWith('<!-- not run: x -->\nText.\n```sh\nnpm ci\n```')).toHaveLength(1);
+    expect(problemsWith('<!-- not run: at the end -->')).toHaveLength(1);
+    // Nothing runs before the walk-through, and all of it runs.
+    expect(
+      runnableBlocks('```sh\nnpm ci\n```\n## Walk-through\n```sh\ntrue\n```').problems,
+    ).toEqual([expect.stringMatching(/before the walk-through/)]);
+    expect(
+      runnableBlocks('## Walk-through\n<!-- not run: x -->\n```sh\ntrue\n```').problems,
+    ).toEqual([expect.stringMatching(/every walk-through block runs/)]);
+    expect(runnableBlocks('## Intro\n```sh\ntrue\n```').problems).toContain(
+      'no block in a "Walk-through" section',
     );
   });
 
