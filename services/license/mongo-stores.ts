@@ -190,7 +190,7 @@ async function beforeDeadline<T>(
     return await write(controller.signal);
   } catch (error) {
     if (controller.signal.aborted) {
-      throw internalError('The caller stopped waiting before the write was sent; it was not made.');
+      throw internalError('The caller stopped waiting for this write; it was given up.');
     }
     throw error;
   } finally {

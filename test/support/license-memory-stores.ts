@@ -386,7 +386,7 @@ class MemoryLicenseStore implements LicenseStore {
     await roundTrip();
     // The write reaches the database only now: past the deadline, it is not sent.
     if (Date.now() >= deadline) {
-      throw internalError('The caller stopped waiting before the write was sent; it was not made.');
+      throw internalError('The caller stopped waiting for this write; it was given up.');
     }
     const license = this.byKey.get(licenseKey);
     if (!license || (productId !== null && license.product_id !== productId)) return null;
