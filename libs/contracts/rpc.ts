@@ -181,6 +181,12 @@ export type MethodsOf<S extends ServiceName> = {
 export interface CallContext {
   /** When the caller's timeout fires: absolute epoch milliseconds, on the caller's clock. */
   readonly deadline: number;
+  /**
+   * The call's id, the same in every delivery of its request (RabbitMQ delivers a request again
+   * to another replica when the one handling it died): what a handler writes once per call is
+   * keyed by it.
+   */
+  readonly callId: string;
   /** Whether the deadline has passed: the caller stopped waiting, so no write may be made. */
   readonly passed: boolean;
   /** Throws when the deadline has passed; called immediately before each write. */

@@ -313,8 +313,10 @@ export class AmqpTransport implements Transport {
     const timeoutMs = callOptions.timeoutMs ?? this.options.timeoutMs;
     // The moment the timer below fires: the service skips work for a caller that has gone.
     const deadline = Date.now() + timeoutMs;
-    const text = encodeRequest(method, request, deadline);
+    // One id names the call for its reply (the correlation id) and for its handler (a request
+    // delivered again to another replica carries the same).
     const id = randomUUID();
+    const text = encodeRequest(method, request, deadline, id);
     return new Promise<string>((resolve, reject) => {
       if (this.closing) return reject(internalError('The message bus is closed.'));
       const timer = setTimeout(() => {

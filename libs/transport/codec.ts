@@ -12,6 +12,7 @@ import {
   type ResponseOf,
   type ServiceName,
 } from '../contracts/index.js';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/index.js';
 import { settled } from '../process/timeout.js';
 import {
@@ -26,8 +27,9 @@ import type { ServedHandlers } from './transport.js';
 /**
  * The wire format shared by every transport. Requests and replies always travel as JSON text, so
  * the in-process transport behaves exactly like RabbitMQ (no shared object references, dates as
- * strings, the same validation on both ends). A request is `{method, deadline, request}`, where
- * `deadline` is the moment the caller's timeout fires, in epoch milliseconds.
+ * strings, the same validation on both ends). A request is `{method, deadline, call_id, request}`,
+ * where `deadline` is the moment the caller's timeout fires, in epoch milliseconds, and `call_id`
+ * names the call: the same in every delivery of its message.
  */
 type WireReply =
   | { ok: true; result: unknown }
@@ -60,16 +62,27 @@ export function servedTable<S extends ServiceName>(
 }
 
 /**
- * The request, with its caller's deadline and the id of the HTTP request it is part of (so the
- * service's log lines name it too).
+ * The request, with its caller's deadline, the id of the call (`callId`: one per call, so a
+ * message the broker delivers again carries the same) and the id of the HTTP request it is part
+ * of (so the service's log lines name it too).
  */
-export function encodeRequest(method: MethodName, request: unknown, deadline: number): string {
+export function encodeRequest(
+  method: MethodName,
+  request: unknown,
+  deadline: number,
+  callId: string,
+): string {
   const requestId = currentRequestId();
   return JSON.stringify(
     requestId === undefined
-      ? { method, deadline, request }
-      : { method, deadline, request_id: requestId, request },
+      ? { method, deadline, call_id: callId, request }
+      : { method, deadline, call_id: callId, request_id: requestId, request },
   );
+}
+
+/** A call's id as the envelope may carry it: what `randomUUID` makes, or any short plain text. */
+export function isCallId(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(value);
 }
 
 function isDeadline(value: unknown): value is number {
@@ -87,6 +100,7 @@ export class DeadlineContext implements CallContext {
   constructor(
     readonly method: MethodName,
     readonly deadline: number,
+    readonly callId: string,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -146,7 +160,12 @@ export async function dispatch(
   return isRequestId(sentId) ? runWithRequest(sentId, answer) : answer();
 }
 
-type RequestEnvelope = { method?: unknown; deadline?: unknown; request?: unknown };
+type RequestEnvelope = {
+  method?: unknown;
+  deadline?: unknown;
+  call_id?: unknown;
+  request?: unknown;
+};
 
 async function answerRequest(
   handlers: HandlerTable,
@@ -167,7 +186,9 @@ async function answerRequest(
     );
   }
   onDeadline?.(deadline);
-  const context = new DeadlineContext(method, deadline);
+  // A caller of an earlier version sends no id: its call is then named by this delivery alone.
+  const callId = isCallId(envelope.call_id) ? envelope.call_id : randomUUID();
+  const context = new DeadlineContext(method, deadline, callId);
   if (context.passed) {
     logger.warn(
       { method, late_ms: Date.now() - deadline },

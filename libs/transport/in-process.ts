@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   DomainEvent,
   DomainEventConsumer,
@@ -170,7 +171,7 @@ export class InProcessTransport implements Transport {
   ): Promise<ResponseOf<M>> {
     const timeoutMs = callOptions.timeoutMs ?? this.options.timeoutMs;
     // The moment the timer below fires: the service skips work for a caller that has gone.
-    const text = encodeRequest(method, request, Date.now() + timeoutMs);
+    const text = encodeRequest(method, request, Date.now() + timeoutMs, randomUUID());
     return new Promise<ResponseOf<M>>((resolve, reject) => {
       let settled = false;
       const timer = setTimeout(() => {

@@ -1,4 +1,9 @@
-import { LicensingError, internalError, type HandlersOf } from '../../libs/contracts/index.js';
+import {
+  LicensingError,
+  internalError,
+  type CallContext,
+  type HandlersOf,
+} from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { decideValidation } from './activation-rules.js';
 import { decideCheckout } from './checkout-rules.js';
@@ -57,9 +62,12 @@ export function activationHandlers(
     license: LicenseRecord,
     identifierKey: string | null,
     now: Date,
+    context: CallContext,
   ): Promise<{ license: LicenseRecord; leaseExpiresAt: Date | null }> {
     const until = leaseEnd(license.lease_seconds, now);
     if (until === null) return { license, leaseExpiresAt: null };
+    // The count before may have waited past the deadline on a stalled database.
+    context.beforeWrite();
     const [renewed, after] = await Promise.all([
       identifierKey === null
         ? false
@@ -102,9 +110,10 @@ export function activationHandlers(
     // ---- Spec 4.2 ----
     'license.validate': async (request, context) => {
       const now = clock();
-      // The common case in one round trip: the license matches, so the check counts (rule 3).
-      // Otherwise nothing was written, and the license is read and decided on below; so it is
-      // when the caller stopped waiting (a validate that counts nothing still answers).
+      // The common case in one round trip: the license matches, so the check counts (rule 3),
+      // once per call however often its request is delivered. Otherwise (or when this call was
+      // counted already) nothing was written, and the license is read and decided on below; so
+      // it is when the caller stopped waiting (a validate that counts nothing still answers).
       if (!context.passed) {
         context.beforeWrite();
         const keys = request.identifier === null ? null : identifierKeysByType(request.identifier);
@@ -114,6 +123,8 @@ export function activationHandlers(
           identifierKeys: keys,
           at: now,
           ip: request.ip,
+          checkId: context.callId,
+          deadline: context.deadline,
         });
         if (counted) {
           const product = await productOf(counted);
@@ -131,7 +142,7 @@ export function activationHandlers(
           });
           if (decision.outcome === 'report' && decision.countsAsCheck) {
             // With a lease: the activation is renewed, the lapsed ones of others removed.
-            const leased = await renewWithLease(counted, key ?? null, now);
+            const leased = await renewWithLease(counted, key ?? null, now, context);
             return validationView({
               license: leased.license,
               product,
@@ -158,13 +169,16 @@ export function activationHandlers(
       let leaseExpiresAt: Date | null = null;
       if (decision.countsAsCheck) {
         context.beforeWrite();
-        // The license was read and decided on as it is: a plain count on its key.
+        // The license was read and decided on as it is: a plain count on its key (none when
+        // this call was counted already).
         await licenses.touchCheckIfMatching({
           licenseKey: license.license_key,
           productId: null,
           identifierKeys: null,
           at: now,
           ip: request.ip,
+          checkId: context.callId,
+          deadline: context.deadline,
         });
         // An activated identifier's lease is renewed (rule 3's path).
         const sent =
@@ -172,7 +186,7 @@ export function activationHandlers(
             ? null
             : normaliseOrRefuse(license.activation_type, request.identifier);
         if (sent && !isRefusal(sent) && findActivation(license.activations, sent.key)) {
-          leaseExpiresAt = (await renewWithLease(license, sent.key, now)).leaseExpiresAt;
+          leaseExpiresAt = (await renewWithLease(license, sent.key, now, context)).leaseExpiresAt;
         }
       }
       return validationView({

@@ -38,6 +38,11 @@ export interface LicenseDocument extends LicenseRecord {
   activations: ActivationRecord[];
   /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
   activations_bytes: number;
+  /**
+   * The ids of the last checks counted (stores.ts `RECENT_CHECKS`), so a request delivered again
+   * is not counted again; licenses stored before have none.
+   */
+  recent_checks?: string[];
   updated_at: Date;
 }
 
@@ -143,6 +148,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       last_check_at: { type: Date, default: null },
       last_check_ip: { type: String, default: null },
       check_count: { type: Number, default: 0 },
+      recent_checks: { type: [String], default: [] },
       pending_plan_id: { type: Number, default: null },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },

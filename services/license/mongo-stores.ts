@@ -1,8 +1,16 @@
-import { BSON, type Collection, type Filter, type Sort } from 'mongodb';
+import {
+  BSON,
+  type Abortable,
+  type Collection,
+  type Filter,
+  type FindOneAndUpdateOptions,
+  type Sort,
+} from 'mongodb';
 import type { Connection } from 'mongoose';
 import {
   DEFAULT_EXEMPT_LIMIT,
   activationTypes,
+  internalError,
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
 import { Sequences, isDuplicateKey, setOf, withId } from '../../libs/database/index.js';
@@ -20,6 +28,7 @@ import {
 } from './models.js';
 import {
   MAX_ACTIVATION_BYTES,
+  RECENT_CHECKS,
   type ActivationPage,
   type ActivationRecord,
   type BeforeEachWrite,
@@ -141,8 +150,53 @@ const removal = (activation: ActivationRecord, now: Date) => ({
 /** An activation with a lease, as an aggregation condition on `$$this`. */
 const LEASED = { $ne: [{ $ifNull: ['$$this.lease_expires_at', null] }, null] };
 
-/** Every field of a license but its activations: what the hot paths read and answer with. */
-const WITHOUT_ACTIVATIONS = { activations: 0 } as const;
+/**
+ * Every field of a license but its activations and the ids of its last checks: what the hot
+ * paths read and answer with.
+ */
+const WITHOUT_ACTIVATIONS = { activations: 0, recent_checks: 0 } as const;
+
+/**
+ * The options of validate's count. The driver gives up an operation whose signal aborts while it
+ * waits for a server or a connection; its types offer `signal` on reads and commands only, so it
+ * travels in a variable, which the options type of the write accepts
+ * (test/integration/rpc-deadlines.test.ts checks that it is honoured).
+ */
+function countOptions(
+  signal: AbortSignal,
+): FindOneAndUpdateOptions & Abortable & { includeResultMetadata: false } {
+  return {
+    returnDocument: 'after',
+    projection: WITHOUT_ACTIVATIONS,
+    includeResultMetadata: false,
+    signal,
+  };
+}
+
+/**
+ * Runs `write` with a signal that aborts at `deadline` (epoch milliseconds): a write still
+ * waiting for a connection then is never sent (one already sent may still take effect), and the
+ * caller is told INTERNAL_ERROR, as `CallContext.beforeWrite` tells it.
+ */
+async function beforeDeadline<T>(
+  deadline: number,
+  write: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const left = deadline - Date.now();
+  if (left <= 0) controller.abort();
+  const timer = left > 0 ? setTimeout(() => controller.abort(), left) : undefined;
+  try {
+    return await write(controller.signal);
+  } catch (error) {
+    if (controller.signal.aborted) {
+      throw internalError('The caller stopped waiting for this write; it was given up.');
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function activationRecord(a: ActivationRecord): ActivationRecord {
   return {
@@ -377,6 +431,7 @@ export class MongoLicenseStore implements LicenseStore {
       last_check_at: null,
       last_check_ip: null,
       check_count: 0,
+      recent_checks: [],
       pending_plan_id: null,
       created_at: now,
       updated_at: now,
@@ -575,10 +630,12 @@ export class MongoLicenseStore implements LicenseStore {
     identifierKeys,
     at,
     ip,
+    checkId,
+    deadline,
   }: MatchingCheck): Promise<LicenseRecord | null> {
     // An identifier valid under no activation type is activated on no license.
     if (identifierKeys !== null && Object.keys(identifierKeys).length === 0) return null;
-    const filter: LicenseFilter = { license_key: licenseKey };
+    const filter: LicenseFilter = { license_key: licenseKey, recent_checks: { $ne: checkId } };
     if (productId !== null) filter.product_id = productId;
     if (identifierKeys !== null) {
       filter.$or = activationTypes.flatMap((type) => {
@@ -588,13 +645,16 @@ export class MongoLicenseStore implements LicenseStore {
           : [{ activation_type: type, activations: { $elemMatch: liveActivation(key, at) } }];
       });
     }
-    const doc = await this.licenses.findOneAndUpdate(
-      filter,
-      {
-        $set: { last_check_at: at, last_check_ip: ip, updated_at: at },
-        $inc: { check_count: 1 },
-      },
-      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
+    const doc = await beforeDeadline(deadline, (signal) =>
+      this.licenses.findOneAndUpdate(
+        filter,
+        {
+          $set: { last_check_at: at, last_check_ip: ip, updated_at: at },
+          $inc: { check_count: 1 },
+          $push: { recent_checks: { $each: [checkId], $slice: -RECENT_CHECKS } },
+        },
+        countOptions(signal),
+      ),
     );
     return doc && licenseRecord(doc);
   }

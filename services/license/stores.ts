@@ -219,7 +219,26 @@ export interface MatchingCheck {
   productId: number | null;
   /** Null: no identifier sent. */
   identifierKeys: IdentifierKeys | null;
+  /**
+   * The call this check answers (libs/contracts/rpc.ts `CallContext.callId`): RabbitMQ delivers
+   * a request again when the replica handling it died, so a check already counted under this id
+   * is not counted again. A license keeps the ids of its last RECENT_CHECKS counted checks.
+   */
+  checkId: string;
+  /**
+   * When the caller stops waiting, in epoch milliseconds: a count that has not been sent to the
+   * database by then (one waiting for a connection to a stalled database) is never sent, and the
+   * store throws INTERNAL_ERROR, as `CallContext.beforeWrite` does.
+   */
+  deadline: number;
 }
+
+/**
+ * How many counted checks' ids a license keeps: a redelivered request arrives within seconds
+ * (its message expires with its caller's timeout), so only the last few checks of a license can
+ * be delivered again, and the ids stay a small part of its record.
+ */
+export const RECENT_CHECKS = 16;
 
 export interface LicenseStore {
   findByKey(licenseKey: string): Promise<LicenseRecord | null>;
@@ -309,8 +328,9 @@ export interface LicenseStore {
    * Spec 4.2 rule 3 in one round trip: counts a check (sets last_check_at and last_check_ip,
    * increments check_count) on the license with this key if it is a license of `productId` (when
    * not null) and has an activation under the key its activation type gives the identifier (when
-   * not null). The license after the count, or null when it does not match and nothing was
-   * written.
+   * not null), and has not counted a check under `checkId` yet; the same atomic update keeps
+   * `checkId` among the license's last RECENT_CHECKS. The license after the count, or null when
+   * it does not match or the check was counted already, and nothing was written.
    */
   touchCheckIfMatching(check: MatchingCheck): Promise<LicenseRecord | null>;
 

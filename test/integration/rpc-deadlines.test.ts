@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
 import { MongoMemoryServer } from 'mongodb-memory-server';
+import type { LicenseDocument } from '../../services/license/models.js';
+import { MongoLicenseStore } from '../../services/license/mongo-stores.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
 
 /**
@@ -147,4 +151,60 @@ describe('RPC deadlines', () => {
     await untilDatabaseAnswers(keys[0]!);
     expect(await settledActivations(keys)).toEqual(before);
   }, 120_000);
+
+  test("a validate's count still waiting for a connection when its caller's deadline passes is never sent", async () => {
+    // A client with one connection: what comes after a stalled command waits for it.
+    const client = await MongoClient.connect(database!.getUri(), { maxPoolSize: 1 });
+    try {
+      const store = new MongoLicenseStore(
+        client.db('rpc_deadlines').collection<LicenseDocument>('licenses'),
+      );
+      const issued = await store.issue({
+        license: {
+          license_key: `key-${randomUUID()}`,
+          product_id: 10,
+          plan_id: 1,
+          status: 'active',
+          expires_at: null,
+          auto_renew: false,
+          next_payment_at: null,
+          activation_type: 'domain',
+          activation_limit: 3,
+          lease_seconds: null,
+          exempt_identifiers: [],
+          exempt_limit: 3,
+        },
+        now: new Date(),
+      });
+      if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
+      const licenseKey = issued.license.license_key;
+
+      const { held, counted } = await whileDatabaseStalls(async () => {
+        const held = store.findByKey(licenseKey);
+        const deadline = Date.now() + 200;
+        const counted = store
+          .touchCheckIfMatching({
+            licenseKey,
+            productId: null,
+            identifierKeys: null,
+            at: new Date(),
+            ip: '::1',
+            checkId: randomUUID(),
+            deadline,
+          })
+          .then(
+            () => 'counted',
+            (error: unknown) => error,
+          );
+        // The database answers again only once the caller has stopped waiting.
+        while (Date.now() <= deadline) await delay(deadline - Date.now() + 50);
+        return { held, counted };
+      });
+      await held;
+      expect(await counted).toMatchObject({ code: 'INTERNAL_ERROR' });
+      expect(await store.findByKey(licenseKey)).toMatchObject({ check_count: 0 });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });

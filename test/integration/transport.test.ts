@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
 import request from 'supertest';
-import type { HandlersOf } from '../../libs/contracts/index.js';
+import type { CallContext, HandlersOf } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { metricsText } from '../../libs/observability/index.js';
 import {
@@ -61,7 +61,10 @@ afterAll(async () => {
 
 /** Only the health method: enough to exercise the transport. */
 function downloadHandlers(
-  answer: () => Promise<{ service: string; status: 'ok'; uptime_seconds: number }>,
+  answer: (
+    request: unknown,
+    context: CallContext,
+  ) => Promise<{ service: string; status: 'ok'; uptime_seconds: number }>,
 ): HandlersOf<'download'> {
   return { 'download.health': answer } as Partial<HandlersOf<'download'>> as HandlersOf<'download'>;
 }
@@ -251,6 +254,44 @@ async function rabbitPair(label: string, options: { heartbeat?: number } = {}) {
 }
 
 withRabbit('RabbitMQ connection recovery', () => {
+  test('a request of a replica that died reaches another with the same call id', async () => {
+    const prefix = `test.redelivery.${randomBytes(4).toString('hex')}`;
+    const connect = (role: string) =>
+      AmqpTransport.connect({
+        url: AMQP_URL!,
+        prefix,
+        timeoutMs: 10_000,
+        prefetch: 8,
+        logger,
+        connectionName: `${prefix}:${role}`,
+      });
+    const dying = await connect('dying');
+    const client = await connect('client');
+    opened.push(dying, client);
+    const seen: string[] = [];
+    let taken: () => void = () => {};
+    const firstTaken = new Promise<void>((resolve) => (taken = resolve));
+    // The first delivery is never answered: its replica's connection is cut while it works.
+    const answer = async (_request: unknown, context: CallContext) => {
+      seen.push(context.callId);
+      if (seen.length === 1) {
+        taken();
+        return hang();
+      }
+      return { service: 'download', status: 'ok' as const, uptime_seconds: 1 };
+    };
+    await dying.serve('download', downloadHandlers(answer));
+    const called = client.call('download.health', {});
+    await firstTaken;
+    const other = await connect('other');
+    opened.push(other);
+    await other.serve('download', downloadHandlers(answer));
+    expect(await closeConnectionsNamed(`${prefix}:dying`)).toBe(1);
+    await expect(called).resolves.toMatchObject({ status: 'ok' });
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(seen).size).toBe(1);
+  }, 30_000);
+
   test('a dropped connection is re-established without restarting the process', async () => {
     const { prefix, client } = await rabbitPair('recovery');
     await expect(client.call('download.health', {})).resolves.toMatchObject({ status: 'ok' });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   LicensingError,
   domainEventData,
@@ -39,7 +40,10 @@ export function fixedClock(start: string): TestClock {
   return clock;
 }
 
-/** A call context on `clock` whose caller stops waiting at `deadline` (epoch milliseconds). */
+/**
+ * A call context on `clock` whose caller stops waiting at `deadline` (epoch milliseconds), with a
+ * call id of its own.
+ */
 export function callContext({
   method,
   clock,
@@ -49,7 +53,7 @@ export function callContext({
   clock: () => Date;
   deadline?: number;
 }): DeadlineContext {
-  return new DeadlineContext(method, deadline, () => clock().getTime());
+  return new DeadlineContext(method, deadline, randomUUID(), () => clock().getTime());
 }
 
 export type Answers = {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { LicenseStores, NewActivation, NewLicense } from '../../services/license/stores.js';
-import type { OpenStores } from './license-store-contract.js';
+import { newCall, type OpenStores } from './license-store-contract.js';
 
 /**
  * What every implementation of the license store must do with leases and exempt activations
@@ -112,6 +112,7 @@ export function describeLeaseStores(implementation: string, open: OpenStores): v
       await claim(licenseKey, activation('a.example'));
       const check = (at: Date) =>
         stores().licenses.touchCheckIfMatching({
+          ...newCall(),
           licenseKey,
           productId: null,
           identifierKeys: { domain: 'a.example' },

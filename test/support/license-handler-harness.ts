@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   internalError,
   type ActivationType,
@@ -49,15 +50,20 @@ export const schedule: ScheduleSettings = {
   taskTimeoutMs: 300_000,
 };
 
-/** A call whose caller still waits. */
-export const waiting: CallContext = {
-  deadline: Number.MAX_SAFE_INTEGER,
-  passed: false,
-  beforeWrite: () => {},
-};
+/** A call whose caller still waits, under `callId` (a new one unless given). */
+export function waitingCall(callId: string = randomUUID()): CallContext {
+  return { deadline: Number.MAX_SAFE_INTEGER, callId, passed: false, beforeWrite: () => {} };
+}
+/**
+ * A call whose caller still waits, the same for every use: for calls that write nothing keyed by
+ * their id (validate counts a check once per call id, so the harness's `validate` makes a call
+ * of its own each time).
+ */
+export const waiting: CallContext = waitingCall('waiting');
 /** A call whose caller stopped waiting: every write is refused. */
 export const abandoned: CallContext = {
   deadline: 0,
+  callId: 'abandoned',
   passed: true,
   beforeWrite: () => {
     throw internalError('The caller stopped waiting; nothing more was written.');
@@ -156,7 +162,7 @@ export function service(options: { clock?: () => Date } = {}) {
   ) => handlers['license.activate']({ product_id: null, name: null, ip: IP, ...fields }, context);
   const validate = (
     fields: { license_key: string; identifier?: string; product_id?: number },
-    context = waiting,
+    context = waitingCall(),
   ) =>
     handlers['license.validate'](
       { identifier: null, product_id: null, ip: IP, ...fields },

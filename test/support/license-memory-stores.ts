@@ -1,5 +1,5 @@
 import { identifierKey } from '../../libs/identifier/index.js';
-import type { LicenseStatus } from '../../libs/contracts/index.js';
+import { internalError, type LicenseStatus } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   ActivationPage,
@@ -26,7 +26,7 @@ import type {
   TaskRunStore,
 } from '../../services/license/stores.js';
 import { activationBytes } from '../../services/license/mongo-stores.js';
-import { MAX_ACTIVATION_BYTES } from '../../services/license/stores.js';
+import { MAX_ACTIVATION_BYTES, RECENT_CHECKS } from '../../services/license/stores.js';
 import { deepCopy as copy } from './deep-copy.js';
 
 /**
@@ -122,6 +122,8 @@ class MemoryLicenseStore implements LicenseStore {
   private readonly activationsOf = new Map<string, ActivationRecord[]>();
   /** The order licenses were issued in: what MongoDB's `_id` breaks ties of `created_at` with. */
   private readonly issueOrder = new Map<string, number>();
+  /** Each license's last counted checks' ids, as its `recent_checks`. */
+  private readonly recentChecks = new Map<string, string[]>();
 
   constructor(private readonly counter: { writes: number }) {}
 
@@ -378,10 +380,18 @@ class MemoryLicenseStore implements LicenseStore {
     identifierKeys,
     at,
     ip,
+    checkId,
+    deadline,
   }: MatchingCheck): Promise<LicenseRecord | null> {
     await roundTrip();
+    // The write reaches the database only now: past the deadline, it is not sent.
+    if (Date.now() >= deadline) {
+      throw internalError('The caller stopped waiting for this write; it was given up.');
+    }
     const license = this.byKey.get(licenseKey);
     if (!license || (productId !== null && license.product_id !== productId)) return null;
+    const recent = this.recentChecks.get(licenseKey) ?? [];
+    if (recent.includes(checkId)) return null;
     if (identifierKeys !== null) {
       const key = identifierKeys[license.activation_type];
       const activations = this.activationsOf.get(licenseKey) ?? [];
@@ -395,6 +405,7 @@ class MemoryLicenseStore implements LicenseStore {
     license.last_check_at = copy(at);
     license.last_check_ip = ip;
     license.check_count++;
+    this.recentChecks.set(licenseKey, [...recent, checkId].slice(-RECENT_CHECKS));
     this.counter.writes++;
     return copy(license);
   }

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { identifierKey } from '../../libs/identifier/index.js';
 import { activationBytes } from '../../services/license/mongo-stores.js';
 import {
   MAX_ACTIVATION_BYTES,
+  RECENT_CHECKS,
   type LicenseFilters,
   type LicenseRecord,
   type LicenseStores,
@@ -30,6 +31,9 @@ const LATER = new Date('2027-01-01T00:00:00.000Z');
 const DAY = 24 * 60 * 60 * 1000;
 
 const uniqueKey = () => `key-${randomBytes(6).toString('hex')}`;
+
+/** A check's call: an id of its own, and a caller that waits for a minute more. */
+export const newCall = () => ({ checkId: randomUUID(), deadline: Date.now() + 60_000 });
 
 function newLicense(overrides: Partial<NewLicense> = {}): NewLicense {
   return {
@@ -189,6 +193,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         const at = new Date(NOW);
         const count = (check: { at: Date; ip: string }) =>
           stores().licenses.touchCheckIfMatching({
+            ...newCall(),
             licenseKey: license_key,
             productId: null,
             identifierKeys: null,
@@ -212,6 +217,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
           now: NOW,
         });
         const counted = await stores().licenses.touchCheckIfMatching({
+          ...newCall(),
           licenseKey: license_key,
           productId: 10,
           // The seat key matches; the domain key (another type) is not this license's.
@@ -222,6 +228,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         expect(counted).toMatchObject({ license_key, check_count: 1, last_check_ip: '::1' });
         expect(await stores().licenses.findByKey(license_key)).toEqual(counted);
         const noIdentifier = await stores().licenses.touchCheckIfMatching({
+          ...newCall(),
           licenseKey: license_key,
           productId: null,
           identifierKeys: null,
@@ -248,6 +255,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         for (const attempt of attempts) {
           expect(
             await stores().licenses.touchCheckIfMatching({
+              ...newCall(),
               licenseKey: license_key,
               ...attempt,
               at: LATER,
@@ -257,6 +265,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         }
         expect(
           await stores().licenses.touchCheckIfMatching({
+            ...newCall(),
             licenseKey: uniqueKey(),
             productId: null,
             identifierKeys: null,
@@ -270,9 +279,70 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         });
       });
 
+      test('a check is counted once per call: the same call again counts nothing; another call counts', async () => {
+        const { license_key } = await issue();
+        const check = (call: { checkId: string; deadline: number }, at: Date) =>
+          stores().licenses.touchCheckIfMatching({
+            licenseKey: license_key,
+            productId: null,
+            identifierKeys: null,
+            at,
+            ip: '::1',
+            ...call,
+          });
+        const call = newCall();
+        expect(await check(call, NOW)).toMatchObject({ check_count: 1, last_check_at: NOW });
+        // Its request delivered again, later.
+        expect(await check(call, LATER)).toBeNull();
+        expect(await stores().licenses.findByKey(license_key)).toMatchObject({
+          check_count: 1,
+          last_check_at: NOW,
+        });
+        expect(await check(newCall(), LATER)).toMatchObject({ check_count: 2 });
+      });
+
+      test(`a license keeps the ids of its last ${RECENT_CHECKS} checks, no more`, async () => {
+        const { license_key } = await issue();
+        const check = (call: { checkId: string; deadline: number }) =>
+          stores().licenses.touchCheckIfMatching({
+            licenseKey: license_key,
+            productId: null,
+            identifierKeys: null,
+            at: NOW,
+            ip: '::1',
+            ...call,
+          });
+        const calls = Array.from({ length: RECENT_CHECKS + 1 }, newCall);
+        for (const call of calls) await check(call);
+        // The last RECENT_CHECKS are known; the first, older than them, is no longer.
+        expect(await check(calls[1]!)).toBeNull();
+        expect(await check(calls.at(-1)!)).toBeNull();
+        expect(await check(calls[0]!)).toMatchObject({ check_count: RECENT_CHECKS + 2 });
+      });
+
+      test('a check whose caller stopped waiting before it was sent is not counted', async () => {
+        const { license_key } = await issue();
+        await expect(
+          stores().licenses.touchCheckIfMatching({
+            licenseKey: license_key,
+            productId: null,
+            identifierKeys: null,
+            at: NOW,
+            ip: '::1',
+            checkId: randomUUID(),
+            deadline: Date.now() - 1,
+          }),
+        ).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+        expect(await stores().licenses.findByKey(license_key)).toMatchObject({
+          check_count: 0,
+          last_check_at: null,
+        });
+      });
+
       test('a check of an unknown key changes nothing', async () => {
         await expect(
           stores().licenses.touchCheckIfMatching({
+            ...newCall(),
             licenseKey: uniqueKey(),
             productId: null,
             identifierKeys: null,

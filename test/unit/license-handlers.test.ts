@@ -1,4 +1,4 @@
-import type { LicenseStatus } from '../../libs/contracts/index.js';
+import type { CallContext, LicenseStatus } from '../../libs/contracts/index.js';
 import { servedTable } from '../../libs/transport/codec.js';
 import {
   REJECTED_ATTEMPT_RETENTION_MS,
@@ -16,7 +16,9 @@ import {
   refusedWith,
   service,
   waiting,
+  waitingCall,
 } from '../support/license-handler-harness.js';
+import { fixedClock } from '../support/fake-services.js';
 
 /**
  * The license service's handlers on in-memory stores, a fixed clock and a fixed catalog: the
@@ -320,6 +322,32 @@ describe('spec 4.2 validate', () => {
       const key = await license({ expires_at: PAST });
       await validate({ license_key: key });
       expect((await detail(key)).check_count).toBe(1);
+    });
+
+    test('a validate delivered again (the same call) counts once, and answers as the first time; another call counts again', async () => {
+      const { license, activate, validate, detail } = service();
+      const key = await license();
+      await activate({ license_key: key, identifier: 'a.com' });
+      // RabbitMQ hands the request of a replica that died to another: the same call id.
+      const call = waitingCall();
+      const first = await validate({ license_key: key, identifier: 'a.com' }, call);
+      expect(first.identifier_activated).toBe(true);
+      expect(await validate({ license_key: key, identifier: 'a.com' }, call)).toEqual(first);
+      expect((await detail(key)).check_count).toBe(1);
+      await validate({ license_key: key, identifier: 'a.com' }, waitingCall());
+      await validate({ license_key: key }, waitingCall());
+      expect((await detail(key)).check_count).toBe(3);
+    });
+
+    test('a check decided on a fresh read (a bundle key for a product of its bundle) counts once per call too', async () => {
+      const { license, validate, detail } = service();
+      const key = await license({ product_id: 20 });
+      const call = waitingCall();
+      await validate({ license_key: key, product_id: 10 }, call);
+      await validate({ license_key: key, product_id: 10 }, call);
+      expect((await detail(key)).check_count).toBe(1);
+      await validate({ license_key: key, product_id: 10 }, waitingCall());
+      expect((await detail(key)).check_count).toBe(2);
     });
   });
 
@@ -911,6 +939,45 @@ describe('RPC deadlines: once the caller stopped waiting, nothing is written', (
 
     expect(stores.writes()).toBe(writes);
     expect({ open: await detail(open), expired: await detail(expired) }).toEqual(before);
+  });
+
+  test('a validate whose deadline passes while its count waits for the database counts nothing', async () => {
+    const { stores, license, validate, detail } = service();
+    const key = await license({ product_id: 20 });
+    const writes = stores.writes();
+    // In time when the handler checked; past when the count reaches the database.
+    const late = () => ({ ...waitingCall(), deadline: Date.now() - 1 });
+    await expect(validate({ license_key: key }, late())).rejects.toEqual(internal);
+    // Decided on a fresh read first (a product of the bundle), then counted.
+    await expect(validate({ license_key: key, product_id: 10 }, late())).rejects.toEqual(internal);
+    expect(stores.writes()).toBe(writes);
+    expect((await detail(key)).check_count).toBe(0);
+  });
+
+  test('a validate whose count answers after the deadline renews no lease', async () => {
+    const clock = fixedClock(NOW.toISOString());
+    const { license, activate, validate, detail } = service({ clock });
+    const key = await license({ lease_seconds: 3600 });
+    await activate({ license_key: key, identifier: 'a.com' });
+    clock.advance(30 * 60_000);
+    const before = await detail(key);
+    // The count is sent in time; by its answer, the caller has stopped waiting.
+    let writesChecked = 0;
+    const stalled: CallContext = {
+      ...waitingCall(),
+      get passed() {
+        return writesChecked > 0;
+      },
+      beforeWrite() {
+        if (writesChecked++ > 0) abandoned.beforeWrite();
+      },
+    };
+    await expect(validate({ license_key: key, identifier: 'a.com' }, stalled)).rejects.toEqual(
+      internal,
+    );
+    const after = await detail(key);
+    expect(after.check_count).toBe(before.check_count + 1);
+    expect(after.activations).toEqual(before.activations);
   });
 
   test('a new activation is not stored', async () => {

@@ -13,6 +13,7 @@ const health = async () => ({ service: 'download', status: 'ok' as const, uptime
 /** A deadline no test reaches. */
 const later = () => Date.now() + 60_000;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const CALL_ID = '6c1b7a52-0d3e-4f4e-9b1a-2f7c3d5e8a90';
 
 async function replyError(text: string, handlers = {}) {
   const reply = await dispatch(handlers, text, logger);
@@ -28,7 +29,7 @@ describe('RPC wire format (libs/transport/codec)', () => {
   test('a request and its reply round-trip as JSON', async () => {
     const reply = await dispatch(
       { 'download.health': health },
-      encodeRequest('download.health', {}, later()),
+      encodeRequest('download.health', {}, later(), CALL_ID),
       logger,
     );
     expect(decodeReply('download.health', reply)).toEqual({
@@ -75,7 +76,10 @@ describe('RPC wire format (libs/transport/codec)', () => {
         });
       },
     };
-    const error = await replyError(encodeRequest('download.health', {}, later()), handlers);
+    const error = await replyError(
+      encodeRequest('download.health', {}, later(), CALL_ID),
+      handlers,
+    );
     expect(error).toBeInstanceOf(LicensingError);
     expect(error.toBody()).toEqual({
       error: {
@@ -94,7 +98,10 @@ describe('RPC wire format (libs/transport/codec)', () => {
         throw new Error('secret database detail');
       },
     };
-    const error = await replyError(encodeRequest('download.health', {}, later()), handlers);
+    const error = await replyError(
+      encodeRequest('download.health', {}, later(), CALL_ID),
+      handlers,
+    );
     expect(error.code).toBe('INTERNAL_ERROR');
     expect(error.status).toBe(500);
     expect(error.message).not.toMatch(/secret/);
@@ -110,12 +117,67 @@ describe('RPC wire format (libs/transport/codec)', () => {
   });
 });
 
+describe('RPC call ids (libs/transport/codec)', () => {
+  /** The call ids the handler was given, one per dispatch of `texts`. */
+  async function callIdsSeen(texts: string[]): Promise<string[]> {
+    const seen: string[] = [];
+    const handlers = {
+      'download.health': async (_request: unknown, context: CallContext) => {
+        seen.push(context.callId);
+        return health();
+      },
+    };
+    for (const text of texts) await dispatch(handlers, text, logger);
+    return seen;
+  }
+
+  test('a request delivered twice hands its handler the same call id both times', async () => {
+    const text = encodeRequest('download.health', {}, later(), CALL_ID);
+    expect(await callIdsSeen([text, text])).toEqual([CALL_ID, CALL_ID]);
+  });
+
+  test.each([
+    ['no call id', undefined],
+    ['a call id that is not text', 42],
+    ['a call id with spaces', 'two words'],
+  ])('a request with %s is answered, under an id of its own per delivery', async (_, callId) => {
+    const text = JSON.stringify({
+      method: 'download.health',
+      deadline: later(),
+      call_id: callId,
+      request: {},
+    });
+    const [first, second] = await callIdsSeen([text, text]);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first).not.toBe(second);
+  });
+
+  test('each call of a transport has an id of its own', async () => {
+    const bus = new InProcessBus();
+    const server = new InProcessTransport(bus, { timeoutMs: 1000, logger });
+    const client = new InProcessTransport(bus, { timeoutMs: 1000, logger });
+    const seen: string[] = [];
+    await server.serve('download', {
+      'download.health': async (_request: unknown, context: CallContext) => {
+        seen.push(context.callId);
+        return health();
+      },
+    } as Partial<HandlersOf<'download'>> as HandlersOf<'download'>);
+    await client.call('download.health', {});
+    await client.call('download.health', {});
+    expect(new Set(seen).size).toBe(2);
+    await Promise.all([server.close(), client.close()]);
+  });
+});
+
 describe('RPC deadlines (libs/transport/codec)', () => {
   test('every request envelope carries the deadline it was given', () => {
     const deadline = Date.UTC(2030, 0, 1);
-    expect(JSON.parse(encodeRequest('download.health', {}, deadline))).toEqual({
+    expect(JSON.parse(encodeRequest('download.health', {}, deadline, CALL_ID))).toEqual({
       method: 'download.health',
       deadline,
+      call_id: CALL_ID,
       request: {},
     });
   });
@@ -153,7 +215,10 @@ describe('RPC deadlines (libs/transport/codec)', () => {
         return health();
       },
     };
-    const error = await replyError(encodeRequest('download.health', {}, Date.now() - 1), handlers);
+    const error = await replyError(
+      encodeRequest('download.health', {}, Date.now() - 1, CALL_ID),
+      handlers,
+    );
     expect(error.code).toBe('INTERNAL_ERROR');
     expect(error.message).toMatch(/stopped waiting/);
     expect(called).toBe(false);
@@ -208,7 +273,7 @@ describe('RPC deadlines (libs/transport/codec)', () => {
 
   test('beforeWrite passes before the deadline and throws INTERNAL_ERROR from the deadline on', () => {
     let now = 1_000;
-    const context = new DeadlineContext('license.activate', 2_000, () => now);
+    const context = new DeadlineContext('license.activate', 2_000, CALL_ID, () => now);
     expect(context.deadline).toBe(2_000);
     expect(() => context.beforeWrite()).not.toThrow();
     now = 1_999;
@@ -236,7 +301,7 @@ describe('RPC deadlines (libs/transport/codec)', () => {
       },
     };
     const error = await replyError(
-      encodeRequest('download.health', {}, Date.now() + 100),
+      encodeRequest('download.health', {}, Date.now() + 100, CALL_ID),
       handlers,
     );
     expect(checkedInTime).toBe(true);

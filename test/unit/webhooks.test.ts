@@ -27,7 +27,12 @@ import {
 } from '../../services/webhooks/signatures.js';
 import { memoryWebhookStores } from '../support/webhook-memory-stores.js';
 
-const waiting: CallContext = { deadline: Number.MAX_SAFE_INTEGER, passed: false, beforeWrite() {} };
+const waiting: CallContext = {
+  deadline: Number.MAX_SAFE_INTEGER,
+  callId: 'call-1',
+  passed: false,
+  beforeWrite() {},
+};
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const SECOND = 1000;
 const DAY = 86_400_000;
