@@ -371,8 +371,9 @@ export const PortalLicense = z.object({
 export type PortalLicense = z.infer<typeof PortalLicense>;
 
 /**
- * A key an admin gives a new license (docs/api-decisions.md, "License keys"): the characters of
- * generated keys (hex digits, so ASCII letters and digits) and `-` and `_`, 1 to 255 of them.
+ * A key an admin gives a new license (docs/api-decisions.md, "License keys an admin gives"): the
+ * characters of generated keys (hex digits, so ASCII letters and digits) and `-` and `_`, 1 to
+ * 255 of them.
  * Keys travel in URL paths, form fields and log lines; nothing in this alphabet needs escaping,
  * hides (white space, control characters) or looks like a path segment (`.`, `..`). Only a new
  * key is held to it: keys are looked up as any text up to 255 characters, so keys stored before
