@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import mongoose from 'mongoose';
 import { LICENSE_KEY_PATTERN, type Product } from '../../libs/contracts/index.js';
+import { createVersion, uploadFile } from '../support/packages.js';
 import { ADMIN_TOKEN, API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
@@ -129,6 +130,51 @@ describe('text is stored as it was answered: unpaired surrogates are refused', (
     const ok = await publicForm('activate', `license_key=${key}&identifier=pc-%F0%9F%98%80`);
     expect(ok.status).toBe(200);
     expect((await detail(key)).activations.map((a) => a.identifier)).toEqual(['pc-\u{1F600}']);
+  });
+  test('management: a package file name that is not UTF-8 gets 400, not U+FFFD', async () => {
+    const product = await system.transport.call('update-catalog.createProduct', {
+      title: `Files ${unique()}`,
+    });
+    const version = await createVersion(system, product.id, '1.0.0');
+    const path = `${system.running.managementUrl}/admin/v1/versions/${version.id}/files`;
+    const boundary = 'text-input-boundary';
+    const sendNamed = (disposition: Buffer) =>
+      fetch(path, {
+        method: 'POST',
+        headers: {
+          Authorization: AUTH,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        },
+        body: Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; `),
+          disposition,
+          Buffer.from(`\r\nContent-Type: application/zip\r\n\r\nPK-bytes\r\n--${boundary}--\r\n`),
+        ]),
+      });
+    for (const disposition of [
+      Buffer.concat([Buffer.from('filename="p'), Buffer.from([0xff]), Buffer.from('.zip"')]),
+      Buffer.concat([
+        Buffer.from('filename="p'),
+        Buffer.from([0xed, 0xa0, 0x80]),
+        Buffer.from('.zip"'),
+      ]),
+      Buffer.from("filename*=UTF-8''p%ED%A0%80.zip"),
+    ]) {
+      const res = await sendNamed(disposition);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: { code: 'INVALID_REQUEST', message: 'file: the file name is not valid UTF-8.' },
+      });
+    }
+    const versions = await adminGet(`/products/${product.id}/versions`);
+    expect(versions.body.data.versions[0].files).toEqual([]);
+    const kept = await uploadFile(
+      system,
+      version.id,
+      Buffer.from('PK-bytes'),
+      'Über-\u{1F600}.zip',
+    );
+    expect(kept.filename).toBe('Über-\u{1F600}.zip');
   });
 });
 
