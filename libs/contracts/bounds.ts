@@ -3,6 +3,12 @@
  * use them, and so do the web pages, which would otherwise bundle zod to learn a few numbers.
  */
 
+/**
+ * A license key an admin gives (libs/contracts/license.ts, `GivenLicenseKey`): ASCII letters,
+ * digits, `-` and `_`, 1 to 255 of them (spec 8's 255 characters).
+ */
+export const LICENSE_KEY_PATTERN = /^[A-Za-z0-9_-]{1,255}$/;
+
 /** How many activations a license's detail holds; the rest are read a page at a time. */
 export const DETAIL_ACTIVATIONS = 100;
 

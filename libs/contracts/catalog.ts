@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { DownloadAccess, Id, LicenseStatus, NonEmptyShortText, Timestamp } from './shared.js';
+import {
+  DownloadAccess,
+  Id,
+  LicenseStatus,
+  NonEmptyShortText,
+  Timestamp,
+  WellFormedText,
+} from './shared.js';
 
 /** A product of the update catalog. A product with bundle items is a bundle (spec 2.2). */
 export const Product = z.object({
@@ -56,10 +63,9 @@ export const CalendarDate = z
   );
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-const ReleaseNotes = z
-  .string()
-  .max(65_535)
-  .refine((v) => !v.includes('\u0000'), { message: 'must not contain NUL bytes' });
+const ReleaseNotes = WellFormedText.max(65_535).refine((v) => !v.includes('\u0000'), {
+  message: 'must not contain NUL bytes',
+});
 const VersionString = NonEmptyShortText.refine((v) => v.length <= 64, {
   message: 'must be at most 64 characters',
 });
@@ -128,8 +134,8 @@ export const AddFileRequest = z.strictObject({
   include_in_updates: z.boolean().default(true),
   size: z.number().int().nonnegative(),
   sha256: Sha256,
-  content_type: z.string().min(1).max(255),
-  object_key: z.string().min(1).max(1024),
+  content_type: WellFormedText.min(1).max(255),
+  object_key: WellFormedText.min(1).max(1024),
 });
 export type AddFileRequest = z.infer<typeof AddFileRequest>;
 

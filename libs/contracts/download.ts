@@ -9,6 +9,7 @@ import {
   NonEmptyShortText,
   ShortText,
   Timestamp,
+  WellFormedText,
 } from './shared.js';
 
 /**
@@ -49,20 +50,20 @@ export const PreparedUpload = z.object({
   object_key: z.string(),
 });
 
-export const DeleteObjectRequest = z.strictObject({ object_key: z.string().min(1).max(1024) });
+export const DeleteObjectRequest = z.strictObject({ object_key: WellFormedText.min(1).max(1024) });
 export const DeletedObject = z.object({ object_key: z.string(), deleted: z.boolean() });
 
 export const downloadOutcomes = ['served', 'refused'] as const;
 
 /**
  * A key or identifier as the download log keeps it: at most 255 characters (spec 8), without NUL
- * bytes; empty is null. A refused request may carry anything, so over-long values are cut rather
+ * bytes, an unpaired surrogate as U+FFFD; empty is null. A refused request may carry anything, so over-long values are cut rather
  * than failing the log entry.
  */
 export function logValue(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   // eslint-disable-next-line no-control-regex
-  const clean = Array.from(value.replace(/\u0000/g, ''))
+  const clean = Array.from(value.replace(/\u0000/g, '').toWellFormed())
     .slice(0, MAX_FIELD_LENGTH)
     .join('');
   return clean === '' ? null : clean;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_EXEMPT_IDENTIFIERS, MAX_EXEMPT_LIMIT } from './bounds.js';
-import { MAX_FIELD_LENGTH, characterLength } from './shared.js';
+import { MAX_FIELD_LENGTH, WellFormedText, characterLength } from './shared.js';
 
 /**
  * Exempt identifiers (docs/api-decisions.md, "Exempt identifiers"): patterns a seller sets on a
@@ -94,9 +94,7 @@ export function checkExemptPattern(raw: string): ExemptPatternCheck {
   return { pattern, form };
 }
 
-export const ExemptIdentifierPattern = z
-  .string()
-  .trim()
+export const ExemptIdentifierPattern = WellFormedText.trim()
   .toLowerCase()
   .superRefine((value, ctx) => {
     const checked = checkExemptPattern(value);

@@ -7,11 +7,17 @@ import {
   MAX_PER_PAGE,
   DEFAULT_PER_PAGE,
   LicenseStatus,
+  MAX_FIELD_LENGTH,
   NonEmptyShortText,
   ShortText,
   Timestamp,
 } from './shared.js';
-import { DEFAULT_EXEMPT_LIMIT, DETAIL_ACTIVATIONS, MAX_LEASE_SECONDS } from './bounds.js';
+import {
+  DEFAULT_EXEMPT_LIMIT,
+  DETAIL_ACTIVATIONS,
+  LICENSE_KEY_PATTERN,
+  MAX_LEASE_SECONDS,
+} from './bounds.js';
 import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
 
 // ---- Plans (spec 2.1) ----
@@ -364,10 +370,28 @@ export const PortalLicense = z.object({
 });
 export type PortalLicense = z.infer<typeof PortalLicense>;
 
+/**
+ * A key an admin gives a new license (docs/api-decisions.md, "License keys an admin gives"): the
+ * characters of generated keys (hex digits, so ASCII letters and digits) and `-` and `_`, 1 to
+ * 255 of them.
+ * Keys travel in URL paths, form fields and log lines; nothing in this alphabet needs escaping,
+ * hides (white space, control characters) or looks like a path segment (`.`, `..`). Only a new
+ * key is held to it: keys are looked up as any text up to 255 characters, so keys stored before
+ * stay readable.
+ */
+export const GivenLicenseKey = z
+  .string()
+  .regex(LICENSE_KEY_PATTERN, {
+    message: `must be 1 to ${MAX_FIELD_LENGTH} characters, each a letter A-Z or a-z, a digit, - or _`,
+  })
+  .meta({
+    description:
+      `The key to issue, 1 to ${MAX_FIELD_LENGTH} characters, each an ASCII letter (A-Z, a-z), ` +
+      'a digit, `-` or `_`; generated when not sent (32 lowercase hex characters).',
+  });
+
 export const CreateLicenseRequest = z.strictObject({
-  license_key: NonEmptyShortText.refine((v) => v === v.trim(), {
-    message: 'must not start or end with white space',
-  }).optional(),
+  license_key: GivenLicenseKey.optional(),
   product_id: Id,
   plan_id: Id,
   status: LicenseStatus.default('active'),

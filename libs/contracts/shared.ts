@@ -36,12 +36,24 @@ export const DEFAULT_PER_PAGE = 50;
 
 export const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const Timestamp = z.iso.datetime({ offset: true });
-export const ShortText = z
-  .string()
-  .refine((v) => characterLength(v) <= MAX_FIELD_LENGTH, {
-    message: `must be at most ${MAX_FIELD_LENGTH} characters`,
-  })
-  .refine((v) => !v.includes('\u0000'), { message: 'must not contain NUL bytes' });
+
+/**
+ * Text that can be stored as it was sent. JSON can carry an unpaired surrogate (`"\ud800"`), but
+ * MongoDB keeps UTF-8, which cannot: it would store U+FFFD, and what was answered would not be
+ * what was kept. Every text schema that reaches a store is built on this one refinement.
+ */
+export function wellFormedString(params?: Parameters<typeof z.string>[0]) {
+  return z.string(params).refine((value) => value.isWellFormed(), {
+    message: 'must be well-formed Unicode (no unpaired surrogate)',
+  });
+}
+
+/** Any well-formed text: the base of the text schemas that bound it themselves. */
+export const WellFormedText = wellFormedString();
+
+export const ShortText = WellFormedText.refine((v) => characterLength(v) <= MAX_FIELD_LENGTH, {
+  message: `must be at most ${MAX_FIELD_LENGTH} characters`,
+}).refine((v) => !v.includes('\u0000'), { message: 'must not contain NUL bytes' });
 export const NonEmptyShortText = ShortText.refine((v) => v.trim().length > 0, {
   message: 'must not be empty',
 });

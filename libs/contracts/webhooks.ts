@@ -10,6 +10,7 @@ import {
   MAX_PER_PAGE,
   ShortText,
   Timestamp,
+  WellFormedText,
 } from './shared.js';
 
 /**
@@ -149,25 +150,22 @@ export { MAX_WEBHOOK_ENDPOINTS };
 const MAX_URL_LENGTH = 2048;
 
 /** An absolute http(s) URL without credentials; where it points is checked by the service. */
-export const WebhookUrl = z
-  .string()
-  .max(MAX_URL_LENGTH)
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return (
-          (url.protocol === 'http:' || url.protocol === 'https:') &&
-          url.hostname !== '' &&
-          url.username === '' &&
-          url.password === ''
-        );
-      } catch {
-        return false;
-      }
-    },
-    { message: 'must be an absolute http or https URL without credentials' },
-  );
+export const WebhookUrl = WellFormedText.max(MAX_URL_LENGTH).refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (
+        (url.protocol === 'http:' || url.protocol === 'https:') &&
+        url.hostname !== '' &&
+        url.username === '' &&
+        url.password === ''
+      );
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an absolute http or https URL without credentials' },
+);
 
 /** The events an endpoint receives: some domain event types, or `*` for all of them. */
 export const WebhookEvents = z

@@ -156,8 +156,30 @@ function bodyError(error: unknown, maxBytes: number): LicensingError {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The body as text; bytes that are not UTF-8 are refused, never replaced by U+FFFD. */
+/** The `charset` parameter of the request's Content-Type, unquoted; undefined when none. */
+function declaredCharset(req: Request): string | undefined {
+  const parameters = (req.get('content-type') ?? '').split(';').slice(1);
+  for (const parameter of parameters) {
+    const match = /^\s*charset\s*=\s*(?:"([^"]*)"|(\S*))\s*$/i.exec(parameter);
+    if (match) return match[1] ?? match[2] ?? '';
+  }
+  return undefined;
+}
+
+/**
+ * The body as text, on both surfaces (forms and JSON): UTF-8, the only charset read. A body
+ * declared in another is refused (415) rather than read as UTF-8, which would silently turn
+ * `%C3%A9` sent as Latin-1 (two characters) into one; no charset, or `utf-8` in any case (or its
+ * alias `utf8`), is UTF-8. Bytes that are not UTF-8 are refused, never replaced by U+FFFD.
+ */
 export function utf8Body(req: Request): string {
+  const charset = declaredCharset(req);
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    throw new LicensingError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The request body must be UTF-8 (charset=utf-8, or no charset), not charset=${charset}.`,
+    );
+  }
   const body: unknown = req.body;
   const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
   try {
@@ -193,10 +215,6 @@ export function jsonBody(req: Request): unknown {
       'INVALID_REQUEST',
       'The request body must be a JSON object sent as application/json.',
     );
-  }
-  const charset = /;\s*charset="?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-    throw new LicensingError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.');
   }
   try {
     return JSON.parse(text) as unknown;

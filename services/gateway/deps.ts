@@ -47,12 +47,14 @@ export const publicErrors = {
     headers: RateLimitHeaders,
   }),
   internal: { codes: ['INTERNAL_ERROR'], description: 'An unexpected server failure.' },
-  /** A form body: too slow, too large, in an encoding the gateway cannot read. */
+  /** A form body: too slow, too large, in an encoding or charset the gateway cannot read. */
   408: { codes: ['REQUEST_TIMEOUT'], description: 'The body did not arrive in time.' },
   413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is over 16 KiB.' },
   415: {
     codes: ['UNSUPPORTED_MEDIA_TYPE'],
-    description: 'The body has a Content-Encoding the gateway cannot read.',
+    description:
+      'The body is declared in a charset other than UTF-8, or has a Content-Encoding the ' +
+      'gateway cannot read.',
   },
 } satisfies Record<string, ErrorAnswer | ((description: string) => ErrorAnswer)>;
 

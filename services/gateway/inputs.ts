@@ -4,6 +4,7 @@ import {
   MAX_FIELD_LENGTH,
   NonEmptyShortText,
   characterLength,
+  wellFormedString,
 } from '../../libs/contracts/index.js';
 
 /**
@@ -17,11 +18,13 @@ import {
 
 const AT_MOST = `must be at most ${MAX_FIELD_LENGTH} characters`;
 
-/** A field as sent: at most 255 characters (spec 8), counted as Unicode characters. */
-const Text = z
-  .string({
-    error: (issue) => (issue.input === undefined ? 'is required' : 'must be one plain value'),
-  })
+/**
+ * A field as sent: at most 255 characters (spec 8), counted as Unicode characters, and text that
+ * can be stored as it was sent (`Form` has already refused bytes that are not UTF-8).
+ */
+const Text = wellFormedString({
+  error: (issue) => (issue.input === undefined ? 'is required' : 'must be one plain value'),
+})
   .refine((value) => characterLength(value) <= MAX_FIELD_LENGTH, AT_MOST)
   .meta({ maxLength: MAX_FIELD_LENGTH });
 

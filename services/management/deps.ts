@@ -58,7 +58,7 @@ const body = {
   413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is over 64 KiB.' },
   415: {
     codes: ['UNSUPPORTED_MEDIA_TYPE'],
-    description: 'A charset or content encoding that is not supported.',
+    description: 'A charset other than UTF-8, or a content encoding that is not supported.',
   },
 } satisfies Record<number, ErrorAnswer>;
 

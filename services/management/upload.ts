@@ -249,6 +249,10 @@ export function receivePackage(
         else if (file) fail(invalid('file: send one file.'));
         else if (filename === '' || Array.from(filename).length > 255 || filename.includes('\0')) {
           fail(invalid('file: the file name must be 1 to 255 characters.'));
+        } else if (filename.includes('\uFFFD')) {
+          // busboy puts U+FFFD where a name's bytes are not UTF-8: refused, as a form's would be,
+          // rather than stored as something other than what was sent.
+          fail(invalid('file: the file name is not valid UTF-8.'));
         }
       }
       if (failure !== undefined) {

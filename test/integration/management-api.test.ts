@@ -611,10 +611,18 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
     expectError(await get('/licenses/no-such-key'), 404, 'NOT_FOUND');
   });
 
-  test('a key with URL-special characters is found when URL-encoded', async () => {
+  test('a key with URL-special characters cannot be given (one stored before is still found)', async () => {
+    // text-input.test.ts finds such a key, stored before keys had an alphabet, URL-encoded.
+    const product = await createProduct();
+    const plan = await createPlan();
     const key = `a/b c?d#e%f+${unique()}`;
-    await createLicense({ license: { license_key: key } });
-    expect((await detail(key)).license_key).toBe(key);
+    const res = await post('/licenses', {
+      product_id: product.id,
+      plan_id: plan.id,
+      license_key: key,
+    });
+    expectError(res, 400, 'INVALID_REQUEST');
+    expectError(await get(licensePath(key)), 404, 'NOT_FOUND');
   });
 
   test('a key over 255 characters or with a NUL byte gets 400 INVALID_REQUEST', async () => {

@@ -182,7 +182,7 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
           <Field label="Expires" hint="Your time zone; empty: never.">
             <Input type="datetime-local" value={expires} onValue={setExpires} />
           </Field>
-          <Field label="License key" hint="Empty: one is generated.">
+          <Field label="License key" hint="Letters, digits, - and _; empty: one is generated.">
             <Input
               autocomplete="off"
               spellcheck={false}
