@@ -53,7 +53,7 @@ export const downloadSettings = [
 export const downloadProcess = {
   name: 'download',
   settings: [...messageBusSettings, ...databaseSettings, ...downloadSettings],
-  required: ['DOWNLOAD_SIGNING_KEY', 'MONGODB_URL'],
+  required: ['AMQP_URL', 'DOWNLOAD_SIGNING_KEY', 'MONGODB_URL'],
 } as const satisfies ProcessSpec;
 
 export interface RunningDownloadService {

@@ -39,7 +39,7 @@ export const gatewayProcess = {
   name: 'gateway',
   settings: [...messageBusSettings, ...gatewaySettings],
   // It signs answers and license files: a key of its own would not be the one clients know.
-  required: ['SIGNING_KEY'],
+  required: ['AMQP_URL', 'SIGNING_KEY'],
 } as const satisfies ProcessSpec;
 
 /**

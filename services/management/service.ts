@@ -28,7 +28,7 @@ export const managementSettings = [
 export const managementProcess = {
   name: 'management',
   settings: [...messageBusSettings, ...managementSettings],
-  required: ['ADMIN_TOKENS'],
+  required: ['AMQP_URL', 'ADMIN_TOKENS'],
 } as const satisfies ProcessSpec;
 
 /** The management API listening on ADMIN_PORT. `stop` closes the port; the caller, the transport. */
