@@ -119,6 +119,7 @@ export async function downloadFromConfig(
       }),
       config.DOWNLOAD_PORT,
       config.HOST,
+      logger,
       { requestTimeoutMs: UPLOAD_REQUEST_TIMEOUT_MS, idleTimeoutMs: IDLE_TIMEOUT_MS },
     );
     stops.push(server.close);

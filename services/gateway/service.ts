@@ -68,7 +68,7 @@ export async function gatewayFromConfig(
     licenseFileMaxTtlSeconds: config.LICENSE_FILE_MAX_TTL_SECONDS,
   });
   try {
-    const server = await listen(app, config.PORT, config.HOST, {
+    const server = await listen(app, config.PORT, config.HOST, deps.logger, {
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     });
     ownUrl = server.url;

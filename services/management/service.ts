@@ -53,6 +53,7 @@ export async function managementFromConfig(
     app,
     config.ADMIN_PORT,
     config.HOST,
+    deps.logger,
     managementListenOptions(config.HTTP_REQUEST_TIMEOUT_MS),
   );
   return { url: server.url, stop: server.close };
