@@ -129,6 +129,9 @@ export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
  * Every environment variable the system reads, with its default (README: Configuration).
  * Each process loads the whole set once at start-up and fails fast on a bad value.
  */
+/** The shortest DOWNLOAD_SIGNING_KEY accepted. */
+export const MIN_DOWNLOAD_SIGNING_KEY_LENGTH = 16;
+
 const EnvSchema = z.object({
   PORT: port.default(8080),
   ADMIN_PORT: port.default(8081),
@@ -208,8 +211,17 @@ const EnvSchema = z.object({
   DOWNLOAD_PORT: port.default(8082),
   /** How the gateway and management reach the download service's HTTP port. */
   DOWNLOAD_SERVICE_URL: httpUrl,
-  /** Signs the short-lived upload and download URLs; the same on every download replica. */
-  DOWNLOAD_SIGNING_KEY: z.string().default(''),
+  /**
+   * Signs the short-lived upload and download URLs; the same on every download replica. Empty:
+   * `npm start` generates one; a short one would be guessable, so it is refused here, with the
+   * other settings, rather than when the download service builds its signer.
+   */
+  DOWNLOAD_SIGNING_KEY: z
+    .string()
+    .refine((value) => value === '' || value.length >= MIN_DOWNLOAD_SIGNING_KEY_LENGTH, {
+      message: `must be at least ${MIN_DOWNLOAD_SIGNING_KEY_LENGTH} characters (\`openssl rand -hex 32\` makes one)`,
+    })
+    .default(''),
   /**
    * Signs the public API's answers and license files (Ed25519, PEM): the first key signs, any
    * further ones are only published, so that what was signed before a rotation still verifies.
@@ -285,8 +297,15 @@ export type Config = z.infer<typeof EnvSchema>;
 /** The name of one setting: a variable of the environment. */
 export type ConfigVariable = keyof Config;
 
+/** What is wrong with the settings: the message says it in one line, `problems` one by one. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  constructor(
+    message: string,
+    readonly problems: readonly string[] = [message],
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -326,19 +345,41 @@ function readSettingFiles(env: NodeJS.ProcessEnv) {
   return { read, problems, fromFile };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The configuration of `env`, or a ConfigError naming every problem at once: each invalid
+ * setting, and each of `required` left unset or empty (a process of its own cannot do without
+ * them), so that one attempt shows all there is to fix.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  required: readonly ConfigVariable[] = [],
+): Config {
   const { read, problems, fromFile } = readSettingFiles(env);
   const parsed = EnvSchema.safeParse(read);
+  const invalid = new Set<string>();
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const name = issue.path.join('.');
+      invalid.add(name);
       problems.push(`${fromFile.get(name) ?? name}: ${issue.message}`);
     }
   }
-  if (problems.length > 0 || !parsed.success) {
-    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  for (const name of required) {
+    if (invalid.has(name) || fromFile.has(name)) continue;
+    const value = EnvSchema.shape[name].safeParse(read[name]);
+    if (value.success && isUnset(value.data)) {
+      const file = (settingFiles as Partial<Record<ConfigVariable, ConfigVariable>>)[name];
+      const named = file === undefined ? name : `${name} (or ${file})`;
+      problems.push(`${named}: required when this service runs as its own process`);
+    }
   }
+  if (problems.length > 0 || !parsed.success)
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`, problems);
   return parsed.data;
+}
+
+function isUnset(value: unknown): boolean {
+  return value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
 /** Every variable the configuration reads. */

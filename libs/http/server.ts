@@ -1,8 +1,17 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { LicensingError } from '../contracts/index.js';
+import type { Logger } from '../logging/index.js';
+import { metrics, secondsSince } from '../observability/index.js';
 
 export interface Listening {
   server: Server;
@@ -37,11 +46,70 @@ const STOP_GRACE_MS = 10_000;
 /** After refusing a request, the rest of what the client sends is read off for this long. */
 const LINGER_MS = 2000;
 
-/** Starts listening; port 0 picks a free port. The URL names the address actually bound. */
+/** Refused requests logged per second and process; the rest are counted in one line. */
+const REFUSALS_LOGGED_PER_SECOND = 10;
+
+/**
+ * The request log's line for requests Node's parser refuses (they never reach Express and its
+ * `requestLog`): the same fields, `route` null. A flood of them (a scan, a slowloris) must not
+ * flood the log, so at most `perSecond` lines a second are written; the others of that second
+ * are counted in one `refused requests not logged` line when it ends.
+ */
+export class RefusedRequestLog {
+  private windowStart = -Infinity;
+  private written = 0;
+  private skipped = 0;
+  private summary: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly perSecond = REFUSALS_LOGGED_PER_SECOND,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  write(
+    logger: Logger,
+    line: { method: string | null; status: number; duration_ms: number; request_id: string },
+  ): void {
+    const now = this.now();
+    if (now - this.windowStart >= 1000) {
+      this.flush(logger);
+      this.windowStart = now;
+      this.written = 0;
+    }
+    if (this.written < this.perSecond) {
+      this.written++;
+      logger.info({ ...line, route: null }, 'request');
+      return;
+    }
+    this.skipped++;
+    if (!this.summary) {
+      this.summary = setTimeout(() => this.flush(logger), 1000);
+      this.summary.unref();
+    }
+  }
+
+  /** Writes the count of the lines left out, if any. */
+  flush(logger: Logger): void {
+    if (this.summary) clearTimeout(this.summary);
+    this.summary = null;
+    if (this.skipped === 0) return;
+    logger.warn({ not_logged: this.skipped }, 'refused requests not logged');
+    this.skipped = 0;
+  }
+}
+
+/** One per process: the bound holds for all of its servers together. */
+const refusedRequests = new RefusedRequestLog();
+
+/**
+ * Starts listening; port 0 picks a free port. The URL names the address actually bound.
+ * `logger` gets the request line of each request Node's parser refuses.
+ */
 export function listen(
   app: Express,
   port: number,
   host: string,
+  logger: Logger,
   options: ListenOptions = {},
 ): Promise<Listening> {
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -54,8 +122,42 @@ export function listen(
     app,
   );
   if (options.idleTimeoutMs !== undefined) server.timeout = options.idleTimeoutMs;
-  server.on('clientError', answerClientError);
-  server.on('connect', refuseConnect);
+  // When the request now being read began: a refused one's duration counts from there.
+  const readingSince = new WeakMap<Duplex, bigint>();
+  server.on('connection', (socket: Duplex) => readingSince.set(socket, process.hrtime.bigint()));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    res.once('finish', () => readingSince.set(socket, process.hrtime.bigint()));
+  });
+  const refused = (socket: Duplex, method: string | null, error: LicensingError) => {
+    const id = randomUUID();
+    const seconds = secondsSince(readingSince.get(socket) ?? process.hrtime.bigint());
+    const labels = {
+      method: method ?? '(unknown)',
+      route: '(no route)',
+      status: String(error.status),
+    };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+    refusedRequests.write(logger, {
+      method,
+      status: error.status,
+      duration_ms: Math.round(seconds * 1e6) / 1000,
+      request_id: id,
+    });
+    answerOnSocket(socket, error, id);
+  };
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) =>
+    answerClientError(error, socket, refused),
+  );
+  server.on('connect', (req: IncomingMessage, socket: Duplex) =>
+    refused(
+      socket,
+      req.method ?? 'CONNECT',
+      // CONNECT asks for a tunnel, which no route of this system offers.
+      new LicensingError('NOT_FOUND', `There is no ${req.method ?? 'CONNECT'} ${req.url ?? ''}.`),
+    ),
+  );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -87,11 +189,12 @@ export function listen(
 }
 
 /** Writes one whole response on a raw socket and closes it once the client has had it. */
-function answerOnSocket(socket: Duplex, error: LicensingError): void {
+function answerOnSocket(socket: Duplex, error: LicensingError, requestId: string): void {
   const body = JSON.stringify(error.toBody());
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
+      `X-Request-Id: ${requestId}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
@@ -122,19 +225,24 @@ function clientErrorAnswer(code: string | undefined): LicensingError {
  * spec's error envelope instead. Nothing is written once a response has started on the
  * connection, or when the connection is already gone.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+function answerClientError(
+  error: Error & { code?: string },
+  socket: Duplex,
+  refused: (socket: Duplex, method: string | null, error: LicensingError) => void,
+): void {
+  const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
-  answerOnSocket(socket, clientErrorAnswer(error.code));
-}
-
-/** CONNECT asks for a tunnel, which no route of this system offers. */
-function refuseConnect(req: IncomingMessage, socket: Duplex): void {
-  answerOnSocket(
-    socket,
-    new LicensingError('NOT_FOUND', `There is no ${req.method ?? 'CONNECT'} ${req.url ?? ''}.`),
-  );
+  const answer = clientErrorAnswer(error.code);
+  if (inFlight) {
+    // A request Express has (its body came too slowly): Express's request line reports it, with
+    // the status the client gets.
+    inFlight.statusCode = answer.status;
+    const id = inFlight.getHeader('x-request-id');
+    answerOnSocket(socket, answer, typeof id === 'string' ? id : randomUUID());
+    return;
+  }
+  refused(socket, null, answer);
 }

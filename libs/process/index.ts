@@ -1,10 +1,4 @@
-import {
-  ConfigError,
-  loadConfig,
-  settingFiles,
-  type Config,
-  type ConfigVariable,
-} from '../config/index.js';
+import { ConfigError, loadConfig, type Config, type ConfigVariable } from '../config/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { ReadinessProbe, startOpsServer, stopTracing } from '../observability/index.js';
 
@@ -44,8 +38,7 @@ export const databaseSettings = [
 
 /**
  * What a process reads of the configuration besides processSettings, and what it cannot start
- * without (set, and not empty). AMQP_URL needs no mention: createTransport refuses to start
- * without it, saying why.
+ * without (set, and not empty), checked with every other setting before anything starts.
  */
 export interface ProcessSpec<S extends ConfigVariable = ConfigVariable, R extends S = S> {
   name: string;
@@ -79,9 +72,17 @@ export function runProcess<S extends ConfigVariable, R extends S = never>(
 ): void {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, spec.required ?? []);
   } catch (error) {
-    console.error((error as Error).message);
+    // Every setting to fix, one a line and at once, and no stack: nothing here is a fault.
+    if (error instanceof ConfigError) {
+      console.error(
+        [
+          `${spec.name} cannot start; fix these settings:`,
+          ...error.problems.map((p) => `  ${p}`),
+        ].join('\n'),
+      );
+    } else console.error(String(error));
     process.exit(1);
   }
   const logger = createLogger(spec.name, { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
@@ -90,7 +91,8 @@ export function runProcess<S extends ConfigVariable, R extends S = never>(
     const ops = await startOpsServer({ port: config.METRICS_PORT, host: config.HOST, readiness });
     logger.info({ url: ops.url }, 'operations port listening');
     try {
-      const stop = await start(requireSettings(config, spec.required ?? []), logger, {
+      // loadConfig checked the required settings are set.
+      const stop = await start(config as Config & SetSettings<R>, logger, {
         url: ops.url,
         readiness,
       });
@@ -135,20 +137,4 @@ export function runProcess<S extends ConfigVariable, R extends S = never>(
 
 function isAddressInUse(error: unknown): error is Error {
   return error instanceof Error && (error as { code?: unknown }).code === 'EADDRINUSE';
-}
-
-/** Services that run as their own process need the shared infrastructure's addresses. */
-function requireSettings<R extends ConfigVariable>(
-  config: Config,
-  required: readonly R[],
-): Config & SetSettings<R> {
-  for (const name of required) {
-    const value = config[name];
-    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
-      const file = (settingFiles as Partial<Record<ConfigVariable, ConfigVariable>>)[name];
-      const named = file === undefined ? name : `${name} (or ${file})`;
-      throw new ConfigError(`${named} is required when this service runs as its own process.`);
-    }
-  }
-  return config as Config & SetSettings<R>;
 }

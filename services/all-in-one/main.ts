@@ -3,9 +3,8 @@ import '../../libs/observability/tracing.js';
 import { parseArgs } from 'node:util';
 import { configVariables } from '../../libs/config/index.js';
 import { runProcess } from '../../libs/process/index.js';
-import { API_BASE } from '../gateway/paths.js';
-import { ADMIN_BASE } from '../management/routes.js';
-import { startSystem, type RunningSystem } from './system.js';
+import { banner } from './banner.js';
+import { startSystem } from './system.js';
 
 const USAGE = `Usage: npm start [-- --ephemeral]
 
@@ -30,34 +29,6 @@ function parseCommandLine(): { ephemeral: boolean } {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
     process.exit(2);
   }
-}
-
-/** What a person starting the system reads: where to reach it and what it runs on. */
-function banner(system: RunningSystem, operationsUrl: string): string {
-  const { setup } = system;
-  const token = setup.adminTokenFile
-    ? `${system.adminToken}   (kept in ${setup.adminTokenFile})`
-    : system.adminToken;
-  const signingKey = setup.signingKeyFile
-    ? `${setup.signingKid}   (kept in ${setup.signingKeyFile})`
-    : setup.signingKid;
-  return [
-    'Licensing service: every service in this process',
-    `  Admin console:   ${system.managementUrl}/`,
-    `  Admin token:     ${token}`,
-    `  Signing key:     ${signingKey}`,
-    `  Customer portal: ${system.gatewayUrl}/portal`,
-    `  Public API:      ${system.gatewayUrl}${API_BASE}`,
-    `  Management API:  ${system.managementUrl}${ADMIN_BASE}`,
-    `  API reference:   ${system.gatewayUrl}/docs, ${system.managementUrl}/docs`,
-    `  Message bus:     ${setup.transport}`,
-    `  Database:        ${setup.database}`,
-    `  Package storage: ${setup.storage}`,
-    `  Data directory:  ${setup.dataDirectory ?? 'none (ephemeral): nothing is kept after stop'}`,
-    `  Operations:      ${operationsUrl}/metrics, /healthz, /readyz`,
-    'Stop with Ctrl+C.',
-    '',
-  ].join('\n');
 }
 
 if (parseCommandLine().ephemeral) process.env.DATA_DIR = '';

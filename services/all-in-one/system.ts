@@ -60,6 +60,8 @@ export interface RunningSystem {
     dataDirectory: string | null;
     /** Where the generated admin token is kept, when it was generated and is kept. */
     adminTokenFile: string | null;
+    /** Whether the admin token is ADMIN_TOKENS' first. */
+    adminTokenFromSettings: boolean;
     /** The id (JWK thumbprint) of the key that signs answers and license files. */
     signingKid: string;
     /** Where the generated signing key is kept, when it was generated and is kept. */
@@ -270,5 +272,6 @@ function describeSetup(
       : `embedded S3 store, files ${storageDirectory ? `in ${storageDirectory}` : lost}`,
     dataDirectory: config.DATA_DIR === '' ? null : path.resolve(config.DATA_DIR),
     adminTokenFile: tokenFile ?? null,
+    adminTokenFromSettings: config.ADMIN_TOKENS.length > 0,
   };
 }

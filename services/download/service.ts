@@ -53,7 +53,7 @@ export const downloadSettings = [
 export const downloadProcess = {
   name: 'download',
   settings: [...messageBusSettings, ...databaseSettings, ...downloadSettings],
-  required: ['DOWNLOAD_SIGNING_KEY', 'MONGODB_URL'],
+  required: ['AMQP_URL', 'DOWNLOAD_SIGNING_KEY', 'MONGODB_URL'],
 } as const satisfies ProcessSpec;
 
 export interface RunningDownloadService {
@@ -119,6 +119,7 @@ export async function downloadFromConfig(
       }),
       config.DOWNLOAD_PORT,
       config.HOST,
+      logger,
       { requestTimeoutMs: UPLOAD_REQUEST_TIMEOUT_MS, idleTimeoutMs: IDLE_TIMEOUT_MS },
     );
     stops.push(server.close);

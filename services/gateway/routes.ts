@@ -1,6 +1,7 @@
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { downloadRoute } from './download-routes.js';
+import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
@@ -27,6 +28,7 @@ export const publicRoutes: readonly Route<GatewayDeps>[] = [
   downloadRoute,
   keySetRoute,
   portalPage.route,
+  indexRoute(),
   ...healthRoutes<GatewayDeps>(),
   ...documentationRoutes<GatewayDeps>({
     title: 'Licensing API',

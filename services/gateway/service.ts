@@ -39,7 +39,7 @@ export const gatewayProcess = {
   name: 'gateway',
   settings: [...messageBusSettings, ...gatewaySettings],
   // It signs answers and license files: a key of its own would not be the one clients know.
-  required: ['SIGNING_KEY'],
+  required: ['AMQP_URL', 'SIGNING_KEY'],
 } as const satisfies ProcessSpec;
 
 /**
@@ -68,7 +68,7 @@ export async function gatewayFromConfig(
     licenseFileMaxTtlSeconds: config.LICENSE_FILE_MAX_TTL_SECONDS,
   });
   try {
-    const server = await listen(app, config.PORT, config.HOST, {
+    const server = await listen(app, config.PORT, config.HOST, deps.logger, {
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     });
     ownUrl = server.url;

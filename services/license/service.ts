@@ -32,7 +32,7 @@ export const licenseSettings = [
 export const licenseProcess = {
   name: 'license',
   settings: [...messageBusSettings, ...databaseSettings, ...licenseSettings],
-  required: ['MONGODB_URL'],
+  required: ['AMQP_URL', 'MONGODB_URL'],
 } as const satisfies ProcessSpec;
 
 /**

@@ -28,7 +28,7 @@ export const managementSettings = [
 export const managementProcess = {
   name: 'management',
   settings: [...messageBusSettings, ...managementSettings],
-  required: ['ADMIN_TOKENS'],
+  required: ['AMQP_URL', 'ADMIN_TOKENS'],
 } as const satisfies ProcessSpec;
 
 /** The management API listening on ADMIN_PORT. `stop` closes the port; the caller, the transport. */
@@ -53,6 +53,7 @@ export async function managementFromConfig(
     app,
     config.ADMIN_PORT,
     config.HOST,
+    deps.logger,
     managementListenOptions(config.HTTP_REQUEST_TIMEOUT_MS),
   );
   return { url: server.url, stop: server.close };

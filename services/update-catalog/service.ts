@@ -25,7 +25,7 @@ export const updateCatalogSettings = [
 export const updateCatalogProcess = {
   name: 'update-catalog',
   settings: [...messageBusSettings, ...databaseSettings, ...updateCatalogSettings],
-  required: ['MONGODB_URL'],
+  required: ['AMQP_URL', 'MONGODB_URL'],
 } as const satisfies ProcessSpec;
 
 /** The update-catalog service: owns products and bundles, versions and their package files. */

@@ -26,7 +26,7 @@ export const webhooksSettings = [
 export const webhooksProcess = {
   name: 'webhooks',
   settings: [...messageBusSettings, ...databaseSettings, ...webhooksSettings],
-  required: ['MONGODB_URL'],
+  required: ['AMQP_URL', 'MONGODB_URL'],
 } as const satisfies ProcessSpec;
 
 /**

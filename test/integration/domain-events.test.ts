@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import * as amqp from 'amqplib';
 import { domainEvent, type DomainEvent } from '../../libs/contracts/index.js';
@@ -9,6 +8,7 @@ import {
   InProcessTransport,
   type Transport,
 } from '../../libs/transport/index.js';
+import { deleteQueuesOf, testAmqpPrefix } from '../support/amqp-queues.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
 const logger = createLogger('test', 'silent');
@@ -65,12 +65,12 @@ withRabbit('domain events over RabbitMQ', () => {
   afterAll(async () => {
     // Closed before their queues go, or their consumers would declare them again.
     await Promise.all(opened.map((transport) => transport.close()));
-    for (const prefix of prefixes) await channel.deleteQueue(`${prefix}.events.webhooks`);
     await admin.close();
+    await deleteQueuesOf(prefixes);
   });
 
   function newPrefix(label: string): string {
-    const prefix = `test.events.${label}.${randomBytes(4).toString('hex')}`;
+    const prefix = testAmqpPrefix(`events.${label}`);
     prefixes.push(prefix);
     return prefix;
   }

@@ -20,6 +20,7 @@ import {
   sha256,
   uploadFile,
 } from '../support/packages.js';
+import { deleteQueuesOf, testAmqpPrefix } from '../support/amqp-queues.js';
 import { API_BASE, bootSystem, gatewayOn, type TestSystem } from '../support/system.js';
 
 /**
@@ -720,12 +721,14 @@ describe('rate limit (spec 8: per IP, RATE_LIMIT_DOWNLOADS_PER_MINUTE)', () => {
 describe('npm run start:download without S3_ENDPOINT (the embedded store)', () => {
   let child: ChildProcess | undefined;
   let directory: string | undefined;
+  let prefix: string | undefined;
   afterAll(async () => {
     if (child?.pid !== undefined && child.exitCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       process.kill(-child.pid, 'SIGTERM');
       await exited;
     }
+    await deleteQueuesOf([prefix]);
     if (directory) await rm(directory, { recursive: true, force: true });
   });
 
@@ -735,9 +738,10 @@ describe('npm run start:download without S3_ENDPOINT (the embedded store)', () =
     async () => {
       directory = await mkdtemp(path.join(tmpdir(), 'start-download-'));
       const id = randomBytes(4).toString('hex');
+      prefix = testAmqpPrefix('dl');
       const env: NodeJS.ProcessEnv = {
         ...process.env,
-        AMQP_PREFIX: `test.dl.${id}`,
+        AMQP_PREFIX: prefix,
         MONGODB_DB_PREFIX: `t${id}`,
         DOWNLOAD_SIGNING_KEY: randomBytes(24).toString('base64url'),
         DOWNLOAD_PORT: '0',

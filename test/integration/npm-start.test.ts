@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { groupGone } from '../support/child-group.js';
+import { adminTokenOf } from '../support/started-system.js';
 import { signatureProblem } from '../support/signed-answers.js';
 
 /**
@@ -69,7 +70,7 @@ function start(extra: Record<string, string>, args: string[] = []): Promise<Star
           gateway: new URL(publicApi).origin,
           managementApi,
           management: new URL(managementApi).origin,
-          token: lines['Admin token']!.split(/\s+/)[0]!,
+          token: adminTokenOf(lines['Admin token']!),
           lines,
         },
       });
@@ -179,9 +180,11 @@ describe('npm start (the embedded default)', () => {
       const first = await start({ DATA_DIR: dataDir });
       const tokenFile = path.join(dataDir, 'admin-token');
       expect(first.banner.lines['Admin token']).toBe(
-        `${first.banner.token}   (kept in ${tokenFile})`,
+        `${first.banner.token.slice(0, 4)}…   (kept in ${tokenFile})`,
       );
       expect(readFileSync(tokenFile, 'utf8').trim()).toBe(first.banner.token);
+      // Printed once, shortened: the whole token never reaches the terminal.
+      expect(first.output()).not.toContain(first.banner.token);
       // The embedded MongoDB server keeps its files in DATA_DIR/mongodb.
       expect(processArgs()).toContain(`--dbpath ${path.join(dataDir, 'mongodb')}`);
 
@@ -273,7 +276,9 @@ describe('npm start (the embedded default)', () => {
       const { child, banner } = await start({ DATA_DIR: dataDir }, ['--ephemeral']);
       expect(banner.lines['Data directory']).toMatch(/^none/);
       expect(banner.lines.Database).toMatch(/temporary directory, removed at stop/);
-      expect(banner.lines['Admin token']).toBe(banner.token);
+      expect(banner.lines['Admin token']).toBe(
+        `${banner.token}   (this run only: nothing is kept)`,
+      );
       // A signing key of this run alone.
       expect(banner.lines['Signing key']).toMatch(/^[A-Za-z0-9_-]{43}$/);
       await stop(child);

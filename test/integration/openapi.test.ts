@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
@@ -620,6 +621,21 @@ describe('(c) real responses match the documented schemas', () => {
     expect(bad.status).toBe(400);
     expectDocumented(mgmt, 'get', LOG, bad);
     await admin('get', LOG, 401, { auth: null });
+  });
+
+  test('GET / on the public port: a JSON index naming the software, its version and the way on', async () => {
+    const res = await system.api().get('/');
+    expect(res.status).toBe(200);
+    expectDocumented(pub, 'get', '/', res);
+    const { name, version } = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { name: string; version: string };
+    expect(res.body).toEqual({
+      data: { name, version, links: { docs: '/docs', portal: '/portal', api: API_BASE } },
+    });
+    // Each link leads somewhere.
+    expect((await system.api().get('/docs')).status).toBe(200);
+    expect((await system.api().get('/portal')).status).toBe(200);
   });
 
   test('public liveness and readiness, the document itself and its reference page', async () => {

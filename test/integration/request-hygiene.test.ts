@@ -121,7 +121,7 @@ describe('spec 1 and 7: bad input gets a clear error in the envelope and changes
 
   test('unknown routes get 404 in the error envelope, never an HTML page', async () => {
     for (const path of [
-      '/',
+      '/nope',
       `${API_BASE}/licenses/nope`,
       `${API_BASE}/licenses`,
       '/api/index.php',

@@ -1,3 +1,6 @@
+import { connect } from 'node:net';
+import express from 'express';
+import { configureApp, listen, RefusedRequestLog, type Listening } from '../../libs/http/index.js';
 import { createLogger, keyFingerprint } from '../../libs/logging/index.js';
 import { AUTH, createVersion, uploadFile } from '../support/packages.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
@@ -157,5 +160,109 @@ describe('license keys are never logged whole', () => {
     expect(text).toContain(keyFingerprint('SECRET-KEY-1'));
     expect(text).toContain(keyFingerprint('SECRET-KEY-2'));
     expect(keyFingerprint('SECRET-KEY-1')).not.toBe(keyFingerprint('SECRET-KEY-2'));
+  });
+});
+
+describe('requests Node refuses itself are logged too, bounded', () => {
+  const refusedLines: string[] = [];
+  const refusedLogger = createLogger('edge-test', {
+    level: 'info',
+    format: 'json',
+    destination: { write: (line: string) => void refusedLines.push(line) },
+  });
+  let server: Listening;
+  beforeAll(async () => {
+    const app = express();
+    configureApp(app, false, refusedLogger);
+    app.get('/ok', (_req, res) => void res.json({ data: 'ok' }));
+    // Short header time, so a slowloris is refused soon.
+    server = await listen(app, 0, '127.0.0.1', refusedLogger, {
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 300,
+    });
+  });
+  afterAll(() => server?.close());
+
+  /** Writes `text` on a fresh connection; resolves with the answer once the server closes it. */
+  function rawAnswer(text: string): Promise<string> {
+    const { hostname, port } = new URL(server.url);
+    return new Promise((resolve) => {
+      const socket = connect(Number(port), hostname);
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      socket.on('error', () => resolve(answer));
+      socket.on('close', () => resolve(answer));
+      socket.write(text);
+    });
+  }
+
+  const logged = () =>
+    refusedLines
+      .map((line) => JSON.parse(line) as RequestLine & { not_logged?: number })
+      .filter((line) => line.msg === 'request' || line.msg === 'refused requests not logged');
+
+  async function lineFor(answer: string): Promise<RequestLine> {
+    const id = /^X-Request-Id: (\S+)\r$/m.exec(answer)?.[1];
+    expect(id).toEqual(expect.any(String));
+    for (let i = 0; i < 100; i++) {
+      const found = logged().filter((line) => line.request_id === id);
+      if (found.length > 0) {
+        expect(found).toHaveLength(1);
+        return found[0]!;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`no request line for ${id}`);
+  }
+
+  test('400, 431, 408 and CONNECT each get the request line, with the fields of any other', async () => {
+    const ok = await fetch(`${server.url}/ok`);
+    const okLine = await lineFor(`X-Request-Id: ${ok.headers.get('x-request-id')}\r\n`);
+
+    const cases: Array<[string, number, string | null]> = [
+      ['NOT HTTP AT ALL\r\n\r\n', 400, null],
+      [`GET /ok HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, null],
+      // Headers that never end: refused once the header time is up.
+      ['GET /ok HTTP/1.1\r\nHost: x\r\n', 408, null],
+      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 404, 'CONNECT'],
+    ];
+    for (const [text, status, method] of cases) {
+      const answer = await rawAnswer(text);
+      expect(answer).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      const line = await lineFor(answer);
+      expect(Object.keys(line).sort()).toEqual(Object.keys(okLine).sort());
+      expect(line).toMatchObject({ level: 30, method, route: null, status });
+      expect(line.duration_ms).toEqual(expect.any(Number));
+    }
+  });
+
+  test('past ten lines a second, the rest are counted in one line', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = createLogger('bound-test', {
+      level: 'info',
+      format: 'json',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    });
+    let now = 0;
+    const log = new RefusedRequestLog(10, () => now);
+    const line = (n: number) => ({
+      method: null,
+      status: 400,
+      duration_ms: 1,
+      request_id: `r${n}`,
+    });
+    for (let n = 0; n < 25; n++) log.write(sink, line(n));
+    expect(lines.filter((l) => l.msg === 'request')).toHaveLength(10);
+    // The next second: first the count of those left out, then its own lines.
+    now = 1000;
+    log.write(sink, line(25));
+    expect(lines.slice(10).map((l) => [l.msg, l.not_logged ?? l.request_id])).toEqual([
+      ['refused requests not logged', 15],
+      ['request', 'r25'],
+    ]);
+    // A count waiting at the end of a flood is written on its own (its timer, or a flush).
+    for (let n = 26; n < 40; n++) log.write(sink, line(n));
+    log.flush(sink);
+    expect(lines.at(-1)).toMatchObject({ msg: 'refused requests not logged', not_logged: 5 });
   });
 });

@@ -197,9 +197,10 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
     );
   }, 120_000);
 
-  test('a gateway without its signing key does not start, and says so in one line', async () => {
-    const child = spawn('npm', ['run', 'start:gateway', '--silent'], {
-      env: { ...env, SIGNING_KEY: '' },
+  test('a process names every setting to fix at once, one a line, without a stack trace', async () => {
+    // As short as .env.example's placeholder, and two addresses left unset.
+    const child = spawn('npm', ['run', 'start:download', '--silent'], {
+      env: { ...env, DOWNLOAD_SIGNING_KEY: 'change-me', AMQP_URL: '', MONGODB_URL: '' },
       stdio: 'pipe',
     });
     let output = '';
@@ -211,7 +212,24 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
       .split('\n')
       .filter((line) => line.trim() !== '' && !line.startsWith('{') && !/^npm warn/i.test(line));
     expect(lines).toEqual([
-      'SIGNING_KEY (or SIGNING_KEY_FILE) is required when this service runs as its own process.',
+      'download cannot start; fix these settings:',
+      '  DOWNLOAD_SIGNING_KEY: must be at least 16 characters (`openssl rand -hex 32` makes one)',
+      '  AMQP_URL: required when this service runs as its own process',
+      '  MONGODB_URL: required when this service runs as its own process',
     ]);
+  }, 60_000);
+
+  test('a gateway without its signing key names it (or the file that may hold it)', async () => {
+    const child = spawn('npm', ['run', 'start:gateway', '--silent'], {
+      env: { ...env, SIGNING_KEY: '' },
+      stdio: 'pipe',
+    });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+    expect(output).toContain(
+      '  SIGNING_KEY (or SIGNING_KEY_FILE): required when this service runs as its own process\n',
+    );
+    expect(output).not.toMatch(/^\s+at /m);
   }, 60_000);
 });

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -17,6 +16,7 @@ import {
 } from '../../libs/transport/index.js';
 import { API_BASE } from '../../services/gateway/app.js';
 import { gatewayOn } from '../support/system.js';
+import { deleteQueuesOf, testAmqpPrefix } from '../support/amqp-queues.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
 const run = promisify(execFile);
@@ -28,6 +28,12 @@ interface TransportPair {
   connect(role: string, timeoutMs: number): Promise<Transport>;
 }
 
+function ownPrefix(label: string): string {
+  const prefix = testAmqpPrefix(label);
+  prefixes.push(prefix);
+  return prefix;
+}
+
 function pairs(): TransportPair[] {
   const bus = new InProcessBus();
   const list: TransportPair[] = [
@@ -37,7 +43,7 @@ function pairs(): TransportPair[] {
     },
   ];
   if (AMQP_URL) {
-    const prefix = `test.transport.${randomBytes(4).toString('hex')}`;
+    const prefix = ownPrefix('transport');
     list.push({
       name: 'RabbitMQ',
       connect: (role, timeoutMs) =>
@@ -55,8 +61,11 @@ function pairs(): TransportPair[] {
 }
 
 const opened: Transport[] = [];
+const prefixes: string[] = [];
 afterAll(async () => {
+  // Closed before their queues go, or their consumers would declare them again.
   await Promise.all(opened.map((t) => t.close()));
+  await deleteQueuesOf(prefixes);
 });
 
 /** Only the health method: enough to exercise the transport. */
@@ -229,7 +238,7 @@ const withRabbit = AMQP_URL ? describe : describe.skip;
 
 /** A server and a client over RabbitMQ on a prefix of their own; the server answers health. */
 async function rabbitPair(label: string, options: { heartbeat?: number } = {}) {
-  const prefix = `test.${label}.${randomBytes(4).toString('hex')}`;
+  const prefix = ownPrefix(label);
   const url =
     options.heartbeat === undefined
       ? AMQP_URL!
@@ -322,7 +331,7 @@ withRabbit('RabbitMQ connection recovery', () => {
     const throughProxy = new URL(AMQP_URL!);
     throughProxy.hostname = '127.0.0.1';
     throughProxy.port = String(proxy.port);
-    const prefix = `test.comeback.${randomBytes(4).toString('hex')}`;
+    const prefix = ownPrefix('comeback');
     const connect = (role: string, url: string) =>
       AmqpTransport.connect({
         url,
@@ -366,7 +375,7 @@ withRabbit('RabbitMQ connection recovery', () => {
         done();
       },
     });
-    const prefix = `test.halfway.${randomBytes(4).toString('hex')}`;
+    const prefix = ownPrefix('halfway');
     const service = await AmqpTransport.connect({
       url: AMQP_URL!,
       prefix,

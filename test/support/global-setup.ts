@@ -1,10 +1,17 @@
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { MongoMemoryServer } from 'mongodb-memory-server';
 
 /**
  * One MongoDB server for the whole run (mongodb-memory-server, or MONGODB_URL when set). Each
  * test system uses databases of its own prefix, so test files never see each other's data.
+ * The run's id marks its queue prefixes (amqp-queues.ts), checked by global-teardown.ts.
  */
 export default async function globalSetup(): Promise<void> {
+  const runId = `r${randomBytes(3).toString('hex')}`;
+  process.env.TEST_RUN_ID = runId;
+  process.env.TEST_QUEUE_FILE = path.join(tmpdir(), `licensing-test-queues-${runId}`);
   if (process.env.MONGODB_URL) return;
   const server = await MongoMemoryServer.create();
   (globalThis as { __mongo?: MongoMemoryServer }).__mongo = server;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { generateSigningKey } from '../../libs/config/index.js';
+import { deleteQueuesOf, testAmqpPrefix } from './amqp-queues.js';
 import { ChildGroup, type LogLine } from './child-group.js';
 
 /** How long a service may take to print its ready line (tsx compiles it on start). */
@@ -25,11 +26,13 @@ export interface ServiceProcess {
  */
 export class ServiceProcesses {
   private readonly started: ChildGroup[] = [];
+  private readonly prefixes = new Set<string | undefined>();
 
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
   /** Starts `npm run <script>` and waits for the log line that says it is ready. */
   async start(script: string, ready: string, env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+    this.prefixes.add(env.AMQP_PREFIX ?? this.env.AMQP_PREFIX);
     const group = new ChildGroup(script, 'npm', ['run', script, '--silent'], {
       env: { ...this.env, ...env },
     });
@@ -45,6 +48,7 @@ export class ServiceProcesses {
 
   async stopAll(): Promise<void> {
     await Promise.all(this.started.map((group) => group.terminate(STOP_GRACE_MS)));
+    await deleteQueuesOf([...this.prefixes], this.env.AMQP_URL);
   }
 }
 
@@ -75,7 +79,7 @@ export function ownSystemEnv({
   for (const name of ['PUBLIC_URL', 'DOWNLOAD_SERVICE_URL', 'DATA_DIR']) delete inherited[name];
   return {
     ...inherited,
-    AMQP_PREFIX: `test.${label}.${id}`,
+    AMQP_PREFIX: testAmqpPrefix(label),
     MONGODB_DB_PREFIX: `${label}-${id}`,
     REDIS_PREFIX: `test:${label}:${id}`,
     HOST: '127.0.0.1',

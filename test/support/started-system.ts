@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -32,6 +32,15 @@ export async function adminCall<T>(
   const answer = (await response.json()) as { data: T };
   if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
   return answer.data;
+}
+
+/**
+ * The admin token the banner names: read from the file it is kept in, or the line itself when
+ * it is of this run alone (the banner shows a kept token by its first characters only).
+ */
+export function adminTokenOf(line: string): string {
+  const kept = /\(kept in (.+)\)$/.exec(line)?.[1];
+  return kept ? readFileSync(kept, 'utf8').trim() : line.split(/\s+/)[0]!;
 }
 
 /** `settings`: environment variables a test needs set otherwise than by default. */
@@ -72,7 +81,7 @@ export async function startLikeNpmStart(
   return {
     gatewayUrl: new URL(lines['Public API']!).origin,
     managementUrl: new URL(lines['Management API']!).origin,
-    adminToken: lines['Admin token']!.split(/\s+/)[0]!,
+    adminToken: adminTokenOf(lines['Admin token']!),
     stop: async () => {
       if (child.pid && child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

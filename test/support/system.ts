@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
+import { deleteQueuesOf, testAmqpPrefix } from './amqp-queues.js';
 import {
   documents,
   templateOf,
@@ -42,7 +43,7 @@ export async function bootSystem(
     HOST: '127.0.0.1',
     ADMIN_TOKENS: ADMIN_TOKEN,
     MONGODB_DB_PREFIX: `t${id}`,
-    AMQP_PREFIX: `test.${id}`,
+    AMQP_PREFIX: testAmqpPrefix('system'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     REDIS_PREFIX: `test:${id}`,
     // Generous limits, so only the rate-limit tests (which set their own) ever meet them.
@@ -159,8 +160,9 @@ export class TestSystem {
     return { item, inner, outer };
   }
 
-  stop() {
-    return this.running.stop();
+  async stop() {
+    await this.running.stop();
+    await deleteQueuesOf([this.config.AMQP_URL && this.config.AMQP_PREFIX]);
   }
 }
 

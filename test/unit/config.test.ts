@@ -147,7 +147,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   STORAGE_DIR: null,
   DOWNLOAD_PORT: '65536',
   DOWNLOAD_SERVICE_URL: 'download:8082',
-  DOWNLOAD_SIGNING_KEY: null,
+  DOWNLOAD_SIGNING_KEY: 'change-me',
   SIGNING_KEY: 'not a key',
   SIGNING_KEY_FILE: '/no/such/directory/signing-key.pem',
   SIGNATURE_TTL_SECONDS: '0',
@@ -205,6 +205,36 @@ describe('start-up validates the whole configuration (README: Configuration)', (
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(
       /^Invalid configuration: PORT: .*; LOG_LEVEL: [^\n]*$/,
     );
+  });
+
+  test('the settings a process requires are named with the invalid ones, each once', () => {
+    let problems: readonly string[] = [];
+    try {
+      loadConfig({ DOWNLOAD_SIGNING_KEY: 'short', MONGODB_URL: '', PORT: 'x' }, [
+        'AMQP_URL',
+        'MONGODB_URL',
+        'DOWNLOAD_SIGNING_KEY',
+        'SIGNING_KEY',
+      ]);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems).toEqual([
+      'PORT: must be a whole number from 0 to 65535',
+      expect.stringMatching(/^DOWNLOAD_SIGNING_KEY: must be at least 16 characters/),
+      'AMQP_URL: required when this service runs as its own process',
+      'MONGODB_URL: required when this service runs as its own process',
+      'SIGNING_KEY (or SIGNING_KEY_FILE): required when this service runs as its own process',
+    ]);
+    // Set, they are taken; an empty DOWNLOAD_SIGNING_KEY is left to npm start to generate.
+    expect(
+      loadConfig({ AMQP_URL: 'amqp://broker', DOWNLOAD_SIGNING_KEY: 'x'.repeat(16) }, [
+        'AMQP_URL',
+        'DOWNLOAD_SIGNING_KEY',
+      ]).DOWNLOAD_SIGNING_KEY,
+    ).toBe('x'.repeat(16));
+    expect(loadConfig({ DOWNLOAD_SIGNING_KEY: '' }).DOWNLOAD_SIGNING_KEY).toBe('');
   });
 });
 
