@@ -264,7 +264,7 @@ async function rabbitPair(label: string, options: { heartbeat?: number } = {}) {
 
 withRabbit('RabbitMQ connection recovery', () => {
   test('a request of a replica that died reaches another with the same call id', async () => {
-    const prefix = `test.redelivery.${randomBytes(4).toString('hex')}`;
+    const prefix = ownPrefix('redelivery');
     const connect = (role: string) =>
       AmqpTransport.connect({
         url: AMQP_URL!,
