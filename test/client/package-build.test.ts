@@ -408,7 +408,8 @@ export { bogus, stored, types, unknownKey, update, user };
           target: 'ES2022',
           module: 'ESNext',
           moduleResolution: 'Bundler',
-          lib: ['ES2022', 'DOM'],
+          // The contracts refuse text that is not well-formed Unicode (String.prototype.isWellFormed).
+          lib: ['ES2022', 'ES2024.String', 'DOM'],
           types: [],
           strict: true,
           // zod's own declarations are not what is under test here.

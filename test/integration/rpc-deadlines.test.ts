@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { MongoMemoryServer } from 'mongodb-memory-server';
 import type { LicenseDocument } from '../../services/license/models.js';
 import { MongoLicenseStore } from '../../services/license/mongo-stores.js';
@@ -154,7 +154,10 @@ describe('RPC deadlines', () => {
 
   test("a validate's count still waiting for a connection when its caller's deadline passes is never sent", async () => {
     // A client with one connection: what comes after a stalled command waits for it.
-    const client = await MongoClient.connect(database!.getUri(), { maxPoolSize: 1 });
+    const client = await MongoClient.connect(database!.getUri(), {
+      maxPoolSize: 1,
+      monitorCommands: true,
+    });
     try {
       const store = new MongoLicenseStore(
         client.db('rpc_deadlines').collection<LicenseDocument>('licenses'),
@@ -180,7 +183,18 @@ describe('RPC deadlines', () => {
       const licenseKey = issued.license.license_key;
 
       const { held, counted } = await whileDatabaseStalls(async () => {
+        // The held command has the one connection before the count asks for it: the count then
+        // waits in the pool, never on the wire, whatever the machine's load.
+        const holding = new Promise<void>((resolve) => {
+          const started = (event: CommandStartedEvent) => {
+            if (event.commandName !== 'find') return;
+            client.off('commandStarted', started);
+            resolve();
+          };
+          client.on('commandStarted', started);
+        });
         const held = store.findByKey(licenseKey);
+        await holding;
         const deadline = Date.now() + 200;
         const counted = store
           .touchCheckIfMatching({
