@@ -85,4 +85,6 @@ export {
   readBytePortJson,
   bytePortRefusal,
   BYTE_PORT_IDLE_TIMEOUT_MS,
+  ERROR_CODE_HEADER,
+  ERROR_MESSAGE_HEADER,
 } from './byte-port.js';

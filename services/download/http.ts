@@ -1,10 +1,11 @@
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { LicensingError } from '../../libs/contracts/index.js';
 import { configureApp, errorHandler, sendData, unknownRoute } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
+import { ERROR_CODE_HEADER, ERROR_MESSAGE_HEADER } from '../../libs/transport/index.js';
 import { contentDisposition, ifRangeMatches, parseRange, safeContentType } from './headers.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
@@ -139,6 +140,15 @@ export function createDownloadApp(deps: {
   });
 
   app.use(unknownRoute);
+  // A HEAD answer has no body, so its error envelope never arrives: the code travels in a header
+  // too, and the gateway answers a HEAD with the same refusal as the GET (RFC 9110 9.3.2).
+  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (!res.headersSent && error instanceof LicensingError) {
+      res.set(ERROR_CODE_HEADER, error.code);
+      res.set(ERROR_MESSAGE_HEADER, encodeURIComponent(error.message));
+    }
+    next(error);
+  });
   app.use(errorHandler(logger));
   return app;
 }
