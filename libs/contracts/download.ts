@@ -24,8 +24,13 @@ export const AuthorizeDownloadRequest = z.strictObject({
 export type AuthorizeDownloadRequest = z.infer<typeof AuthorizeDownloadRequest>;
 
 export const AuthorizedDownload = z.object({
-  /** Absolute URL on the download service, valid for a short time, for this one file. */
+  /**
+   * The object's bytes in the store: a presigned URL, valid for a short time, for this one file
+   * (any Range), answered with the file's Content-Disposition. The gateway relays from it.
+   */
   url: z.url(),
+  /** The stored object's date, for If-Range (RFC 9110 13.1.5) and Last-Modified. */
+  last_modified: z.iso.datetime(),
   filename: z.string(),
   size: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),

@@ -1,5 +1,10 @@
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { LicensingError, isErrorCode } from '../contracts/index.js';
 
@@ -12,6 +17,9 @@ import { LicensingError, isErrorCode } from '../contracts/index.js';
 
 /** Connecting, waiting for an answer, or a stall mid-transfer: none may take longer than this. */
 export const BYTE_PORT_IDLE_TIMEOUT_MS = 120_000;
+const keepAliveHttp = new HttpAgent({ keepAlive: true });
+const keepAliveHttps = new HttpsAgent({ keepAlive: true });
+
 /** A byte-port refusal's code and message (URI-encoded), also on a HEAD answer, which has no body. */
 export const ERROR_CODE_HEADER = 'x-error-code';
 export const ERROR_MESSAGE_HEADER = 'x-error-message';
@@ -31,10 +39,14 @@ export function openBytePort(options: {
   body?: Readable;
   signal?: AbortSignal;
   idleTimeoutMs?: number;
+  /** Reuse connections (reads from the object store, one after another). */
+  keepAlive?: boolean;
 }): { answer: Promise<IncomingMessage>; cancel(): void } {
   const target = new URL(options.url);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const tls = target.protocol === 'https:';
+  const send = tls ? httpsRequest : httpRequest;
   const request = send(target, {
+    ...(options.keepAlive ? { agent: tls ? keepAliveHttps : keepAliveHttp } : {}),
     method: options.method,
     headers: {
       ...options.headers,

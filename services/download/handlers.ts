@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LicensingError, type AuthorizeDownloadRequest } from '../../libs/contracts/index.js';
 import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
+import { contentDisposition } from '../../libs/http/file-answers.js';
 import { decideDownloadAccess, fileToDownload } from './access.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
@@ -9,8 +10,8 @@ import type { DownloadLogStore } from './stores.js';
 import type { TicketSigner } from './tickets.js';
 import { authorizedDownloadView, logPageView } from './views.js';
 
-/** The gateway fetches the file at once; a download URL is good for this long. */
-export const DOWNLOAD_TICKET_TTL_MS = 60_000;
+/** The gateway fetches the file at once; a download URL is good for this long to start. */
+export const DOWNLOAD_URL_TTL_SECONDS = 60;
 /** Management starts sending the upload at once; the URL must be used within this time. */
 export const UPLOAD_TICKET_TTL_MS = 15 * 60_000;
 
@@ -29,8 +30,8 @@ export interface DownloadDeps {
   downloadLog: DownloadLogStore;
   /** Writes the download log, bounded in time (shared with the byte port). */
   logWriter: DownloadLogWriter;
-  /** Package storage: the handlers only remove objects; bytes move on the byte port. */
-  storage: Pick<PackageStorage, 'remove'>;
+  /** Package storage: objects are looked at, signed for reading and removed here. */
+  storage: Pick<PackageStorage, 'remove' | 'stat' | 'readUrl'>;
   /** What the handlers ask of the update catalog and the license service. */
   transport: Pick<Transport, 'call'>;
   /** The catalog's products (their access rules), kept between announced changes. */
@@ -104,20 +105,35 @@ export function createDownloadHandlers({
         file: { file_id: file.id, version: version.version, filename: file.filename },
         context,
       });
-      const ticket = tickets.issue(
-        {
-          kind: 'object',
-          key: file.object_key,
-          filename: file.filename,
-          content_type: file.content_type,
-          sha256: file.sha256,
-          log_id: logId,
-        },
-        DOWNLOAD_TICKET_TTL_MS,
-      );
+      // The object's size and date come from the store, which may lack it (a failed clean-up).
+      let info;
+      try {
+        info = await storage.stat(file.object_key);
+      } catch (error) {
+        if (logId !== null) {
+          await logWriter.servedBecameRefused({
+            entryId: logId,
+            reason: 'INTERNAL_ERROR',
+            context,
+          });
+        }
+        throw error;
+      }
+      if (!info) {
+        if (logId !== null) {
+          await logWriter.servedBecameRefused({ entryId: logId, reason: 'NOT_FOUND', context });
+        }
+        throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
+      }
+      const url = await storage.readUrl(file.object_key, {
+        disposition: contentDisposition(file.filename),
+        ttlSeconds: DOWNLOAD_URL_TTL_SECONDS,
+        forClients: false,
+      });
       return authorizedDownloadView({
-        selection: decision.selection,
-        url: `${base}/objects/${ticket}`,
+        selection: { ...decision.selection, file: { ...file, size: info.size } },
+        url,
+        lastModified: info.last_modified,
         logId,
       });
     },

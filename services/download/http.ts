@@ -2,11 +2,20 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { LicensingError } from '../../libs/contracts/index.js';
-import { configureApp, errorHandler, sendData, unknownRoute } from '../../libs/http/index.js';
+import {
+  configureApp,
+  contentDisposition,
+  errorHandler,
+  ifRangeMatches,
+  parseRange,
+  safeContentType,
+  sendData,
+  unknownRoute,
+} from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { ERROR_CODE_HEADER, ERROR_MESSAGE_HEADER } from '../../libs/transport/index.js';
-import { contentDisposition, ifRangeMatches, parseRange, safeContentType } from './headers.js';
+
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
 import type { TicketSigner } from './tickets.js';

@@ -3,7 +3,7 @@ import {
   ifRangeMatches,
   parseRange,
   safeContentType,
-} from '../../services/download/headers.js';
+} from '../../libs/http/file-answers.js';
 import { TicketSigner, type ObjectTicket } from '../../services/download/tickets.js';
 
 const KEY = 'k'.repeat(32);
