@@ -88,3 +88,4 @@ export {
   ERROR_CODE_HEADER,
   ERROR_MESSAGE_HEADER,
 } from './byte-port.js';
+export { readObject, parseHead, type ObjectAnswer } from './object-read.js';

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { NextFunction, Request, Response } from 'express';
@@ -19,17 +18,22 @@ import {
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
-import { openBytePort, type Transport } from '../../libs/transport/index.js';
+import {
+  BYTE_PORT_IDLE_TIMEOUT_MS,
+  readObject,
+  type ObjectAnswer,
+  type Transport,
+} from '../../libs/transport/index.js';
 import { clientIp } from './client-ip.js';
 import { publicErrors, type GatewayDeps } from './deps.js';
 import { DownloadHeaders, DownloadQuery, ProductPath } from './inputs.js';
 import { API_BASE } from './paths.js';
 
 /** Where in the object an answer of the store starts, or null when it is not the object's bytes. */
-function firstByteOf(incoming: IncomingMessage): number | null {
-  if (incoming.statusCode === 200) return 0;
-  if (incoming.statusCode !== 206) return null;
-  const match = /^bytes (\d+)-/.exec(incoming.headers['content-range'] ?? '');
+function firstByteOf(answer: ObjectAnswer): number | null {
+  if (answer.status === 200) return 0;
+  if (answer.status !== 206) return null;
+  const match = /^bytes (\d+)-/.exec(answer.headers['content-range'] ?? '');
   return match ? Number(match[1]) : null;
 }
 
@@ -76,30 +80,28 @@ async function relay(
     );
   }
   const length = range ? range.end - range.start + 1 : size;
-  let incoming: IncomingMessage | null = null;
   let body: Readable | null = null;
   if (req.method !== 'HEAD' && length > 0) {
-    const upstream = openBytePort({
+    const upstream = readObject({
       url: authorized.url,
-      method: 'GET',
-      headers: range ? { range: `bytes=${range.start}-${range.end}` } : {},
-      keepAlive: true,
+      headers: range ? { Range: `bytes=${range.start}-${range.end}` } : {},
+      idleTimeoutMs: BYTE_PORT_IDLE_TIMEOUT_MS,
     });
     res.on('close', () => {
       if (!res.writableFinished) upstream.cancel();
     });
-    incoming = await upstream.answer;
-    const status = incoming.statusCode ?? 502;
-    const answered = Number(incoming.headers['content-length']);
-    if (firstByteOf(incoming) !== (range?.start ?? 0) || !(answered >= length)) {
-      incoming.resume();
-      if (status === 404) {
+    const answer = await upstream.answer;
+    const answered = Number(answer.headers['content-length']);
+    const chunked = answer.headers['transfer-encoding'] !== undefined;
+    if (firstByteOf(answer) !== (range?.start ?? 0) || chunked || !(answered >= length)) {
+      answer.body.destroy();
+      if (answer.status === 404) {
         throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
       }
-      throw new Error(`The object store answered HTTP ${status} for ${length} bytes.`);
+      throw new Error(`The object store answered HTTP ${answer.status} for ${length} bytes.`);
     }
     // A store that sends more than the range asked (s3rver reads `bytes=0-0` as `bytes=0-`).
-    if (answered > length) body = Readable.from(firstBytes(incoming, length));
+    body = answered > length ? Readable.from(firstBytes(answer.body, length)) : answer.body;
   }
   res.status(range ? 206 : 200);
   res.set({
@@ -115,19 +117,19 @@ async function relay(
     'X-Content-Type-Options': 'nosniff',
   });
   if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
-  if (!incoming) {
+  if (!body) {
     res.end();
     return;
   }
-  (body ?? incoming).on('data', (chunk: Buffer) => metrics.downloadBytes.inc(chunk.length));
+  body.on('data', (chunk: Buffer) => metrics.downloadBytes.inc(chunk.length));
   metrics.downloadRelays.inc();
   try {
-    await pipeline(body ?? incoming, res);
+    await pipeline(body, res);
   } catch {
     // Mid-file (the client went away, or the store stopped): the connection is cut, so the
     // client sees a short body and resumes with Range.
     res.destroy();
-    incoming.destroy();
+    body.destroy();
   } finally {
     metrics.downloadRelays.dec();
   }
