@@ -128,7 +128,8 @@ export function createDownloadHandlers({
       const url = await storage.readUrl(file.object_key, {
         disposition: contentDisposition(file.filename),
         ttlSeconds: DOWNLOAD_URL_TTL_SECONDS,
-        forClients: false,
+        forClients: request.delivery === 'redirect',
+        method: request.delivery === 'redirect' ? request.method : 'GET',
       });
       return authorizedDownloadView({
         selection: { ...decision.selection, file: { ...file, size: info.size } },

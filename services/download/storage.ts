@@ -245,10 +245,16 @@ export class PackageStorage {
    */
   async readUrl(
     key: string,
-    options: { disposition: string; ttlSeconds: number; forClients: boolean },
+    options: {
+      disposition: string;
+      ttlSeconds: number;
+      forClients: boolean;
+      method?: 'GET' | 'HEAD';
+    },
   ): Promise<string> {
     const client = options.forClients ? this.publicClient : this.client;
-    return client.presignedGetObject(this.bucket, key, options.ttlSeconds, {
+    // The method is part of the signature: a HEAD on a URL signed for GET is refused.
+    return client.presignedUrl(options.method ?? 'GET', this.bucket, key, options.ttlSeconds, {
       'response-content-disposition': options.disposition,
     });
   }

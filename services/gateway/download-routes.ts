@@ -264,6 +264,13 @@ export const downloadRoute: Route<GatewayDeps> = defineRoute({
       file: true,
       headers: z.object({ ...fileHeaders, 'Content-Range': header('bytes start-end/size') }),
     },
+    302: {
+      description:
+        'DOWNLOAD_DELIVERY=redirect: the file is read from the object store at Location, a URL ' +
+        'for this one file valid 60 seconds (Range works there too).',
+      empty: true,
+      headers: z.object({ Location: header('The presigned URL of the file in the object store.') }),
+    },
   },
   errors: {
     400: {
@@ -299,17 +306,25 @@ export const downloadRoute: Route<GatewayDeps> = defineRoute({
     500: publicErrors.internal,
   },
   before: ({ rateLimits }) => [rateLimits.downloads],
-  handle: async ({ params, query, headers }, { transport }, req, res) => {
+  handle: async ({ params, query, headers }, { transport, downloadDelivery }, req, res) => {
     res.locals.download = { stage: 'decided' } satisfies DownloadStage;
     const authorized = await transport.call('download.authorize', {
       product_id: params.product_id,
       ...query,
       ip: clientIp(req),
+      delivery: downloadDelivery,
+      method: req.method === 'HEAD' ? 'HEAD' : 'GET',
     });
     res.locals.download = {
       stage: 'relaying',
       logId: authorized.log_id,
     } satisfies DownloadStage;
+    if (downloadDelivery === 'redirect') {
+      // The client reads the object from the store itself, Range and all (docs/api-decisions.md).
+      res.set({ 'Cache-Control': 'no-store', Location: authorized.url });
+      res.status(302).end();
+      return;
+    }
     await relay(req, res, authorized, headers);
   },
 });

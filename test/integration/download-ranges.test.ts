@@ -1,6 +1,10 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LicensingClient } from '../../libs/client/src/index.js';
 import { errorStatus, isErrorCode } from '../../libs/contracts/index.js';
 import { createVersion, downloadLog, packageBytes, uploadFile } from '../support/packages.js';
-import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+import { API_BASE, bootSystem, gatewayOn, type TestSystem } from '../support/system.js';
 
 /**
  * Every form of Range, with GET and with HEAD: a HEAD answers exactly what the GET would, without
@@ -123,5 +127,94 @@ describe.each(CASES)('Range: $range', ({ range, status, contentRange, expected }
     expect(entries.map((e) => e.reason)).toEqual(
       Array(3).fill('code' in expected ? expected.code : null),
     );
+  });
+});
+
+/**
+ * DOWNLOAD_DELIVERY=redirect, on a gateway of its own over the same services: after the same
+ * decision and log entry, GET and HEAD alike get a 302 to the object, whatever their Range; the
+ * store answers the Range itself (docs/api-decisions.md). The embedded store (s3rver) reads only
+ * single `a-b` and `a-` ranges, so only those are followed here.
+ */
+describe('redirect mode', () => {
+  let server: Server;
+  let gatewayUrl: string;
+  let productId: number;
+  let key: string;
+  let bytes: Buffer;
+  beforeAll(async () => {
+    const app = await gatewayOn(system.transport, { downloadDelivery: 'redirect' });
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const licensed = await system.license();
+    productId = licensed.product.id;
+    key = licensed.key;
+    const version = await createVersion(system, productId, '1.0.0');
+    bytes = packageBytes(SIZE);
+    await uploadFile(system, version.id, bytes, 'plugin.zip');
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const urlOf = (query: string) => `${gatewayUrl}${API_BASE}/downloads/${productId}?${query}`;
+
+  test.each(CASES)(
+    '$range: GET and HEAD both answer 302 to the object, logged as served',
+    async ({ range }) => {
+      const before = (await downloadLog(system, { product_id: productId })).total;
+      const answers = [];
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await fetch(urlOf(`dlid=${key}`), {
+          method,
+          redirect: 'manual',
+          headers: { accept: 'application/json', range },
+        });
+        expect(Buffer.from(await res.arrayBuffer()).length).toBe(0);
+        const location = new URL(res.headers.get('location') ?? '');
+        answers.push([res.status, res.headers.get('cache-control'), location.pathname]);
+        expect(location.searchParams.get('X-Amz-Expires')).toBe('60');
+        expect(location.searchParams.get('response-content-disposition')).toBe(
+          'attachment; filename="plugin.zip"',
+        );
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[0]?.[0]).toBe(302);
+      const { entries, total } = await downloadLog(system, { product_id: productId });
+      expect(total - before).toBe(2);
+      expect(entries.slice(0, 2).map((e) => e.outcome)).toEqual(['served', 'served']);
+    },
+  );
+
+  test('a client that follows gets the file, or the range, under its name', async () => {
+    const whole = await fetch(urlOf(`dlid=${key}`));
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-disposition')).toBe('attachment; filename="plugin.zip"');
+    expect(Buffer.from(await whole.arrayBuffer()).equals(bytes)).toBe(true);
+    for (const [range, start, end] of [
+      ['bytes=0-9', 0, 10],
+      ['bytes=10-', 10, 36],
+    ] as const) {
+      const part = await fetch(urlOf(`dlid=${key}`), { headers: { range } });
+      expect([range, part.status]).toEqual([range, 206]);
+      expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(start, end))).toBe(true);
+    }
+  });
+
+  test('a refusal is the same JSON error as in relay mode, to GET and HEAD', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await fetch(urlOf('dlid=not-a-key'), {
+        method,
+        redirect: 'manual',
+        headers: { accept: 'application/json' },
+      });
+      expect([method, res.status, res.headers.get('location')]).toEqual([method, 403, null]);
+    }
+  });
+
+  test('the reference client follows the redirect and saves the file', async () => {
+    const client = new LicensingClient(gatewayUrl, productId);
+    const result = await client.download(key, null, null);
+    if (!result.success) throw new Error(`${result.code}: ${result.message}`);
+    expect(result.data).toMatchObject({ filename: 'plugin.zip', size: SIZE });
   });
 });

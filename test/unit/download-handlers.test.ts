@@ -63,8 +63,12 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
     async stat(key: string) {
       return missing.has(key) ? null : { size: 4096, last_modified: STORED_AT };
     },
-    async readUrl(key: string, options: { disposition: string; ttlSeconds: number }) {
+    async readUrl(
+      key: string,
+      options: { disposition: string; ttlSeconds: number; forClients: boolean; method?: string },
+    ) {
       const query = new URLSearchParams({
+        ...(options.forClients ? { public: options.method ?? 'GET' } : {}),
         disposition: options.disposition,
         ttl: String(options.ttlSeconds),
       });
@@ -201,6 +205,19 @@ describe('spec 4.5: License key + activated identifier downloads', () => {
     expect((await log()).entries).toEqual([
       expect.objectContaining({ id: served.log_id, outcome: 'served', file_id: file.id }),
     ]);
+  });
+
+  test('redirect delivery: the URL is signed for the address clients reach, and for their method', async () => {
+    const { product, release, authorize } = downloads(licenses);
+    const p = await product('activated_identifier');
+    await release(p.id);
+    const request = { product_id: p.id, license_key: 'KEY', identifier: 'example.com' };
+    const relayed = await authorize({ ...request, method: 'HEAD' });
+    expect(new URL(relayed.url).searchParams.get('public')).toBeNull();
+    for (const method of ['GET', 'HEAD'] as const) {
+      const redirected = await authorize({ ...request, delivery: 'redirect', method });
+      expect(new URL(redirected.url).searchParams.get('public')).toBe(method);
+    }
   });
 
   test('an object missing from the store: NOT_FOUND, and the served entry becomes that refusal', async () => {
@@ -548,12 +565,26 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
     for (const late of [
       () =>
         handlers['download.authorize'](
-          { product_id: p.id, license_key: null, identifier: null, ip: IP },
+          {
+            product_id: p.id,
+            license_key: null,
+            identifier: null,
+            ip: IP,
+            delivery: 'relay',
+            method: 'GET',
+          },
           gone('download.authorize'),
         ),
       () =>
         handlers['download.authorize'](
-          { product_id: 987654, license_key: null, identifier: null, ip: IP },
+          {
+            product_id: 987654,
+            license_key: null,
+            identifier: null,
+            ip: IP,
+            delivery: 'relay',
+            method: 'GET',
+          },
           gone('download.authorize'),
         ),
       () =>
