@@ -98,18 +98,22 @@ export function createDownloadHandlers({
         throw LicensingError.from(decision.refusal);
       }
       const { file, version } = decision.selection;
-      // Logged as served now; the byte port (or the gateway) turns the entry into a refusal
-      // when the file does not reach the client after all (docs/api-decisions.md, The log).
-      const logId = await logWriter.served({
-        request,
-        file: { file_id: file.id, version: version.version, filename: file.filename },
-        context,
-      });
-      // The object's size and date come from the store, which may lack it (a failed clean-up).
-      let info;
-      try {
-        info = await storage.stat(file.object_key);
-      } catch (error) {
+      // Logged as served now; this handler (or the gateway) turns the entry into a refusal when
+      // the file does not reach the client after all (docs/api-decisions.md, The log). The
+      // object's size and date come from the store, which may lack it (a failed clean-up): the
+      // two are asked at once, as both are on the way to every download's first byte.
+      const [logId, looked] = await Promise.all([
+        logWriter.served({
+          request,
+          file: { file_id: file.id, version: version.version, filename: file.filename },
+          context,
+        }),
+        storage.stat(file.object_key).then(
+          (info) => ({ info }),
+          (error: unknown) => ({ error }),
+        ),
+      ]);
+      if ('error' in looked) {
         if (logId !== null) {
           await logWriter.servedBecameRefused({
             entryId: logId,
@@ -117,8 +121,9 @@ export function createDownloadHandlers({
             context,
           });
         }
-        throw error;
+        throw looked.error;
       }
+      const { info } = looked;
       if (!info) {
         if (logId !== null) {
           await logWriter.servedBecameRefused({ entryId: logId, reason: 'NOT_FOUND', context });

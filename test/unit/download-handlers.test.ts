@@ -61,6 +61,7 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
       return true;
     },
     async stat(key: string) {
+      if (broken.has(key)) throw new Error('The store is down.');
       return missing.has(key) ? null : { size: 4096, last_modified: STORED_AT };
     },
     async readUrl(
@@ -75,8 +76,9 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
       return `${STORE_URL}/${key}?${query}`;
     },
   };
-  /** Keys whose objects are missing from the store. */
+  /** Keys whose objects are missing from the store, and those the store fails to look up. */
   const missing = new Set<string>();
+  const broken = new Set<string>();
   // Kept as in production, and dropped by the catalog's change events.
   const products = new CatalogProducts(transport, 60_000);
   // The fake subscribes at once (start's first step), before any decision.
@@ -154,6 +156,7 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
     tickets,
     removed,
     missing,
+    broken,
     product,
     release,
     authorize,
@@ -218,6 +221,19 @@ describe('spec 4.5: License key + activated identifier downloads', () => {
       const redirected = await authorize({ ...request, delivery: 'redirect', method });
       expect(new URL(redirected.url).searchParams.get('public')).toBe(method);
     }
+  });
+
+  test('a store that fails the lookup: the served entry becomes INTERNAL_ERROR', async () => {
+    const { product, release, authorize, broken, log } = downloads(licenses);
+    const p = await product('activated_identifier');
+    const { file } = await release(p.id);
+    broken.add(file.object_key);
+    await expect(
+      authorize({ product_id: p.id, license_key: 'KEY', identifier: 'example.com' }),
+    ).rejects.toThrow('The store is down.');
+    expect((await log()).entries).toEqual([
+      expect.objectContaining({ outcome: 'refused', reason: 'INTERNAL_ERROR', file_id: file.id }),
+    ]);
   });
 
   test('an object missing from the store: NOT_FOUND, and the served entry becomes that refusal', async () => {
