@@ -1,25 +1,16 @@
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { LicensingError, isErrorCode } from '../contracts/index.js';
 
 /**
  * The client of the download service's byte port (docs/architecture.md): package bytes travel
  * over HTTP on short-lived links the download service signed, never over the message bus. The
- * gateway reads files from it (and relays them), the management API writes uploads to it; both
- * read its answers here.
+ * management API writes uploads to it and reads its answers here.
  */
 
 /** Connecting, waiting for an answer, or a stall mid-transfer: none may take longer than this. */
 export const BYTE_PORT_IDLE_TIMEOUT_MS = 120_000;
-const keepAliveHttp = new HttpAgent({ keepAlive: true });
-const keepAliveHttps = new HttpsAgent({ keepAlive: true });
-
 /** A byte-port refusal's code and message (URI-encoded), also on a HEAD answer, which has no body. */
 export const ERROR_CODE_HEADER = 'x-error-code';
 export const ERROR_MESSAGE_HEADER = 'x-error-message';
@@ -39,14 +30,10 @@ export function openBytePort(options: {
   body?: Readable;
   signal?: AbortSignal;
   idleTimeoutMs?: number;
-  /** Reuse connections (reads from the object store, one after another). */
-  keepAlive?: boolean;
 }): { answer: Promise<IncomingMessage>; cancel(): void } {
   const target = new URL(options.url);
-  const tls = target.protocol === 'https:';
-  const send = tls ? httpsRequest : httpRequest;
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const request = send(target, {
-    ...(options.keepAlive ? { agent: tls ? keepAliveHttps : keepAliveHttp } : {}),
     method: options.method,
     headers: {
       ...options.headers,
