@@ -210,7 +210,7 @@ const EnvSchema = z.object({
   STORAGE_DIR: z.string().default(''),
   /** The download service's own HTTP port (package bytes in and out). */
   DOWNLOAD_PORT: port.default(8082),
-  /** How the gateway and management reach the download service's HTTP port. */
+  /** How management reaches the download service's HTTP port (uploads). */
   DOWNLOAD_SERVICE_URL: httpUrl,
   /** Signs the short-lived upload and download URLs; the same on every download replica. */
   DOWNLOAD_SIGNING_KEY: z.string().default(''),

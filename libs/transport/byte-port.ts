@@ -11,10 +11,6 @@ import { LicensingError, isErrorCode } from '../contracts/index.js';
 
 /** Connecting, waiting for an answer, or a stall mid-transfer: none may take longer than this. */
 export const BYTE_PORT_IDLE_TIMEOUT_MS = 120_000;
-/** A byte-port refusal's code and message (URI-encoded), also on a HEAD answer, which has no body. */
-export const ERROR_CODE_HEADER = 'x-error-code';
-export const ERROR_MESSAGE_HEADER = 'x-error-message';
-
 /** Its answers other than a file are small JSON envelopes. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -70,31 +66,16 @@ export async function readBytePortJson(incoming: IncomingMessage): Promise<unkno
   }
 }
 
-/** The refusal of an answer without a body (to a HEAD), from its headers. */
-function refusalInHeaders(
-  incoming: IncomingMessage,
-): { code: string; message: string } | undefined {
-  const code = incoming.headers[ERROR_CODE_HEADER];
-  const message = incoming.headers[ERROR_MESSAGE_HEADER];
-  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  try {
-    return { code, message: decodeURIComponent(message) };
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The refusal a byte-port answer carries, as the LicensingError its envelope names, so its code
- * and status reach the client (a range past the end, a file missing from storage, a file over
- * the upload limit). An answer without an envelope, or a refused link (which only this system's
- * own fault can cause), is a plain Error: an internal failure.
+ * and status reach the caller (a file over the upload limit, a failure of storage). An answer
+ * without an envelope, or a refused link (which only this system's own fault can cause), is a
+ * plain Error: an internal failure.
  */
 export async function bytePortRefusal(incoming: IncomingMessage): Promise<Error> {
   const status = incoming.statusCode ?? 502;
   const body = await readBytePortJson(incoming);
-  const enveloped = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  const error = enveloped ?? refusalInHeaders(incoming);
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   if (!isErrorCode(error?.code) || typeof error.message !== 'string') {
     return new Error(`The download service answered HTTP ${status} without an error.`);
   }

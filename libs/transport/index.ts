@@ -85,7 +85,5 @@ export {
   readBytePortJson,
   bytePortRefusal,
   BYTE_PORT_IDLE_TIMEOUT_MS,
-  ERROR_CODE_HEADER,
-  ERROR_MESSAGE_HEADER,
 } from './byte-port.js';
 export { readObject, parseHead, type ObjectAnswer } from './object-read.js';

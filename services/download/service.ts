@@ -116,7 +116,6 @@ export async function downloadFromConfig(
         storage,
         tickets,
         logger,
-        logWriter,
         maxUploadBytes: config.MAX_UPLOAD_BYTES,
       }),
       config.DOWNLOAD_PORT,

@@ -646,13 +646,12 @@ describe('the download log when the bytes fail after authorisation (gateway and 
 describe("the download service's own port", () => {
   test('serves and stores nothing without a link it signed', async () => {
     const base = system.running.download.url;
-    const token = Buffer.from(JSON.stringify({ kind: 'object', key: 'x', exp: 9e15 })).toString(
+    const token = Buffer.from(JSON.stringify({ kind: 'upload', key: 'x', exp: 9e15 })).toString(
       'base64url',
     );
     for (const [method, path] of [
-      ['GET', '/objects/garbage'],
-      ['GET', `/objects/${token}.${'A'.repeat(43)}`],
       ['PUT', '/uploads/garbage'],
+      ['PUT', `/uploads/${token}.${'A'.repeat(43)}`],
     ] as const) {
       const res = await fetch(`${base}${path}`, {
         method,
