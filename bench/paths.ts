@@ -156,7 +156,7 @@ export function benchPaths(fixture: Fixture): BenchPath[] {
       requests: fixed({ method: 'GET', path: `${API_BASE}/updates/${fixture.productId}` }),
     },
     {
-      // The decision only: no byte-port hop, no storage (see DOWNLOAD_DECISION_NOTE).
+      // The decision only: no storage (see DOWNLOAD_DECISION_NOTE).
       key: 'download-decision',
       name: 'download decision (expired license → 403)',
       target: 'gateway',
@@ -209,8 +209,8 @@ export const DOWNLOAD_DECISION_NOTE =
   '`403 LICENSE_EXPIRED`: the rate limit and the query, `download.authorize` (the product as ' +
   'the download service keeps it, the coverage from license, the access rules, the refusal ' +
   'written to the download log with the others of its batch, after the answer), and nothing ' +
-  'else. An allowed download, even a HEAD, adds the signed link, a ' +
-  "request to the download service's byte port and a storage lookup; a GET then moves the file.";
+  'else. An allowed download, even a HEAD, adds a storage lookup and a presigned URL; a GET ' +
+  'then moves the file from the store through the gateway (or, in redirect mode, straight).';
 
 export const ACTIVATION_NOTE =
   'Activate (new identifier each request) adds an activation to one license per request, on a ' +

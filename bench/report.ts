@@ -234,6 +234,7 @@ function downloadTable(report: DownloadReport): string {
       'object store CPU ms/MB',
       'gateway peak RSS MB',
       'download peak RSS MB',
+      'first byte ms (median)',
     ],
     report.rows.map((row) => [
       row.name,
@@ -245,6 +246,7 @@ function downloadTable(report: DownloadReport): string {
       perMb(row, 'object store'),
       mb(row.peakRss.gateway),
       mb(row.peakRss.download),
+      significant(row.firstByteMs),
     ]),
   );
 }

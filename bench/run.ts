@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: what each public path costs in CPU, process by process, next to a bare
  * Express form endpoint measured in the same run; then download throughput through the gateway
- * next to a direct read from the object store, with the peak memory of the processes that relay
- * the bytes.
+ * (relayed, and redirected by a second gateway with DOWNLOAD_DELIVERY=redirect) next to a direct
+ * read from the object store, with the peak memory and the time to the first byte.
  *
  * Every service runs in its own process as `npm run start:<service>` runs it (over RabbitMQ, rate
  * limits counted in Redis), the load comes from autocannon in another process, and the CPU time
@@ -117,7 +117,7 @@ async function bench(
 
   let downloads: DownloadReport | undefined;
   if (selected('downloads')) {
-    progress(`downloads: ${settings.seconds} s direct, ${settings.seconds} s through the gateway`);
+    progress(`downloads: ${settings.seconds} s each direct, relayed and redirected by the gateway`);
     downloads = await measureDownloads(system, fixture, measured, ticksPerSecond, settings.seconds);
   }
 

@@ -56,6 +56,9 @@ export interface ObjectStore {
 export interface RunningSystem {
   id: string;
   gatewayUrl: string;
+  /** A gateway with DOWNLOAD_DELIVERY=redirect (not among the measured processes). */
+  redirectGatewayUrl: string;
+  redirectGateway: ChildGroup;
   managementUrl: string;
   adminToken: string;
   bareUrl: string;
@@ -174,7 +177,8 @@ export async function startSystem(
     bucket: S3_BUCKET,
   };
 
-  const [gatewayPort, adminPort, downloadPort, ...opsPorts] = await freePorts(3 + SERVICES.length);
+  const [gatewayPort, adminPort, downloadPort, redirectPort, redirectOpsPort, ...opsPorts] =
+    await freePorts(5 + SERVICES.length);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const adminToken = randomBytes(24).toString('base64url');
   const databasePrefix = `bench${id}`;
@@ -228,11 +232,26 @@ export async function startSystem(
     startService('gateway', SERVICES.indexOf('gateway')),
     startService('management', SERVICES.indexOf('management')),
   ]);
+  // A second gateway, in redirect mode, for the downloads' redirect row only.
+  const redirectGateway = children.start({
+    name: 'gateway (redirect)',
+    script: 'services/gateway/main.ts',
+    env: {
+      ...env,
+      PORT: String(redirectPort),
+      PUBLIC_URL: `http://127.0.0.1:${redirectPort}`,
+      METRICS_PORT: String(redirectOpsPort),
+      DOWNLOAD_DELIVERY: 'redirect',
+    },
+  });
+  await waitUntilReady(redirectGateway, `http://127.0.0.1:${redirectOpsPort}`, START_TIMEOUT_MS);
 
   const redisPort = new URL(settings.redisUrl).port || '6379';
   return {
     id,
     gatewayUrl,
+    redirectGatewayUrl: `http://127.0.0.1:${redirectPort}`,
+    redirectGateway,
     managementUrl: `http://127.0.0.1:${adminPort}`,
     adminToken,
     bareUrl: stringField(bare.line, 'url', 'bare Express'),

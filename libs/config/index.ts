@@ -187,6 +187,8 @@ const EnvSchema = z.object({
   // Spec 8: more than 60 update checks in 60 seconds from one IP are refused.
   RATE_LIMIT_UPDATES_PER_MINUTE: wholeNumber(1).default(60),
   RATE_LIMIT_DOWNLOADS_PER_MINUTE: wholeNumber(1).default(30),
+  /** An allowed download: relayed by the gateway, or a 302 to the object store (opt-in). */
+  DOWNLOAD_DELIVERY: z.enum(['relay', 'redirect']).default('relay'),
   // Package storage (S3-compatible; MinIO in docker-compose). Unset: an embedded server.
   S3_ENDPOINT: httpUrl,
   S3_ACCESS_KEY: z.string().default(''),
@@ -199,6 +201,8 @@ const EnvSchema = z.object({
     )
     .default('licensing-packages'),
   S3_REGION: z.string().default('us-east-1'),
+  /** The store's address as clients reach it: redirect mode's URLs (default: S3_ENDPOINT). */
+  S3_PUBLIC_ENDPOINT: httpUrl,
   /**
    * Where the embedded parts keep their data, so a restart loses nothing: the embedded MongoDB
    * (`mongodb/`), the embedded package storage (`packages/`) and the generated admin token.
@@ -209,7 +213,7 @@ const EnvSchema = z.object({
   STORAGE_DIR: z.string().default(''),
   /** The download service's own HTTP port (package bytes in and out). */
   DOWNLOAD_PORT: port.default(8082),
-  /** How the gateway and management reach the download service's HTTP port. */
+  /** How management reaches the download service's HTTP port (uploads). */
   DOWNLOAD_SERVICE_URL: httpUrl,
   /**
    * Signs the short-lived upload and download URLs; the same on every download replica. Empty:

@@ -16,17 +16,30 @@ import {
  * Downloads (spec 4.5): the download service decides over RPC and hands back a short-lived URL
  * of its own HTTP endpoint; package bytes never travel through the message bus.
  */
+/** How the gateway gives an allowed download (DOWNLOAD_DELIVERY). */
+export const DownloadDelivery = z.enum(['relay', 'redirect']);
+export type DownloadDelivery = z.infer<typeof DownloadDelivery>;
+
 export const AuthorizeDownloadRequest = z.strictObject({
   product_id: Id,
   license_key: NonEmptyShortText.nullable(),
   identifier: ShortText.nullable(),
   ip: ClientIp,
+  /** Who reads the URL: the gateway (relay), or the client it redirects (S3_PUBLIC_ENDPOINT). */
+  delivery: DownloadDelivery.default('relay'),
+  /** The client's method: a redirected HEAD needs a URL signed for HEAD. */
+  method: z.enum(['GET', 'HEAD']).default('GET'),
 });
 export type AuthorizeDownloadRequest = z.infer<typeof AuthorizeDownloadRequest>;
 
 export const AuthorizedDownload = z.object({
-  /** Absolute URL on the download service, valid for a short time, for this one file. */
+  /**
+   * The object's bytes in the store: a presigned URL, valid for a short time, for this one file
+   * (any Range), answered with the file's Content-Disposition. The gateway relays from it.
+   */
   url: z.url(),
+  /** The stored object's date, for If-Range (RFC 9110 13.1.5) and Last-Modified. */
+  last_modified: z.iso.datetime(),
   filename: z.string(),
   size: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),

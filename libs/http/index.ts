@@ -78,3 +78,4 @@ export * from './form.js';
 export * from './health-routes.js';
 export * from './no-store.js';
 export * from './signed-answers.js';
+export * from './file-answers.js';

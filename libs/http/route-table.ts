@@ -34,11 +34,12 @@ export type FieldsSchema = z.ZodType<unknown, Record<string, unknown>>;
 
 /**
  * A success answer: JSON `{"data": ...}` with this payload, a file (a download), JSON as it is
- * (of `contentType`, `application/json` unless said), or a page.
+ * (of `contentType`, `application/json` unless said), a page, or no body (a redirect).
  */
 export type SuccessAnswer =
   | { description: string; data: z.ZodType; headers?: z.ZodObject }
   | { description: string; file: true; headers?: z.ZodObject }
+  | { description: string; empty: true; headers?: z.ZodObject }
   | { description: string; json: z.ZodType; contentType?: string; headers?: z.ZodObject }
   | { description: string; html: true };
 
@@ -291,6 +292,7 @@ function successResponse(answer: SuccessAnswer, signed: boolean) {
       content: { '*/*': { schema: { type: 'string', format: 'binary' } as const } },
     };
   }
+  if ('empty' in answer) return { description: answer.description, ...headers };
   if ('html' in answer) {
     return {
       description: answer.description,

@@ -46,7 +46,11 @@ export const metrics = {
   }),
   downloadBytes: new Counter({
     name: 'download_bytes_total',
-    help: 'Package bytes sent to clients by the download service.',
+    help: 'Package bytes relayed to clients by the gateway.',
+  }),
+  downloadRelays: new Gauge({
+    name: 'download_relays_in_progress',
+    help: 'Package files the gateway is relaying from the object store right now.',
   }),
   downloadRefusals: new Counter({
     name: 'download_refusals_total',

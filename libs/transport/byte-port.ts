@@ -6,8 +6,7 @@ import { LicensingError, isErrorCode } from '../contracts/index.js';
 /**
  * The client of the download service's byte port (docs/architecture.md): package bytes travel
  * over HTTP on short-lived links the download service signed, never over the message bus. The
- * gateway reads files from it (and relays them), the management API writes uploads to it; both
- * read its answers here.
+ * management API writes uploads to it and reads its answers here.
  */
 
 /** Connecting, waiting for an answer, or a stall mid-transfer: none may take longer than this. */
@@ -69,9 +68,9 @@ export async function readBytePortJson(incoming: IncomingMessage): Promise<unkno
 
 /**
  * The refusal a byte-port answer carries, as the LicensingError its envelope names, so its code
- * and status reach the client (a range past the end, a file missing from storage, a file over
- * the upload limit). An answer without an envelope, or a refused link (which only this system's
- * own fault can cause), is a plain Error: an internal failure.
+ * and status reach the caller (a file over the upload limit, a failure of storage). An answer
+ * without an envelope, or a refused link (which only this system's own fault can cause), is a
+ * plain Error: an internal failure.
  */
 export async function bytePortRefusal(incoming: IncomingMessage): Promise<Error> {
   const status = incoming.statusCode ?? 502;

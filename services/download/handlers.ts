@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LicensingError, type AuthorizeDownloadRequest } from '../../libs/contracts/index.js';
 import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
+import { contentDisposition } from '../../libs/http/file-answers.js';
 import { decideDownloadAccess, fileToDownload } from './access.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
@@ -9,8 +10,8 @@ import type { DownloadLogStore } from './stores.js';
 import type { TicketSigner } from './tickets.js';
 import { authorizedDownloadView, logPageView } from './views.js';
 
-/** The gateway fetches the file at once; a download URL is good for this long. */
-export const DOWNLOAD_TICKET_TTL_MS = 60_000;
+/** The gateway fetches the file at once; a download URL is good for this long to start. */
+export const DOWNLOAD_URL_TTL_SECONDS = 60;
 /** Management starts sending the upload at once; the URL must be used within this time. */
 export const UPLOAD_TICKET_TTL_MS = 15 * 60_000;
 
@@ -29,8 +30,8 @@ export interface DownloadDeps {
   downloadLog: DownloadLogStore;
   /** Writes the download log, bounded in time (shared with the byte port). */
   logWriter: DownloadLogWriter;
-  /** Package storage: the handlers only remove objects; bytes move on the byte port. */
-  storage: Pick<PackageStorage, 'remove'>;
+  /** Package storage: objects are looked at, signed for reading and removed here. */
+  storage: Pick<PackageStorage, 'remove' | 'stat' | 'readUrl'>;
   /** What the handlers ask of the update catalog and the license service. */
   transport: Pick<Transport, 'call'>;
   /** The catalog's products (their access rules), kept between announced changes. */
@@ -97,27 +98,48 @@ export function createDownloadHandlers({
         throw LicensingError.from(decision.refusal);
       }
       const { file, version } = decision.selection;
-      // Logged as served now; the byte port (or the gateway) turns the entry into a refusal
-      // when the file does not reach the client after all (docs/api-decisions.md, The log).
-      const logId = await logWriter.served({
-        request,
-        file: { file_id: file.id, version: version.version, filename: file.filename },
-        context,
+      // Logged as served now; this handler (or the gateway) turns the entry into a refusal when
+      // the file does not reach the client after all (docs/api-decisions.md, The log). The
+      // object's size and date come from the store, which may lack it (a failed clean-up): the
+      // two are asked at once, as both are on the way to every download's first byte.
+      const [logId, looked] = await Promise.all([
+        logWriter.served({
+          request,
+          file: { file_id: file.id, version: version.version, filename: file.filename },
+          context,
+        }),
+        storage.stat(file.object_key).then(
+          (info) => ({ info }),
+          (error: unknown) => ({ error }),
+        ),
+      ]);
+      if ('error' in looked) {
+        if (logId !== null) {
+          await logWriter.servedBecameRefused({
+            entryId: logId,
+            reason: 'INTERNAL_ERROR',
+            context,
+          });
+        }
+        throw looked.error;
+      }
+      const { info } = looked;
+      if (!info) {
+        if (logId !== null) {
+          await logWriter.servedBecameRefused({ entryId: logId, reason: 'NOT_FOUND', context });
+        }
+        throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
+      }
+      const url = await storage.readUrl(file.object_key, {
+        disposition: contentDisposition(file.filename),
+        ttlSeconds: DOWNLOAD_URL_TTL_SECONDS,
+        forClients: request.delivery === 'redirect',
+        method: request.delivery === 'redirect' ? request.method : 'GET',
       });
-      const ticket = tickets.issue(
-        {
-          kind: 'object',
-          key: file.object_key,
-          filename: file.filename,
-          content_type: file.content_type,
-          sha256: file.sha256,
-          log_id: logId,
-        },
-        DOWNLOAD_TICKET_TTL_MS,
-      );
       return authorizedDownloadView({
-        selection: decision.selection,
-        url: `${base}/objects/${ticket}`,
+        selection: { ...decision.selection, file: { ...file, size: info.size } },
+        url,
+        lastModified: info.last_modified,
         logId,
       });
     },

@@ -35,6 +35,7 @@ export const downloadSettings = [
   'S3_SECRET_KEY',
   'S3_BUCKET',
   'S3_REGION',
+  'S3_PUBLIC_ENDPOINT',
   'STORAGE_DIR',
   'DATA_DIR',
   'HOST',
@@ -96,6 +97,7 @@ export async function downloadFromConfig(
       ...credentials,
       bucket: config.S3_BUCKET,
       region: config.S3_REGION,
+      ...(config.S3_PUBLIC_ENDPOINT ? { publicEndpoint: config.S3_PUBLIC_ENDPOINT } : {}),
     });
 
     const downloadLog = await openMongoDownloadLog(deps.db);
@@ -114,7 +116,6 @@ export async function downloadFromConfig(
         storage,
         tickets,
         logger,
-        logWriter,
         maxUploadBytes: config.MAX_UPLOAD_BYTES,
       }),
       config.DOWNLOAD_PORT,

@@ -17,6 +17,8 @@ export interface StorageSettings {
   secretKey: string;
   bucket: string;
   region: string;
+  /** The store's address as clients reach it, for the URLs they are redirected to. */
+  publicEndpoint?: string;
 }
 
 export interface StoredObject {
@@ -97,24 +99,30 @@ async function* exactly(source: Readable, length: number): AsyncGenerator<Buffer
 export class PackageStorage {
   private constructor(
     private readonly client: Client,
+    /** The client that signs the URLs clients are sent to (the same one without a public endpoint). */
+    private readonly publicClient: Client,
     readonly bucket: string,
   ) {}
 
   /** Connects and creates the bucket when it is missing. */
   static async connect(settings: StorageSettings): Promise<PackageStorage> {
-    const url = new URL(settings.endpoint);
-    const useSSL = url.protocol === 'https:';
-    const client = new Client({
-      endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: url.port ? Number(url.port) : useSSL ? 443 : 80,
-      useSSL,
-      accessKey: settings.accessKey,
-      secretKey: settings.secretKey,
-      region: settings.region,
-      pathStyle: true,
-      partSize: PART_SIZE,
-    });
-    const storage = new PackageStorage(client, settings.bucket);
+    const clientFor = (endpoint: string) => {
+      const url = new URL(endpoint);
+      const useSSL = url.protocol === 'https:';
+      return new Client({
+        endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+        useSSL,
+        accessKey: settings.accessKey,
+        secretKey: settings.secretKey,
+        region: settings.region,
+        pathStyle: true,
+        partSize: PART_SIZE,
+      });
+    };
+    const client = clientFor(settings.endpoint);
+    const publicClient = settings.publicEndpoint ? clientFor(settings.publicEndpoint) : client;
+    const storage = new PackageStorage(client, publicClient, settings.bucket);
     await storage.ensureBucket(settings.region);
     return storage;
   }
@@ -227,6 +235,28 @@ export class PackageStorage {
         ? await this.client.getObject(this.bucket, key)
         : await this.client.getPartialObject(this.bucket, key, start, length);
     return Readable.from(exactly(source, length), { objectMode: false });
+  }
+
+  /**
+   * A URL that reads this one object with a plain GET (any `Range`) until it expires, answered
+   * with `Content-Disposition: <disposition>`: the gateway relays from it, or a client is
+   * redirected to it. Signing is local (the region is set), no request to the store.
+   * `forClients`: signed for the address clients reach (S3_PUBLIC_ENDPOINT).
+   */
+  async readUrl(
+    key: string,
+    options: {
+      disposition: string;
+      ttlSeconds: number;
+      forClients: boolean;
+      method?: 'GET' | 'HEAD';
+    },
+  ): Promise<string> {
+    const client = options.forClients ? this.publicClient : this.client;
+    // The method is part of the signature: a HEAD on a URL signed for GET is refused.
+    return client.presignedUrl(options.method ?? 'GET', this.bucket, key, options.ttlSeconds, {
+      'response-content-disposition': options.disposition,
+    });
   }
 
   /** Removes an object; false when there was none. `context`: the RPC call it is done for. */

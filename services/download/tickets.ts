@@ -1,26 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What a download URL lets its holder read: one object, served under the catalog's name. */
-export interface ObjectTicket {
-  kind: 'object';
-  key: string;
-  filename: string;
-  content_type: string;
-  sha256: string;
-  /**
-   * The download log entry written as served when the download was authorised: the byte port
-   * turns it into a refusal when it answers with an error instead of the file (spec 4.5).
-   */
-  log_id: string | null;
-}
-
 /** What an upload URL lets its holder write: one new object. */
 export interface UploadTicket {
   kind: 'upload';
   key: string;
 }
 
-export type Ticket = ObjectTicket | UploadTicket;
+export type Ticket = UploadTicket;
 type Signed<T> = T & { exp: number };
 
 const b64 = (data: Buffer | string) => Buffer.from(data).toString('base64url');

@@ -37,20 +37,23 @@ export function logPageView({
   return { entries: entries.map(logEntryView), page, per_page, total };
 }
 
-/** The answer to an allowed download: the file, and the link to its bytes on the byte port. */
+/** The answer to an allowed download: the file, and the link to its bytes in the store. */
 export function authorizedDownloadView({
   selection,
   url,
+  lastModified,
   logId,
 }: {
   selection: NonNullable<SelectedFile['selection']>;
   url: string;
+  lastModified: Date;
   /** The log entry written as served (null when the log could not be written). */
   logId: string | null;
 }): AuthorizedDownload {
   const { file, version } = selection;
   return {
     url,
+    last_modified: lastModified.toISOString(),
     filename: file.filename,
     size: file.size,
     sha256: file.sha256,

@@ -11,6 +11,7 @@ import {
   unknownRoute,
   type AnswerSigning,
 } from '../../libs/http/index.js';
+import type { DownloadDelivery } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
@@ -51,6 +52,8 @@ export function createGatewayApp(deps: {
   signing: AnswerSigning;
   /** The longest lease of a license file, and the lease when none is asked (default 30 days). */
   licenseFileMaxTtlSeconds?: number;
+  /** DOWNLOAD_DELIVERY: relay the bytes (default), or redirect to the object store. */
+  downloadDelivery?: DownloadDelivery;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
@@ -69,6 +72,7 @@ export function createGatewayApp(deps: {
     readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
     signing: deps.signing,
     licenseFileMaxTtlSeconds: deps.licenseFileMaxTtlSeconds ?? DEFAULT_LICENSE_FILE_MAX_TTL_SECONDS,
+    downloadDelivery: deps.downloadDelivery ?? 'relay',
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());

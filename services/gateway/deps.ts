@@ -11,6 +11,7 @@ import {
   type Route,
   type RouteDeps,
 } from '../../libs/http/index.js';
+import type { DownloadDelivery } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { RateLimits } from './rate-limits.js';
@@ -30,6 +31,8 @@ export interface GatewayDeps extends HealthDeps, RouteDeps {
   signing: AnswerSigning;
   /** LICENSE_FILE_MAX_TTL_SECONDS: the longest lease of a license file, and the default one. */
   licenseFileMaxTtlSeconds: number;
+  /** DOWNLOAD_DELIVERY: an allowed download relayed, or redirected to the object store. */
+  downloadDelivery: DownloadDelivery;
 }
 
 /** Headers of a 429 (spec 8): when to try again, and the draft-8 RateLimit fields. */

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
@@ -5,73 +6,132 @@ import {
   IdText,
   LicensingError,
   logValue,
+  type AuthorizedDownload,
   type LogRefusalRequest,
 } from '../../libs/contracts/index.js';
-import { defineRoute, type Route } from '../../libs/http/index.js';
+import {
+  contentDisposition,
+  defineRoute,
+  ifRangeMatches,
+  parseRange,
+  type Route,
+} from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
-import { bytePortRefusal, openBytePort, type Transport } from '../../libs/transport/index.js';
+import { metrics } from '../../libs/observability/index.js';
+import {
+  BYTE_PORT_IDLE_TIMEOUT_MS,
+  readObject,
+  type ObjectAnswer,
+  type Transport,
+} from '../../libs/transport/index.js';
 import { clientIp } from './client-ip.js';
 import { publicErrors, type GatewayDeps } from './deps.js';
 import { DownloadHeaders, DownloadQuery, ProductPath } from './inputs.js';
 import { API_BASE } from './paths.js';
 
-/** Headers of a served file that reach the client unchanged (docs/api-decisions.md). */
-const RELAYED_HEADERS = [
-  'content-type',
-  'content-length',
-  'content-range',
-  'content-disposition',
-  'accept-ranges',
-  'etag',
-  'last-modified',
-  'x-checksum-sha256',
-  'repr-digest',
-  'cache-control',
-] as const;
+/** Where in the object an answer of the store starts, or null when it is not the object's bytes. */
+function firstByteOf(answer: ObjectAnswer): number | null {
+  if (answer.status === 200) return 0;
+  if (answer.status !== 206) return null;
+  const match = /^bytes (\d+)-/.exec(answer.headers['content-range'] ?? '');
+  return match ? Number(match[1]) : null;
+}
+
+/** The first `length` bytes of `source`, which is then closed. */
+async function* firstBytes(source: Readable, length: number): AsyncGenerator<Buffer> {
+  let remaining = length;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+      remaining -= part.length;
+      yield part;
+      if (remaining === 0) break;
+    }
+  } finally {
+    source.destroy();
+  }
+}
 
 /**
- * Relays the file at `url` (the download service's short-lived link) to the client: streamed
- * with backpressure, `Range` and `If-Range` passed through, the upstream request cut when the
- * client goes away. A refusal of the download service reaches the client as its own envelope.
+ * Relays the file `authorized` names to the client, straight from the object store on the
+ * presigned URL the download service gave (one Node process on the byte path): `Range` and
+ * `If-Range` decided here against the file's checksum, size and date, the bytes streamed with
+ * backpressure, the store's request cut when the client goes away. A HEAD answers the same
+ * status and headers without reading the object. An error before the first byte reaches the
+ * client as its envelope, and the error handler below turns the served log entry into it.
  */
 async function relay(
   req: Request,
   res: Response,
-  url: string,
+  authorized: AuthorizedDownload,
   sent: z.output<typeof DownloadHeaders>,
 ): Promise<void> {
-  const headers: Record<string, string> = { accept: '*/*' };
-  if (sent.Range !== undefined) headers.range = sent.Range;
-  if (sent['If-Range'] !== undefined) headers['if-range'] = sent['If-Range'];
-  const upstream = openBytePort({ url, method: req.method === 'HEAD' ? 'HEAD' : 'GET', headers });
-  res.on('close', () => {
-    if (!res.writableFinished) upstream.cancel();
-  });
-  const incoming = await upstream.answer;
-  const status = incoming.statusCode ?? 502;
-  if (status !== 200 && status !== 206) {
-    const range = incoming.headers['content-range'];
-    const refusal = await bytePortRefusal(incoming);
-    if (refusal instanceof LicensingError) {
-      // The download service refused the bytes and turned its log entry into this refusal.
-      res.locals.download = { stage: 'decided' } satisfies DownloadStage;
-      if (status === 416 && range !== undefined) res.setHeader('Content-Range', range);
+  const etag = `"${authorized.sha256}"`;
+  const lastModified = new Date(authorized.last_modified);
+  const { size } = authorized;
+  const range = ifRangeMatches(sent['If-Range'], etag, lastModified)
+    ? parseRange(sent.Range, size)
+    : null;
+  if (range === 'unsatisfiable') {
+    res.setHeader('Content-Range', `bytes */${size}`);
+    throw new LicensingError(
+      'RANGE_NOT_SATISFIABLE',
+      `The requested range is outside the file of ${size} bytes.`,
+    );
+  }
+  const length = range ? range.end - range.start + 1 : size;
+  let body: Readable | null = null;
+  if (req.method !== 'HEAD' && length > 0) {
+    const upstream = readObject({
+      url: authorized.url,
+      headers: range ? { Range: `bytes=${range.start}-${range.end}` } : {},
+      idleTimeoutMs: BYTE_PORT_IDLE_TIMEOUT_MS,
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.cancel();
+    });
+    const answer = await upstream.answer;
+    const answered = Number(answer.headers['content-length']);
+    const chunked = answer.headers['transfer-encoding'] !== undefined;
+    if (firstByteOf(answer) !== (range?.start ?? 0) || chunked || !(answered >= length)) {
+      answer.body.destroy();
+      if (answer.status === 404) {
+        throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
+      }
+      throw new Error(`The object store answered HTTP ${answer.status} for ${length} bytes.`);
     }
-    throw refusal;
+    // A store that sends more than the range asked (s3rver reads `bytes=0-0` as `bytes=0-`).
+    body = answered > length ? Readable.from(firstBytes(answer.body, length)) : answer.body;
   }
-  res.status(status);
-  for (const name of RELAYED_HEADERS) {
-    const value = incoming.headers[name];
-    if (value !== undefined) res.setHeader(name, value);
+  res.status(range ? 206 : 200);
+  res.set({
+    'Content-Type': authorized.content_type,
+    'Content-Length': String(length),
+    'Content-Disposition': contentDisposition(authorized.filename),
+    'Accept-Ranges': 'bytes',
+    ETag: etag,
+    'X-Checksum-SHA256': authorized.sha256,
+    'Repr-Digest': `sha-256=:${Buffer.from(authorized.sha256, 'hex').toString('base64')}:`,
+    'Last-Modified': lastModified.toUTCString(),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+  if (!body) {
+    res.end();
+    return;
   }
-  res.setHeader('X-Content-Type-Options', 'nosniff');
+  body.on('data', (chunk: Buffer) => metrics.downloadBytes.inc(chunk.length));
+  metrics.downloadRelays.inc();
   try {
-    await pipeline(incoming, res);
+    await pipeline(body, res);
   } catch {
-    // Mid-file (the client went away, or the download service stopped): the connection is cut,
-    // so the client sees a short body and resumes with Range.
+    // Mid-file (the client went away, or the store stopped): the connection is cut, so the
+    // client sees a short body and resumes with Range.
     res.destroy();
-    upstream.cancel();
+    body.destroy();
+  } finally {
+    metrics.downloadRelays.dec();
   }
 }
 
@@ -204,6 +264,13 @@ export const downloadRoute: Route<GatewayDeps> = defineRoute({
       file: true,
       headers: z.object({ ...fileHeaders, 'Content-Range': header('bytes start-end/size') }),
     },
+    302: {
+      description:
+        'DOWNLOAD_DELIVERY=redirect: the file is read from the object store at Location, a URL ' +
+        'for this one file valid 60 seconds (Range works there too).',
+      empty: true,
+      headers: z.object({ Location: header('The presigned URL of the file in the object store.') }),
+    },
   },
   errors: {
     400: {
@@ -239,17 +306,25 @@ export const downloadRoute: Route<GatewayDeps> = defineRoute({
     500: publicErrors.internal,
   },
   before: ({ rateLimits }) => [rateLimits.downloads],
-  handle: async ({ params, query, headers }, { transport }, req, res) => {
+  handle: async ({ params, query, headers }, { transport, downloadDelivery }, req, res) => {
     res.locals.download = { stage: 'decided' } satisfies DownloadStage;
     const authorized = await transport.call('download.authorize', {
       product_id: params.product_id,
       ...query,
       ip: clientIp(req),
+      delivery: downloadDelivery,
+      method: req.method === 'HEAD' ? 'HEAD' : 'GET',
     });
     res.locals.download = {
       stage: 'relaying',
       logId: authorized.log_id,
     } satisfies DownloadStage;
-    await relay(req, res, authorized.url, headers);
+    if (downloadDelivery === 'redirect') {
+      // The client reads the object from the store itself, Range and all (docs/api-decisions.md).
+      res.set({ 'Cache-Control': 'no-store', Location: authorized.url });
+      res.status(302).end();
+      return;
+    }
+    await relay(req, res, authorized, headers);
   },
 });

@@ -25,6 +25,7 @@ export const gatewaySettings = [
   'RATE_LIMIT_ACTIVATIONS_PER_KEY_PER_HOUR',
   'RATE_LIMIT_UPDATES_PER_MINUTE',
   'RATE_LIMIT_DOWNLOADS_PER_MINUTE',
+  'DOWNLOAD_DELIVERY',
   'SIGNING_KEY',
   'SIGNING_KEY_FILE',
   'SIGNATURE_TTL_SECONDS',
@@ -66,6 +67,7 @@ export async function gatewayFromConfig(
     readiness: deps.readiness,
     signing: { signer, ttlSeconds: config.SIGNATURE_TTL_SECONDS },
     licenseFileMaxTtlSeconds: config.LICENSE_FILE_MAX_TTL_SECONDS,
+    downloadDelivery: config.DOWNLOAD_DELIVERY,
   });
   try {
     const server = await listen(app, config.PORT, config.HOST, deps.logger, {

@@ -22,6 +22,7 @@ import {
   API_BASE,
   bootSystem,
   checkedAgainst,
+  gatewayOn,
   type TestSystem,
 } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -562,6 +563,14 @@ describe('(c) real responses match the documented schemas', () => {
     await fetchFile(product.id, `?dlid=${key}`, 403);
     await fetchFile(product.id, `?dlid=${key}&identifier=other.example`, 404);
     await fetchFile('abc', '', 400);
+
+    // DOWNLOAD_DELIVERY=redirect: a gateway of its own on the same services.
+    const redirecting = await gatewayOn(system.transport, { downloadDelivery: 'redirect' });
+    const redirected = await request(redirecting).get(
+      `${API_BASE}/downloads/${product.id}${query}`,
+    );
+    expect(redirected.status).toBe(302);
+    expectDocumented(pub, 'get', DOWNLOADS, redirected);
   });
 
   test('admin versions, files and the download log: successes and errors', async () => {

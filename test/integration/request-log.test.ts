@@ -141,9 +141,9 @@ describe('license keys are never logged whole', () => {
     await system.admin().get(`/admin/v1/licenses/${key}`).set(AUTH);
     await system.post('deactivate', { license_key: key, identifier: 'flow.example' });
     await system.admin().get('/admin/v1/download-log').set(AUTH);
-    // Every request has been logged, the download service's byte port included.
+    // Every request has been logged, the download service's upload port included.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(requestLines().some((line) => line.route === '/objects/:ticket')).toBe(true);
+    expect(requestLines().some((line) => line.route === '/uploads/:ticket')).toBe(true);
     expect(lines.join('\n')).not.toContain(key);
   });
 

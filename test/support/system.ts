@@ -174,9 +174,13 @@ export async function testSigning(ttlSeconds = 300): Promise<AnswerSigning> {
 }
 
 /** A gateway app of its own on `transport`, with limits no test reaches. */
-export async function gatewayOn(transport: Transport) {
+export async function gatewayOn(
+  transport: Transport,
+  options: { downloadDelivery?: 'relay' | 'redirect' } = {},
+) {
   const logger = createLogger('test', 'silent');
   return createGatewayApp({
+    ...options,
     transport,
     logger,
     trustProxy: false,

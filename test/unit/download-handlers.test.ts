@@ -34,6 +34,8 @@ import { memoryDownloadLog } from '../support/memory-download-log.js';
  */
 
 const BASE_URL = 'http://download.internal:9000';
+const STORE_URL = 'http://store.internal:9000/bucket';
+const STORED_AT = new Date('2026-02-01T08:00:00.000Z');
 const SIGNING_KEY = 'handler-test-signing-key';
 const IP = '203.0.113.5';
 
@@ -58,7 +60,25 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
       removed.push(key);
       return true;
     },
+    async stat(key: string) {
+      if (broken.has(key)) throw new Error('The store is down.');
+      return missing.has(key) ? null : { size: 4096, last_modified: STORED_AT };
+    },
+    async readUrl(
+      key: string,
+      options: { disposition: string; ttlSeconds: number; forClients: boolean; method?: string },
+    ) {
+      const query = new URLSearchParams({
+        ...(options.forClients ? { public: options.method ?? 'GET' } : {}),
+        disposition: options.disposition,
+        ttl: String(options.ttlSeconds),
+      });
+      return `${STORE_URL}/${key}?${query}`;
+    },
   };
+  /** Keys whose objects are missing from the store, and those the store fails to look up. */
+  const missing = new Set<string>();
+  const broken = new Set<string>();
   // Kept as in production, and dropped by the catalog's change events.
   const products = new CatalogProducts(transport, 60_000);
   // The fake subscribes at once (start's first step), before any decision.
@@ -135,6 +155,8 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
     handlers,
     tickets,
     removed,
+    missing,
+    broken,
     product,
     release,
     authorize,
@@ -164,8 +186,8 @@ describe('spec 4.5: License key + activated identifier downloads', () => {
     ).toBe('ACTIVATION_NOT_FOUND (404)');
   });
 
-  test('valid key, activated identifier: file served, on a link to the byte port naming the object and the log entry', async () => {
-    const { product, release, authorize, tickets, log } = downloads(licenses);
+  test('valid key, activated identifier: file served, on a presigned link to the object that names the file', async () => {
+    const { product, release, authorize, log } = downloads(licenses);
     const p = await product('activated_identifier');
     const { file } = await release(p.id);
     const served = await authorize({
@@ -174,7 +196,8 @@ describe('spec 4.5: License key + activated identifier downloads', () => {
       identifier: 'example.com',
     });
     expect(served).toEqual({
-      url: expect.stringMatching(`^${BASE_URL}/objects/[^/]+$`),
+      url: `${STORE_URL}/${file.object_key}?disposition=attachment%3B+filename%3D%22plugin.zip%22&ttl=60`,
+      last_modified: STORED_AT.toISOString(),
       filename: 'plugin.zip',
       size: 4096,
       sha256: 'c'.repeat(64),
@@ -182,14 +205,47 @@ describe('spec 4.5: License key + activated identifier downloads', () => {
       version: '2.1.0',
       log_id: expect.stringMatching(/^[0-9a-f]{24}$/),
     });
-    const ticket = tickets.verify(served.url.split('/objects/')[1]!, 'object');
-    expect(ticket).toMatchObject({
-      key: file.object_key,
-      filename: 'plugin.zip',
-      log_id: served.log_id,
-    });
     expect((await log()).entries).toEqual([
       expect.objectContaining({ id: served.log_id, outcome: 'served', file_id: file.id }),
+    ]);
+  });
+
+  test('redirect delivery: the URL is signed for the address clients reach, and for their method', async () => {
+    const { product, release, authorize } = downloads(licenses);
+    const p = await product('activated_identifier');
+    await release(p.id);
+    const request = { product_id: p.id, license_key: 'KEY', identifier: 'example.com' };
+    const relayed = await authorize({ ...request, method: 'HEAD' });
+    expect(new URL(relayed.url).searchParams.get('public')).toBeNull();
+    for (const method of ['GET', 'HEAD'] as const) {
+      const redirected = await authorize({ ...request, delivery: 'redirect', method });
+      expect(new URL(redirected.url).searchParams.get('public')).toBe(method);
+    }
+  });
+
+  test('a store that fails the lookup: the served entry becomes INTERNAL_ERROR', async () => {
+    const { product, release, authorize, broken, log } = downloads(licenses);
+    const p = await product('activated_identifier');
+    const { file } = await release(p.id);
+    broken.add(file.object_key);
+    await expect(
+      authorize({ product_id: p.id, license_key: 'KEY', identifier: 'example.com' }),
+    ).rejects.toThrow('The store is down.');
+    expect((await log()).entries).toEqual([
+      expect.objectContaining({ outcome: 'refused', reason: 'INTERNAL_ERROR', file_id: file.id }),
+    ]);
+  });
+
+  test('an object missing from the store: NOT_FOUND, and the served entry becomes that refusal', async () => {
+    const { product, release, outcome, missing, log } = downloads(licenses);
+    const p = await product('activated_identifier');
+    const { file } = await release(p.id);
+    missing.add(file.object_key);
+    expect(await outcome({ product_id: p.id, license_key: 'KEY', identifier: 'example.com' })).toBe(
+      'NOT_FOUND (404)',
+    );
+    expect((await log()).entries).toEqual([
+      expect.objectContaining({ outcome: 'refused', reason: 'NOT_FOUND', file_id: file.id }),
     ]);
   });
 });
@@ -525,12 +581,26 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
     for (const late of [
       () =>
         handlers['download.authorize'](
-          { product_id: p.id, license_key: null, identifier: null, ip: IP },
+          {
+            product_id: p.id,
+            license_key: null,
+            identifier: null,
+            ip: IP,
+            delivery: 'relay',
+            method: 'GET',
+          },
           gone('download.authorize'),
         ),
       () =>
         handlers['download.authorize'](
-          { product_id: 987654, license_key: null, identifier: null, ip: IP },
+          {
+            product_id: 987654,
+            license_key: null,
+            identifier: null,
+            ip: IP,
+            delivery: 'relay',
+            method: 'GET',
+          },
           gone('download.authorize'),
         ),
       () =>

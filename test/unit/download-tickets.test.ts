@@ -3,44 +3,39 @@ import {
   ifRangeMatches,
   parseRange,
   safeContentType,
-} from '../../services/download/headers.js';
-import { TicketSigner, type ObjectTicket } from '../../services/download/tickets.js';
+} from '../../libs/http/file-answers.js';
+import { TicketSigner, type UploadTicket } from '../../services/download/tickets.js';
 
 const KEY = 'k'.repeat(32);
-const object: ObjectTicket = {
-  kind: 'object',
-  key: 'packages/x/plugin.zip',
-  filename: 'plugin.zip',
-  content_type: 'application/zip',
-  sha256: 'a'.repeat(64),
-  log_id: '0123456789abcdef01234567',
-};
+const upload: UploadTicket = { kind: 'upload', key: 'packages/x/plugin.zip' };
 
 describe('signed tickets of the download service', () => {
   test('a ticket verifies under the same key until it expires', () => {
     let now = 1_000_000;
     const signer = new TicketSigner(KEY, () => now);
-    const token = signer.issue(object, 60_000);
-    expect(signer.verify(token, 'object')).toMatchObject(object);
+    const token = signer.issue(upload, 60_000);
+    expect(signer.verify(token, 'upload')).toMatchObject(upload);
     // Another replica with the same key accepts it too.
-    expect(new TicketSigner(KEY, () => now).verify(token, 'object')).toMatchObject(object);
+    expect(new TicketSigner(KEY, () => now).verify(token, 'upload')).toMatchObject(upload);
     now += 60_000;
-    expect(signer.verify(token, 'object')).toBeNull();
+    expect(signer.verify(token, 'upload')).toBeNull();
   });
 
   test('another key, a changed payload or signature, or another kind is refused', () => {
     const signer = new TicketSigner(KEY);
-    const token = signer.issue(object, 60_000);
-    expect(new TicketSigner('x'.repeat(32)).verify(token, 'object')).toBeNull();
+    const token = signer.issue(upload, 60_000);
+    expect(new TicketSigner('x'.repeat(32)).verify(token, 'upload')).toBeNull();
     const [payload, mac] = token.split('.') as [string, string];
     const forged = Buffer.from(
-      JSON.stringify({ ...object, key: 'packages/other', exp: Date.now() + 1e9 }),
+      JSON.stringify({ ...upload, key: 'packages/other', exp: Date.now() + 1e9 }),
     ).toString('base64url');
-    expect(signer.verify(`${forged}.${mac}`, 'object')).toBeNull();
-    expect(signer.verify(`${payload}.${mac.slice(1)}`, 'object')).toBeNull();
-    expect(signer.verify(`${payload}.`, 'object')).toBeNull();
-    expect(signer.verify('garbage', 'object')).toBeNull();
-    expect(signer.verify(token, 'upload')).toBeNull();
+    expect(signer.verify(`${forged}.${mac}`, 'upload')).toBeNull();
+    expect(signer.verify(`${payload}.${mac.slice(1)}`, 'upload')).toBeNull();
+    expect(signer.verify(`${payload}.`, 'upload')).toBeNull();
+    expect(signer.verify('garbage', 'upload')).toBeNull();
+    // A ticket of another kind (the download links of an earlier version) is not an upload's.
+    const other = { kind: 'object', key: 'x' } as unknown as UploadTicket;
+    expect(signer.verify(signer.issue(other, 60_000), 'upload')).toBeNull();
   });
 
   test('a short signing key is refused at start-up', () => {

@@ -506,6 +506,8 @@ export class LicensingClient {
         response = await this.fetcher(url.href, {
           method: 'GET',
           headers: { ...this.headers, Accept: 'application/json' },
+          // A gateway with DOWNLOAD_DELIVERY=redirect answers 302 to the object store.
+          redirect: 'follow',
           signal: deadline.signal,
         });
       } catch (error) {
