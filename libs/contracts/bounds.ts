@@ -42,5 +42,8 @@ export const domainEventTypes = [
   'version.published',
 ] as const;
 
+/** The events of an endpoint that stands for all of them, those added later too. */
+export const ALL_EVENTS = '*';
+
 /** At most this many webhook endpoints per system. */
 export const MAX_WEBHOOK_ENDPOINTS = 50;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_WEBHOOK_ENDPOINTS, domainEventTypes } from './bounds.js';
+import { ALL_EVENTS, MAX_WEBHOOK_ENDPOINTS, domainEventTypes } from './bounds.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import {
   ClientIp,
@@ -19,7 +19,7 @@ import {
  * service turns each into deliveries to the endpoints that asked for it (docs/webhooks.md shows
  * every event with an example). Their types are listed in bounds.ts, which the console reads.
  */
-export { domainEventTypes };
+export { ALL_EVENTS, domainEventTypes };
 export type DomainEventType = (typeof domainEventTypes)[number];
 
 /** The event a webhook endpoint receives when an admin asks for a test; never a domain event. */
@@ -169,13 +169,13 @@ export const WebhookUrl = WellFormedText.max(MAX_URL_LENGTH).refine(
 
 /** The events an endpoint receives: some domain event types, or `*` for all of them. */
 export const WebhookEvents = z
-  .array(z.enum([...domainEventTypes, '*']))
+  .array(z.enum([...domainEventTypes, ALL_EVENTS]))
   .min(1)
   .max(domainEventTypes.length + 1)
   .refine((events) => new Set(events).size === events.length, {
     message: 'must not repeat an event',
   })
-  .refine((events) => !events.includes('*') || events.length === 1, {
+  .refine((events) => !events.includes(ALL_EVENTS) || events.length === 1, {
     message: '`*` stands alone',
   });
 

@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
+import { ALL_EVENTS } from '../../libs/contracts/index.js';
 import { Sequences, setOf } from '../../libs/database/index.js';
-import { ALL_EVENTS } from './rules.js';
 import {
   webhookModels,
   type WebhookDeliveryDocument,

@@ -1,4 +1,4 @@
-import type { WebhookAttempt } from '../../libs/contracts/index.js';
+import { ALL_EVENTS, type WebhookAttempt } from '../../libs/contracts/index.js';
 
 /** A delivery's attempt: a 2xx answer within this time is delivered (Standard Webhooks). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -10,9 +10,6 @@ export const MAX_RESPONSE_KEPT_CHARS = 1024;
 export const FAILING_DISABLE_AFTER_MS = 5 * 86_400_000;
 /** After a rotation, the secret before keeps signing beside the new one for this long. */
 export const PREVIOUS_SECRET_KEPT_MS = 86_400_000;
-
-/** An endpoint's events that stands for all of them, those added later too. */
-export const ALL_EVENTS = '*';
 
 /** Whether an endpoint subscribed to `*` or to this event type receives it. */
 export function endpointWants(events: readonly string[], type: string): boolean {

@@ -4,6 +4,7 @@ import { MongoMemoryServer } from 'mongodb-memory-server';
 import type { LicenseDocument } from '../../services/license/models.js';
 import { MongoLicenseStore } from '../../services/license/mongo-stores.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
+import { newLicense } from '../support/license-store-contract.js';
 
 /**
  * A database that stalls must not turn a request whose client got INTERNAL_ERROR into a change
@@ -163,20 +164,7 @@ describe('RPC deadlines', () => {
         client.db('rpc_deadlines').collection<LicenseDocument>('licenses'),
       );
       const issued = await store.issue({
-        license: {
-          license_key: `key-${randomUUID()}`,
-          product_id: 10,
-          plan_id: 1,
-          status: 'active',
-          expires_at: null,
-          auto_renew: false,
-          next_payment_at: null,
-          activation_type: 'domain',
-          activation_limit: 3,
-          lease_seconds: null,
-          exempt_identifiers: [],
-          exempt_limit: 3,
-        },
+        license: newLicense(),
         now: new Date(),
       });
       if (issued.outcome !== 'issued') throw new Error('The license was not issued.');

@@ -35,7 +35,8 @@ const uniqueKey = () => `key-${randomBytes(6).toString('hex')}`;
 /** A check's call: an id of its own, and a caller that waits for a minute more. */
 export const newCall = () => ({ checkId: randomUUID(), deadline: Date.now() + 60_000 });
 
-function newLicense(overrides: Partial<NewLicense> = {}): NewLicense {
+/** A license to issue: active, no expiry, 3 domains, no lease; `overrides` changes some. */
+export function newLicense(overrides: Partial<NewLicense> = {}): NewLicense {
   return {
     license_key: uniqueKey(),
     product_id: 10,

@@ -1,12 +1,11 @@
 /** What the webhook pages share: an endpoint's state and events, the events field, the secret. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WebhookEndpoint } from '../../../libs/contracts/index.js';
-import { domainEventTypes } from '../../../libs/contracts/bounds.js';
+import { ALL_EVENTS, domainEventTypes } from '../../../libs/contracts/bounds.js';
 import { Field } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { Check, Input } from './fields.js';
 import {
-  ALL_EVENTS,
   EVENT_WORDS,
   stateWords,
   type EndpointDraft,

@@ -3,13 +3,10 @@
  * JSX, so the unit tests read them too.
  */
 import type { WebhookDelivery, WebhookEndpoint } from '../../../libs/contracts/index.js';
-import { domainEventTypes } from '../../../libs/contracts/bounds.js';
+import { ALL_EVENTS, domainEventTypes } from '../../../libs/contracts/bounds.js';
 
 export type EventType = (typeof domainEventTypes)[number];
 export type DeliveryStatus = WebhookDelivery['status'];
-
-/** Every event, those added later too: the API's `*`. */
-export const ALL_EVENTS = '*';
 
 /** What each domain event says happened (docs/webhooks.md has their data). */
 export const EVENT_WORDS: Record<EventType, string> = {
