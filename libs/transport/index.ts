@@ -86,4 +86,4 @@ export {
   bytePortRefusal,
   BYTE_PORT_IDLE_TIMEOUT_MS,
 } from './byte-port.js';
-export { readObject, parseHead, type ObjectAnswer } from './object-read.js';
+export { readObject, parseHead, type ObjectAnswer, type ObjectBody } from './object-read.js';
