@@ -75,17 +75,17 @@ export type OverviewDay = z.infer<typeof OverviewDay>;
 
 /** `GET /admin/v1/overview`: the figures of now, today's refusals, and the days. */
 export const Overview = z.object({
-    product_id: Id.nullable().meta({ description: 'The product asked for; null: every product.' }),
-    days: z.literal(overviewPeriods),
-    current: CurrentFigures,
-    today: z.object({
-      day: CalendarDay.meta({ description: 'Today, in UTC.' }),
-      rejected_activations: count,
-      downloads_served: count,
-      downloads_refused: count,
-    }),
-    series: z.array(OverviewDay).meta({
-      description: 'One entry per UTC day, the oldest first, the last one today.',
-    }),
+  product_id: Id.nullable().meta({ description: 'The product asked for; null: every product.' }),
+  days: z.literal(overviewPeriods),
+  current: CurrentFigures,
+  today: z.object({
+    day: CalendarDay.meta({ description: 'Today, in UTC.' }),
+    rejected_activations: count,
+    downloads_served: count,
+    downloads_refused: count,
+  }),
+  series: z.array(OverviewDay).meta({
+    description: 'One entry per UTC day, the oldest first, the last one today.',
+  }),
 });
 export type Overview = z.infer<typeof Overview>;
