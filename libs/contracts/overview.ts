@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { overviewPeriods } from './bounds.js';
 import { Id } from './shared.js';
 
 /**
@@ -12,8 +13,6 @@ import { Id } from './shared.js';
 /** A UTC calendar day, `YYYY-MM-DD`. */
 export const CalendarDay = z.iso.date();
 
-/** The days an overview covers, ending today (UTC). */
-export const overviewPeriods = [30, 90] as const;
 export type OverviewPeriod = (typeof overviewPeriods)[number];
 
 const count = z.number().int().nonnegative();
