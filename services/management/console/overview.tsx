@@ -89,7 +89,7 @@ export function OverviewPage() {
         <div class="tabs">
           <button
             type="button"
-            class="secondary"
+            class={tables ? undefined : 'secondary'}
             aria-pressed={tables}
             onClick={() => setTables(!tables)}
           >
@@ -113,7 +113,7 @@ export function OverviewPage() {
               ))}
             </dl>
             {CHARTS.map(({ id, title, counters }) => (
-              <section key={id} class="panel" aria-labelledby={`chart-${id}`}>
+              <section key={id} class="panel daily" aria-labelledby={`chart-${id}`}>
                 <h2 id={`chart-${id}`}>
                   {title}, last {data.days} days
                 </h2>
