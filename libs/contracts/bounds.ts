@@ -47,3 +47,6 @@ export const ALL_EVENTS = '*';
 
 /** At most this many webhook endpoints per system. */
 export const MAX_WEBHOOK_ENDPOINTS = 50;
+
+/** The days the admin overview covers, ending today (UTC). */
+export const overviewPeriods = [30, 90] as const;
