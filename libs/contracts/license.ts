@@ -335,6 +335,8 @@ export const PlanChangeFacts = z.object({
   activations_over_limit: z.number().int().nonnegative(),
 });
 
+export type PlanChangeFacts = z.infer<typeof PlanChangeFacts>;
+
 /** A plan name already taken: the plan that has it (ALREADY_EXISTS). */
 export const PlanNameTaken = z.object({ plan_id: Id.optional() });
 
