@@ -314,11 +314,19 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
           name: name.trim() === '' ? null : name,
         });
       } catch (error) {
-        // Refused for the license's state: what to do about it, not the API's words.
-        if (!(error instanceof ApiError)) throw error;
-        const words = addRefusalWords(error.code, license);
-        if (words === null) throw error;
-        throw error.saying(words);
+        // Refused for the license's state, which changed since it was shown: shown as it is
+        // now, and what to do about it said in the admin's words, not the API's.
+        if (!(error instanceof ApiError) || addRefusalWords(error.code, license) === null) {
+          throw error;
+        }
+        const now = await api.get<LicenseDetail>(`/licenses/${segment(license.license_key)}`).then(
+          (fresh) => {
+            onChange(fresh);
+            return fresh;
+          },
+          () => license,
+        );
+        throw error.saying(addRefusalWords(error.code, now)!);
       }
       onChange(changed);
       setIdentifier('');
