@@ -100,6 +100,7 @@ describe("the portal's words on activations", () => {
       /^To move the license to another website, .* One left unused for 1 hour frees its slot by itself\.$/,
     );
     expect(freeSlotWords(license({ activation_limit: 0 }), NOW)).toBeNull();
+    expect(freeSlotWords(license({ activations_used: 0 }), NOW)).toBeNull();
     expect(freeSlotWords(license({ status: 'revoked' }), NOW)).toBeNull();
   });
 

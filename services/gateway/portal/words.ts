@@ -117,12 +117,14 @@ export function nextStep(
 }
 
 /**
- * How to free a slot, for a usable license with a limit: deactivate where it is no longer used
- * (from the software's license settings there), and, on a plan with a lease, by leaving one
- * unused. Said first that every slot is taken, when it is. Null when it does not apply.
+ * How to free a slot, for a usable license with a limit and something activated: deactivate
+ * where it is no longer used (from the software's license settings there), and, on a plan with a
+ * lease, by leaving one unused. Said first that every slot is taken, when it is. Null when it
+ * does not apply.
  */
 export function freeSlotWords(license: PortalLicense, now: number): string | null {
   if (!usable(license, now) || license.activation_limit === 0) return null;
+  if (license.activations_used === 0) return null;
   const one = thing(license.activation_type);
   const full = license.activations_used >= license.activation_limit;
   const lease =

@@ -163,7 +163,7 @@ function ActivationTable({
     >
       {activations.map((activation) => (
         <tr key={activation.identifier}>
-          <td class="long">
+          <td class="long identifier">
             <span class="mono">{activation.identifier}</span>
             {activation.exempt && (
               <>
@@ -412,7 +412,7 @@ function RejectedAttempts({ license }: { license: LicenseDetail }) {
         <Table columns={['Identifier', 'Name', 'Reason', 'Tries', 'Last try']}>
           {license.rejected_attempts.map((attempt) => (
             <tr key={attempt.identifier}>
-              <td class="mono long">{attempt.identifier}</td>
+              <td class="mono long identifier">{attempt.identifier}</td>
               <td class="long">{attempt.name ?? <span class="muted">none</span>}</td>
               <td>{rejectionWords(attempt)}</td>
               <td>{attempt.tries}</td>
