@@ -118,6 +118,55 @@ const signingKeys = z
     return z.NEVER;
   });
 
+/** The largest store logo the customer portal shows (STORE_LOGO_FILE). */
+export const MAX_STORE_LOGO_BYTES = 64 * 1024;
+
+/** The image types a store logo may have, by the file's extension. */
+const LOGO_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+};
+
+/**
+ * The store's logo as the portal shows it: read once at start-up, as a `data:` URL, so the page
+ * carries it and its Content-Security-Policy (`img-src 'self' data:`) stays as it is.
+ */
+export interface StoreLogo {
+  file: string;
+  dataUrl: string;
+}
+
+const storeLogo = z
+  .string()
+  .trim()
+  .default('')
+  .transform((file, ctx): StoreLogo | undefined => {
+    if (file === '') return undefined;
+    const type = LOGO_TYPES[path.extname(file).slice(1).toLowerCase()];
+    const problem = (message: string) => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    if (type === undefined) {
+      return problem(`must name a ${Object.keys(LOGO_TYPES).join(', ')} file`);
+    }
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      return problem(`must name a readable file (${String(code ?? error)})`);
+    }
+    if (bytes.length === 0 || bytes.length > MAX_STORE_LOGO_BYTES) {
+      return problem(`must name a file of 1 byte to ${MAX_STORE_LOGO_BYTES / 1024} KiB`);
+    }
+    return { file, dataUrl: `data:${type};base64,${bytes.toString('base64')}` };
+  });
+
 /** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** The longest lease of a license file, and its lease when none is asked: 30 days. */
@@ -291,6 +340,21 @@ const EnvSchema = z.object({
     .transform((v) => v === 'true'),
   /** Webhook deliveries are kept this many days, then removed by the database (a TTL index). */
   WEBHOOK_DELIVERY_RETENTION_DAYS: wholeNumber(1, 3650).default(30),
+  /**
+   * The customer portal: the store's name (shown as the page's heading and title), its address
+   * (a link beside the name, and where a revoked or cancelled license's holder buys a new one),
+   * where an expired license is renewed (default: STORE_URL), and a logo file. Unset: the portal
+   * names no store and links nowhere.
+   */
+  STORE_NAME: z
+    .string()
+    .trim()
+    .max(100, 'must be at most 100 characters')
+    .refine((name) => !/\p{Cc}/u.test(name), 'must not hold control characters')
+    .default(''),
+  STORE_URL: httpUrl,
+  RENEW_URL: httpUrl,
+  STORE_LOGO_FILE: storeLogo,
   TRUST_PROXY: z
     .string()
     .trim()

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ClientIp,
   Id,
+  LicenseStatus,
   MAX_FIELD_LENGTH,
   MAX_PAGE,
   MAX_PER_PAGE,
@@ -109,6 +110,10 @@ export type LogRefusalRequest = z.infer<typeof LogRefusalRequest>;
  */
 export const LoggedRefusal = z.object({ logged: z.boolean() });
 
+/** A license's reported status when a download was refused; `invalid`: no license has the key. */
+export const RefusedLicenseStatus = z.union([LicenseStatus, z.literal('invalid')]);
+export type RefusedLicenseStatus = z.infer<typeof RefusedLicenseStatus>;
+
 export const DownloadLogEntry = z.object({
   id: z.string(),
   at: Timestamp,
@@ -120,6 +125,12 @@ export const DownloadLogEntry = z.object({
   outcome: z.enum(downloadOutcomes),
   /** For a refusal: the error code the client got (the reason). */
   reason: z.string().nullable(),
+  /**
+   * For a refusal decided on a license key: the license's reported status then, or `invalid`
+   * when no license has the key (validate's word, spec 4.2), so a refused revoked license is
+   * told from an unknown key. Null when no key was looked up, and in entries logged before.
+   */
+  license_status: RefusedLicenseStatus.nullable(),
   file_id: Id.nullable(),
   version: z.string().nullable(),
 });

@@ -36,15 +36,15 @@ const count = z.number().int().nonnegative();
 /**
  * Spec 7: `{"error": {"code", "message", ...}}`. The codes a response can carry are listed, so the
  * document says which ones a client may meet; ACTIVATION_LIMIT_REACHED (and the admin API's
- * ACTIVATION_LIMIT_TOO_LOW) add integer `activation_limit` and `activations_used`.
+ * ACTIVATION_LIMIT_TOO_LOW) add integer `activation_limit` and `activations_used`; an answer
+ * whose errors carry more fields names them in `details`.
  */
-export function errorEnvelope(codes: readonly [ErrorCode, ...ErrorCode[]]) {
-  return z.strictObject({
-    error: z.strictObject({
-      code: z.enum(codes),
-      message: z.string(),
-      activation_limit: count.optional(),
-      activations_used: count.optional(),
-    }),
+export function errorEnvelope(codes: readonly [ErrorCode, ...ErrorCode[]], details?: z.ZodObject) {
+  const error = z.strictObject({
+    code: z.enum(codes),
+    message: z.string(),
+    activation_limit: count.optional(),
+    activations_used: count.optional(),
   });
+  return z.strictObject({ error: details ? error.extend(details.shape) : error });
 }

@@ -195,8 +195,22 @@ export const Activation = z.object({
 });
 export type Activation = z.infer<typeof Activation>;
 
+/**
+ * Why an activation was refused and recorded (spec 2.5): the limit was reached (every slot, or
+ * every exempt slot, in use), or the license has expired.
+ */
+export const rejectionReasons = ['limit_reached', 'expired'] as const;
+export const RejectionReason = z.enum(rejectionReasons);
+export type RejectionReason = z.infer<typeof RejectionReason>;
+
 export const RejectedAttempt = z.object({
   identifier: z.string(),
+  /** The name sent with the last try; null when none was. */
+  name: z.string().nullable(),
+  /** Why the last try was refused; null for rows recorded before the reason was kept. */
+  reason: RejectionReason.nullable(),
+  /** Who made the last try: client software (`api`) or an admin's Add (`admin`). */
+  source: z.enum(['api', 'admin']).nullable(),
   tries: z.number().int().positive(),
   last_attempt_at: Timestamp,
 });
@@ -285,14 +299,46 @@ export type LicensePage = z.infer<typeof LicensePage>;
 
 /**
  * Spec 3.3: a plan change, applied `now` (limit and type reset to the new plan's) or at the next
- * checkout `renewal` (stored as pending until then).
+ * checkout `renewal` (stored as pending until then). A change that would leave more activations
+ * than the new limit, or change the activation type, is made only with `confirm` true
+ * (docs/api-decisions.md, "Plan changes"); without it, CONFIRMATION_REQUIRED says what it would do.
  */
 export const ChangePlanRequest = z.strictObject({
   license_key: LicenseKey,
   plan_id: Id,
   when: z.enum(['now', 'renewal']),
+  confirm: z
+    .boolean()
+    .default(false)
+    .meta({
+      description:
+        'Make the change even when it leaves more activations than the new limit or changes ' +
+        'the activation type; without it such a change is refused with CONFIRMATION_REQUIRED, ' +
+        'which says what it would do.',
+    }),
 });
 export type ChangePlanRequest = z.infer<typeof ChangePlanRequest>;
+
+/**
+ * What a plan change would do, carried by its CONFIRMATION_REQUIRED refusal beside
+ * `activation_limit` (the license's limit now) and `activations_used` (all of which stay).
+ */
+export const PlanChangeFacts = z.object({
+  plan_id: Id,
+  /** The new plan's name. */
+  plan: z.string(),
+  activation_type: ActivationType,
+  new_activation_type: ActivationType,
+  type_changes: z.boolean(),
+  new_activation_limit: z.number().int().nonnegative(),
+  /** The activations the new limit leaves over it; 0 for an unlimited plan. */
+  activations_over_limit: z.number().int().nonnegative(),
+});
+
+export type PlanChangeFacts = z.infer<typeof PlanChangeFacts>;
+
+/** A plan name already taken: the plan that has it (ALREADY_EXISTS). */
+export const PlanNameTaken = z.object({ plan_id: Id.optional() });
 
 /**
  * Spec 3.3: a renewal. `checkout` (the Renew button) resets limit and type to the plan's, a

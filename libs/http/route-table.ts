@@ -48,6 +48,8 @@ export interface ErrorAnswer {
   codes: readonly [ErrorCode, ...ErrorCode[]];
   description: string;
   headers?: z.ZodObject;
+  /** Fields its errors carry beside `code` and `message` (errorEnvelope). */
+  details?: z.ZodObject;
 }
 
 export interface Route<Deps = unknown> {
@@ -317,7 +319,7 @@ function errorResponse(answer: ErrorAnswer, signed: boolean) {
   return {
     description: `${answer.codes.join(', ')}: ${answer.description}`,
     ...answerHeaders(answer.headers, signed),
-    content: jsonContent(errorEnvelope(answer.codes)),
+    content: jsonContent(errorEnvelope(answer.codes, answer.details)),
   };
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import { pageSecurityHeaders, type Route } from '../http/index.js';
 import { loadWebApp, webApps, type WebAppName } from './apps.js';
+import { PAGE_CONFIG_ID } from './page-config-id.js';
 
 /**
  * The project's web pages (the admin console, the customer portal): small Preact apps written in
@@ -18,8 +19,28 @@ interface Asset {
 }
 
 interface Bundle {
-  html: string;
   assets: Map<string, Asset>;
+}
+
+/**
+ * What a page says beyond its app: its title, and settings its app reads at start (its config,
+ * JSON in the page, read with libs/web/ui/page-config.ts).
+ */
+export interface PageSettings {
+  title?: string;
+  config?: Record<string, unknown>;
+}
+
+/**
+ * JSON to put in a page inside `<script type="application/json">`: a data block, never run, so
+ * the page's Content-Security-Policy stays as it is. `<`, `>` and `&` are written as escapes, so
+ * no value can close the element or start markup; U+2028 and U+2029 too, for older parsers.
+ */
+export function jsonForHtml(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const escapeHtml = (text: string) =>
@@ -37,17 +58,31 @@ async function bundle(options: { app: WebAppName; assetsPath: string }): Promise
       etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
     });
   }
-  const css = assets.has('app.css')
+  return { assets };
+}
+
+/** The page of an app: its title escaped, its config as a data block, its assets. */
+function pageHtml(options: {
+  app: WebAppName;
+  assetsPath: string;
+  hasCss: boolean;
+  page: PageSettings;
+}): string {
+  const css = options.hasCss
     ? `<link rel="stylesheet" href="${options.assetsPath}/app.css">\n`
     : '';
-  const html = `<!DOCTYPE html>
+  const config =
+    options.page.config === undefined
+      ? ''
+      : `<script type="application/json" id="${PAGE_CONFIG_ID}">${jsonForHtml(options.page.config)}</script>\n`;
+  return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(webApps[options.app].title)}</title>
+<title>${escapeHtml(options.page.title ?? webApps[options.app].title)}</title>
 <link rel="icon" href="data:,">
-${css}<script type="module" src="${options.assetsPath}/app.js"></script>
+${css}${config}<script type="module" src="${options.assetsPath}/app.js"></script>
 </head>
 <body>
 <noscript>This page needs JavaScript.</noscript>
@@ -55,7 +90,6 @@ ${css}<script type="module" src="${options.assetsPath}/app.js"></script>
 </body>
 </html>
 `;
-  return { html, assets };
 }
 
 /**
@@ -71,6 +105,8 @@ export function webApp<Deps>(options: {
   operationId: string;
   summary: string;
   tag: string;
+  /** The page's title and config, from what the surface runs on (its settings). */
+  page?: (deps: Deps) => PageSettings;
 }): { route: Route<Deps>; assets: RequestHandler; assetsPath: string } {
   const assetsPath = `${options.path === '/' ? '' : options.path}/assets`;
   let built: Promise<Bundle> | undefined;
@@ -103,15 +139,22 @@ export function webApp<Deps>(options: {
     access: 'public',
     success: { 200: { description: 'An HTML page.', html: true } },
     errors: {},
-    handlers: () => [
-      pageSecurityHeaders,
-      async (_req, res) => {
-        res
-          .set('Cache-Control', 'no-store')
-          .type('html')
-          .send((await load()).html);
-      },
-    ],
+    handlers: (deps) => {
+      const page = options.page?.(deps) ?? {};
+      return [
+        pageSecurityHeaders,
+        async (_req, res) => {
+          const { assets: built } = await load();
+          const html = pageHtml({
+            app: options.app,
+            assetsPath,
+            hasCss: built.has('app.css'),
+            page,
+          });
+          res.set('Cache-Control', 'no-store').type('html').send(html);
+        },
+      ];
+    },
   };
   return { route, assets, assetsPath };
 }

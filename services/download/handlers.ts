@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { LicensingError, type AuthorizeDownloadRequest } from '../../libs/contracts/index.js';
+import {
+  LicensingError,
+  type AuthorizeDownloadRequest,
+  type LicenseCoverage,
+  type RefusedLicenseStatus,
+} from '../../libs/contracts/index.js';
 import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { contentDisposition } from '../../libs/http/file-answers.js';
@@ -44,6 +49,12 @@ export interface DownloadDeps {
   counts: DownloadCounts;
 }
 
+/** The license's status as the log keeps it: `invalid` for an unknown key, null for no key. */
+function coverageStatus(coverage: LicenseCoverage | null): RefusedLicenseStatus | null {
+  if (coverage === null) return null;
+  return coverage.found ? coverage.status : 'invalid';
+}
+
 /** RPC handlers of the download service: access decisions, upload URLs, objects, the log. */
 export function createDownloadHandlers({
   downloadLog,
@@ -77,7 +88,8 @@ export function createDownloadHandlers({
       identifierSent: request.identifier !== null,
       coverage,
     });
-    if (!access.ok) return access;
+    // The log tells a refused revoked license from an unknown key (docs/api-decisions.md).
+    if (!access.ok) return { ...access, licenseStatus: coverageStatus(coverage) };
     const { selection } = await transport.call('update-catalog.selectFile', {
       product_id: request.product_id,
       plan_id: access.planId,
@@ -98,7 +110,12 @@ export function createDownloadHandlers({
         throw error;
       }
       if (!decision.ok) {
-        void logWriter.refused({ request, reason: decision.refusal.code, context });
+        void logWriter.refused({
+          request,
+          reason: decision.refusal.code,
+          licenseStatus: 'licenseStatus' in decision ? decision.licenseStatus : null,
+          context,
+        });
         throw LicensingError.from(decision.refusal);
       }
       const { file, version } = decision.selection;

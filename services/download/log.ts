@@ -1,4 +1,8 @@
-import { logValue, type CallContext } from '../../libs/contracts/index.js';
+import {
+  logValue,
+  type CallContext,
+  type RefusedLicenseStatus,
+} from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { withTimeout } from '../../libs/process/timeout.js';
@@ -16,7 +20,10 @@ export const REFUSALS_BATCH_MAX = 200;
  */
 export type LoggedRequest = Omit<DownloadRequestRecord, 'at'>;
 
-type RefusalRecord = DownloadRequestRecord & { reason: string };
+type RefusalRecord = DownloadRequestRecord & {
+  reason: string;
+  license_status: RefusedLicenseStatus | null;
+};
 
 /**
  * Writes the download log (spec 4.5) for the RPC handlers and the byte port alike. Every write
@@ -119,22 +126,25 @@ export class DownloadLogWriter {
   }
 
   /**
-   * A new refused entry, with the error code the client got. It joins the next batch; the
-   * promise says whether that batch was written, and never rejects. A call whose deadline has
-   * passed throws the context's error here, before anything is kept.
+   * A new refused entry, with the error code the client got and, for a refusal decided on a
+   * key, the license's status then. It joins the next batch; the promise says whether that batch
+   * was written, and never rejects. A call whose deadline has passed throws the context's error
+   * here, before anything is kept.
    */
   refused({
     request,
     reason,
+    licenseStatus = null,
     context,
   }: {
     request: LoggedRequest;
     reason: string;
+    licenseStatus?: RefusedLicenseStatus | null;
     context?: CallContext;
   }): Promise<boolean> {
     context?.beforeWrite();
     metrics.downloadRefusals.inc({ reason });
-    const record = { ...this.entry(request), reason };
+    const record = { ...this.entry(request), reason, license_status: licenseStatus };
     const written = new Promise<boolean>((resolve) =>
       this.waiting.push({ record, written: resolve }),
     );

@@ -2,9 +2,13 @@ import { Schema, type Connection, type Model, type Types } from 'mongoose';
 import { downloadOutcomes } from '../../libs/contracts/index.js';
 import type { DownloadLogRecord } from './stores.js';
 
-/** One download log entry (stores.ts `DownloadLogRecord`) under MongoDB's `_id`. */
-export interface DownloadLogDocument extends Omit<DownloadLogRecord, 'id'> {
+/**
+ * One download log entry (stores.ts `DownloadLogRecord`) under MongoDB's `_id`; entries logged
+ * before the license's status was kept have none.
+ */
+export interface DownloadLogDocument extends Omit<DownloadLogRecord, 'id' | 'license_status'> {
   _id: Types.ObjectId;
+  license_status?: DownloadLogRecord['license_status'];
 }
 
 export interface DownloadModels {
@@ -21,6 +25,7 @@ export function downloadModels(connection: Connection): DownloadModels {
       ip: { type: String, required: true },
       outcome: { type: String, enum: downloadOutcomes, required: true },
       reason: { type: String, default: null },
+      license_status: { type: String, default: null },
       file_id: { type: Number, default: null },
       version: { type: String, default: null },
     },

@@ -9,7 +9,11 @@ export async function openMongoDownloadLog(connection: Connection): Promise<Down
   return mongoDownloadLog(models);
 }
 
-const entryOf = ({ _id, ...rest }: DownloadLogDocument) => ({ id: _id.toHexString(), ...rest });
+const entryOf = ({ _id, license_status, ...rest }: DownloadLogDocument) => ({
+  id: _id.toHexString(),
+  ...rest,
+  license_status: license_status ?? null,
+});
 
 /** An entry id as MongoDB keeps it; null for a string that names no ObjectId. */
 function objectIdOf(id: string): Types.ObjectId | null {
@@ -34,7 +38,7 @@ function mongoDownloadLog({ DownloadLog }: DownloadModels): DownloadLogStore {
 
   return {
     recordServed: async (entry) =>
-      (await insert([{ ...entry, outcome: 'served', reason: null }]))[0]!,
+      (await insert([{ ...entry, outcome: 'served', reason: null, license_status: null }]))[0]!,
 
     recordRefusals: (entries) =>
       insert(

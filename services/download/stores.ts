@@ -1,4 +1,4 @@
-import type { downloadOutcomes } from '../../libs/contracts/index.js';
+import type { RefusedLicenseStatus, downloadOutcomes } from '../../libs/contracts/index.js';
 
 /**
  * The download log (spec 4.5): one entry per download request, served or refused with the error
@@ -19,6 +19,8 @@ export interface DownloadLogRecord {
   outcome: (typeof downloadOutcomes)[number];
   /** For a refused download: the error code the client got. */
   reason: string | null;
+  /** For a refusal decided on a key: the license's status then (`invalid`: no such license). */
+  license_status: RefusedLicenseStatus | null;
   file_id: number | null;
   version: string | null;
 }
@@ -46,7 +48,9 @@ export interface DownloadLogStore {
   ): Promise<string>;
   /** Refused downloads with their reasons, in one write; answers their ids, in order. */
   recordRefusals(
-    entries: ReadonlyArray<DownloadRequestRecord & { reason: string }>,
+    entries: ReadonlyArray<
+      DownloadRequestRecord & { reason: string; license_status: RefusedLicenseStatus | null }
+    >,
   ): Promise<string[]>;
   /**
    * A served download whose bytes did not reach the client becomes a refused one with `reason`,

@@ -18,6 +18,7 @@ function logEntryView(entry: DownloadLogRecord): DownloadLogEntry {
     ip: entry.ip,
     outcome: entry.outcome,
     reason: entry.reason,
+    license_status: entry.license_status,
     file_id: entry.file_id,
     version: entry.version,
   };

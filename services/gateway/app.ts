@@ -18,6 +18,7 @@ import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import { publicCors } from './cors.js';
 import { reportDownloadRefusals } from './download-routes.js';
 import { publicOpenApi } from './openapi.js';
+import { NO_STORE, type PortalConfig } from './portal-config.js';
 import { API_BASE } from './paths.js';
 import type { RateLimits } from './rate-limits.js';
 import { portalPage, publicRoutes } from './routes.js';
@@ -54,6 +55,8 @@ export function createGatewayApp(deps: {
   licenseFileMaxTtlSeconds?: number;
   /** DOWNLOAD_DELIVERY: relay the bytes (default), or redirect to the object store. */
   downloadDelivery?: DownloadDelivery;
+  /** The customer portal's store; unset, the portal names none and links nowhere. */
+  portal?: PortalConfig;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
@@ -73,6 +76,7 @@ export function createGatewayApp(deps: {
     signing: deps.signing,
     licenseFileMaxTtlSeconds: deps.licenseFileMaxTtlSeconds ?? DEFAULT_LICENSE_FILE_MAX_TTL_SECONDS,
     downloadDelivery: deps.downloadDelivery ?? 'relay',
+    portal: deps.portal ?? NO_STORE,
   });
   app.use(routes);
   app.use('/docs/assets', referenceAssets());

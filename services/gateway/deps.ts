@@ -14,6 +14,7 @@ import {
 import type { DownloadDelivery } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
+import type { PortalConfig } from './portal-config.js';
 import type { RateLimits } from './rate-limits.js';
 
 /** What the public API's handlers run on. */
@@ -33,6 +34,8 @@ export interface GatewayDeps extends HealthDeps, RouteDeps {
   licenseFileMaxTtlSeconds: number;
   /** DOWNLOAD_DELIVERY: an allowed download relayed, or redirected to the object store. */
   downloadDelivery: DownloadDelivery;
+  /** The customer portal's store (STORE_NAME, STORE_URL, RENEW_URL, STORE_LOGO_FILE). */
+  portal: PortalConfig;
 }
 
 /** Headers of a 429 (spec 8): when to try again, and the draft-8 RateLimit fields. */

@@ -15,6 +15,11 @@ export const portalPage = webApp<GatewayDeps>({
   operationId: 'portalPage',
   summary: 'The customer portal: a customer sees their license and activated identifiers.',
   tag: 'Customer portal',
+  // The store's name in the title; its settings in the page, for the portal to show.
+  page: ({ portal }) => ({
+    ...(portal.store_name === null ? {} : { title: `Your license: ${portal.store_name}` }),
+    config: { ...portal },
+  }),
 });
 
 /**

@@ -26,6 +26,10 @@ export const gatewaySettings = [
   'RATE_LIMIT_UPDATES_PER_MINUTE',
   'RATE_LIMIT_DOWNLOADS_PER_MINUTE',
   'DOWNLOAD_DELIVERY',
+  'STORE_NAME',
+  'STORE_URL',
+  'RENEW_URL',
+  'STORE_LOGO_FILE',
   'SIGNING_KEY',
   'SIGNING_KEY_FILE',
   'SIGNATURE_TTL_SECONDS',
@@ -68,6 +72,12 @@ export async function gatewayFromConfig(
     signing: { signer, ttlSeconds: config.SIGNATURE_TTL_SECONDS },
     licenseFileMaxTtlSeconds: config.LICENSE_FILE_MAX_TTL_SECONDS,
     downloadDelivery: config.DOWNLOAD_DELIVERY,
+    portal: {
+      store_name: config.STORE_NAME === '' ? null : config.STORE_NAME,
+      store_url: config.STORE_URL ?? null,
+      renew_url: config.RENEW_URL ?? config.STORE_URL ?? null,
+      logo: config.STORE_LOGO_FILE?.dataUrl ?? null,
+    },
   });
   try {
     const server = await listen(app, config.PORT, config.HOST, deps.logger, {

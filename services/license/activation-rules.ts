@@ -1,4 +1,9 @@
-import { refusal, type LicenseStatus, type Refusal } from '../../libs/contracts/index.js';
+import {
+  refusal,
+  type LicenseStatus,
+  type Refusal,
+  type RejectionReason,
+} from '../../libs/contracts/index.js';
 import { isExemptIdentifier } from './exempt-rules.js';
 import {
   activationNotFound,
@@ -74,17 +79,23 @@ export function checkLicenseUse(
   return { ok: true, license, identifier };
 }
 
+/** A refusal spec 2.5 records as a rejected attempt: the identifier, and why it was refused. */
+export interface AttemptToRecord {
+  identifier: NormalisedIdentifier;
+  reason: RejectionReason;
+}
+
 /** The outcome of checking an activate request against a license (spec 4.1 and 3.2). */
 export type ActivationDecision =
   /** `exempt`: it matches an exempt pattern of the license, and takes an exempt slot. */
   | { outcome: 'claim'; identifier: NormalisedIdentifier; exempt: boolean }
   | { outcome: 'already-active'; identifier: string }
-  | { outcome: 'refuse'; refusal: Refusal; recordAttempt: NormalisedIdentifier | null };
+  | { outcome: 'refuse'; refusal: Refusal; recordAttempt: AttemptToRecord | null };
 
 /**
  * The errors of spec 4.1 in their order (`checkLicenseUse`, then ACTIVATION_LIMIT_REACHED), and
  * the lifecycle of 3.2. Refusals for an expired license, by date or by status, and for a full
- * one are recorded as rejected attempts (2.5).
+ * one are recorded as rejected attempts (2.5), with that reason.
  */
 export function decideActivation(
   license: LicenseState | null,
@@ -93,8 +104,12 @@ export function decideActivation(
   now: Date,
 ): ActivationDecision {
   const use = checkLicenseUse(license, product, request, now);
-  if (!use.ok) return { outcome: 'refuse', refusal: use.refusal, recordAttempt: use.expired };
+  if (!use.ok) {
+    const expired = use.expired && { identifier: use.expired, reason: 'expired' as const };
+    return { outcome: 'refuse', refusal: use.refusal, recordAttempt: expired };
+  }
   const { identifier } = use;
+  const full = { identifier, reason: 'limit_reached' as const };
   const existing = findActivation(use.license.activations, identifier.key);
   if (existing) return { outcome: 'already-active', identifier: existing.identifier };
   // Exempt identifiers (docs/api-decisions.md): a match takes an exempt slot, not one of the limit.
@@ -104,13 +119,13 @@ export function decideActivation(
     activationType: use.license.activation_type,
   });
   if (exempt && use.license.exempt_used >= use.license.exempt_limit) {
-    return { outcome: 'refuse', refusal: exemptSlotsFull(use.license), recordAttempt: identifier };
+    return { outcome: 'refuse', refusal: exemptSlotsFull(use.license), recordAttempt: full };
   }
   if (!exempt && isFull(use.license)) {
-    return { outcome: 'refuse', refusal: limitReached(use.license), recordAttempt: identifier };
+    return { outcome: 'refuse', refusal: limitReached(use.license), recordAttempt: full };
   }
   if (isRecordFull(use.license)) {
-    return { outcome: 'refuse', refusal: recordFull(use.license), recordAttempt: identifier };
+    return { outcome: 'refuse', refusal: recordFull(use.license), recordAttempt: full };
   }
   return { outcome: 'claim', identifier, exempt };
 }

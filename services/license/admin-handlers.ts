@@ -8,7 +8,13 @@ import {
 import { exemptPatternProblem } from './exempt-rules.js';
 import { unknownLicense, unknownPlan, type LicenseHandlerKit } from './handler-kit.js';
 import { licenseChanges } from './lifecycle-rules.js';
-import { isRefusal, limitBelowActivations, normaliseOrRefuse, searchText } from './rules.js';
+import {
+  isRefusal,
+  limitBelowActivations,
+  normaliseOrRefuse,
+  planNameTaken,
+  searchText,
+} from './rules.js';
 import type { LicenseChanges } from './stores.js';
 import { activationView, licenseSummaryView, planView } from './views.js';
 
@@ -66,6 +72,8 @@ export function adminHandlers(
     // ---- Plans ----
     'license.createPlan': async ({ id, ...plan }, context) => {
       refuseUnmatchablePatterns(plan.activation_type, plan.exempt_identifiers);
+      const nameTaken = planNameTaken(await plans.list(), plan.name);
+      if (nameTaken) throw LicensingError.from(nameTaken);
       const created = await plans.create({
         plan,
         id,
@@ -92,6 +100,10 @@ export function adminHandlers(
       if (!current) throw LicensingError.from(unknownPlan(id));
       if (changes.exempt_identifiers !== undefined) {
         refuseUnmatchablePatterns(current.activation_type, changes.exempt_identifiers);
+      }
+      if (changes.name !== undefined) {
+        const nameTaken = planNameTaken(await plans.list(), changes.name, id);
+        if (nameTaken) throw LicensingError.from(nameTaken);
       }
       context.beforeWrite();
       const updated = await plans.update({ id, changes });
@@ -177,7 +189,7 @@ export function adminHandlers(
     // ---- Spec 3.2: Add and Remove in admin ----
     'license.addActivation': async ({ license_key, identifier, name }, context) => {
       await requireLicense(license_key);
-      // Spec 2.5 records refusals of the activate call; an admin's refused Add is not recorded.
+      // Refused for a full or expired license, it is recorded as the activate call's refusal is.
       const result = await claimActivation({
         licenseKey: license_key,
         request: { identifier, name, product_id: null, ip: '' },

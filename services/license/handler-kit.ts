@@ -163,9 +163,9 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
   /**
    * Decides and, when allowed, claims a slot; decides again when the license changed between the
    * read and the atomic claim. Each round that writes returns, so each outcome is announced once:
-   * a claimed slot as `activation.created`; a client's refusal, when spec 2.5 records it as a
-   * rejected attempt, as `activation.rejected`. An admin's refused Add is not recorded (2.5
-   * records the refusals of the activate call).
+   * a claimed slot as `activation.created`. A refusal that spec 2.5 records (a full or expired
+   * license) is a rejected attempt, with its reason, the name sent and who tried: a client's
+   * activate and an admin's Add alike; a client's is also an `activation.rejected` event.
    */
   async function claimActivation({
     licenseKey,
@@ -203,20 +203,26 @@ export function licenseHandlerKit(deps: LicenseHandlerDeps) {
       const product = license && (await productOf(license));
       const decision = decideActivation(license, product, request, now);
       if (decision.outcome === 'refuse') {
-        if (source === 'api' && license && decision.recordAttempt) {
+        if (license && decision.recordAttempt) {
+          const { identifier, reason } = decision.recordAttempt;
           await rejectedAttempts.record({
             licenseKey,
-            identifier: decision.recordAttempt.identifier,
+            identifier: identifier.identifier,
+            name: request.name,
+            reason,
+            source,
             at: now,
             beforeEachWrite: () => context.beforeWrite(),
           });
-          events.activationRejected({
-            license,
-            identifier: decision.recordAttempt.identifier,
-            ip: request.ip,
-            reason: decision.refusal.code,
-            at: now,
-          });
+          if (source === 'api') {
+            events.activationRejected({
+              license,
+              identifier: identifier.identifier,
+              ip: request.ip,
+              reason: decision.refusal.code,
+              at: now,
+            });
+          }
         }
         return { outcome: 'refused', refusal: decision.refusal };
       }

@@ -10,7 +10,7 @@ import {
   unknownPlan,
   type LicenseHandlerKit,
 } from './handler-kit.js';
-import { decideRenewal } from './lifecycle-rules.js';
+import { decidePlanChange, decideRenewal } from './lifecycle-rules.js';
 import { runScheduledTask, scheduledTasks } from './scheduled-tasks.js';
 import { scheduledTaskView } from './views.js';
 
@@ -27,13 +27,16 @@ export function lifecycleHandlers(
   const { licenses, taskRuns } = stores;
   return {
     // ---- Spec 3.3: plan changes and renewals ----
-    'license.changePlan': async ({ license_key, plan_id, when }, context) => {
-      await requireLicense(license_key);
+    'license.changePlan': async ({ license_key, plan_id, when, confirm }, context) => {
+      const current = await requireLicense(license_key);
       const plan = await knownPlans.find(plan_id);
       if (!plan) throw LicensingError.from(unknownPlan(plan_id));
+      // Judged on the license as read now, for a change at renewal too: an admin confirms what
+      // they can see. A limit left below the activations in use is allowed once confirmed: they
+      // stay, and claimSlot refuses new ones until the count is under the limit.
+      const decision = decidePlanChange({ license: current, plan, confirmed: confirm });
+      if (!decision.ok) throw LicensingError.from(decision.refusal);
       context.beforeWrite();
-      // A limit left below the activations in use is allowed: they stay, and claimSlot refuses
-      // new ones until the count is under the limit.
       const now = clock();
       if (when === 'renewal') {
         // Only stored: the license moves when a checkout renewal applies it (below).

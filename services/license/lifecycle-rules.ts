@@ -1,5 +1,6 @@
 import {
   refusal,
+  type ActivationType,
   type LicenseStatus,
   type Refusal,
   type licenseUpdateFields,
@@ -84,6 +85,87 @@ export function decideRenewal({
     outcome: 'renew',
     status,
     planId: request.source === 'checkout' ? (license.pending_plan_id ?? license.plan_id) : null,
+  };
+}
+
+// ---- Spec 3.3: plan changes ----
+
+/**
+ * What a plan change does to a license (docs/api-decisions.md, "Plan changes"): its type and
+ * limit now and after, the activations in use (they all stay), and how many of them the new
+ * limit leaves over it (0 for an unlimited plan).
+ */
+export interface PlanChangeEffects {
+  activation_type: ActivationType;
+  new_activation_type: ActivationType;
+  type_changes: boolean;
+  activation_limit: number;
+  new_activation_limit: number;
+  activations_used: number;
+  activations_over_limit: number;
+}
+
+export function planChangeEffects(
+  license: { activation_type: ActivationType; activation_limit: number; activations_used: number },
+  plan: { activation_type: ActivationType; activation_limit: number },
+): PlanChangeEffects {
+  const over =
+    plan.activation_limit === 0 ? 0 : Math.max(0, license.activations_used - plan.activation_limit);
+  return {
+    activation_type: license.activation_type,
+    new_activation_type: plan.activation_type,
+    type_changes: license.activation_type !== plan.activation_type,
+    activation_limit: license.activation_limit,
+    new_activation_limit: plan.activation_limit,
+    activations_used: license.activations_used,
+    activations_over_limit: over,
+  };
+}
+
+const activations = (count: number) => `${count} activation${count === 1 ? '' : 's'}`;
+
+/**
+ * A plan change that leaves more activations than the new limit (they stay, and new ones are
+ * refused until the count is under it, spec 3.3) or changes the activation type (identifiers
+ * stored for one type are then judged as another) is made only when confirmed; unconfirmed, it
+ * is refused with CONFIRMATION_REQUIRED, whose fields say what it would do.
+ */
+export function decidePlanChange({
+  license,
+  plan,
+  confirmed,
+}: {
+  license: { activation_type: ActivationType; activation_limit: number; activations_used: number };
+  plan: { id: number; name: string; activation_type: ActivationType; activation_limit: number };
+  confirmed: boolean;
+}): { ok: true; effects: PlanChangeEffects } | { ok: false; refusal: Refusal } {
+  const effects = planChangeEffects(license, plan);
+  if (confirmed || (!effects.type_changes && effects.activations_over_limit === 0)) {
+    return { ok: true, effects };
+  }
+  const consequences = [
+    ...(effects.activations_over_limit > 0
+      ? [
+          `leaves ${activations(effects.activations_used)} on a limit of ` +
+            `${effects.new_activation_limit}, ${effects.activations_over_limit} over it (they ` +
+            'stay; new ones are refused until the count is under the limit)',
+        ]
+      : []),
+    ...(effects.type_changes
+      ? [
+          `changes the activation type from ${effects.activation_type} to ` +
+            `${effects.new_activation_type}`,
+        ]
+      : []),
+  ];
+  return {
+    ok: false,
+    refusal: refusal(
+      'CONFIRMATION_REQUIRED',
+      `Moving this license to ${plan.name} ${consequences.join(' and ')}; send confirm: true ` +
+        'to make the change.',
+      { plan_id: plan.id, plan: plan.name, ...effects },
+    ),
   };
 }
 

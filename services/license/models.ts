@@ -11,6 +11,7 @@ import {
   DEFAULT_EXEMPT_LIMIT,
   activationTypes,
   licenseStatuses,
+  rejectionReasons,
   taskNames,
 } from '../../libs/contracts/index.js';
 import type {
@@ -46,7 +47,9 @@ export interface LicenseDocument extends LicenseRecord {
   updated_at: Date;
 }
 
-export type RejectedAttemptDocument = RejectedAttemptRecord;
+/** Rows recorded before the last try's name, reason and source were kept have none. */
+export type RejectedAttemptDocument = Omit<RejectedAttemptRecord, 'name' | 'reason' | 'source'> &
+  Partial<Pick<RejectedAttemptRecord, 'name' | 'reason' | 'source'>>;
 
 /** The scheduler's (Agenda's) job records, in the service's own database. */
 export const SCHEDULED_TASKS_COLLECTION = 'scheduled_tasks';
@@ -163,6 +166,9 @@ export function licenseModels(connection: Connection): LicenseModels {
       license_key: { type: String, required: true },
       identifier: { type: String, required: true },
       identifier_key: { type: String, required: true },
+      name: { type: String, default: null },
+      reason: { type: String, enum: [...rejectionReasons, null], default: null },
+      source: { type: String, enum: ['api', 'admin', null], default: null },
       tries: { type: Number, required: true },
       last_attempt_at: { type: Date, required: true },
     },

@@ -260,6 +260,9 @@ function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRec
     license_key: doc.license_key,
     identifier: doc.identifier,
     identifier_key: doc.identifier_key,
+    name: doc.name ?? null,
+    reason: doc.reason ?? null,
+    source: doc.source ?? null,
     tries: doc.tries,
     last_attempt_at: doc.last_attempt_at,
   };
@@ -914,16 +917,17 @@ export class MongoRejectedAttemptStore implements RejectedAttemptStore {
   async record({
     licenseKey,
     identifier,
+    name,
+    reason,
+    source,
     at,
     beforeEachWrite = noWriteCheck,
-  }: {
-    licenseKey: string;
-    identifier: string;
-    at: Date;
-    beforeEachWrite?: BeforeEachWrite;
-  }): Promise<void> {
+  }: Parameters<RejectedAttemptStore['record']>[0]): Promise<void> {
     const filter = { license_key: licenseKey, identifier_key: identifierKey(identifier) };
-    const update = { $inc: { tries: 1 }, $set: { identifier, last_attempt_at: at } };
+    const update = {
+      $inc: { tries: 1 },
+      $set: { identifier, name, reason, source, last_attempt_at: at },
+    };
     beforeEachWrite();
     try {
       await this.RejectedAttempt.updateOne(filter, update, { upsert: true });

@@ -194,6 +194,36 @@ export function limitBelowActivations(counts: {
   );
 }
 
+// ---- Plans ----
+
+/**
+ * A plan's name as names are compared (docs/api-decisions.md, "Plan names"): compatibility forms
+ * folded (NFKC), white space trimmed and each run of it one space, letters lower-cased; so
+ * `Single site`, ` single  SITE` and `Single\u00a0site` are one name.
+ */
+export function planNameKey(name: string): string {
+  return name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/**
+ * Plan names are unique (docs/api-decisions.md, "Plan names"): the plan among `plans` that
+ * already has `name` (the plan being renamed, `except`, aside) refuses it with ALREADY_EXISTS.
+ * Duplicates stored before stay as they are, and readable.
+ */
+export function planNameTaken(
+  plans: ReadonlyArray<{ id: number; name: string }>,
+  name: string,
+  except: number | null = null,
+): Refusal | null {
+  const key = planNameKey(name);
+  const taken = plans.find((plan) => plan.id !== except && planNameKey(plan.name) === key);
+  return taken
+    ? refusal('ALREADY_EXISTS', `Plan ${taken.id} is already named "${taken.name}".`, {
+        plan_id: taken.id,
+      })
+    : null;
+}
+
 // ---- Admin search ----
 
 /**

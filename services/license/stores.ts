@@ -1,4 +1,10 @@
-import type { ActivationType, LicenseStatus, TaskName } from '../../libs/contracts/index.js';
+import type {
+  ActivationType,
+  LicenseStatus,
+  RejectionReason,
+  TaskName,
+} from '../../libs/contracts/index.js';
+import type { ActivationSource } from './events.js';
 import type { IdentifierKeys } from './rules.js';
 
 export type { IdentifierKeys };
@@ -103,6 +109,10 @@ export interface RejectedAttemptRecord {
   license_key: string;
   identifier: string;
   identifier_key: string;
+  /** Of the last try: the name sent, why it was refused, and who tried (null in older rows). */
+  name: string | null;
+  reason: RejectionReason | null;
+  source: ActivationSource | null;
   tries: number;
   last_attempt_at: Date;
 }
@@ -444,6 +454,10 @@ export interface RejectedAttemptStore {
   record(attempt: {
     licenseKey: string;
     identifier: string;
+    /** The last try's name, reason and source replace those of the ones before. */
+    name: string | null;
+    reason: RejectionReason;
+    source: ActivationSource;
     at: Date;
     beforeEachWrite?: BeforeEachWrite;
   }): Promise<void>;

@@ -264,6 +264,9 @@ export function licenseDetailView({
     activations: activations.map(activationView),
     rejected_attempts: rejectedAttempts.map((r) => ({
       identifier: r.identifier,
+      name: r.name,
+      reason: r.reason,
+      source: r.source,
       tries: r.tries,
       last_attempt_at: r.last_attempt_at.toISOString(),
     })),

@@ -3,6 +3,7 @@ import {
   CreateProductRequest,
   Plan,
   PlanList,
+  PlanNameTaken,
   Product,
   ProductList,
   UpdatePlanRequest,
@@ -85,7 +86,15 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
     tag: 'Plans',
     body: CreatePlanRequest,
     success: { status: 201, description: 'The plan.', data: Plan },
-    errors: { 409: { codes: ['ALREADY_EXISTS'], description: 'The id is taken.' } },
+    errors: {
+      409: {
+        codes: ['ALREADY_EXISTS'],
+        description:
+          'The id is taken, or another plan has this name (compared without letter case and ' +
+          'extra white space; carries its plan_id).',
+        details: PlanNameTaken,
+      },
+    },
     handle: async ({ body }, { transport }) => {
       const plan = await transport.call('license.createPlan', body);
       return { data: plan, location: `${ADMIN_BASE}/plans/${plan.id}` };
@@ -119,6 +128,13 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
         'A field that fails validation, or an exempt pattern the plan cannot match.',
       ),
       404: adminErrors[404](),
+      409: {
+        codes: ['ALREADY_EXISTS'],
+        description:
+          'Another plan has this name (compared without letter case and extra white space; ' +
+          'carries its plan_id).',
+        details: PlanNameTaken,
+      },
     },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('license.updatePlan', { ...params, ...body }),

@@ -11,6 +11,7 @@ import {
   LicensingError,
   ListActivationsRequest,
   NonEmptyShortText,
+  PlanChangeFacts,
   RenewLicenseRequest,
   SearchLicensesRequest,
   UpdateLicenseRequest,
@@ -162,12 +163,27 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
     summary:
       "Move a license to another plan (spec 3.3): now (its limit and type reset to the plan's) " +
       'or at the next checkout renewal (stored as pending_plan until then). Activations stay, ' +
-      'even above the new limit; new ones are refused until the count is under it.',
+      'even above the new limit; new ones are refused until the count is under it. A change ' +
+      'that leaves more activations than the new limit, or changes the activation type, needs ' +
+      '`confirm: true`.',
     tag: 'Licenses',
     params: KeyPath,
     body: PlanChange,
     success: { status: 200, description: 'The license.', data: LicenseDetail },
-    errors: { 404: adminErrors[404]('No license with this key, or no such plan.') },
+    errors: {
+      404: adminErrors[404]('No license with this key, or no such plan.'),
+      409: {
+        codes: ['CONFIRMATION_REQUIRED'],
+        description:
+          'Not confirmed, and the change would leave more activations than the new limit or ' +
+          'change the activation type. Nothing is changed; the error says what the change ' +
+          'would do: plan_id, plan (its name), activation_type and new_activation_type, ' +
+          'type_changes, activation_limit and new_activation_limit, activations_used, ' +
+          'activations_over_limit (0 for an unlimited plan). Send it again with confirm: true ' +
+          'to make it.',
+        details: PlanChangeFacts,
+      },
+    },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('license.changePlan', { license_key: params.key, ...body }),
     }),
@@ -205,7 +221,8 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
     operationId: 'addActivation',
     summary:
       'Add an activation (spec 3.2). The identifier is normalised like an API call; the IP is ' +
-      'empty. A refusal is not recorded as a rejected attempt.',
+      'empty. A refusal for a full or expired license is recorded as a rejected attempt, as ' +
+      "the activate call's is (source admin).",
     tag: 'Licenses',
     params: KeyPath,
     body: ActivationToAdd,

@@ -131,6 +131,58 @@ function expectClean({ problems, dialogs }: Session, refusedStatuses: number[] =
   expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
 }
 
+/**
+ * What of the page does not fit the screen: the page scrolling sideways, a table wider than its
+ * box, a row or cell past its box's edge, a control of the main part outside the screen. Empty
+ * when everything fits.
+ */
+function overflows(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const problems = [];
+    const screen = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth > screen) problems.push('the page scrolls sideways');
+    document.querySelectorAll('main .table-wrap').forEach((wrap, n) => {
+      const box = wrap.getBoundingClientRect();
+      if (wrap.scrollWidth > wrap.clientWidth) {
+        problems.push('table ' + n + ' is ' + wrap.scrollWidth + ' px in a ' + wrap.clientWidth + ' px box');
+      }
+      wrap.querySelectorAll('tbody tr, tbody td, tbody th').forEach((part) => {
+        const r = part.getBoundingClientRect();
+        if (r.right > box.right + 1 || r.left < box.left - 1) {
+          problems.push('table ' + n + ': ' + part.tagName + ' "' + part.textContent.slice(0, 30) + '" leaves its box');
+        }
+      });
+    });
+    document.querySelectorAll('main button, main a, main select, main input, dialog button').forEach((control) => {
+      const r = control.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) return;
+      if (r.left < -1 || r.right > screen + 1) {
+        problems.push('"' + (control.textContent || control.getAttribute('aria-label') || control.tagName).slice(0, 30) + '" is off the screen');
+      }
+    });
+    return problems;
+  })()`);
+}
+
+/** Cells of the cards (narrow screens) that are not named after their column. */
+function unnamedCells(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const unnamed = [];
+    document.querySelectorAll('main .table-wrap table').forEach((table) => {
+      const columns = [...table.tHead.rows[0].cells].map((cell) => cell.textContent);
+      for (const row of table.tBodies[0].rows) {
+        if (getComputedStyle(row).display !== 'block') unnamed.push('a row is not a card');
+        [...row.cells].forEach((cell, i) => {
+          const label = cell.getAttribute('data-label');
+          const column = columns[i] === 'Actions' ? '' : columns[i];
+          if (label !== column) unnamed.push(cell.textContent.slice(0, 30) + ': ' + label + ' is not ' + column);
+        });
+      }
+    });
+    return unnamed;
+  })()`);
+}
+
 function alertText(page: Page): Promise<string> {
   return page.getByRole('alert').first().innerText();
 }
@@ -520,7 +572,7 @@ describe('the admin console', () => {
       await openLicense(page, key);
       await page
         .getByRole('combobox', { name: /^New plan/ })
-        .selectOption({ label: 'Three sites (3, domain)' });
+        .selectOption({ label: 'Three sites (domain, limit 3)' });
       await page.getByLabel('At the next checkout renewal').check();
       await page.getByRole('button', { name: 'Change plan' }).click();
       await page.getByText('Three sites will apply at the next checkout renewal.').waitFor();
@@ -551,27 +603,49 @@ describe('the admin console', () => {
     }
   });
 
-  test('a refused activation through the public API appears as a rejected attempt with its tries and last try', async () => {
+  test('a refused activation through the public API appears as a rejected attempt with the name sent, why it was refused, its tries and last try; a refused Add here too', async () => {
     const key = await issue(plans.single);
     await activated(key, 'first.example');
     for (let i = 0; i < 2; i += 1) {
-      const refused = await activate(key, 'https://second.example/');
+      const refused = await activate(key, 'https://second.example/', 'Second shop');
       expect(refused.status).toBe(403);
     }
     const session = await openConsole();
     const { page } = session;
+    const section = page.getByRole('region', { name: 'Rejected activation attempts' });
     try {
       await signIn(page);
       await openLicense(page, key);
-      const section = page.getByRole('region', { name: 'Rejected activation attempts' });
       const row = section.locator('tbody tr', { hasText: 'second.example' });
       await row.waitFor();
-      const cells = await row.locator('td').allInnerTexts();
-      expect(cells[0]).toBe('second.example');
-      expect(cells[1]).toBe('2');
+      await expect(row.locator('td').allInnerTexts()).resolves.toEqual([
+        'second.example',
+        'Second shop',
+        'Full: every activation slot was in use',
+        '2',
+        expect.any(String),
+      ]);
       await expect(row.locator('time').getAttribute('title')).resolves.toMatch(/GMT$/);
+      // No spec section numbers in what the page says.
+      await expect(page.locator('main').innerText()).resolves.not.toMatch(/spec \d/i);
+
+      // An Add refused on the full license is recorded as the public call's refusal is.
+      await page.getByLabel('Identifier').fill('third.example');
+      await page.getByLabel('Name').fill('Third shop');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await expect(alertText(page)).resolves.toMatch(/1 of 1 activations are in use/);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const added = section.locator('tbody tr', { hasText: 'third.example' });
+      await added.waitFor();
+      await expect(added.locator('td').allInnerTexts()).resolves.toEqual([
+        'third.example',
+        'Third shop',
+        'Full: every activation slot was in use (an Add in this console)',
+        '1',
+        expect.any(String),
+      ]);
       await screenshot(page, 'console-rejected-attempts');
-      expectClean(session);
+      expectClean(session, [409]);
     } finally {
       await page.close();
     }
@@ -651,7 +725,7 @@ describe('the admin console', () => {
 
       // Restricted to one plan, the file is offered to that plan's keys only.
       await page.getByLabel('Plans of upload-plugin-2.0.0.zip').selectOption({
-        label: 'Only Single site',
+        label: 'Only Single site (domain, limit 1)',
       });
       await page.getByText('upload-plugin-2.0.0.zip is now for Single site.').waitFor();
       await withoutKey.filter({ hasText: 'Nothing is offered' }).waitFor();
@@ -669,7 +743,7 @@ describe('the admin console', () => {
     }
   });
 
-  test('a refused download is in the download log, its reason given as a code and in words', async () => {
+  test('a refused download is in the download log, its reason given as a code and in words that tell no key, an unknown key and a revoked license apart', async () => {
     const gated = await admin<{ id: number }>('POST', '/products', { title: 'Gated Plugin' });
     const version = await admin<{ id: number }>('POST', `/products/${gated.id}/versions`, {
       version: '1.0.0',
@@ -682,11 +756,15 @@ describe('the admin console', () => {
       body: upload,
     });
     expect(stored.status).toBe(201);
-    const refused = await fetch(`${system.gatewayUrl}${API}/downloads/${gated.id}`, {
-      headers: { Accept: 'application/json' },
-    });
-    expect(refused.status).toBe(403);
-    await expect(refused.json()).resolves.toMatchObject({ error: { code: 'LICENSE_INVALID' } });
+    const revoked = await issue(plans.single, gated.id, { status: 'revoked' });
+    // Oldest first: an unknown key, a revoked license, no key at all.
+    for (const query of ['?dlid=no-such-key', `?dlid=${revoked}`, '']) {
+      const refused = await fetch(`${system.gatewayUrl}${API}/downloads/${gated.id}${query}`, {
+        headers: { Accept: 'application/json' },
+      });
+      expect(refused.status).toBe(403);
+      await expect(refused.json()).resolves.toMatchObject({ error: { code: 'LICENSE_INVALID' } });
+    }
 
     const session = await openConsole();
     const { page } = session;
@@ -697,12 +775,14 @@ describe('the admin console', () => {
       await page.getByRole('button', { name: 'Refused downloads' }).click();
       await page.getByLabel('Product').selectOption({ label: 'Gated Plugin' });
       await page.getByRole('heading', { name: 'Refused downloads', level: 1 }).waitFor();
-      await page.getByText('1–1 of 1 refused downloads').waitFor();
-      const row = page.locator('tbody tr').first();
-      const text = await row.innerText();
-      expect(text).toMatch(/Gated Plugin/);
-      expect(text).toMatch(/LICENSE_INVALID/);
-      expect(text).toMatch(/No license key was sent, the key is unknown/);
+      await page.getByText('1–3 of 3 refused downloads').waitFor();
+      const reasons = await page.locator('tbody tr .reason').allInnerTexts();
+      expect(reasons.map((text) => text.replace(/\s+/g, ' '))).toEqual([
+        'LICENSE_INVALID No license key was sent.',
+        'LICENSE_INVALID The license is revoked.',
+        'LICENSE_INVALID No license has this key.',
+      ]);
+      await expect(page.locator('tbody tr').first().innerText()).resolves.toMatch(/Gated Plugin/);
       await expect(
         page.getByRole('button', { name: 'Refused downloads' }).getAttribute('aria-pressed'),
       ).resolves.toBe('true');
@@ -945,33 +1025,266 @@ describe('the admin console', () => {
     }
   });
 
-  test('works on a phone-sized screen: tables scroll in their box, the page does not', async () => {
-    const key = await issue(plans.three);
-    await activated(key, 'phone.example', 'Phone shop');
-    const phone = await admin<{ id: number }>('POST', '/products', { title: 'Phone Plugin' });
-    await admin('POST', `/products/${phone.id}/versions`, { version: '3.1.0' });
-    const session = await openConsole({ width: 375, height: 740 });
+  test('a plan change that leaves activations over the new limit and changes the type says what it will do and asks first; Cancel changes nothing, confirming makes it', async () => {
+    const fleet = await admin<{ id: number }>('POST', '/plans', {
+      name: 'Six instances',
+      activation_type: 'instance',
+      activation_limit: 6,
+    });
+    const key = await issue(fleet.id);
+    for (let n = 1; n <= 6; n += 1) await activated(key, `i-0a1b2c3d4e5f6789${n}`);
+    const session = await openConsole();
     const { page } = session;
-    const pageWidth = () => page.evaluate('document.documentElement.scrollWidth');
+    const dialog = page.getByRole('dialog', { name: 'Move this license to Single site?' });
+    const choose = async () => {
+      await page
+        .getByRole('combobox', { name: /^New plan/ })
+        .selectOption({ label: 'Single site (domain, limit 1)' });
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      await dialog.waitFor();
+    };
     try {
       await signIn(page);
-      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
-      await screenshot(page, 'console-phone-licenses');
       await openLicense(page, key);
-      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
-      await screenshot(page, 'console-phone-license');
-      await page.getByRole('link', { name: 'Versions and files' }).click();
-      await page.getByLabel('Product').selectOption({ label: 'Phone Plugin' });
-      await page.getByRole('heading', { name: /Version 3\.1\.0/ }).waitFor();
-      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
-      await screenshot(page, 'console-phone-versions');
-      await page.getByRole('link', { name: 'Download log' }).click();
-      await page.locator('main tbody tr, main p.empty').first().waitFor();
-      await expect(pageWidth()).resolves.toBeLessThanOrEqual(375);
-      await screenshot(page, 'console-phone-download-log');
-      expectClean(session);
+      await choose();
+      const said = await dialog.innerText();
+      expect(said).toMatch(
+        /The license has 6 activations and Single site allows 1\. All 6 stay, 5 over the limit, and no new activation is accepted until 5 are removed\./,
+      );
+      expect(said).toMatch(/activation type changes from instance to domain/);
+      expect(said).not.toMatch(/cannot be undone/);
+      await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Cancel');
+      await screenshot(page, 'console-plan-change-confirmation');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      await expect(admin('GET', `/licenses/${key}`)).resolves.toMatchObject({
+        plan_id: fleet.id,
+        activation_type: 'instance',
+        activation_limit: 6,
+      });
+
+      await choose();
+      await dialog.getByRole('button', { name: 'Change plan' }).click();
+      await page
+        .getByText(
+          'The license is now on Single site, with its limit, type, lease and exempt settings.',
+        )
+        .waitFor();
+      const facts = await page.locator('dl.facts').innerText();
+      expect(facts).toMatch(/Activation type\s+Domain/);
+      expect(facts).toMatch(
+        /Activations used\s+6 of 1 \(5 over the limit: no new activation until 5 are removed\)/,
+      );
+      await expect(admin('GET', `/licenses/${key}`)).resolves.toMatchObject({
+        plan_id: plans.single,
+        activation_type: 'domain',
+        activations_used: 6,
+      });
+      // The dialog on a phone: its words and buttons within the screen.
+      await page.setViewportSize({ width: 390, height: 800 });
+      await page
+        .getByRole('combobox', { name: /^New plan/ })
+        .selectOption({ label: 'Six instances (instance, limit 6)' });
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      const back = page.getByRole('dialog', { name: 'Move this license to Six instances?' });
+      await back.waitFor();
+      await expect(overflows(page)).resolves.toEqual([]);
+      await screenshot(page, 'console-phone-plan-change-confirmation');
+      await page.keyboard.press('Escape');
+      // The API refused it unconfirmed, twice (409), before the dialog asked.
+      expectClean(session, [409, 409, 409]);
     } finally {
       await page.close();
     }
   });
+
+  test('a revoked license offers no Add and no Renew, and says why; an Add refused as the license is revoked meanwhile is said in words for the admin', async () => {
+    const revoked = await issue(plans.three, product.id, { status: 'revoked' });
+    const key = await issue(plans.three);
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      await openLicense(page, revoked);
+      const activations = page.getByRole('region', { name: /^Activations/ });
+      await expect(activations.innerText()).resolves.toMatch(
+        /This license is revoked: no activation can be added to it\./,
+      );
+      await expect(
+        activations.getByRole('button', { name: 'Add', exact: true }).count(),
+      ).resolves.toBe(0);
+      const renewal = page.getByRole('region', { name: 'Renew' });
+      await expect(renewal.innerText()).resolves.toMatch(
+        /This license is revoked: it cannot be renewed\. Issue a new license instead\./,
+      );
+      await expect(renewal.getByRole('button').count()).resolves.toBe(0);
+      await screenshot(page, 'console-revoked-license');
+
+      await page.getByRole('button', { name: 'Back to licenses' }).click();
+      await openLicense(page, key);
+      await admin('PATCH', `/licenses/${key}`, { status: 'revoked' });
+      await page.getByLabel('Identifier').fill('late.example');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      const refusal = await alertText(page);
+      expect(refusal).toBe(
+        'This license is revoked, so no activation can be added, now or later. Issue a new ' +
+          'license instead. (LICENSE_INVALID)',
+      );
+      expect(refusal).not.toMatch(/key is not valid/);
+      expectClean(session, [409]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a limit that cannot be sent says why beside the field; an old success is not left beside a new refusal', async () => {
+    const key = await issue(plans.three);
+    await activated(key, 'kept.example');
+    const session = await openConsole();
+    const { page } = session;
+    const limit = page.getByLabel('Activation limit');
+    try {
+      await signIn(page);
+      await openLicense(page, key);
+      await limit.fill('2');
+      await page.getByRole('button', { name: 'Change limit' }).click();
+      const done = page.getByText('The activation limit is now 2.');
+      await done.waitFor();
+
+      await limit.fill('-1');
+      const problem = page.getByText(
+        'The limit must be a whole number of 0 or more (0 means unlimited).',
+      );
+      await problem.waitFor();
+      await expect(limit.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(page.getByRole('button', { name: 'Change limit' }).isDisabled()).resolves.toBe(
+        true,
+      );
+      await expect(done.count()).resolves.toBe(0);
+      await screenshot(page, 'console-limit-not-a-number');
+
+      // A success in one panel, then a refusal in another: only the refusal is said.
+      await limit.fill('3');
+      await page.getByRole('button', { name: 'Change limit' }).click();
+      await page.getByText('The activation limit is now 3.').waitFor();
+      await page.getByLabel('Identifier').fill('kept.example');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await expect(alertText(page)).resolves.toMatch(/already activated/);
+      await expect(
+        page.getByRole('status').filter({ hasText: 'The activation limit' }).count(),
+      ).resolves.toBe(0);
+      expectClean(session, [409]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a plan named as another, in any case, is refused in words; plans are chosen by name, type and limit', async () => {
+    const session = await openConsole();
+    const { page } = session;
+    try {
+      await signIn(page);
+      // Every chooser of a plan says its type and limit.
+      await expect(
+        page
+          .getByRole('search')
+          .getByLabel('Plan', { exact: true })
+          .locator('option')
+          .allInnerTexts(),
+      ).resolves.toEqual(
+        expect.arrayContaining(['Single site (domain, limit 1)', 'Devices (device, limit 5)']),
+      );
+      await page.getByRole('link', { name: 'Products and plans' }).click();
+      const newPlan = page.getByRole('form', { name: 'New plan' });
+      await newPlan.getByLabel('Name').fill('  single   SITE ');
+      await newPlan.getByLabel('Activation limit').fill('1');
+      await newPlan.getByRole('button', { name: 'Create plan' }).click();
+      await expect(newPlan.getByRole('alert').innerText()).resolves.toBe(
+        `Plan ${plans.single} is already named "Single site". Plan names are compared without ` +
+          'letter case and extra spaces: choose another name. (ALREADY_EXISTS)',
+      );
+      const { plans: stored } = await admin<{ plans: Array<{ name: string }> }>('GET', '/plans');
+      expect(stored.filter((plan) => /^single site$/i.test(plan.name))).toHaveLength(1);
+      await screenshot(page, 'console-plan-name-taken');
+      expectClean(session, [409]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test.each([
+    { width: 1280, height: 900, name: 'desktop' },
+    { width: 390, height: 800, name: 'phone' },
+  ])(
+    'every table fits its box at $width px (under 700 px a card per row, each value named), and every button is on the screen',
+    async ({ width, height, name }) => {
+      // A list with every column filled: checked licenses, an activation with a long name, a
+      // rejected attempt, and served and refused downloads.
+      const key = await issue(plans.three);
+      await activated(
+        key,
+        'i-0a1b2c3d4e5f67890.fleet.example',
+        'Worker node in eu-west-1, the one with the long name',
+      );
+      await activated(key, 'shop.example', 'Main shop');
+      await activated(key, 'blog.example');
+      expect((await activate(key, 'fourth.example', 'Refused')).status).toBe(403);
+      await fetch(`${system.gatewayUrl}${API}/licenses/validate`, {
+        method: 'POST',
+        body: new URLSearchParams({ license_key: key }),
+      });
+      await fetch(
+        `${system.gatewayUrl}${API}/downloads/${product.id}?dlid=${key}&identifier=elsewhere.example`,
+        {
+          headers: { Accept: 'application/json' },
+        },
+      );
+      const session = await openConsole({ width, height });
+      const { page } = session;
+      const cards = width < 700;
+      const check = async (page: Page, shot: string) => {
+        await expect(overflows(page)).resolves.toEqual([]);
+        if (cards) await expect(unnamedCells(page)).resolves.toEqual([]);
+        await screenshot(page, `console-${name}-${shot}`);
+      };
+      try {
+        await signIn(page);
+        await page.locator('main tbody tr').first().waitFor();
+        await check(page, 'licenses');
+        await openLicense(page, key);
+        await page
+          .getByRole('region', { name: 'Rejected activation attempts' })
+          .locator('tbody tr')
+          .waitFor();
+        await check(page, 'license');
+        // The Remove buttons are in view on every card.
+        await expect(
+          page.getByRole('button', { name: 'Remove shop.example' }).isVisible(),
+        ).resolves.toBe(true);
+        await page.getByRole('link', { name: 'Download log' }).click();
+        await page.locator('main tbody tr').first().waitFor();
+        await check(page, 'download-log');
+        await page.getByRole('link', { name: 'Products and plans' }).click();
+        await page.locator('main tbody tr').first().waitFor();
+        await check(page, 'products-and-plans');
+        await page.getByRole('link', { name: 'Versions and files' }).click();
+        await page.getByLabel('Product').selectOption({ label: 'Console Plugin' });
+        await page
+          .getByRole('heading', { name: /Versions and files/ })
+          .first()
+          .waitFor();
+        await check(page, 'versions');
+        await page.getByRole('link', { name: 'Jobs and health' }).click();
+        await page.locator('tr[data-task="license-expiry"]').waitFor();
+        await check(page, 'jobs-and-health');
+        await page.getByRole('link', { name: 'Webhooks' }).click();
+        await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+        await check(page, 'webhooks');
+        // Each refused call above was on purpose: a full license's activate, a download.
+        expectClean(session);
+      } finally {
+        await page.close();
+      }
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import type { RefusedLicenseStatus } from '../../libs/contracts/index.js';
 import { openMongoDownloadLog } from '../../services/download/mongo-stores.js';
 import type { DownloadLogStore, DownloadRequestRecord } from '../../services/download/stores.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
@@ -68,21 +69,36 @@ describe.each([
     log = await implementation.fresh();
   });
   /** One refusal recorded alone; its id. */
-  const refuse = async (entry: DownloadRequestRecord & { reason: string }) =>
-    (await log.recordRefusals([entry]))[0]!;
+  const refuse = async (
+    entry: DownloadRequestRecord & { reason: string; license_status?: RefusedLicenseStatus },
+  ) => (await log.recordRefusals([{ license_status: null, ...entry }]))[0]!;
 
-  test('a served download and a refused one are recorded with everything the admin log shows', async () => {
+  test("a served download and refused ones are recorded with everything the admin log shows, a refusal's license status included", async () => {
     const served = await log.recordServed({ ...request(), file_id: 3, version: '1.2.0' });
     const refused = await refuse({
       ...request({ at: at(1), product_id: null, license_key: null, identifier: null }),
       reason: 'INVALID_REQUEST',
     });
+    const revoked = await refuse({
+      ...request({ at: at(2) }),
+      reason: 'LICENSE_INVALID',
+      license_status: 'revoked',
+    });
     expect(served).toMatch(/^[0-9a-f]{24}$/);
     expect(refused).toMatch(/^[0-9a-f]{24}$/);
     expect(refused > served).toBe(true);
     expect(await log.list(everything)).toEqual({
-      total: 2,
+      total: 3,
       entries: [
+        {
+          id: revoked,
+          ...request({ at: at(2) }),
+          outcome: 'refused',
+          reason: 'LICENSE_INVALID',
+          license_status: 'revoked',
+          file_id: null,
+          version: null,
+        },
         {
           id: refused,
           at: at(1),
@@ -92,6 +108,7 @@ describe.each([
           ip: '203.0.113.5',
           outcome: 'refused',
           reason: 'INVALID_REQUEST',
+          license_status: null,
           file_id: null,
           version: null,
         },
@@ -100,6 +117,7 @@ describe.each([
           ...request(),
           outcome: 'served',
           reason: null,
+          license_status: null,
           file_id: 3,
           version: '1.2.0',
         },
@@ -143,9 +161,9 @@ describe.each([
 
   test('refusals recorded together are kept as separate entries, ids growing in their order', async () => {
     const ids = await log.recordRefusals([
-      { ...request({ at: at(1) }), reason: 'A' },
-      { ...request({ at: at(1), product_id: null }), reason: 'B' },
-      { ...request({ at: at(2) }), reason: 'C' },
+      { ...request({ at: at(1) }), reason: 'A', license_status: null },
+      { ...request({ at: at(1), product_id: null }), reason: 'B', license_status: null },
+      { ...request({ at: at(2) }), reason: 'C', license_status: null },
     ]);
     expect(ids).toHaveLength(3);
     expect([...ids].sort()).toEqual(ids);

@@ -142,12 +142,19 @@ describe('leases', () => {
 });
 
 describe('exempt identifiers and plan settings through the admin API', () => {
+  // Plan names are unique.
+  let plans = 0;
   async function plan(body: Record<string, unknown>) {
     return system
       .admin()
       .post(`${ADMIN}/plans`)
       .set(auth)
-      .send({ name: 'Staging-friendly', activation_type: 'domain', activation_limit: 1, ...body });
+      .send({
+        name: `Staging-friendly ${++plans}`,
+        activation_type: 'domain',
+        activation_limit: 1,
+        ...body,
+      });
   }
 
   test('a plan takes lease_seconds, exempt_identifiers and exempt_limit; bad ones are 400 and create nothing', async () => {

@@ -77,6 +77,7 @@ describe('spec 3.3: plan changes', () => {
     const res = await admin.post(`/licenses/${key}/plan-change`, {
       plan_id: devices.id,
       when: 'now',
+      confirm: true,
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
@@ -125,6 +126,65 @@ describe('spec 3.3: plan changes', () => {
     });
   });
 
+  test('a change that leaves activations over the new limit or changes the type gets 409 CONFIRMATION_REQUIRED with what it would do, and changes nothing until confirmed', async () => {
+    const { key, plan: instances } = await system.license({
+      activation_type: 'instance',
+      activation_limit: 0,
+    });
+    for (let n = 1; n <= 6; n += 1) {
+      expect((await activate(key, `node-${n}`)).status).toBe(200);
+    }
+    const single = await plan({ name: `Single site ${unique()}`, activation_limit: 1 });
+    for (const when of ['now', 'renewal']) {
+      const refused = await admin.post(`/licenses/${key}/plan-change`, {
+        plan_id: single.id,
+        when,
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toEqual({
+        code: 'CONFIRMATION_REQUIRED',
+        message: expect.stringMatching(
+          /leaves 6 activations on a limit of 1, 5 over it.*changes the activation type from instance to domain/,
+        ),
+        plan_id: single.id,
+        plan: single.name,
+        activation_type: 'instance',
+        new_activation_type: 'domain',
+        type_changes: true,
+        activation_limit: 0,
+        new_activation_limit: 1,
+        activations_used: 6,
+        activations_over_limit: 5,
+      });
+    }
+    expect(await detail(key)).toMatchObject({
+      plan_id: instances.id,
+      activation_type: 'instance',
+      pending_plan: null,
+    });
+    const confirmed = await admin.post(`/licenses/${key}/plan-change`, {
+      plan_id: single.id,
+      when: 'now',
+      confirm: true,
+    });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.data).toMatchObject({
+      plan_id: single.id,
+      activation_type: 'domain',
+      activation_limit: 1,
+      activations_used: 6,
+    });
+  });
+
+  test('a change within the new limit and of the same type needs no confirmation', async () => {
+    const { key } = await system.license({ activation_limit: 3 });
+    expect((await activate(key, 'a.example')).status).toBe(200);
+    const two = await plan({ activation_limit: 2 });
+    const res = await admin.post(`/licenses/${key}/plan-change`, { plan_id: two.id, when: 'now' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ plan_id: two.id, activation_limit: 2 });
+  });
+
   test('an unknown plan or license gets 404', async () => {
     const { key } = await system.license();
     const noPlan = await admin.post(`/licenses/${key}/plan-change`, {
@@ -151,7 +211,12 @@ describe('spec 3.3: plan changes', () => {
       expect((await activate(key, site)).status).toBe(200);
     }
     const single = await plan({ activation_limit: 1 });
-    await admin.post(`/licenses/${key}/plan-change`, { plan_id: single.id, when: 'now' });
+    const changed = await admin.post(`/licenses/${key}/plan-change`, {
+      plan_id: single.id,
+      when: 'now',
+      confirm: true,
+    });
+    expect(changed.status).toBe(200);
     expect((await detail(key)).activations.map((a) => a.identifier).sort()).toEqual([
       'a.example',
       'b.example',

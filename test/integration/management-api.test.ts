@@ -579,16 +579,22 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
       (await system.post('activate', { license_key: key, identifier: 'a.example' })).status,
     ).toBe(200);
     for (const identifier of ['b.example', 'https://www.B.example/x', 'c.example']) {
-      const res = await system.post('activate', { license_key: key, identifier });
+      const res = await system.post('activate', { license_key: key, identifier, name: 'Shop' });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('ACTIVATION_LIMIT_REACHED');
     }
     const attempts = (await detail(key)).rejected_attempts;
     expect(attempts).toHaveLength(2);
+    const attempt = {
+      name: 'Shop',
+      reason: 'limit_reached',
+      source: 'api',
+      last_attempt_at: expect.any(String),
+    };
     expect(attempts).toEqual(
       expect.arrayContaining([
-        { identifier: 'b.example', tries: 2, last_attempt_at: expect.any(String) },
-        { identifier: 'c.example', tries: 1, last_attempt_at: expect.any(String) },
+        { identifier: 'b.example', tries: 2, ...attempt },
+        { identifier: 'c.example', tries: 1, ...attempt },
       ]),
     );
   });
@@ -603,7 +609,14 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
     const shown = await detail(license.license_key);
     expect(shown.status).toBe('expired');
     expect(shown.rejected_attempts).toEqual([
-      { identifier: 'late.example', tries: 1, last_attempt_at: expect.any(String) },
+      {
+        identifier: 'late.example',
+        name: null,
+        reason: 'expired',
+        source: 'api',
+        tries: 1,
+        last_attempt_at: expect.any(String),
+      },
     ]);
   });
 
@@ -794,7 +807,9 @@ describe('activations: admin Add (spec 3.2)', () => {
     );
     const shown = await detail(license.license_key);
     expect(shown.activations_used).toBe(0);
-    expect(shown.rejected_attempts).toEqual([]);
+    expect(shown.rejected_attempts).toEqual([
+      expect.objectContaining({ identifier: 'a.example', reason: 'expired', source: 'admin' }),
+    ]);
   });
 
   test('an expired license refuses with 409 LICENSE_EXPIRED', async () => {
@@ -822,22 +837,33 @@ describe('activations: admin Add (spec 3.2)', () => {
     expect((await detail(license.license_key)).activations_used).toBe(1);
   });
 
-  test('a refused Add does not create a rejected-attempt row', async () => {
+  test('a refused Add is a rejected attempt with the reason the activate call gets, the name sent, and the admin as its source', async () => {
     const full = await createLicense({ plan: { activation_limit: 1 } });
     await add(full.license_key, { identifier: 'a.example' });
     expectError(
-      await add(full.license_key, { identifier: 'b.example' }),
+      await add(full.license_key, { identifier: 'b.example', name: 'Second shop' }),
       409,
       'ACTIVATION_LIMIT_REACHED',
     );
-    expect((await detail(full.license_key)).rejected_attempts).toEqual([]);
+    expect((await detail(full.license_key)).rejected_attempts).toEqual([
+      {
+        identifier: 'b.example',
+        name: 'Second shop',
+        reason: 'limit_reached',
+        source: 'admin',
+        tries: 1,
+        last_attempt_at: expect.any(String),
+      },
+    ]);
     const expired = await createLicense({ license: { expires_at: PAST } });
     expectError(
       await add(expired.license_key, { identifier: 'b.example' }),
       409,
       'LICENSE_EXPIRED',
     );
-    expect((await detail(expired.license_key)).rejected_attempts).toEqual([]);
+    expect((await detail(expired.license_key)).rejected_attempts).toEqual([
+      expect.objectContaining({ identifier: 'b.example', reason: 'expired', source: 'admin' }),
+    ]);
   });
 
   test('a domain that normalises to nothing gets 400 INVALID_REQUEST', async () => {

@@ -179,11 +179,13 @@ withRabbit('operations (docs/operations.md): every service as its own process', 
     return body ? call.send(body) : call;
   };
 
+  let plans = 0;
   async function issueLicense(limit: number) {
     const product = (await admin('post', '/products', { title: 'Traced' }).expect(201)).body.data;
     const plan = (
       await admin('post', '/plans', {
-        name: `Plan ${limit}`,
+        // Plan names are unique.
+        name: `Plan ${limit} (${++plans})`,
         activation_type: 'device',
         activation_limit: limit,
       }).expect(201)

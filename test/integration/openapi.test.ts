@@ -369,11 +369,13 @@ describe('(c) real responses match the documented schemas', () => {
     return request(app);
   }
 
+  let plans = 0;
   async function adminLicense(limit: number, extra: Record<string, unknown> = {}) {
     const product = (await admin('post', PRODUCTS, 201, { body: { title: 'Doc' } })).body.data;
     const plan = (
       await admin('post', PLANS, 201, {
-        body: { name: 'Doc', activation_type: 'domain', activation_limit: limit },
+        // Plan names are unique.
+        body: { name: `Doc ${++plans}`, activation_type: 'domain', activation_limit: limit },
       })
     ).body.data;
     const license = await admin('post', LICENSES, 201, {
@@ -693,7 +695,9 @@ describe('(c) real responses match the documented schemas', () => {
   test('admin plans: successes and errors', async () => {
     const body = { name: 'Doc plan', activation_type: 'device', activation_limit: 2 };
     const { id } = (await admin('post', PLANS, 201, { body })).body.data;
-    await admin('post', PLANS, 409, { body: { ...body, id } });
+    await admin('post', PLANS, 409, { body: { ...body, name: 'Another doc plan', id } });
+    // A name another plan has, in another case.
+    await admin('post', PLANS, 409, { body: { ...body, name: 'DOC PLAN' } });
     await admin('post', PLANS, 400, { body: { name: 'x' } });
     await admin('get', PLANS, 200);
     await admin('get', PLAN, 200, { params: { id } });
@@ -861,6 +865,15 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('post', `${LICENSE}/plan-change`, 404, {
       params: { key },
       body: { plan_id: UNKNOWN, when: 'now' },
+    });
+    const devices = (
+      await admin('post', PLANS, 201, {
+        body: { name: 'Lifecycle devices', activation_type: 'device', activation_limit: 1 },
+      })
+    ).body.data;
+    await admin('post', `${LICENSE}/plan-change`, 409, {
+      params: { key },
+      body: { plan_id: devices.id, when: 'now' },
     });
     await admin('post', `${LICENSE}/renewals`, 200, {
       params: { key },

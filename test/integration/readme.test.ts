@@ -265,7 +265,7 @@ describe('README: its commands run as written', () => {
     expect(run.stdout).toMatch(/"code":"ACTIVATION_LIMIT_REACHED"/);
     expect(run.stdout).toMatch(/"activations_used":0/);
     expect(run.stdout).toMatch(
-      /"rejected_attempts":\[\{"identifier":"shop\.example\.org","tries":1/,
+      /"rejected_attempts":\[\{"identifier":"shop\.example\.org","name":null,"reason":"limit_reached","source":"api","tries":1/,
     );
     // Step 6: a lease renewed by the command line, and a staging site that takes no slot.
     expect(run.stdout).toMatch(/Lease: renewed; ends \S+ unless renewed again/);

@@ -111,6 +111,8 @@ export function service(options: { clock?: () => Date } = {}) {
     counts,
   });
 
+  // Plan names are unique: a plan made without one is Agency, then Agency 2, Agency 3...
+  let plansMade = 0;
   async function plan(
     options: {
       name?: string;
@@ -124,7 +126,7 @@ export function service(options: { clock?: () => Date } = {}) {
     return handlers['license.createPlan'](
       {
         ...PLAN_DEFAULTS,
-        name: options.name ?? 'Agency',
+        name: options.name ?? (++plansMade === 1 ? 'Agency' : `Agency ${plansMade}`),
         activation_type: options.activation_type ?? 'domain',
         activation_limit: options.activation_limit ?? 3,
         ...(options.lease_seconds === undefined ? {} : { lease_seconds: options.lease_seconds }),

@@ -635,14 +635,12 @@ class MemoryRejectedAttemptStore implements RejectedAttemptStore {
   async record({
     licenseKey,
     identifier,
+    name,
+    reason,
+    source,
     at,
     beforeEachWrite = noWriteCheck,
-  }: {
-    licenseKey: string;
-    identifier: string;
-    at: Date;
-    beforeEachWrite?: BeforeEachWrite;
-  }): Promise<void> {
+  }: Parameters<RejectedAttemptStore['record']>[0]): Promise<void> {
     await roundTrip();
     const key = identifierKey(identifier);
     const row = `${licenseKey}\u0000${key}`;
@@ -652,6 +650,9 @@ class MemoryRejectedAttemptStore implements RejectedAttemptStore {
       license_key: licenseKey,
       identifier,
       identifier_key: key,
+      name,
+      reason,
+      source,
       tries: (existing?.tries ?? 0) + 1,
       last_attempt_at: copy(at),
     });

@@ -944,7 +944,14 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
   describe(`${implementation}: rejected attempts (spec 2.5)`, () => {
     const stores = withStores();
     const record = (licenseKey: string, identifier: string, at = NOW) =>
-      stores().rejectedAttempts.record({ licenseKey, identifier, at });
+      stores().rejectedAttempts.record({
+        licenseKey,
+        identifier,
+        name: null,
+        reason: 'limit_reached',
+        source: 'api',
+        at,
+      });
 
     test('one row per identifier, in any letter case, with its count of tries', async () => {
       const licenseKey = uniqueKey();
@@ -956,6 +963,9 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
           license_key: licenseKey,
           identifier: 'pc-one',
           identifier_key: 'pc-one',
+          name: null,
+          reason: 'limit_reached',
+          source: 'api',
           tries: 2,
           last_attempt_at: NOW,
         },
@@ -963,9 +973,36 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
           license_key: licenseKey,
           identifier: 'PC-Two',
           identifier_key: 'pc-two',
+          name: null,
+          reason: 'limit_reached',
+          source: 'api',
           tries: 1,
           last_attempt_at: EARLIER,
         },
+      ]);
+    });
+
+    test("a row keeps the last try's name, reason and source", async () => {
+      const licenseKey = uniqueKey();
+      const attempts = stores().rejectedAttempts;
+      await attempts.record({
+        licenseKey,
+        identifier: 'shop.example',
+        name: 'Main shop',
+        reason: 'limit_reached',
+        source: 'api',
+        at: EARLIER,
+      });
+      await attempts.record({
+        licenseKey,
+        identifier: 'shop.example',
+        name: null,
+        reason: 'expired',
+        source: 'admin',
+        at: NOW,
+      });
+      expect(await attempts.listForLicense(licenseKey)).toEqual([
+        expect.objectContaining({ name: null, reason: 'expired', source: 'admin', tries: 2 }),
       ]);
     });
 
@@ -991,6 +1028,9 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         stores().rejectedAttempts.record({
           licenseKey,
           identifier: 'a.com',
+          name: null,
+          reason: 'expired',
+          source: 'api',
           at: NOW,
           beforeEachWrite: () => {
             throw new Error('deadline passed');

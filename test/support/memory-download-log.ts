@@ -21,7 +21,7 @@ export function memoryDownloadLog(): DownloadLogStore {
 
   return {
     async recordServed(entry) {
-      return record({ ...entry, outcome: 'served', reason: null });
+      return record({ ...entry, outcome: 'served', reason: null, license_status: null });
     },
 
     async recordRefusals(refusals) {

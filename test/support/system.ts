@@ -21,6 +21,7 @@ import { createLogger, type Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startSystem, type RunningSystem } from '../../services/all-in-one/system.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
+import type { PortalConfig } from '../../services/gateway/portal-config.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
 
 export const API_BASE = '/api/index.php/v1/licensing';
@@ -176,7 +177,7 @@ export async function testSigning(ttlSeconds = 300): Promise<AnswerSigning> {
 /** A gateway app of its own on `transport`, with limits no test reaches. */
 export async function gatewayOn(
   transport: Transport,
-  options: { downloadDelivery?: 'relay' | 'redirect' } = {},
+  options: { downloadDelivery?: 'relay' | 'redirect'; portal?: PortalConfig } = {},
 ) {
   const logger = createLogger('test', 'silent');
   return createGatewayApp({

@@ -119,7 +119,7 @@ describe('spec 4.1 activate: errors in their order', () => {
     expect(refusal(decision).code).toBe('PRODUCT_MISMATCH');
   });
 
-  test('4. LICENSE_EXPIRED before ACTIVATION_LIMIT_REACHED, and recorded', () => {
+  test('4. LICENSE_EXPIRED before ACTIVATION_LIMIT_REACHED, and recorded as expired', () => {
     const decision = decideActivation(
       license({ expires_at: past, activation_limit: 1, activations: [activation('a.com')] }),
       product,
@@ -127,13 +127,19 @@ describe('spec 4.1 activate: errors in their order', () => {
       now,
     );
     expect(refusal(decision).code).toBe('LICENSE_EXPIRED');
-    expect(decision.outcome === 'refuse' && decision.recordAttempt?.identifier).toBe('example.com');
+    expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+      identifier: expect.objectContaining({ identifier: 'example.com' }),
+      reason: 'expired',
+    });
   });
 
-  test('2. a license whose stored status is expired is not active: LICENSE_INVALID, recorded', () => {
+  test('2. a license whose stored status is expired is not active: LICENSE_INVALID, recorded as expired', () => {
     const decision = decideActivation(license({ status: 'expired' }), product, request, now);
     expect(refusal(decision).code).toBe('LICENSE_INVALID');
-    expect(decision.outcome === 'refuse' && decision.recordAttempt?.identifier).toBe('example.com');
+    expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+      identifier: expect.objectContaining({ identifier: 'example.com' }),
+      reason: 'expired',
+    });
   });
 
   test('2. a stored expired status is refused before PRODUCT_MISMATCH', () => {
@@ -156,7 +162,10 @@ describe('spec 4.1 activate: errors in their order', () => {
     const error = refusal(decision);
     expect(error.code).toBe('ACTIVATION_LIMIT_REACHED');
     expect(error.details).toEqual({ activation_limit: 2, activations_used: 2 });
-    expect(decision.outcome === 'refuse' && decision.recordAttempt?.key).toBe('example.com');
+    expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+      identifier: expect.objectContaining({ key: 'example.com' }),
+      reason: 'limit_reached',
+    });
   });
 
   test('5. ACTIVATION_LIMIT_REACHED too when the activations fill the license record, unlimited or not; recorded', () => {
@@ -172,7 +181,10 @@ describe('spec 4.1 activate: errors in their order', () => {
       expect(error.code).toBe('ACTIVATION_LIMIT_REACHED');
       expect(error.message).toMatch(/as many activations as one license can keep/);
       expect(error.details).toEqual({ activation_limit, activations_used: 80_000 });
-      expect(decision.outcome === 'refuse' && decision.recordAttempt?.key).toBe('example.com');
+      expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+        identifier: expect.objectContaining({ key: 'example.com' }),
+        reason: 'limit_reached',
+      });
     }
     // Room for the largest activation there can be: claimed.
     expect(

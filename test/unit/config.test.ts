@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   ConfigError,
+  MAX_STORE_LOGO_BYTES,
   configVariables,
   adminTokenFile,
   displayUrl,
@@ -99,6 +100,43 @@ describe('configuration (README: Configuration)', () => {
     expect(() => loadConfig({ EXPIRY_TASK_EVERY: 'often' })).toThrow('EXPIRY_TASK_EVERY');
   });
 
+  test("the portal's store: a name, addresses of http(s) only, and a logo read once as a data: URL", () => {
+    const unset = loadConfig({});
+    expect(unset.STORE_NAME).toBe('');
+    for (const name of ['STORE_URL', 'RENEW_URL', 'STORE_LOGO_FILE'] as const) {
+      expect(unset[name]).toBeUndefined();
+    }
+    const config = loadConfig({
+      STORE_NAME: '  Plugin Shop ',
+      STORE_URL: 'https://shop.example/',
+      RENEW_URL: 'https://shop.example/renew',
+    });
+    expect(config).toMatchObject({
+      STORE_NAME: 'Plugin Shop',
+      STORE_URL: 'https://shop.example/',
+      RENEW_URL: 'https://shop.example/renew',
+    });
+    expect(() => loadConfig({ STORE_NAME: 'Shop\u0007' })).toThrow('STORE_NAME');
+    expect(() => loadConfig({ RENEW_URL: 'ftp://shop.example/' })).toThrow('RENEW_URL');
+    const directory = mkdtempSync(path.join(tmpdir(), 'logo-'));
+    try {
+      const logo = path.join(directory, 'Logo.SVG');
+      writeFileSync(logo, '<svg xmlns="http://www.w3.org/2000/svg"/>');
+      expect(loadConfig({ STORE_LOGO_FILE: logo }).STORE_LOGO_FILE).toEqual({
+        file: logo,
+        dataUrl: `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64')}`,
+      });
+      const big = path.join(directory, 'big.png');
+      writeFileSync(big, Buffer.alloc(MAX_STORE_LOGO_BYTES + 1));
+      expect(() => loadConfig({ STORE_LOGO_FILE: big })).toThrow(/STORE_LOGO_FILE: .*64 KiB/);
+      expect(() => loadConfig({ STORE_LOGO_FILE: path.join(directory, 'none.png') })).toThrow(
+        /STORE_LOGO_FILE: must name a readable file/,
+      );
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   test('the webhook retry schedule is read as waits in milliseconds, the default eight attempts', () => {
     expect(loadConfig({}).WEBHOOK_RETRY_SCHEDULE).toEqual([
       5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
@@ -169,6 +207,10 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   HTTP_REQUEST_TIMEOUT_MS: '-100',
   PRODUCT_CACHE_TTL_MS: '-1',
   DOWNLOAD_LOG_BATCH_MS: '10001',
+  STORE_NAME: 'x'.repeat(101),
+  STORE_URL: 'shop.example',
+  RENEW_URL: 'javascript:alert(1)',
+  STORE_LOGO_FILE: 'logo.bmp',
   TRUST_PROXY: 'some proxies',
   LOG_LEVEL: 'loud',
   LOG_FORMAT: 'xml',

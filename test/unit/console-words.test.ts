@@ -7,6 +7,16 @@ import {
 } from '../../libs/contracts/index.js';
 import { durationWords, leaseWords } from '../../libs/web/ui/words.js';
 import {
+  REFUSAL_MEANINGS,
+  addRefusalWords,
+  overLimitNote,
+  planChangeConsequences,
+  planChangeEffectsOf,
+  planChoiceWords,
+  refusalMeaning,
+  rejectionWords,
+} from '../../services/management/console/license-words.js';
+import {
   NEW_PLAN_TERMS,
   isExemptLimit,
   isLease,
@@ -61,5 +71,92 @@ describe("the web pages' words for leases, and the console's plan form", () => {
     expect(['0', '1.5', '-1', 'x', String(MAX_LEASE_SECONDS + 1)].some(isLease)).toBe(false);
     expect(['0', '3', '1000000'].every(isExemptLimit)).toBe(true);
     expect(['', '-1', '2.5', '1000001'].some(isExemptLimit)).toBe(false);
+  });
+});
+
+describe("the console's words for a license's changes and refusals", () => {
+  const sixInstances = {
+    plan_id: 2,
+    plan: 'Single site',
+    activation_type: 'instance' as const,
+    new_activation_type: 'domain' as const,
+    type_changes: true,
+    activation_limit: 0,
+    new_activation_limit: 1,
+    activations_used: 6,
+    activations_over_limit: 5,
+  };
+
+  test('a plan in a chooser is said with its type and limit', () => {
+    expect(
+      planChoiceWords({ name: 'Single site', activation_type: 'domain', activation_limit: 1 }),
+    ).toBe('Single site (domain, limit 1)');
+    expect(
+      planChoiceWords({ name: 'Fleet', activation_type: 'instance', activation_limit: 0 }),
+    ).toBe('Fleet (instance, unlimited)');
+  });
+
+  test('a plan change that needs confirming says how many activations stay over the limit and how the type changes', () => {
+    expect(planChangeEffectsOf(sixInstances)).toEqual(sixInstances);
+    expect(planChangeEffectsOf({ ...sixInstances, type_changes: 'yes' })).toBeNull();
+    expect(planChangeConsequences(sixInstances)).toEqual([
+      'The license has 6 activations and Single site allows 1. All 6 stay, 5 over the limit, ' +
+        'and no new activation is accepted until 5 are removed.',
+      'Its activation type changes from instance to domain: what is activated stays as it was ' +
+        'taken (as instances), and new activations are taken as websites.',
+    ]);
+    expect(
+      planChangeConsequences({ ...sixInstances, type_changes: false, activations_over_limit: 0 }),
+    ).toEqual([]);
+    expect(overLimitNote({ activation_limit: 1, activations_used: 6 })).toBe(
+      ' (5 over the limit: no new activation until 5 are removed)',
+    );
+    expect(overLimitNote({ activation_limit: 0, activations_used: 6 })).toBe('');
+  });
+
+  test('a rejected attempt says why it was refused, and when it was an Add in the console', () => {
+    expect(rejectionWords({ reason: 'limit_reached', source: 'api' })).toBe(
+      'Full: every activation slot was in use',
+    );
+    expect(rejectionWords({ reason: 'expired', source: 'admin' })).toBe(
+      'Expired: the license had expired (an Add in this console)',
+    );
+    expect(rejectionWords({ reason: null, source: null })).toMatch(/before reasons were kept/);
+  });
+
+  test("an Add refused for the license's state says what to do, not what an API client is told", () => {
+    const revoked = addRefusalWords('LICENSE_INVALID', { status: 'revoked', expires_at: null });
+    expect(revoked).toBe(
+      'This license is revoked, so no activation can be added, now or later. Issue a new ' +
+        'license instead.',
+    );
+    expect(revoked).not.toMatch(/key is not valid/);
+    expect(addRefusalWords('LICENSE_INVALID', { status: 'suspended', expires_at: null })).toMatch(
+      /Set its status to Active/,
+    );
+    expect(addRefusalWords('LICENSE_EXPIRED', { status: 'active', expires_at: null })).toMatch(
+      /has expired.*Renew it/,
+    );
+    expect(addRefusalWords('ACTIVATION_EXISTS', { status: 'active', expires_at: null })).toBeNull();
+  });
+
+  test('a refused download tells no key, an unknown key and a revoked license apart', () => {
+    const invalid = { reason: 'LICENSE_INVALID' };
+    expect(refusalMeaning({ ...invalid, license_key: null, license_status: null })).toBe(
+      'No license key was sent.',
+    );
+    expect(refusalMeaning({ ...invalid, license_key: 'nope', license_status: 'invalid' })).toBe(
+      'No license has this key.',
+    );
+    expect(refusalMeaning({ ...invalid, license_key: 'k', license_status: 'revoked' })).toBe(
+      'The license is revoked.',
+    );
+    // Logged before the status was kept: every cause is named.
+    expect(refusalMeaning({ ...invalid, license_key: 'k', license_status: null })).toBe(
+      REFUSAL_MEANINGS.LICENSE_INVALID,
+    );
+    expect(
+      refusalMeaning({ reason: 'LICENSE_EXPIRED', license_key: 'k', license_status: 'expired' }),
+    ).toBe('The license has expired.');
   });
 });

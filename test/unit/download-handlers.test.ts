@@ -494,6 +494,7 @@ describe('spec 4.5: refusals are listed under Refused Downloads in the Download 
       ip: IP,
       outcome: 'served',
       reason: null,
+      license_status: null,
       file_id: file.id,
       version: version.version,
     });
@@ -515,6 +516,26 @@ describe('spec 4.5: refusals are listed under Refused Downloads in the Download 
       product_id: 987654,
       reason: 'NOT_FOUND',
     });
+  });
+
+  test("a refusal keeps the license's status, invalid for an unknown key, so a revoked license is told from an unknown key", async () => {
+    const { product, release, outcome, log } = downloads([
+      { key: 'REVOKED', product_id: 1, plan_id: 7, status: 'revoked' },
+      { key: 'LAPSED', product_id: 1, plan_id: 7, status: 'expired' },
+    ]);
+    const p = await product('license_key');
+    await release(p.id);
+    await outcome({ product_id: p.id });
+    await outcome({ product_id: p.id, license_key: 'UNKNOWN' });
+    await outcome({ product_id: p.id, license_key: 'REVOKED' });
+    await outcome({ product_id: p.id, license_key: 'LAPSED' });
+    const entries = (await log({ product_id: p.id, refused: true })).entries;
+    expect(entries.map((e) => [e.license_key, e.reason, e.license_status])).toEqual([
+      ['LAPSED', 'LICENSE_EXPIRED', 'expired'],
+      ['REVOKED', 'LICENSE_INVALID', 'revoked'],
+      ['UNKNOWN', 'LICENSE_INVALID', 'invalid'],
+      [null, 'LICENSE_INVALID', null],
+    ]);
   });
 
   test('a served download whose bytes did not reach the client becomes a refusal with that code, once', async () => {

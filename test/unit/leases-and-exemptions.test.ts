@@ -180,7 +180,7 @@ describe('leases: an activation lives lease_seconds unless renewed', () => {
     await activate({ license_key: key, identifier: 'a.example' });
     const unleased = await plan({ lease_seconds: null, activation_limit: 3 });
     await handlers['license.changePlan'](
-      { license_key: key, plan_id: unleased.id, when: 'now' },
+      { license_key: key, plan_id: unleased.id, when: 'now', confirm: false },
       waiting,
     );
     const shown = await detail(key);
@@ -233,7 +233,7 @@ describe('exempt identifiers: staging and local sites take no slot', () => {
       message: expect.stringMatching(/exempt activation slots/),
     });
     expect((await s.detail(key)).rejected_attempts).toEqual([
-      expect.objectContaining({ identifier: 'dev.test', tries: 1 }),
+      expect.objectContaining({ identifier: 'dev.test', tries: 1, reason: 'limit_reached' }),
     ]);
     // A regular slot is still free.
     await s.activate({ license_key: key, identifier: 'shop.example' });
@@ -310,7 +310,7 @@ describe('plans: their lease and exemptions, changed by an admin, taken by licen
     const later = await s.license({ plan_id: first.id });
     expect(await s.detail(later)).toMatchObject({ lease_seconds: 1200, exempt_limit: 5 });
     await s.handlers['license.changePlan'](
-      { license_key: key, plan_id: first.id, when: 'now' },
+      { license_key: key, plan_id: first.id, when: 'now', confirm: false },
       waiting,
     );
     expect(await s.detail(key)).toMatchObject({ lease_seconds: 1200, exempt_limit: 5 });

@@ -102,7 +102,14 @@ describe('spec 4.1 activate', () => {
         activate({ license_key: key, identifier: 'a.com', product_id: 99 }),
       ).rejects.toEqual(refusedWith('LICENSE_INVALID', 403));
       expect((await detail(key)).rejected_attempts).toEqual([
-        { identifier: 'a.com', tries: 1, last_attempt_at: NOW.toISOString() },
+        {
+          identifier: 'a.com',
+          name: null,
+          reason: 'expired',
+          source: 'api',
+          tries: 1,
+          last_attempt_at: NOW.toISOString(),
+        },
       ]);
     });
 
@@ -125,7 +132,9 @@ describe('spec 4.1 activate', () => {
       );
       const shown = await detail(key);
       expect(shown.activations_used).toBe(1);
-      expect(shown.rejected_attempts).toEqual([expect.objectContaining({ identifier: 'b.com' })]);
+      expect(shown.rejected_attempts).toEqual([
+        expect.objectContaining({ identifier: 'b.com', reason: 'expired' }),
+      ]);
     });
 
     test('5. ACTIVATION_LIMIT_REACHED (403) carries activation_limit and activations_used; recorded', async () => {
@@ -138,7 +147,7 @@ describe('spec 4.1 activate', () => {
         details: { activation_limit: 1, activations_used: 1 },
       });
       expect((await detail(key)).rejected_attempts).toEqual([
-        expect.objectContaining({ identifier: 'b.com', tries: 1 }),
+        expect.objectContaining({ identifier: 'b.com', tries: 1, reason: 'limit_reached' }),
       ]);
     });
   });
@@ -563,19 +572,25 @@ describe('license files (checkout)', () => {
 });
 
 describe('spec 2.5 rejected activation attempts', () => {
-  test('refusals on a full license are one row per identifier, with its tries', async () => {
+  test('refusals on a full license are one row per identifier, with its tries, the reason and the last name sent', async () => {
     const { license, activate, detail } = service();
     const key = await license({ activation_limit: 1 });
     await activate({ license_key: key, identifier: 'a.example' });
-    for (const identifier of ['b.example', 'https://www.B.example/x', 'c.example']) {
-      await expect(activate({ license_key: key, identifier })).rejects.toEqual(
+    for (const [identifier, name] of [
+      ['b.example', 'Shop'],
+      ['https://www.B.example/x', 'Shop, again'],
+      ['c.example', undefined],
+    ] as const) {
+      const named = name === undefined ? {} : { name };
+      await expect(activate({ license_key: key, identifier, ...named })).rejects.toEqual(
         refusedWith('ACTIVATION_LIMIT_REACHED', 403),
       );
     }
+    const attempt = { reason: 'limit_reached', source: 'api', last_attempt_at: NOW.toISOString() };
     expect((await detail(key)).rejected_attempts).toEqual(
       expect.arrayContaining([
-        { identifier: 'b.example', tries: 2, last_attempt_at: NOW.toISOString() },
-        { identifier: 'c.example', tries: 1, last_attempt_at: NOW.toISOString() },
+        { identifier: 'b.example', name: 'Shop, again', tries: 2, ...attempt },
+        { identifier: 'c.example', name: null, tries: 1, ...attempt },
       ]),
     );
   });
@@ -661,17 +676,29 @@ describe('spec 3.2 admin Add and Remove', () => {
     ['a stored status of expired', { status: 'expired' as const }, 'LICENSE_INVALID'],
     ['a license past its date', { expires_at: PAST }, 'LICENSE_EXPIRED'],
   ])(
-    'Add on %s is refused with the spec status (the management API answers 409), and not recorded',
+    'Add on %s is refused with the spec status (the management API answers 409), and recorded as activate records it',
     async (_, options, code) => {
       const { license, handlers, detail } = service();
       const key = await license(options);
       await expect(add(handlers, key, 'a.example')).rejects.toEqual(refusedWith(code, 403));
-      expect((await detail(key)).rejected_attempts).toEqual([]);
+      // Spec 2.5 records the refusals of an expired license, not those of a suspended one.
+      expect((await detail(key)).rejected_attempts).toEqual(
+        'status' in options && options.status === 'suspended'
+          ? []
+          : [
+              expect.objectContaining({
+                identifier: 'a.example',
+                name: 'Added by support',
+                reason: 'expired',
+                source: 'admin',
+              }),
+            ],
+      );
     },
   );
 
-  test('Add on a full license is refused with ACTIVATION_LIMIT_REACHED and its counts, not recorded', async () => {
-    const { license, handlers, detail } = service();
+  test('Add on a full license is refused with ACTIVATION_LIMIT_REACHED and its counts, and recorded with its reason', async () => {
+    const { license, handlers, detail, events } = service();
     const key = await license({ activation_limit: 1 });
     await add(handlers, key, 'a.example');
     const refused = add(handlers, key, 'b.example');
@@ -679,7 +706,17 @@ describe('spec 3.2 admin Add and Remove', () => {
     await expect(refused).rejects.toMatchObject({
       details: { activation_limit: 1, activations_used: 1 },
     });
-    expect((await detail(key)).rejected_attempts).toEqual([]);
+    expect((await detail(key)).rejected_attempts).toEqual([
+      expect.objectContaining({
+        identifier: 'b.example',
+        name: 'Added by support',
+        reason: 'limit_reached',
+        source: 'admin',
+        tries: 1,
+      }),
+    ]);
+    // The activation.rejected event is client software's activate only.
+    expect(events.published.map((event) => event.type)).not.toContain('activation.rejected');
   });
 
   test('Add of an identifier already present (after normalisation) is ACTIVATION_EXISTS', async () => {
@@ -831,9 +868,9 @@ describe('spec 2.1 plans and issued licenses', () => {
       ...PLAN_DEFAULTS,
     };
     await handlers['license.createPlan']({ ...plan, id: 700 }, waiting);
-    await expect(handlers['license.createPlan']({ ...plan, id: 700 }, waiting)).rejects.toEqual(
-      refusedWith('ALREADY_EXISTS', 409),
-    );
+    await expect(
+      handlers['license.createPlan']({ ...plan, name: 'y', id: 700 }, waiting),
+    ).rejects.toEqual(refusedWith('ALREADY_EXISTS', 409));
     const key = await license();
     const issue = (fields: { license_key?: string; product_id: number; plan_id: number }) =>
       handlers['license.createLicense'](
@@ -852,6 +889,67 @@ describe('spec 2.1 plans and issued licenses', () => {
     await expect(handlers['license.getPlan']({ id: 987654 }, waiting)).rejects.toEqual(
       refusedWith('NOT_FOUND', 404),
     );
+  });
+});
+
+describe('plan names are unique, compared without letter case and extra white space', () => {
+  const fields = { activation_type: 'domain' as const, activation_limit: 1, ...PLAN_DEFAULTS };
+
+  test('a new plan named as another, in any case or spacing, is ALREADY_EXISTS naming that plan; nothing is written', async () => {
+    const { handlers, stores } = service();
+    const single = await handlers['license.createPlan'](
+      { name: 'Single site', ...fields },
+      waiting,
+    );
+    const writes = stores.writes();
+    for (const name of ['Single site', ' single  SITE ', 'Single\u00a0site']) {
+      const refused = handlers['license.createPlan']({ name, ...fields }, waiting);
+      await expect(refused).rejects.toEqual(refusedWith('ALREADY_EXISTS', 409));
+      await expect(refused).rejects.toMatchObject({
+        message: `Plan ${single.id} is already named "Single site".`,
+        details: { plan_id: single.id },
+      });
+    }
+    expect(stores.writes()).toBe(writes);
+    expect((await handlers['license.listPlans']({}, waiting)).plans).toHaveLength(1);
+  });
+
+  test("a plan renamed to another's name is refused; to its own name in another case, it is not", async () => {
+    const { handlers } = service();
+    const single = await handlers['license.createPlan'](
+      { name: 'Single site', ...fields },
+      waiting,
+    );
+    const three = await handlers['license.createPlan']({ name: 'Three sites', ...fields }, waiting);
+    await expect(
+      handlers['license.updatePlan']({ id: three.id, name: 'single site' }, waiting),
+    ).rejects.toEqual(refusedWith('ALREADY_EXISTS', 409));
+    expect(
+      await handlers['license.updatePlan']({ id: single.id, name: 'Single Site' }, waiting),
+    ).toMatchObject({ name: 'Single Site' });
+  });
+
+  test('duplicates stored before names were unique stay readable, and licenses are issued on them', async () => {
+    const { handlers, stores } = service();
+    const plan = { ...fields, lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
+    for (const name of ['Single site', 'Single site']) {
+      await stores.plans.create({ plan: { ...plan, name }, now: NOW });
+    }
+    const listed = (await handlers['license.listPlans']({}, waiting)).plans;
+    expect(listed.map((p) => p.name)).toEqual(['Single site', 'Single site']);
+    await expect(
+      handlers['license.createLicense'](
+        {
+          product_id: 10,
+          plan_id: listed[1]!.id,
+          status: 'active',
+          expires_at: null,
+          auto_renew: false,
+          next_payment_at: null,
+        },
+        waiting,
+      ),
+    ).resolves.toMatchObject({ plan: 'Single site' });
   });
 });
 

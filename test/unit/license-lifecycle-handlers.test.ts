@@ -30,8 +30,9 @@ async function withPlans(
   const solo = await s.plan({ name: 'Solo', activation_type: 'domain', activation_limit: 3 });
   const team = await s.plan({ name: 'Team', activation_type: 'seat', activation_limit: 10 });
   const key = await s.license({ ...options, plan_id: solo.id });
+  // Confirmed: these tests are about what a change does (the confirmation has its own below).
   const changePlan = (plan_id: number, when: 'now' | 'renewal', context = waiting) =>
-    s.handlers['license.changePlan']({ license_key: key, plan_id, when }, context);
+    s.handlers['license.changePlan']({ license_key: key, plan_id, when, confirm: true }, context);
   const renew = (
     fields: {
       source: 'checkout' | 'gateway';
@@ -76,7 +77,7 @@ describe('spec 3.3 plan changes (license.changePlan)', () => {
     await expect(changePlan(987654, 'renewal')).rejects.toEqual(refusedWith('NOT_FOUND', 404));
     await expect(
       handlers['license.changePlan'](
-        { license_key: 'no-such-key', plan_id: team.id, when: 'now' },
+        { license_key: 'no-such-key', plan_id: team.id, when: 'now', confirm: true },
         waiting,
       ),
     ).rejects.toEqual(refusedWith('NOT_FOUND', 404));
@@ -106,6 +107,63 @@ describe('spec 3.3 plan changes (license.changePlan)', () => {
     expect(await s.activate({ license_key: s.key, identifier: 'd.example' })).toMatchObject({
       activation_limit: 2,
       activations_used: 2,
+    });
+  });
+});
+
+describe('plan changes that need confirming (docs/api-decisions.md, "Plan changes")', () => {
+  test('unconfirmed, a change that leaves activations over the new limit is CONFIRMATION_REQUIRED with its facts, now or at renewal; nothing is written', async () => {
+    const s = await withPlans();
+    const one = await s.plan({ name: 'One', activation_type: 'domain', activation_limit: 1 });
+    for (const site of ['a.example', 'b.example']) {
+      await s.activate({ license_key: s.key, identifier: site });
+    }
+    const writes = s.stores.writes();
+    for (const when of ['now', 'renewal'] as const) {
+      const refused = s.handlers['license.changePlan'](
+        { license_key: s.key, plan_id: one.id, when, confirm: false },
+        waiting,
+      );
+      await expect(refused).rejects.toEqual(refusedWith('CONFIRMATION_REQUIRED', 409));
+      await expect(refused).rejects.toMatchObject({
+        details: {
+          plan_id: one.id,
+          plan: 'One',
+          activations_used: 2,
+          new_activation_limit: 1,
+          activations_over_limit: 1,
+          type_changes: false,
+        },
+      });
+    }
+    expect(s.stores.writes()).toBe(writes);
+    expect(await s.detail(s.key)).toMatchObject({ plan: 'Solo', pending_plan: null });
+  });
+
+  test('confirmed, it is made: the activations stay, over the limit', async () => {
+    const s = await withPlans();
+    const one = await s.plan({ name: 'One', activation_type: 'domain', activation_limit: 1 });
+    for (const site of ['a.example', 'b.example']) {
+      await s.activate({ license_key: s.key, identifier: site });
+    }
+    expect(
+      await s.handlers['license.changePlan'](
+        { license_key: s.key, plan_id: one.id, when: 'now', confirm: true },
+        waiting,
+      ),
+    ).toMatchObject({ plan: 'One', activation_limit: 1, activations_used: 2 });
+  });
+
+  test('a change of activation type needs confirming even on a license with no activation', async () => {
+    const { handlers, key, team } = await withPlans();
+    await expect(
+      handlers['license.changePlan'](
+        { license_key: key, plan_id: team.id, when: 'now', confirm: false },
+        waiting,
+      ),
+    ).rejects.toMatchObject({
+      code: 'CONFIRMATION_REQUIRED',
+      details: { activation_type: 'domain', new_activation_type: 'seat', type_changes: true },
     });
   });
 });
@@ -280,7 +338,7 @@ describe('admin search (license.searchLicenses)', () => {
   test('newest first, each license as its detail without activations and rejected attempts', async () => {
     const { search, keys, detail, handlers, fleet } = await catalogue();
     await handlers['license.changePlan'](
-      { license_key: keys.plain, plan_id: fleet.id, when: 'renewal' },
+      { license_key: keys.plain, plan_id: fleet.id, when: 'renewal', confirm: true },
       waiting,
     );
     const page = await search({});

@@ -1,5 +1,6 @@
 import type { LicenseStatus } from '../../libs/contracts/index.js';
 import {
+  decidePlanChange,
   decideRenewal,
   statusAfterRenewal,
   type RenewableLicense,
@@ -100,6 +101,70 @@ describe('spec 3.3 renewals: decideRenewal', () => {
         refusal: { code: 'INVALID_REQUEST' },
       });
     });
+  });
+});
+
+describe('plan changes: one that leaves activations over the new limit or changes the type is made only when confirmed (docs/api-decisions.md)', () => {
+  const instances = { activation_type: 'instance' as const, activation_limit: 0 };
+  const single = { id: 2, name: 'Single site', activation_type: 'domain' as const };
+  const change = (used: number, plan: { activation_limit: number }, confirmed = false) =>
+    decidePlanChange({
+      license: { ...instances, activations_used: used },
+      plan: { ...single, ...plan },
+      confirmed,
+    });
+
+  test('six instance activations moved to one domain: refused with every fact of the change', () => {
+    const decision = change(6, { activation_limit: 1 });
+    expect(decision.ok).toBe(false);
+    if (decision.ok) return;
+    expect(decision.refusal.code).toBe('CONFIRMATION_REQUIRED');
+    expect(decision.refusal.details).toEqual({
+      plan_id: 2,
+      plan: 'Single site',
+      activation_type: 'instance',
+      new_activation_type: 'domain',
+      type_changes: true,
+      activation_limit: 0,
+      new_activation_limit: 1,
+      activations_used: 6,
+      activations_over_limit: 5,
+    });
+    expect(decision.refusal.message).toMatch(
+      /leaves 6 activations on a limit of 1, 5 over it .* and changes the activation type from instance to domain/,
+    );
+  });
+
+  test('confirmed, the same change is made, with the same facts', () => {
+    expect(change(6, { activation_limit: 1 }, true)).toEqual({
+      ok: true,
+      effects: expect.objectContaining({ activations_over_limit: 5, type_changes: true }),
+    });
+  });
+
+  test('a change of type alone needs confirming; activations within the limit do not', () => {
+    const decision = change(1, { activation_limit: 3 });
+    expect(!decision.ok && decision.refusal.details).toMatchObject({
+      type_changes: true,
+      activations_over_limit: 0,
+    });
+    expect(
+      decidePlanChange({
+        license: { activation_type: 'domain', activation_limit: 5, activations_used: 3 },
+        plan: { ...single, activation_limit: 3 },
+        confirmed: false,
+      }),
+    ).toMatchObject({ ok: true, effects: { activations_over_limit: 0, type_changes: false } });
+  });
+
+  test('an unlimited plan leaves no activation over its limit', () => {
+    expect(
+      decidePlanChange({
+        license: { activation_type: 'domain', activation_limit: 1, activations_used: 40 },
+        plan: { ...single, activation_limit: 0 },
+        confirmed: false,
+      }),
+    ).toMatchObject({ ok: true, effects: { activations_over_limit: 0 } });
   });
 });
 

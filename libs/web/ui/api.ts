@@ -13,15 +13,25 @@ function inWords(code: string, serverMessage: string): string {
     : `${meaning}. ${serverMessage.trim()}`;
 }
 
+/**
+ * A refusal or failure, said by default as the code's meaning and the server's message; a page
+ * that knows better what it means to its reader says so in `words` instead.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     readonly serverMessage: string,
     readonly details: Record<string, unknown> = {},
+    words: string = inWords(code, serverMessage),
   ) {
-    super(inWords(code, serverMessage));
+    super(words);
     this.name = 'ApiError';
+  }
+
+  /** The same refusal, said in `words`. */
+  saying(words: string): ApiError {
+    return new ApiError(this.status, this.code, this.serverMessage, this.details, words);
   }
 }
 

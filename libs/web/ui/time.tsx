@@ -3,18 +3,24 @@
  * for screen readers through `<time datetime>`.
  */
 
-const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 
 export function formatLocal(iso: string): string {
-  return local.format(new Date(iso));
+  const date = new Date(iso);
+  return `${day.format(date)}, ${clock.format(date)}`;
 }
 
+/**
+ * The day and the time of day each stay whole (styles.css), so in a narrow column the time goes
+ * under the day rather than the table growing wider.
+ */
 export function Time({ value, empty = 'never' }: { value: string | null; empty?: string }) {
   if (value === null) return <span class="muted">{empty}</span>;
-  const utc = new Date(value).toUTCString();
+  const date = new Date(value);
   return (
-    <time dateTime={value} title={utc}>
-      {formatLocal(value)}
+    <time dateTime={value} title={date.toUTCString()}>
+      <span class="day">{day.format(date)},</span> <span class="clock">{clock.format(date)}</span>
     </time>
   );
 }

@@ -5,15 +5,30 @@ import { readAnswer, send } from '../../../libs/web/ui/api.js';
 import { ErrorNote, Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { EXEMPT_MARK, STATUS_WORDS, durationWords } from '../../../libs/web/ui/words.js';
+import { portalConfig, type PortalConfig } from './config.js';
+import {
+  freeSlotWords,
+  lookUpFailure,
+  nextStep,
+  noActivationWords,
+  thing,
+  things,
+} from './words.js';
 import '../../../libs/web/ui/styles.css';
+import './portal.css';
 
 /**
  * The customer portal (spec 1, 2.3): a customer enters their license key and sees their license
  * and its activated identifiers; hovering or focusing an identifier shows the activation's name.
  * On a plan with a lease, each activation says when it lapses unless used; those of staging
- * sites are marked as not counted. Read-only: nothing on this page changes anything. The key is sent in the body of a POST, never
- * in a URL, and is not kept once the tab closes.
+ * sites are marked as not counted. A license that cannot be used says what to do next (renew it,
+ * buy a new one, ask the store), and a full one how to free a slot. The page names the store it
+ * speaks for (STORE_NAME, with its logo and address) when configured. Read-only: nothing on this
+ * page changes anything. The key is sent in the body of a POST, never in a URL, and is not kept
+ * once the tab closes.
  */
+
+const store: PortalConfig = portalConfig();
 
 const API = '/api/index.php/v1/licensing';
 
@@ -31,10 +46,10 @@ async function lookUp(licenseKey: string): Promise<PortalLicense> {
 
 function Activations({ license }: { license: PortalLicense }) {
   if (license.activations.length === 0) {
-    return <Empty>No {noun(license.activation_type)} is activated with this license yet.</Empty>;
+    return <Empty>{noActivationWords(license, Date.now())}</Empty>;
   }
   const leased = license.lease_seconds !== null;
-  const columns = [capitalise(noun(license.activation_type)), 'Activated'];
+  const columns = [capitalise(thing(license.activation_type)), 'Activated'];
   return (
     <Table columns={leased ? [...columns, 'Lapses unless used by'] : columns}>
       {license.activations.map((activation, i) => (
@@ -66,10 +81,6 @@ function Activations({ license }: { license: PortalLicense }) {
       ))}
     </Table>
   );
-}
-
-function noun(type: PortalLicense['activation_type']): string {
-  return { domain: 'website', device: 'device', seat: 'user', instance: 'instance' }[type];
 }
 
 function capitalise(text: string): string {
@@ -124,9 +135,52 @@ function LicenseView({ license }: { license: PortalLicense }) {
           </>
         )}
       </dl>
-      <h2>Activated {noun(license.activation_type)}s</h2>
+      <NextStep license={license} />
+      <h2>Activated {things(license.activation_type)}</h2>
       <Activations license={license} />
+      <FreeSlot license={license} />
     </section>
+  );
+}
+
+/** What to do about a license that cannot be used as it is. */
+function NextStep({ license }: { license: PortalLicense }) {
+  const step = nextStep(license, store, Date.now());
+  if (step === null) return null;
+  return (
+    <div class="next-step" role="note">
+      <p>{step.text}</p>
+      {step.link !== null && (
+        <p>
+          <a class="step-link" href={step.link.href}>
+            {step.link.text}
+          </a>
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** How to free an activation slot, for a license that can take activations. */
+function FreeSlot({ license }: { license: PortalLicense }) {
+  const words = freeSlotWords(license, Date.now());
+  return words === null ? null : <p class="muted free-slot">{words}</p>;
+}
+
+/** The store the portal speaks for: its logo and name, the name a link to its address. */
+function Store() {
+  if (store.store_name === null && store.logo === null) return null;
+  const name = store.store_name ?? 'Store';
+  const mark = (
+    <>
+      {store.logo !== null && <img class="logo" src={store.logo} alt={`${name} logo`} />}
+      {store.store_name !== null && <span class="name">{store.store_name}</span>}
+    </>
+  );
+  return (
+    <header class="store">
+      {store.store_url === null ? mark : <a href={store.store_url}>{mark}</a>}
+    </header>
   );
 }
 
@@ -144,7 +198,7 @@ function Portal() {
       setLicense(await lookUp(key.trim()));
     } catch (failure) {
       setLicense(null);
-      setError(failure);
+      setError(lookUpFailure(failure));
     } finally {
       setBusy(false);
     }
@@ -152,6 +206,7 @@ function Portal() {
 
   return (
     <main>
+      <Store />
       <h1>Your license</h1>
       <form method="post" onSubmit={submit} class="row">
         <Field label="License key" hint="As it was given to you with your purchase.">

@@ -63,20 +63,24 @@ export function Pager({
 }
 
 /**
- * A confirmation before something that cannot be undone: a modal dialog (keyboard operable:
- * focus starts on Cancel, Escape cancels, Tab stays inside), so nothing else can be clicked in
- * between. The native dialog is not `window.confirm`, which a page cannot style or word.
+ * A confirmation before a change with consequences (a removal that cannot be undone, a plan
+ * change that leaves activations over the limit): a modal dialog (keyboard operable: focus
+ * starts on Cancel, Escape cancels, Tab stays inside), so nothing else can be clicked in between.
+ * The native dialog is not `window.confirm`, which a page cannot style or word.
  */
-function ConfirmDialog({
+export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  warning = null,
   onConfirm,
   onCancel,
 }: {
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
+  /** Said last, in the colour of danger. */
+  warning?: string | null;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -104,7 +108,7 @@ function ConfirmDialog({
     >
       <h2 id="confirm-title">{title}</h2>
       <div id="confirm-text">{children}</div>
-      <p class="warning">This cannot be undone.</p>
+      {warning !== null && <p class="warning">{warning}</p>}
       <div class="row end">
         <button type="button" class="secondary" ref={cancel} onClick={onCancel}>
           Cancel
@@ -160,6 +164,7 @@ export function ConfirmRemoval<T>({
     <ConfirmDialog
       title={title}
       confirmLabel={confirmLabel}
+      warning="This cannot be undone."
       onConfirm={() => void removal.confirm(item)}
       onCancel={removal.cancel}
     >

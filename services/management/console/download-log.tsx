@@ -10,32 +10,8 @@ import { Pager, ReloadButton } from './controls.js';
 import { useDirectory } from './directory.js';
 import { ProductSelect } from './fields.js';
 import { useLoad } from './hooks.js';
+import { refusalMeaning } from './license-words.js';
 import { LoadView } from './notices.js';
-
-/**
- * What each refusal reason means (spec 4.5, 7; docs/api-decisions.md, downloads): the code a
- * refused client got, in words an admin can act on.
- */
-export const REFUSAL_MEANINGS: Record<string, string> = {
-  LICENSE_INVALID:
-    'No license key was sent, the key is unknown, or the license is suspended, revoked or cancelled.',
-  LICENSE_EXPIRED: 'The license has expired.',
-  PRODUCT_MISMATCH: 'The key covers neither this product nor a bundle that contains it.',
-  ACTIVATION_REQUIRED:
-    'The product needs an activated identifier for downloads, and none was sent.',
-  ACTIVATION_NOT_FOUND: 'The identifier sent is not activated on the license.',
-  DOWNLOAD_NOT_AVAILABLE:
-    "The product is set to Account only: files come from the customer's account, not the API.",
-  NOT_FOUND: 'There is no such product, or no published version has a file for this caller.',
-  RANGE_NOT_SATISFIABLE: 'The requested byte range starts at or after the end of the file.',
-  RATE_LIMITED: 'Too many download requests from one IP address in a minute.',
-  INVALID_REQUEST: 'The request was malformed (a bad product id or query).',
-  INTERNAL_ERROR: 'The server failed while serving the file.',
-};
-
-export function refusalMeaning(reason: string): string {
-  return REFUSAL_MEANINGS[reason] ?? 'A reason this console does not know yet.';
-}
 
 type Filter = { refused: boolean; productId: number | null; page: number };
 
@@ -83,7 +59,7 @@ function Entries({
             ) : (
               <span class="reason">
                 <span class="code">{entry.reason}</span>
-                <span>{refusalMeaning(entry.reason)}</span>
+                <span>{refusalMeaning(entry)}</span>
               </span>
             )}
           </td>

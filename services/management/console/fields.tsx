@@ -1,6 +1,7 @@
 /** The console's form fields; libs/web/ui/components.tsx labels them (Field). */
 import type { InputHTMLAttributes, SelectHTMLAttributes } from 'preact';
 import { useDirectory } from './directory.js';
+import { planChoiceWords } from './license-words.js';
 
 /** A `datetime-local` value (the viewer's time zone) as an ISO timestamp, or null when empty. */
 export function localInputToIso(value: string): string | null {
@@ -177,7 +178,13 @@ export function ProductSelect(props: IdSelectProps) {
   return <IdSelect {...props} choices={products.map(({ id, title }) => ({ id, text: title }))} />;
 }
 
+/** A plan by its name, type and limit (license-words.ts `planChoiceWords`). */
 export function PlanSelect(props: IdSelectProps) {
   const { plans } = useDirectory();
-  return <IdSelect {...props} choices={plans.map(({ id, name }) => ({ id, text: name }))} />;
+  return (
+    <IdSelect
+      {...props}
+      choices={plans.map((plan) => ({ id: plan.id, text: planChoiceWords(plan) }))}
+    />
+  );
 }

@@ -78,15 +78,30 @@ export function useNow(moments: readonly (string | null)[]): number {
   return now;
 }
 
+/** Told when an action starts, so the outcomes of the others on the page are cleared. */
+const actionStarts = new EventTarget();
+
 /**
  * One action's state: whether it runs, its failure in words, and a result to announce. `run`
- * clears the previous outcome, so a message always belongs to the last attempt.
+ * clears the previous outcome, and those of every other action on the page, so what the page
+ * says always belongs to the last attempt: no old success stays beside a new failure.
  */
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
+  const self = useRef({});
+  useEffect(() => {
+    const clearIfOther = (event: Event) => {
+      if ((event as CustomEvent<object>).detail === self.current) return;
+      setError(null);
+      setDone(null);
+    };
+    actionStarts.addEventListener('start', clearIfOther);
+    return () => actionStarts.removeEventListener('start', clearIfOther);
+  }, []);
   const run = useCallback(async (action: () => Promise<string | null>) => {
+    actionStarts.dispatchEvent(new CustomEvent('start', { detail: self.current }));
     setBusy(true);
     setError(null);
     setDone(null);

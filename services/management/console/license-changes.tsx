@@ -1,9 +1,11 @@
 /** The license detail's changes (spec 3.3): limit, status and expiry, a plan change, a renewal. */
 import { useEffect, useState } from 'preact/hooks';
 import type { LicenseDetail, LicenseStatus } from '../../../libs/contracts/index.js';
+import { ApiError } from '../../../libs/web/ui/api.js';
 import { Field } from '../../../libs/web/ui/components.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { segment, useApi } from './admin-api.js';
+import { ConfirmDialog } from './controls.js';
 import { useDirectory } from './directory.js';
 import {
   Input,
@@ -16,7 +18,13 @@ import {
 } from './fields.js';
 import { useAction } from './hooks.js';
 import { Outcome } from './notices.js';
-import { limitWords } from './words.js';
+import {
+  planChangeConsequences,
+  planChangeEffectsOf,
+  planChoiceWords,
+  type PlanChangeEffects,
+} from './license-words.js';
+import { LIMIT_PROBLEM, limitWords, notRenewable } from './words.js';
 
 /** A change's answer: the license as it now is, shown in place of the one loaded. */
 export type Change = (license: LicenseDetail) => void;
@@ -57,8 +65,19 @@ export function Settings({ license, onChange }: { license: LicenseDetail; onChan
             );
           }}
         >
-          <Field label="Activation limit" hint="0 means unlimited. Takes effect at once.">
-            <LimitInput value={limit} onValue={setLimit} />
+          <Field
+            label="Activation limit"
+            hint="0 means unlimited. Takes effect at once."
+            error={isLimit(limit) ? null : LIMIT_PROBLEM}
+          >
+            <LimitInput
+              value={limit}
+              onValue={(value) => {
+                // What was said of the last change is not about this value.
+                action.clear();
+                setLimit(value);
+              }}
+            />
           </Field>
           <button type="submit" disabled={action.busy || !isLimit(limit)}>
             Change limit
@@ -105,32 +124,53 @@ export function Settings({ license, onChange }: { license: LicenseDetail; onChan
   );
 }
 
-/** Spec 3.3: a plan change now, or at the next checkout renewal. */
+/**
+ * Spec 3.3: a plan change now, or at the next checkout renewal. One that would leave activations
+ * over the new limit or change the activation type is refused until confirmed
+ * (CONFIRMATION_REQUIRED); the refusal says what it would do, and a dialog asks.
+ */
 export function PlanChange({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
   const { plans, planName } = useDirectory();
   const [planId, setPlanId] = useState('');
   const [when, setWhen] = useState<'now' | 'renewal'>('now');
+  const [asked, setAsked] = useState<PlanChangeEffects | null>(null);
   const action = useAction();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    await action.run(async () => {
-      const changed = await api.call<LicenseDetail>(
-        'POST',
-        `/licenses/${segment(license.license_key)}/plan-change`,
-        { plan_id: Number(planId), when },
-      );
+  const change = (confirm: boolean) =>
+    action.run(async () => {
+      setAsked(null);
+      let changed: LicenseDetail;
+      try {
+        changed = await api.call<LicenseDetail>(
+          'POST',
+          `/licenses/${segment(license.license_key)}/plan-change`,
+          { plan_id: Number(planId), when, confirm },
+        );
+      } catch (error) {
+        const effects =
+          !confirm && error instanceof ApiError && error.code === 'CONFIRMATION_REQUIRED'
+            ? planChangeEffectsOf(error.details)
+            : null;
+        if (effects === null) throw error;
+        setAsked(effects);
+        return null;
+      }
       onChange(changed);
       setPlanId('');
       return when === 'now'
         ? `The license is now on ${changed.plan ?? planName(changed.plan_id)}, with its limit, type, lease and exempt settings.`
         : `${planName(Number(planId))} will apply at the next checkout renewal.`;
     });
-  };
   return (
     <section aria-labelledby="plan-heading" class="panel">
       <h2 id="plan-heading">Change plan</h2>
-      <form method="post" onSubmit={submit}>
+      <form
+        method="post"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void change(false);
+        }}
+      >
         <Field label="New plan">
           <select
             name="plan_id"
@@ -141,7 +181,7 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
             <option value="">Choose…</option>
             {plans.map((plan) => (
               <option key={plan.id} value={plan.id} disabled={plan.id === license.plan_id}>
-                {plan.name} ({limitWords(plan.activation_limit)}, {plan.activation_type})
+                {planChoiceWords(plan)}
               </option>
             ))}
           </select>
@@ -161,12 +201,42 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
         </button>
       </form>
       <Outcome action={action} />
+      {asked !== null && (
+        <ConfirmDialog
+          title={`Move this license to ${asked.plan}?`}
+          confirmLabel="Change plan"
+          onConfirm={() => void change(true)}
+          onCancel={() => setAsked(null)}
+        >
+          {when === 'renewal' && <p>At the next checkout renewal, as the license is now:</p>}
+          <ul>
+            {planChangeConsequences(asked).map((sentence) => (
+              <li key={sentence}>{sentence}</li>
+            ))}
+          </ul>
+        </ConfirmDialog>
+      )}
     </section>
   );
 }
 
-/** Spec 3.3: a renewal through checkout (the Renew button) or the payment gateway. */
+/**
+ * Spec 3.3: a renewal through checkout (the Renew button) or the payment gateway; a revoked or
+ * cancelled license cannot be renewed, which is said instead of the form.
+ */
 export function Renewal({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
+  if (license.status === 'revoked' || license.status === 'cancelled') {
+    return (
+      <section aria-labelledby="renewal-heading" class="panel">
+        <h2 id="renewal-heading">Renew</h2>
+        <p>{notRenewable(license.status)}</p>
+      </section>
+    );
+  }
+  return <RenewalForm license={license} onChange={onChange} />;
+}
+
+function RenewalForm({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
   const [expires, setExpires] = useState('');
   const [nextPayment, setNextPayment] = useState('');

@@ -5,6 +5,7 @@ import type {
   ActivationType,
   LicenseDetail,
 } from '../../../libs/contracts/index.js';
+import { ApiError } from '../../../libs/web/ui/api.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { segment, useApi } from './admin-api.js';
@@ -14,6 +15,7 @@ import { useDirectory } from './directory.js';
 import { Input } from './fields.js';
 import { useAction, useLoad, useNow, useRemoval, type Removal } from './hooks.js';
 import { PlanChange, Renewal, Settings, type Change } from './license-changes.js';
+import { addRefusalWords, overLimitNote, rejectionWords } from './license-words.js';
 import { LoadView, Outcome } from './notices.js';
 import {
   ACTIVATION_TYPE_WORDS,
@@ -25,6 +27,7 @@ import {
   lapsedNote,
   licenseLeaseWords,
   limitWords,
+  noAddWords,
   usage,
 } from './words.js';
 
@@ -65,6 +68,7 @@ function Facts({ license }: { license: LicenseDetail }) {
       <dt>Activations used</dt>
       <dd>
         {usage(license)}
+        {overLimitNote(license)}
         {lapsedNote(gone.length - goneExempt)}
       </dd>
       <dt>Lease</dt>
@@ -159,7 +163,7 @@ function ActivationTable({
     >
       {activations.map((activation) => (
         <tr key={activation.identifier}>
-          <td class="long">
+          <td class="long identifier">
             <span class="mono">{activation.identifier}</span>
             {activation.exempt && (
               <>
@@ -297,14 +301,33 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
   });
   // The detail holds the first activations only; exempt ones are counted apart.
   const paged = license.activations_used + license.exempt_used > license.activations.length;
+  // No Add on a license that refuses every activation: why not, instead of the form.
+  const closed = noAddWords(license, Date.now());
 
   const add = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const changed = await api.call<LicenseDetail>('POST', path, {
-        identifier,
-        name: name.trim() === '' ? null : name,
-      });
+      let changed: LicenseDetail;
+      try {
+        changed = await api.call<LicenseDetail>('POST', path, {
+          identifier,
+          name: name.trim() === '' ? null : name,
+        });
+      } catch (error) {
+        // Refused for the license's state, which changed since it was shown: shown as it is
+        // now, and what to do about it said in the admin's words, not the API's.
+        if (!(error instanceof ApiError) || addRefusalWords(error.code, license) === null) {
+          throw error;
+        }
+        const now = await api.get<LicenseDetail>(`/licenses/${segment(license.license_key)}`).then(
+          (fresh) => {
+            onChange(fresh);
+            return fresh;
+          },
+          () => license,
+        );
+        throw error.saying(addRefusalWords(error.code, now)!);
+      }
       onChange(changed);
       setIdentifier('');
       setName('');
@@ -331,27 +354,31 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
         <ActivationTable activations={license.activations} removal={removal} />
       )}
       <h3>Add an activation</h3>
-      <form method="post" onSubmit={add} class="row">
-        <Field label="Identifier" hint={NORMALISATION[license.activation_type]}>
-          <Input
-            name="identifier"
-            autocomplete="off"
-            spellcheck={false}
-            required
-            maxLength={255}
-            value={identifier}
-            onValue={setIdentifier}
-          />
-        </Field>
-        <Field label="Name" hint="Optional label.">
-          <Input name="name" autocomplete="off" maxLength={255} value={name} onValue={setName} />
-        </Field>
-        <div class="field submit">
-          <button type="submit" disabled={action.busy || identifier.trim() === ''}>
-            Add
-          </button>
-        </div>
-      </form>
+      {closed !== null ? (
+        <p class="muted">{closed}</p>
+      ) : (
+        <form method="post" onSubmit={add} class="row">
+          <Field label="Identifier" hint={NORMALISATION[license.activation_type]}>
+            <Input
+              name="identifier"
+              autocomplete="off"
+              spellcheck={false}
+              required
+              maxLength={255}
+              value={identifier}
+              onValue={setIdentifier}
+            />
+          </Field>
+          <Field label="Name" hint="Optional label.">
+            <Input name="name" autocomplete="off" maxLength={255} value={name} onValue={setName} />
+          </Field>
+          <div class="field submit">
+            <button type="submit" disabled={action.busy || identifier.trim() === ''}>
+              Add
+            </button>
+          </div>
+        </form>
+      )}
       <Outcome action={action} />
       <ConfirmRemoval
         removal={removal}
@@ -375,16 +402,19 @@ function RejectedAttempts({ license }: { license: LicenseDetail }) {
     <section aria-labelledby="rejected-heading" class="panel">
       <h2 id="rejected-heading">Rejected activation attempts</h2>
       <p class="muted">
-        Activations refused because the license was full or expired (spec 2.5); rows untouched for
-        90 days are removed.
+        Activations refused because the license was full or expired, by client software or an Add
+        here; each row says why the last try was refused and the name sent with it. Rows untouched
+        for 90 days are removed.
       </p>
       {license.rejected_attempts.length === 0 ? (
         <Empty>No activation of this license has been refused.</Empty>
       ) : (
-        <Table columns={['Identifier', 'Tries', 'Last try']}>
+        <Table columns={['Identifier', 'Name', 'Reason', 'Tries', 'Last try']}>
           {license.rejected_attempts.map((attempt) => (
             <tr key={attempt.identifier}>
-              <td class="mono long">{attempt.identifier}</td>
+              <td class="mono long identifier">{attempt.identifier}</td>
+              <td class="long">{attempt.name ?? <span class="muted">none</span>}</td>
+              <td>{rejectionWords(attempt)}</td>
               <td>{attempt.tries}</td>
               <td>
                 <Time value={attempt.last_attempt_at} />

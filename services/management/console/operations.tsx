@@ -18,12 +18,12 @@ const TASKS: Record<TaskName, { title: string; does: string; result: (count: num
   {
     'license-expiry': {
       title: 'License expiry',
-      does: 'Marks active licenses past their expiry date as expired (spec 3.1).',
+      does: 'Marks active licenses past their expiry date as expired.',
       result: (count) => `${count} ${count === 1 ? 'license' : 'licenses'} marked expired`,
     },
     'rejected-attempt-pruning': {
       title: 'Rejected attempt pruning',
-      does: 'Removes rejected activation attempts untouched for 90 days (spec 2.5).',
+      does: 'Removes rejected activation attempts untouched for 90 days.',
       result: (count) => `${count} rejected ${count === 1 ? 'attempt' : 'attempts'} removed`,
     },
     'activation-lease-release': {

@@ -8,6 +8,7 @@ import { useApi } from './admin-api.js';
 import { ConfirmRemoval, RemoveButton } from './controls.js';
 import { useDirectory } from './directory.js';
 import { Check, IdSelect } from './fields.js';
+import { planChoiceWords } from './license-words.js';
 import { useAction, useRemoval } from './hooks.js';
 import { Outcome } from './notices.js';
 import { formatBytes } from './words.js';
@@ -27,7 +28,7 @@ function FilePlanSelect({
       {...props}
       aria-label={label}
       none="All plans"
-      choices={plans.map(({ id, name }) => ({ id, text: `Only ${name}` }))}
+      choices={plans.map((plan) => ({ id: plan.id, text: `Only ${planChoiceWords(plan)}` }))}
     />
   );
 }

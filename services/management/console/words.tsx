@@ -27,6 +27,37 @@ export const DOWNLOAD_ACCESS_WORDS: Record<DownloadAccess, string> = {
   public: 'Public (no key)',
 };
 
+/** What is wrong with an activation limit that cannot be sent (fields.tsx `isLimit`). */
+export const LIMIT_PROBLEM = 'The limit must be a whole number of 0 or more (0 means unlimited).';
+
+/** Why a license cannot be renewed, and what to do instead. */
+export function notRenewable(status: 'revoked' | 'cancelled'): string {
+  return `This license is ${status}: it cannot be renewed. Issue a new license instead.`;
+}
+
+/** Why no activation can be added to a license now, and what to do; null when one can. */
+export function noAddWords(
+  license: Pick<LicenseSummary, 'status' | 'expires_at'>,
+  now: number,
+): string | null {
+  switch (license.status) {
+    case 'revoked':
+    case 'cancelled':
+      return `This license is ${license.status}: no activation can be added to it.`;
+    case 'suspended':
+    case 'expired':
+      return (
+        `This license is ${license.status}: no activation can be added until its status is ` +
+        'Active again (Limit, status and expiry, or Renew).'
+      );
+    case 'active':
+      return license.expires_at !== null && Date.parse(license.expires_at) <= now
+        ? 'This license has expired: no activation can be added until it is renewed or its ' +
+            'expiry date is moved.'
+        : null;
+  }
+}
+
 export function limitWords(limit: number): string {
   return limit === 0 ? 'Unlimited' : String(limit);
 }
@@ -124,30 +155,31 @@ export function formatBytes(size: number): string {
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /**
- * A refusal in words, with the numbers it carries: the limit refusals say how many activations
- * are in use and what would be allowed (spec 3.3, 4.1).
+ * A refusal in words for the admin reading it, with the numbers it carries: the limit refusals
+ * say how many activations are in use and what would be allowed (spec 3.3, 4.1); a plan name
+ * taken says which plan has it.
  */
 export function explain(error: unknown): unknown {
   if (!(error instanceof ApiError)) return error;
+  if (error.code === 'ALREADY_EXISTS' && typeof error.details.plan_id === 'number') {
+    return error.saying(
+      `${error.serverMessage} Plan names are compared without letter case and extra spaces: ` +
+        'choose another name.',
+    );
+  }
   const limit = error.details.activation_limit;
   const used = error.details.activations_used;
   if (typeof limit !== 'number' || typeof used !== 'number') return error;
   if (error.code === 'ACTIVATION_LIMIT_TOO_LOW') {
-    return new ApiError(
-      error.status,
-      error.code,
+    return error.saying(
       `A limit of ${limit} is below the ${plural(used, 'activation')} in use. Remove ` +
         `${plural(used - limit, 'activation')} first, or set a limit of at least ${used} ` +
         '(0 means unlimited).',
-      error.details,
     );
   }
   if (error.code === 'ACTIVATION_LIMIT_REACHED') {
-    return new ApiError(
-      error.status,
-      error.code,
+    return error.saying(
       `${used} of ${limit} activations are in use. Remove one, or raise the limit first.`,
-      error.details,
     );
   }
   return error;

@@ -1,0 +1,141 @@
+/**
+ * The customer portal's words: written for the holder of a license, who sees their own license
+ * and needs to know what to do next; what the API's codes mean to them. Plain text (no markup),
+ * so the unit tests read them as the customer does.
+ */
+import type { ActivationType, PortalLicense } from '../../../libs/contracts/index.js';
+import { ApiError } from '../../../libs/web/ui/api.js';
+import { durationWords } from '../../../libs/web/ui/words.js';
+import type { PortalConfig } from '../portal-config.js';
+
+/** What an activation of each type is to the customer, one and many. */
+const THINGS: Record<ActivationType, [string, string]> = {
+  domain: ['website', 'websites'],
+  device: ['device', 'devices'],
+  seat: ['user', 'users'],
+  instance: ['instance', 'instances'],
+};
+
+export const thing = (type: ActivationType) => THINGS[type][0];
+export const things = (type: ActivationType) => THINGS[type][1];
+
+/**
+ * A refused look-up in the customer's words. The portal shows a license whatever its status, so
+ * LICENSE_INVALID here means only that no license has the key.
+ */
+export function lookUpFailure(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  switch (error.code) {
+    case 'LICENSE_INVALID':
+      return error.saying(
+        'No license has this key. Check that it is the whole key you were given with your ' +
+          'purchase, with no other characters.',
+      );
+    case 'INVALID_REQUEST':
+      return error.saying(
+        'Enter your license key as it was given to you (at most 255 characters).',
+      );
+    case 'RATE_LIMITED':
+      return error.saying(
+        'Too many look-ups from here in a short time: wait a minute and try again.',
+      );
+    default:
+      return error;
+  }
+}
+
+/** Whether the license can take activations now: active, and not past its expiry date. */
+function usable(license: PortalLicense, now: number): boolean {
+  return (
+    license.status === 'active' &&
+    (license.expires_at === null || Date.parse(license.expires_at) > now)
+  );
+}
+
+/** An empty list of activations: "yet" only where one could still be made. */
+export function noActivationWords(license: PortalLicense, now: number): string {
+  const none = `No ${thing(license.activation_type)} is activated with this license`;
+  return usable(license, now) ? `${none} yet.` : `${none}.`;
+}
+
+/** A link of a next step. */
+export interface StepLink {
+  href: string;
+  text: string;
+}
+
+/** What the customer can do next about their license: words, and a link when there is one. */
+export interface NextStep {
+  text: string;
+  link: StepLink | null;
+}
+
+/** The store as the words name it. */
+const storeWords = (store: PortalConfig) => store.store_name ?? 'the store you bought it from';
+
+/**
+ * The next step for a license that cannot be used as it is: an expired one is renewed (RENEW_URL,
+ * else STORE_URL); a revoked or cancelled one is replaced by a new license from the store; a
+ * suspended one is a question for the store. Null for an active license.
+ */
+export function nextStep(
+  license: PortalLicense,
+  store: PortalConfig,
+  now: number,
+): NextStep | null {
+  const named = storeWords(store);
+  const storeLink = (text: string) =>
+    store.store_url === null ? null : { href: store.store_url, text };
+  if (license.status === 'expired' || (license.status === 'active' && !usable(license, now))) {
+    return store.renew_url === null
+      ? {
+          text: `This license has expired. To use it again and get updates, renew it with ${named}.`,
+          link: null,
+        }
+      : {
+          text: 'This license has expired. Renew it to use it again and to get updates.',
+          link: { href: store.renew_url, text: 'Renew your license' },
+        };
+  }
+  if (license.status === 'revoked' || license.status === 'cancelled') {
+    return {
+      text:
+        `This license has been ${license.status} and can no longer be used or renewed. To go on ` +
+        `using ${license.product}, buy a new license from ${named}.`,
+      link: storeLink(`Buy a new license from ${store.store_name ?? 'the store'}`),
+    };
+  }
+  if (license.status === 'suspended') {
+    return {
+      text:
+        'This license is suspended: it cannot be used until the suspension is lifted. Contact ' +
+        `${named} to find out why.`,
+      link: storeLink(`Contact ${store.store_name ?? 'the store'}`),
+    };
+  }
+  return null;
+}
+
+/**
+ * How to free a slot, for a usable license with a limit and something activated: deactivate
+ * where it is no longer used (from the software's license settings there), and, on a plan with a
+ * lease, by leaving one unused. Said first that every slot is taken, when it is. Null when it
+ * does not apply.
+ */
+export function freeSlotWords(license: PortalLicense, now: number): string | null {
+  if (!usable(license, now) || license.activation_limit === 0) return null;
+  if (license.activations_used === 0) return null;
+  const one = thing(license.activation_type);
+  const full = license.activations_used >= license.activation_limit;
+  const lease =
+    license.lease_seconds === null
+      ? ''
+      : ` One left unused for ${durationWords(license.lease_seconds)} frees its slot by itself.`;
+  return (
+    (full
+      ? `Every activation slot is in use. To use the license on another ${one}, `
+      : `To move the license to another ${one}, `) +
+    `first deactivate it on one you no longer use, in the license settings of the software ` +
+    `there: that frees its slot.${lease}`
+  );
+}
