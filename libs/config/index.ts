@@ -284,6 +284,8 @@ const EnvSchema = z.object({
     .transform((v) => v === 'true'),
   /** Webhook deliveries are kept this many days, then removed by the database (a TTL index). */
   WEBHOOK_DELIVERY_RETENTION_DAYS: wholeNumber(1, 3650).default(30),
+  /** Audit log entries are kept this many days, then removed by the database (a TTL index). */
+  AUDIT_RETENTION_DAYS: wholeNumber(1, 36500).default(365),
   TRUST_PROXY: z
     .string()
     .trim()

@@ -26,6 +26,7 @@ import {
   type TestSystem,
 } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 
@@ -363,6 +364,7 @@ describe('(c) real responses match the documented schemas', () => {
       transport: system.transport,
       logger,
       adminTokens: ['t'],
+      stores: memoryManagementStores(),
       trustProxy: false,
       maxUploadBytes,
     });
@@ -826,7 +828,13 @@ describe('(c) real responses match the documented schemas', () => {
       'license.health': async () => ({ service: 'license', status: 'ok', uptime_seconds: 1 }),
     });
     const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
-    const app = createManagementApp({ transport, logger, adminTokens: ['t'], trustProxy: false });
+    const app = createManagementApp({
+      transport,
+      logger,
+      adminTokens: ['t'],
+      stores: memoryManagementStores(),
+      trustProxy: false,
+    });
     const res = await request(app).get('/admin/v1/health').set('Authorization', 'Bearer t');
     expect(res.status).toBe(503);
     expectDocumented(mgmt, 'get', '/admin/v1/health', res);
