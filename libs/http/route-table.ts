@@ -1,12 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
-import {
-  dataEnvelope,
-  errorEnvelope,
-  type AdminRole,
-  type ErrorCode,
-} from '../contracts/index.js';
+import { dataEnvelope, errorEnvelope, type AdminRole, type ErrorCode } from '../contracts/index.js';
 import { activeSpan } from '../observability/index.js';
 import { FORM_TYPE, formFields, jsonBody, readBody, type BodyLimits } from './body.js';
 import { Form, queryAsSent } from './form.js';
@@ -393,8 +388,7 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
         }
       : {}),
   };
-  const role =
-    route.access === 'admin' ? `Role: ${rolesAllowed(requiredRole(route))}.` : undefined;
+  const role = route.access === 'admin' ? `Role: ${rolesAllowed(requiredRole(route))}.` : undefined;
   const description = [route.description, role].filter(Boolean).join('\n\n');
   return {
     operationId: route.operationId,

@@ -40,9 +40,9 @@ const AuditQuery = z.strictObject({
   admin: absentIfEmpty(AdminIdText).meta({
     description: "Only this admin's changes (0: the bootstrap owner of ADMIN_TOKENS).",
   }),
-  action: absentIfEmpty(z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,99}$/, 'must be an operation id')).meta(
-    { description: 'Only this action: the operation id of a route (`updateLicense`).' },
-  ),
+  action: absentIfEmpty(
+    z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,99}$/, 'must be an operation id'),
+  ).meta({ description: 'Only this action: the operation id of a route (`updateLicense`).' }),
   target: absentIfEmpty(ShortText).meta({
     description:
       'Only this target (`product:12`, `license:key#…`), or every target of a kind (`product`).',
@@ -118,7 +118,7 @@ export const auditRoutes: readonly Route<ManagementDeps>[] = [
     operationId: 'exportAuditLog',
     summary:
       'The audit log as CSV, newest first, with the same filter: every matching entry, streamed. ' +
-      'Before and after are JSON; a cell a spreadsheet would read as a formula starts with `\'`.',
+      "Before and after are JSON; a cell a spreadsheet would read as a formula starts with `'`.",
     tag: 'Audit log',
     access: 'admin',
     query: AuditQuery,

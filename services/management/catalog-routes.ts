@@ -73,6 +73,9 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
     body: ProductPatch,
     success: { status: 200, description: 'The changed product.', data: Product },
     errors: { 404: adminErrors[404]() },
+    audit: {
+      before: ({ params }, { transport }) => transport.call('update-catalog.getProduct', params),
+    },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('update-catalog.updateProduct', { ...params, ...body }),
     }),
@@ -120,6 +123,7 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
       ),
       404: adminErrors[404](),
     },
+    audit: { before: ({ params }, { transport }) => transport.call('license.getPlan', params) },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('license.updatePlan', { ...params, ...body }),
     }),

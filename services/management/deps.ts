@@ -134,7 +134,12 @@ const LocationHeader = z.object({
   Location: z.string().meta({ description: 'The path of the new record.' }),
 });
 
-type Answer = { data: unknown; location?: string };
+interface Answer {
+  data: unknown;
+  location?: string;
+  /** What the audit entry keeps as the record after the change, when it is not `data`. */
+  audited?: unknown;
+}
 
 /**
  * What the audit entry of a change route keeps, beside its action (the operation id). Unless
@@ -230,7 +235,11 @@ export function adminRoute<
       const audit = route.audit ?? {};
       const before = audit.before ? await audit.before(input, deps) : null;
       const answer = await route.handle(input, deps, context);
-      const after = audit.after ? audit.after(answer.data, input) : answer.data;
+      const after = audit.after
+        ? audit.after(answer.data, input)
+        : 'audited' in answer
+          ? answer.audited
+          : answer.data;
       const removal = route.method === 'delete' && audit.before === undefined;
       await recordChange(deps, res, {
         action: route.operationId,
