@@ -12,7 +12,9 @@ export type View =
   | { section: 'versions'; productId: number | null }
   | { section: 'download-log' }
   | { section: 'webhooks'; endpointId: number | null }
-  | { section: 'jobs' };
+  | { section: 'jobs' }
+  | { section: 'admins' }
+  | { section: 'audit-log' };
 
 export type Section = View['section'];
 
@@ -24,6 +26,8 @@ export const SECTIONS: readonly { section: Section; label: string }[] = [
   { section: 'download-log', label: 'Download log' },
   { section: 'webhooks', label: 'Webhooks' },
   { section: 'jobs', label: 'Jobs and health' },
+  { section: 'admins', label: 'Admins' },
+  { section: 'audit-log', label: 'Audit log' },
 ];
 
 /** The view a section opens with when nothing more is known. */
@@ -60,6 +64,8 @@ function isView(value: unknown): value is View {
     case 'catalog':
     case 'download-log':
     case 'jobs':
+    case 'admins':
+    case 'audit-log':
       return true;
     default:
       return false;
