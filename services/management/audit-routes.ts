@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { AuditEntry } from '../../libs/contracts/index.js';
 import {
-  AuditEntry,
   AuditPage,
   DEFAULT_PER_PAGE,
   LicensingError,

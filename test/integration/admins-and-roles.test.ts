@@ -69,9 +69,8 @@ describe('each role against each route of the route table', () => {
   );
 
   test.each(cases)('$name', async ({ route, role }) => {
-    let req = request(system.running.managementUrl)
-      [route.method](concrete(route.path))
-      .set('Authorization', bearer(tokens[role]));
+    const agent = request(system.running.managementUrl);
+    let req = agent[route.method](concrete(route.path)).set('Authorization', bearer(tokens[role]));
     if (route.method !== 'get' && route.method !== 'delete') req = req.send({});
     const res = await req;
     if (roleAllows(role, requiredRole(route))) {

@@ -412,8 +412,8 @@ describe('the log is never changed through the API', () => {
 
   test('PATCH, DELETE, POST and PUT there get the unknown-route 404', async () => {
     for (const method of ['post', 'patch', 'put', 'delete'] as const) {
-      const res = await request(system.running.managementUrl)
-        [method](`${BASE}/audit-log`)
+      const agent = request(system.running.managementUrl);
+      const res = await agent[method](`${BASE}/audit-log`)
         .set('Authorization', `Bearer ${owner.token}`)
         .send({});
       expect([method, res.status, res.body.error?.code]).toEqual([method, 404, 'NOT_FOUND']);

@@ -17,6 +17,7 @@ import {
 import { useAction } from './hooks.js';
 import { Outcome } from './notices.js';
 import { limitWords } from './words.js';
+import { useCan } from './permissions.js';
 
 /** A change's answer: the license as it now is, shown in place of the one loaded. */
 export type Change = (license: LicenseDetail) => void;
@@ -24,6 +25,7 @@ export type Change = (license: LicenseDetail) => void;
 /** The changes a PATCH makes (spec 3.3): limit, status, expiry, each a form of its own. */
 export function Settings({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const [limit, setLimit] = useState(String(license.activation_limit));
   const [status, setStatus] = useState<LicenseStatus>(license.status);
   const [expires, setExpires] = useState(isoToLocalInput(license.expires_at));
@@ -43,6 +45,7 @@ export function Settings({ license, onChange }: { license: LicenseDetail; onChan
       return done(changed);
     });
 
+  if (!can('updateLicense')) return null;
   return (
     <section aria-labelledby="settings-heading" class="panel">
       <h2 id="settings-heading">Limit, status and expiry</h2>
@@ -108,6 +111,7 @@ export function Settings({ license, onChange }: { license: LicenseDetail; onChan
 /** Spec 3.3: a plan change now, or at the next checkout renewal. */
 export function PlanChange({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const { plans, planName } = useDirectory();
   const [planId, setPlanId] = useState('');
   const [when, setWhen] = useState<'now' | 'renewal'>('now');
@@ -127,6 +131,7 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
         : `${planName(Number(planId))} will apply at the next checkout renewal.`;
     });
   };
+  if (!can('changePlan')) return null;
   return (
     <section aria-labelledby="plan-heading" class="panel">
       <h2 id="plan-heading">Change plan</h2>
@@ -168,6 +173,7 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
 /** Spec 3.3: a renewal through checkout (the Renew button) or the payment gateway. */
 export function Renewal({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const [expires, setExpires] = useState('');
   const [nextPayment, setNextPayment] = useState('');
   const [source, setSource] = useState<'checkout' | 'gateway'>('checkout');
@@ -193,6 +199,7 @@ export function Renewal({ license, onChange }: { license: LicenseDetail; onChang
       return `Renewed: the license is ${STATUS_WORDS[changed.status].toLowerCase()}.`;
     });
   };
+  if (!can('renewLicense')) return null;
   return (
     <section aria-labelledby="renewal-heading" class="panel">
       <h2 id="renewal-heading">Renew</h2>

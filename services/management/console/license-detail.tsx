@@ -27,6 +27,7 @@ import {
   limitWords,
   usage,
 } from './words.js';
+import { useCan } from './permissions.js';
 
 /** How the API normalises an identifier of each type (spec 2.4), said before it happens. */
 const NORMALISATION: Record<ActivationType, string> = {
@@ -152,6 +153,7 @@ function ActivationTable({
 }) {
   // Rendered again when the next lease shown ends, so a lapse is marked as it happens.
   const now = useNow(activations.map((activation) => activation.lease_expires_at));
+  const can = useCan();
   return (
     <Table
       columns={['Identifier', 'Name', 'IP', 'Activated', 'Lease', 'Last license file']}
@@ -187,6 +189,7 @@ function ActivationTable({
               item={activation}
               verb="Remove"
               name={activation.identifier}
+              allowed={can('removeActivation')}
             />
           </td>
         </tr>
@@ -287,6 +290,7 @@ function PagedActivations({
 
 function Activations({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const [identifier, setIdentifier] = useState('');
   const [name, setName] = useState('');
   const action = useAction();
@@ -330,8 +334,8 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
       ) : (
         <ActivationTable activations={license.activations} removal={removal} />
       )}
-      <h3>Add an activation</h3>
-      <form method="post" onSubmit={add} class="row">
+      <h3 hidden={!can('addActivation')}>Add an activation</h3>
+      <form method="post" onSubmit={add} class="row" hidden={!can('addActivation')}>
         <Field label="Identifier" hint={NORMALISATION[license.activation_type]}>
           <Input
             name="identifier"
