@@ -69,16 +69,20 @@ export function changedFields(
  * What a change is about, from the path of the record (the route's own path, or the `Location`
  * of a record it created): the kind, from the first segment under the API's base, and the
  * record's id; a license by its key's fingerprint. `/admin/v1/licenses/K/activations/x` is
- * `license:key#…`, `/admin/v1/products/12/versions` is `product:12`.
+ * `license:key#…`, `/admin/v1/products/12/versions` is `product:12`. Given the route's template,
+ * a second segment that is no parameter of it names no record (`/admin/v1/licenses/import`):
+ * the target is the kind alone, `license`.
  */
-export function targetOf(path: string, base: string): string {
-  const [collection = '', id] = path
-    .slice(base.length)
-    .split('?', 1)[0]!
-    .split('/')
-    .filter((segment) => segment !== '')
-    .map((segment) => decodeURIComponent(segment));
+export function targetOf(path: string, base: string, template?: string): string {
+  const segments = (text: string) =>
+    text
+      .slice(base.length)
+      .split('?', 1)[0]!
+      .split('/')
+      .filter((segment) => segment !== '');
+  const [collection = '', id] = segments(path).map((segment) => decodeURIComponent(segment));
   const kind = collection.endsWith('s') ? collection.slice(0, -1) : collection;
-  if (id === undefined) return kind;
+  const named = template === undefined || segments(template)[1]?.startsWith(':') === true;
+  if (id === undefined || !named) return kind;
   return `${kind}:${kind === 'license' ? keyFingerprint(id) : id}`;
 }

@@ -162,11 +162,19 @@ export interface AuditSpec<Input> {
 export async function recordChange(
   deps: Pick<ManagementDeps, 'audit'>,
   res: Response,
-  change: { action: string; path: string; before: unknown; after: unknown },
+  change: {
+    action: string;
+    /** The record's path: the `Location` of one created, else the request's own path... */
+    path: string;
+    /** ...and then the route's template, which tells ids from words. */
+    template?: string;
+    before: unknown;
+    after: unknown;
+  },
 ): Promise<void> {
   await deps.audit.record(actingAdmin(res), {
     action: change.action,
-    target: targetOf(change.path, ADMIN_BASE),
+    target: targetOf(change.path, ADMIN_BASE, change.template),
     before: change.before,
     after: change.after,
   });
@@ -243,7 +251,9 @@ export function adminRoute<
       const removal = route.method === 'delete' && audit.before === undefined;
       await recordChange(deps, res, {
         action: route.operationId,
-        path: answer.location ?? req.originalUrl,
+        ...(answer.location !== undefined
+          ? { path: answer.location }
+          : { path: req.originalUrl, template: route.path }),
         before: removal ? after : before,
         after: removal ? null : after,
       });

@@ -59,6 +59,14 @@ describe('what the audit log keeps of a change', () => {
     expect(targetOf('/admin/v1/admins/5/tokens/0123456789abcdef', base)).toBe('admin:5');
   });
 
+  test('a path whose second segment is a word of the route, not an id, names the kind alone', () => {
+    const base = '/admin/v1';
+    expect(targetOf('/admin/v1/licenses/import', base, '/admin/v1/licenses/import')).toBe(
+      'license',
+    );
+    expect(targetOf('/admin/v1/plans/3', base, '/admin/v1/plans/:id')).toBe('plan:3');
+  });
+
   test('a license target is its key fingerprint, whatever the path encodes', () => {
     const key = 'key with/slash';
     const path = `/admin/v1/licenses/${encodeURIComponent(key)}/activations/a.test`;
