@@ -184,7 +184,8 @@ export async function recordChange(
  * A JSON route of the management API, for admins: its path parameters, query and body are parsed
  * with the schemas it declares (`defineRoute`, the same ones its OpenAPI entry shows), and what
  * `handle` returns is sent as `{"data": ...}` with the success status (201 with a `Location` for
- * a creation; 202 for work accepted and still to be done, such as a queued delivery).
+ * a creation; 202 for work accepted and still to be done, such as a queued delivery). A route
+ * other than a GET writes its audit entry (`audit`) once its change is made, before answering.
  */
 export function adminRoute<
   Params extends z.ZodObject = NoFields,
