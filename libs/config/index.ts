@@ -158,6 +158,13 @@ const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, dots, dashes or underscores')
     .default('licensing'),
   AMQP_PREFETCH: wholeNumber(1).default(32),
+  /**
+   * The type of the durable queues (RPC requests, domain events): `classic` on one broker node,
+   * `quorum` (replicated) on a cluster. RabbitMQ never changes the type of a queue once declared.
+   */
+  AMQP_QUEUE_TYPE: z
+    .enum(['classic', 'quorum'], { error: 'must be classic or quorum' })
+    .default('classic'),
   // A MongoDB connection string may name several hosts (`mongodb://h1,h2/?replicaSet=rs`), which
   // no URL parser reads: only its scheme is checked here, the driver reads the rest.
   MONGODB_URL: z

@@ -60,3 +60,6 @@ export const MAX_ADMIN_TOKENS = 20;
 
 /** The longest admin name, in characters. */
 export const MAX_ADMIN_NAME_LENGTH = 100;
+
+/** The days the admin overview covers, ending today (UTC). */
+export const overviewPeriods = [30, 90] as const;

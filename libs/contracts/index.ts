@@ -4,6 +4,7 @@ export * from './catalog.js';
 export * from './download.js';
 export * from './license.js';
 export * from './webhooks.js';
+export * from './overview.js';
 export * from './exempt-identifiers.js';
 export * from './rpc.js';
 export * from './signing.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as catalog from './catalog.js';
 import * as download from './download.js';
 import * as license from './license.js';
+import * as overview from './overview.js';
 import * as webhooks from './webhooks.js';
 
 /** The services that answer RPC requests; each has one request queue (docs/architecture.md). */
@@ -61,6 +62,8 @@ export const rpcMethods = {
   /** Runs a scheduled task now, on the replica that takes the call, and answers its result. */
   'license.runTask': method('license', license.RunTaskRequest, license.TaskRun),
   'license.listTasks': method('license', EmptyRequest, license.ScheduledTaskList),
+  /** The licenses in use now and the license service's daily counts (the admin overview). */
+  'license.overview': method('license', overview.LicenseOverviewRequest, overview.LicenseOverview),
 
   'update-catalog.health': method('update-catalog', EmptyRequest, Health),
   'update-catalog.createProduct': method(
@@ -125,6 +128,12 @@ export const rpcMethods = {
   'download.listLog': method('download', download.DownloadLogRequest, download.DownloadLogPage),
   /** Spec 4.5: a refusal the gateway answered itself (or after authorize), for the log. */
   'download.logRefusal': method('download', download.LogRefusalRequest, download.LoggedRefusal),
+  /** The downloads served and refused per day (the admin overview). */
+  'download.dailyCounts': method(
+    'download',
+    overview.DownloadDailyCountsRequest,
+    overview.DownloadDailyCounts,
+  ),
 
   'webhooks.health': method('webhooks', EmptyRequest, Health),
   'webhooks.createEndpoint': method(

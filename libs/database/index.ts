@@ -5,7 +5,11 @@ import type { DependencyCheck } from '../observability/index.js';
 
 /**
  * Each service owns its collections in a database of its own (`<prefix>_<service>`) on the
- * server MONGODB_URL names; no service opens another's database.
+ * server MONGODB_URL names; no service opens another's database. The connection string reaches
+ * the driver as it is (several hosts, `replicaSet`, `w=majority`, TLS, credentials), except its
+ * `readPreference`: every read goes to the primary, since each one either decides a write (a
+ * limit, a claim) or is trusted by the next request (a validate after an activate, a cache
+ * filled again after a change), and a secondary may not have the latest write yet.
  */
 export async function connectDatabase(
   url: string,
@@ -14,6 +18,8 @@ export async function connectDatabase(
 ): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
     dbName: `${dbPrefix}_${service.replace(/-/g, '_')}`,
+    // Over the URL's: an option given here wins over the same one in the connection string.
+    readPreference: 'primary',
     // Nothing may hang: a database that does not answer fails the operation in bounded time.
     serverSelectionTimeoutMS: 10_000,
     socketTimeoutMS: 30_000,

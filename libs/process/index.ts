@@ -27,6 +27,7 @@ export const messageBusSettings = [
   'AMQP_URL',
   'AMQP_PREFIX',
   'AMQP_PREFETCH',
+  'AMQP_QUEUE_TYPE',
   'RPC_TIMEOUT_MS',
 ] as const satisfies readonly ConfigVariable[];
 

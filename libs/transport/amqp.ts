@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import * as amqp from 'amqplib';
+import { ConfigError, type Config } from '../config/index.js';
 import type {
   DomainEvent,
   DomainEventConsumer,
@@ -12,7 +13,12 @@ import type {
   ResponseOf,
   ServiceName,
 } from '../contracts/index.js';
-import { domainEventConsumers, internalError, rpcMethods } from '../contracts/index.js';
+import {
+  domainEventConsumers,
+  internalError,
+  rpcMethods,
+  serviceNames,
+} from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
 import { metrics } from '../observability/index.js';
 import { settled } from '../process/timeout.js';
@@ -43,18 +49,87 @@ const REPLY_TO = 'amq.rabbitmq.reply-to';
 const EVENT_EXCHANGE = 'amq.topic';
 /** A request queue nobody has consumed for this long is removed by the broker. */
 const QUEUE_EXPIRES_MS = 30 * 60 * 1000;
-/**
- * Every declaration of a domain event consumer's queue, by publishers and consumers alike (the
- * broker refuses one whose arguments differ): durable, and without an expiry, so the events of a
- * consumer that is down for a while wait for it.
- */
-const DOMAIN_EVENT_QUEUE: amqp.Options.AssertQueue = { durable: true };
 /** Domain events one process handles at once, per consumer. */
 const DOMAIN_EVENT_PREFETCH = 32;
 /** The wait before the first attempt to reconnect, doubled after each failed one... */
 const RECONNECT_FIRST_MS = 100;
 /** ...up to this (amqplib adds up to ±20 % of jitter within it). */
 const RECONNECT_MAX_MS = 1000;
+/**
+ * How often a quorum queue hands a domain event out before it drops it. RabbitMQ 4 drops one
+ * after 20 deliveries unless told otherwise, while an event whose handler fails (its database is
+ * away) is handed out again every second until it is taken: so the limit is as high as it goes,
+ * read alike by every version (RabbitMQ 4's "unlimited", -1, drops it at once on 3.x).
+ */
+const DOMAIN_EVENT_DELIVERY_LIMIT = 2 ** 31 - 1;
+
+/** The type of the system's durable queues (AMQP_QUEUE_TYPE). */
+export type QueueType = Config['AMQP_QUEUE_TYPE'];
+
+/**
+ * Every declaration of a service's request queue (the broker refuses one whose arguments
+ * differ): of the system's queue type, removed after a while without consumers.
+ */
+function rpcQueueOptions(type: QueueType): amqp.Options.AssertQueue {
+  return { durable: true, arguments: { 'x-expires': QUEUE_EXPIRES_MS, 'x-queue-type': type } };
+}
+
+/**
+ * Every declaration of a domain event consumer's queue, by publishers and consumers alike:
+ * durable, of the system's queue type, and without an expiry, so the events of a consumer that
+ * is down for a while wait for it.
+ */
+function domainEventQueueOptions(type: QueueType): amqp.Options.AssertQueue {
+  const limit = type === 'quorum' ? { 'x-delivery-limit': DOMAIN_EVENT_DELIVERY_LIMIT } : {};
+  return { durable: true, arguments: { 'x-queue-type': type, ...limit } };
+}
+
+const rpcQueueName = (prefix: string, service: ServiceName) => `${prefix}.rpc.${service}`;
+const domainEventQueueName = (prefix: string, consumer: DomainEventConsumer) =>
+  `${prefix}.events.${consumer}`;
+
+/**
+ * Every durable queue of a system of `prefix` (the RPC requests of each service, the domain
+ * events of each consumer), with the options every declaration of it gives.
+ */
+export function durableQueues(
+  prefix: string,
+  type: QueueType,
+): Array<{ queue: string; options: amqp.Options.AssertQueue }> {
+  return [
+    ...serviceNames.map((service) => ({
+      queue: rpcQueueName(prefix, service),
+      options: rpcQueueOptions(type),
+    })),
+    ...domainEventConsumers.map((consumer) => ({
+      queue: domainEventQueueName(prefix, consumer),
+      options: domainEventQueueOptions(type),
+    })),
+  ];
+}
+
+/**
+ * What a refused declaration means when the queue exists with another type: RabbitMQ refuses to
+ * declare a queue again with other arguments (406, "inequivalent arg 'x-queue-type'") and never
+ * changes a queue's type, so a system whose AMQP_QUEUE_TYPE differs from its queues' cannot run
+ * until one of them changes. Undefined for any other refusal.
+ */
+export function queueTypeMismatch(
+  error: unknown,
+  queue: string,
+  wanted: QueueType,
+): ConfigError | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!message.includes("inequivalent arg 'x-queue-type'")) return undefined;
+  // "current is 'quorum'", "current is the value 'quorum' of type 'longstr'", or "current is
+  // none": a queue declared without a type is a classic one.
+  const current = /current is (?:the value )?'([a-z]+)'/.exec(message)?.[1] ?? 'classic';
+  return new ConfigError(
+    `AMQP_QUEUE_TYPE is ${wanted}, but the queue ${queue} is a ${current} queue, and RabbitMQ ` +
+      `cannot change the type of a queue: set AMQP_QUEUE_TYPE=${current}, or move the queues to ` +
+      `${wanted} as docs/operations.md says ("Changing the queue type").`,
+  );
+}
 
 export interface AmqpTransportOptions {
   url: string;
@@ -63,6 +138,8 @@ export interface AmqpTransportOptions {
   timeoutMs: number;
   /** Requests one replica works on at once, per service. */
   prefetch: number;
+  /** The type of the durable queues it declares: every process of a system uses the same. */
+  queueType: QueueType;
   logger: Logger;
   /** Shown by `rabbitmqctl list_connections`; helps operators tell processes apart. */
   connectionName: string;
@@ -189,6 +266,12 @@ export class AmqpTransport implements Transport {
       },
     });
     transport.model = model;
+    try {
+      await transport.checkQueueTypes();
+    } catch (error) {
+      await transport.close();
+      throw error;
+    }
     model.on('disconnect', (err: Error) => {
       if (transport.closing) return;
       logger.warn({ err: err?.message }, 'RabbitMQ connection lost; reconnecting');
@@ -198,7 +281,9 @@ export class AmqpTransport implements Transport {
       if (!transport.closing) logger.info('RabbitMQ connection established');
     });
     model.on('connect-failed', (err: Error) => {
-      logger.debug({ err: err.message }, 'RabbitMQ connection attempt failed');
+      // A queue of another type fails every attempt alike: said where an operator looks.
+      if (err instanceof ConfigError) logger.error({ err: err.message }, 'RabbitMQ set-up refused');
+      else logger.debug({ err: err.message }, 'RabbitMQ connection attempt failed');
       // An attempt whose set-up failed half-way may have kept channels of its closed connection:
       // none of them may be used (or reported ready) until an attempt succeeds.
       transport.forgetChannels();
@@ -211,6 +296,47 @@ export class AmqpTransport implements Transport {
       logger.error({ err }, 'RabbitMQ event handler failed'),
     );
     return transport;
+  }
+
+  /**
+   * Whether the queues of this system that exist are of the configured type, checked once
+   * connected and before any is used: a deployment that changes the type fails at once in every
+   * process, with one message, rather than in whichever declares a queue first. A queue not yet
+   * declared is left to its first declaration; other arguments that differ are said there too.
+   */
+  private async checkQueueTypes(): Promise<void> {
+    for (const { queue, options } of durableQueues(this.options.prefix, this.options.queueType)) {
+      const connection = this.connection;
+      if (!connection) return; // lost meanwhile: each declaration checks for itself
+      // A channel per queue: the broker closes a channel on which it refuses something.
+      const channel = await connection.createChannel();
+      channel.on('error', () => {});
+      try {
+        const exists = await channel.checkQueue(queue).then(
+          () => true,
+          () => false,
+        );
+        if (exists) await this.declareQueue(channel, queue, options);
+      } catch (error) {
+        if (error instanceof ConfigError) throw error;
+        // Other arguments differ: the declaration that uses the queue says so, as it always did.
+      } finally {
+        await channel.close().catch(() => {});
+      }
+    }
+  }
+
+  /** Declares a queue of this system; one of another type than AMQP_QUEUE_TYPE is said so. */
+  private async declareQueue(
+    channel: amqp.Channel,
+    queue: string,
+    options: amqp.Options.AssertQueue,
+  ): Promise<void> {
+    try {
+      await channel.assertQueue(queue, options);
+    } catch (error) {
+      throw queueTypeMismatch(error, queue, this.options.queueType) ?? error;
+    }
   }
 
   /** Runs after every (re)connect: opens channels and restores consumers. */
@@ -265,7 +391,7 @@ export class AmqpTransport implements Transport {
   }
 
   private queueName(service: ServiceName): string {
-    return `${this.options.prefix}.rpc.${service}`;
+    return rpcQueueName(this.options.prefix, service);
   }
 
   private onReply(message: amqp.ConsumeMessage): void {
@@ -370,10 +496,7 @@ export class AmqpTransport implements Transport {
     if (served.channel === channel) return;
     served.channel = channel;
     const queue = this.queueName(served.service);
-    await channel.assertQueue(queue, {
-      durable: true,
-      arguments: { 'x-expires': QUEUE_EXPIRES_MS },
-    });
+    await this.declareQueue(channel, queue, rpcQueueOptions(this.options.queueType));
     const { consumerTag } = await channel.consume(queue, (message) => {
       if (!message) return;
       let deadline = Date.now() + this.options.timeoutMs;
@@ -442,6 +565,8 @@ export class AmqpTransport implements Transport {
   private async consumeEvents(subscription: Subscription, channel: amqp.Channel): Promise<void> {
     if (subscription.channel === channel) return;
     subscription.channel = channel;
+    // Whatever AMQP_QUEUE_TYPE says: a queue of this connection's own, gone with it, which only
+    // a classic queue can be (these events only invalidate caches).
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
     await channel.bindQueue(queue, EVENT_EXCHANGE, `${this.options.prefix}.${subscription.event}`);
     await channel.consume(
@@ -452,7 +577,7 @@ export class AmqpTransport implements Transport {
   }
 
   private domainEventQueue(consumer: DomainEventConsumer): string {
-    return `${this.options.prefix}.events.${consumer}`;
+    return domainEventQueueName(this.options.prefix, consumer);
   }
 
   private async declareDomainEventQueue(
@@ -460,7 +585,7 @@ export class AmqpTransport implements Transport {
     consumer: DomainEventConsumer,
   ): Promise<string> {
     const queue = this.domainEventQueue(consumer);
-    await channel.assertQueue(queue, DOMAIN_EVENT_QUEUE);
+    await this.declareQueue(channel, queue, domainEventQueueOptions(this.options.queueType));
     await channel.bindQueue(queue, EVENT_EXCHANGE, `${this.options.prefix}.domain.#`);
     return queue;
   }

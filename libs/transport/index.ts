@@ -8,7 +8,7 @@ import { InProcessTransport, type InProcessBus } from './in-process.js';
 import type { Transport } from './transport.js';
 
 export type { Transport, CallOptions, ServedHandlers } from './transport.js';
-export { AmqpTransport } from './amqp.js';
+export { AmqpTransport, durableQueues, type QueueType } from './amqp.js';
 export { InProcessBus, InProcessTransport } from './in-process.js';
 
 /**
@@ -45,7 +45,10 @@ function measured(transport: Transport): Transport {
  * works when every service runs in this process and shares `bus`.
  */
 export async function createTransport(
-  config: Pick<Config, 'AMQP_URL' | 'AMQP_PREFIX' | 'AMQP_PREFETCH' | 'RPC_TIMEOUT_MS'>,
+  config: Pick<
+    Config,
+    'AMQP_URL' | 'AMQP_PREFIX' | 'AMQP_PREFETCH' | 'AMQP_QUEUE_TYPE' | 'RPC_TIMEOUT_MS'
+  >,
   logger: Logger,
   role: string,
   bus?: InProcessBus,
@@ -55,6 +58,7 @@ export async function createTransport(
       url: config.AMQP_URL,
       prefix: config.AMQP_PREFIX,
       prefetch: config.AMQP_PREFETCH,
+      queueType: config.AMQP_QUEUE_TYPE,
       timeoutMs: config.RPC_TIMEOUT_MS,
       logger,
       connectionName: `${config.AMQP_PREFIX}:${role}:${process.pid}`,
@@ -86,4 +90,4 @@ export {
   bytePortRefusal,
   BYTE_PORT_IDLE_TIMEOUT_MS,
 } from './byte-port.js';
-export { readObject, parseHead, type ObjectAnswer } from './object-read.js';
+export { readObject, parseHead, type ObjectAnswer, type ObjectBody } from './object-read.js';

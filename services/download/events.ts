@@ -21,7 +21,13 @@ export interface DownloadEvents {
    * report with `entry_id`): that download is `download.refused` too, after its
    * `download.served`.
    */
-  refused(event: { request: LoggedRequest; reason: string; at: Date }): void;
+  refused(event: {
+    request: LoggedRequest;
+    reason: string;
+    at: Date;
+    /** When the entry was written as served, for a served entry that became a refusal. */
+    servedAt: Date | null;
+  }): void;
 }
 
 const isErrorCode = (reason: string): reason is ErrorCode =>

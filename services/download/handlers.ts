@@ -4,6 +4,7 @@ import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { contentDisposition } from '../../libs/http/file-answers.js';
 import { decideDownloadAccess, fileToDownload } from './access.js';
+import type { DownloadCounts } from './daily-counts.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
 import type { DownloadLogStore } from './stores.js';
@@ -39,6 +40,8 @@ export interface DownloadDeps {
   tickets: TicketSigner;
   /** How the gateway and management reach this service's HTTP port. */
   baseUrl: string;
+  /** The downloads served and refused per day, counted as the log's entries are written. */
+  counts: DownloadCounts;
 }
 
 /** RPC handlers of the download service: access decisions, upload URLs, objects, the log. */
@@ -50,6 +53,7 @@ export function createDownloadHandlers({
   products,
   tickets,
   baseUrl,
+  counts,
 }: DownloadDeps): ServedHandlers<'download'> {
   const base = baseUrl.replace(/\/+$/, '');
 
@@ -173,6 +177,12 @@ export function createDownloadHandlers({
       await logWriter.flush();
       const { entries, total } = await downloadLog.list({ product_id, refused, page, per_page });
       return logPageView({ entries, total, page, per_page });
+    },
+
+    'download.dailyCounts': async ({ product_id, from, to }) => {
+      // The refusals this replica still holds are counted once written.
+      await logWriter.flush();
+      return { days: await counts.totals({ from, to, productId: product_id }) };
     },
   };
 }

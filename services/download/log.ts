@@ -171,7 +171,12 @@ export class DownloadLogWriter {
     }).then((ids) => {
       if (ids !== null) {
         for (const { record } of batch) {
-          this.events.refused({ request: record, reason: record.reason, at: record.at });
+          this.events.refused({
+            request: record,
+            reason: record.reason,
+            at: record.at,
+            servedAt: null,
+          });
         }
       }
       for (const { written } of batch) written(ids !== null);
@@ -203,7 +208,7 @@ export class DownloadLogWriter {
       context,
     });
     if (!changed) return false;
-    this.events.refused({ request: changed, reason, at });
+    this.events.refused({ request: changed, reason, at, servedAt: changed.at });
     return true;
   }
 }

@@ -13,8 +13,10 @@ import {
   messageBusSettings,
   type ProcessSpec,
 } from '../../libs/process/index.js';
+import { DailyCounter, openMongoDailyCounts } from '../../libs/daily-counts/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
+import { countedDownloadEvents, downloadMetrics } from './daily-counts.js';
 import { startEmbeddedStorage } from './embedded-storage.js';
 import { publishedDownloadEvents } from './events.js';
 import { createDownloadHandlers } from './handlers.js';
@@ -101,10 +103,21 @@ export async function downloadFromConfig(
     });
 
     const downloadLog = await openMongoDownloadLog(deps.db);
+    // The admin overview's daily counts, held in memory and written every second.
+    const counts = new DailyCounter({
+      store: await openMongoDailyCounts(deps.db, downloadMetrics),
+      logger,
+    });
+    counts.start();
+    // Written last: what the log's last entries counted.
+    stops.push(() => counts.stop());
     const logWriter = new DownloadLogWriter({
       store: downloadLog,
-      // The log's entries, once written, as domain events (libs/contracts/webhooks.ts).
-      events: publishedDownloadEvents(domainEventPublisher(deps.transport, logger), logger),
+      // The log's entries, once written, as domain events (libs/contracts/webhooks.ts), counted.
+      events: countedDownloadEvents(
+        publishedDownloadEvents(domainEventPublisher(deps.transport, logger), logger),
+        counts,
+      ),
       logger,
       batchMs: config.DOWNLOAD_LOG_BATCH_MS,
     });
@@ -138,6 +151,7 @@ export async function downloadFromConfig(
         products,
         tickets,
         baseUrl: url,
+        counts,
       }),
     );
     deps.readiness.add({ name: 'object_storage', check: () => storage.check() });

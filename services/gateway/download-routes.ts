@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import {
@@ -22,6 +20,7 @@ import {
   BYTE_PORT_IDLE_TIMEOUT_MS,
   readObject,
   type ObjectAnswer,
+  type ObjectBody,
   type Transport,
 } from '../../libs/transport/index.js';
 import { clientIp } from './client-ip.js';
@@ -35,21 +34,6 @@ function firstByteOf(answer: ObjectAnswer): number | null {
   if (answer.status !== 206) return null;
   const match = /^bytes (\d+)-/.exec(answer.headers['content-range'] ?? '');
   return match ? Number(match[1]) : null;
-}
-
-/** The first `length` bytes of `source`, which is then closed. */
-async function* firstBytes(source: Readable, length: number): AsyncGenerator<Buffer> {
-  let remaining = length;
-  try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
-      remaining -= part.length;
-      yield part;
-      if (remaining === 0) break;
-    }
-  } finally {
-    source.destroy();
-  }
 }
 
 /**
@@ -80,7 +64,7 @@ async function relay(
     );
   }
   const length = range ? range.end - range.start + 1 : size;
-  let body: Readable | null = null;
+  let body: ObjectBody | null = null;
   if (req.method !== 'HEAD' && length > 0) {
     const upstream = readObject({
       url: authorized.url,
@@ -100,8 +84,7 @@ async function relay(
       }
       throw new Error(`The object store answered HTTP ${answer.status} for ${length} bytes.`);
     }
-    // A store that sends more than the range asked (s3rver reads `bytes=0-0` as `bytes=0-`).
-    body = answered > length ? Readable.from(firstBytes(answer.body, length)) : answer.body;
+    body = answer.body;
   }
   res.status(range ? 206 : 200);
   res.set({
@@ -121,10 +104,10 @@ async function relay(
     res.end();
     return;
   }
-  body.on('data', (chunk: Buffer) => metrics.downloadBytes.inc(chunk.length));
   metrics.downloadRelays.inc();
   try {
-    await pipeline(body, res);
+    await body.relayTo(res, length, (bytes) => metrics.downloadBytes.inc(bytes));
+    res.end();
   } catch {
     // Mid-file (the client went away, or the store stopped): the connection is cut, so the
     // client sees a short body and resumes with Range.

@@ -43,6 +43,7 @@ export function activationHandlers(
   const {
     stores: { licenses },
     products,
+    counts,
     clock,
     productOf,
     planName,
@@ -127,6 +128,7 @@ export function activationHandlers(
           deadline: context.deadline,
         });
         if (counted) {
+          counts.count('validations', counted.product_id, now);
           const product = await productOf(counted);
           // It matched: the identifier is activated under its key for the license's type.
           const key = keys?.[counted.activation_type];
@@ -160,6 +162,8 @@ export function activationHandlers(
         now,
         context,
       );
+      // The overview counts every validate of a license, whatever it answers.
+      if (license) counts.count('validations', license.product_id, now);
       const product = license && (await productOf(license));
       const decision = decideValidation({ license, product, request, now });
       if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);

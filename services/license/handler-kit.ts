@@ -9,6 +9,7 @@ import {
 import { CachedLookup } from '../../libs/cache/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import { decideActivation, decideDeactivation } from './activation-rules.js';
+import type { LicenseCounts } from './daily-counts.js';
 import {
   announceLapsed,
   type ActivationRemovalSource,
@@ -55,6 +56,8 @@ export interface LicenseHandlerDeps {
   schedule: ScheduleSettings;
   /** Where the service's domain events go. */
   events: LicenseEvents;
+  /** The daily counts of the admin overview (validations; the events count themselves). */
+  counts: LicenseCounts;
 }
 
 /**

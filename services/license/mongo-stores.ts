@@ -34,6 +34,7 @@ import {
   type BeforeEachWrite,
   type MatchingCheck,
   type LicenseChanges,
+  type LicenseFigures,
   type LicenseFilters,
   type LicenseRecord,
   type LicenseRenewal,
@@ -805,6 +806,47 @@ export class MongoLicenseStore implements LicenseStore {
       { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     return doc && licenseRecord(doc);
+  }
+
+  async currentFigures({
+    productId,
+    now,
+    expiringBy,
+  }: {
+    productId: number | null;
+    now: Date;
+    expiringBy: Date;
+  }): Promise<LicenseFigures> {
+    // One pass over the active licenses, found through the status index (or the product's).
+    const [figures] = await this.licenses
+      .aggregate<LicenseFigures>([
+        {
+          $match:
+            productId === null
+              ? reportedStatusFilter('active', now)
+              : { product_id: productId, ...reportedStatusFilter('active', now) },
+        },
+        {
+          $group: {
+            _id: null,
+            active: { $sum: 1 },
+            activationsInUse: { $sum: '$activations_used' },
+            // A license without an expiry date (null) is neither after now nor before a date.
+            expiring: {
+              $sum: {
+                $cond: [
+                  { $and: [{ $gt: ['$expires_at', now] }, { $lte: ['$expires_at', expiringBy] }] },
+                  1,
+                  0,
+                ],
+              },
+            },
+          },
+        },
+        { $project: { _id: 0 } },
+      ])
+      .toArray();
+    return figures ?? { active: 0, activationsInUse: 0, expiring: 0 };
   }
 }
 

@@ -7,8 +7,10 @@ import {
   messageBusSettings,
   type ProcessSpec,
 } from '../../libs/process/index.js';
+import { DailyCounter, openMongoDailyCounts } from '../../libs/daily-counts/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
+import { countedEvents, licenseMetrics } from './daily-counts.js';
 import { publishedEvents } from './events.js';
 import { createLicenseHandlers } from './handlers.js';
 import { openMongoStores } from './mongo-stores.js';
@@ -37,8 +39,9 @@ export const licenseProcess = {
 
 /**
  * The license service: owns plans, licenses, activations and rejected activation attempts, and
- * runs their scheduled tasks (spec 2.5 and 3.1). `stop` ends the scheduler; the caller closes the
- * connections it opened.
+ * runs their scheduled tasks (spec 2.5 and 3.1), and keeps the daily counts of what happens to
+ * them. `stop` ends the scheduler and writes the counts held; the caller closes the connections
+ * it opened.
  */
 export async function licenseFromConfig(
   config: Pick<Config, (typeof licenseSettings)[number]>,
@@ -48,8 +51,18 @@ export async function licenseFromConfig(
   const stores = await openMongoStores(deps.db);
   const products = new CatalogProducts(deps.transport, config.PRODUCT_CACHE_TTL_MS);
   await products.start();
-  // Domain events go out on the transport, durably, and to the log (libs/contracts/webhooks.ts).
-  const events = publishedEvents(domainEventPublisher(deps.transport, deps.logger), deps.logger);
+  // The admin overview's daily counts, held in memory and written every second.
+  const counts = new DailyCounter({
+    store: await openMongoDailyCounts(deps.db, licenseMetrics),
+    logger: deps.logger,
+  });
+  counts.start();
+  // Domain events go out on the transport, durably, and to the log (libs/contracts/webhooks.ts),
+  // and are counted.
+  const events = countedEvents(
+    publishedEvents(domainEventPublisher(deps.transport, deps.logger), deps.logger),
+    counts,
+  );
   await deps.transport.serve(
     'license',
     createLicenseHandlers({
@@ -58,6 +71,7 @@ export async function licenseFromConfig(
       clock: () => new Date(),
       schedule,
       events,
+      counts,
     }),
   );
   const scheduler = await startScheduler({
@@ -68,5 +82,11 @@ export async function licenseFromConfig(
     settings: schedule,
   });
   deps.logger.info('license service ready');
-  return scheduler;
+  return {
+    stop: async () => {
+      await scheduler.stop();
+      // What was counted since the last write.
+      await counts.stop();
+    },
+  };
 }

@@ -395,6 +395,24 @@ export interface LicenseStore {
    * when none is left to expire.
    */
   expireOnePastDue(now: Date): Promise<LicenseRecord | null>;
+
+  /**
+   * What is in use at `now` (the admin overview), of one product's licenses or (null) all of
+   * them: the licenses whose reported status is active (spec 3.1), the slots their activations
+   * take (`activations_used`), and how many of them expire after `now` and by `expiringBy`.
+   */
+  currentFigures(query: {
+    productId: number | null;
+    now: Date;
+    expiringBy: Date;
+  }): Promise<LicenseFigures>;
+}
+
+/** What `LicenseStore.currentFigures` counts. */
+export interface LicenseFigures {
+  active: number;
+  activationsInUse: number;
+  expiring: number;
 }
 
 export interface PlanStore {

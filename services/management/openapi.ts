@@ -16,7 +16,7 @@ export const managementOpenApi = openApiDocument({
     title: 'Licensing management API',
     version: '1.0.0',
     description:
-      'The admin API: products and bundles, plans, licenses and their activations, versions ' +
+      'The admin API: the overview, products and bundles, plans, licenses and their activations, versions ' +
       'and package files, the download log, webhook endpoints and their deliveries. Every ' +
       'route under /admin/v1 needs `Authorization: Bearer <admin token>`; bodies are JSON; ' +
       'every answer is `{"data": ...}` or `{"error": {"code", "message"}}`.',

@@ -8,6 +8,7 @@ import { catalogRoutes } from './catalog-routes.js';
 import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
 import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
+import { overviewRoutes } from './overview-routes.js';
 import { packageRoutes } from './package-routes.js';
 import { signingKeysRoute } from './signing-key-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -83,6 +84,7 @@ export const consolePage = webApp<ManagementDeps>({
  * the OpenAPI document is generated from this table (openapi.ts).
  */
 export const managementRoutes: readonly Route<ManagementDeps>[] = [
+  ...overviewRoutes,
   ...catalogRoutes,
   ...licenseRoutes,
   ...packageRoutes,

@@ -94,9 +94,12 @@ async function openConsole(viewport?: { width: number; height: number }): Promis
   return { page, problems, dialogs };
 }
 
+/** Signs in (the overview is the first page), then opens the licenses. */
 async function signIn(page: Page): Promise<void> {
   await page.getByLabel('Admin token').fill(system.adminToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await page.getByRole('link', { name: 'Licenses' }).click();
   await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
 }
 

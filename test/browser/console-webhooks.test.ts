@@ -55,7 +55,7 @@ async function openConsole(): Promise<Session> {
   await page.goto(`${system.managementUrl}/`);
   await page.getByLabel('Admin token').fill(system.adminToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
   return { context, page, problems, dialogs };
 }
 

@@ -24,7 +24,7 @@ import {
   type ScenarioLoad,
 } from './support/scenario.js';
 import type { Readiness, ServiceProcess } from './support/services.js';
-import { FaultSystem } from './support/system.js';
+import { FaultSystem, QUEUE_TYPE } from './support/system.js';
 
 /**
  * The system under faults: every service its own process (two license replicas), real RabbitMQ,
@@ -39,7 +39,8 @@ const REDIS_MARGIN_MS = 400;
 
 let system: FaultSystem;
 const report = new FaultReport(
-  `Fault suite: every service its own process, two license replicas; a steady load of ` +
+  `Fault suite: every service its own process, two license replicas, ${QUEUE_TYPE} queues; ` +
+    `a steady load of ` +
     `validate and activate (${(2 * 1000) / INTERVAL_MS} requests/s) under each fault`,
   [
     `correct: the right answer (activate: activated, or ACTIVATION_LIMIT_REACHED once full); ` +

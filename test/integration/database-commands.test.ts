@@ -25,6 +25,18 @@ beforeAll(async () => {
 });
 afterAll(() => system?.stop());
 
+/**
+ * The daily counts of the overview are written by a timer, once a second whatever the number of
+ * requests, not by any request (the last test here).
+ */
+const DAILY_COUNTS = 'daily_counts';
+
+/** What the requests sent: the commands but the timer's writes of the daily counts. */
+const requestCommands = () =>
+  commands
+    .filter((command) => command.collection !== DAILY_COUNTS)
+    .map((command) => `${command.database}.${command.collection} ${command.name}`);
+
 /** The commands `work` causes, once the same work has run once (caches warm). */
 async function commandsOf(work: (round: number) => Promise<unknown>): Promise<string[]> {
   await work(0);
@@ -33,7 +45,7 @@ async function commandsOf(work: (round: number) => Promise<unknown>): Promise<st
   commands.length = 0;
   await work(1);
   await new Promise((resolve) => setTimeout(resolve, 50));
-  return commands.map((command) => `${command.database}.${command.collection} ${command.name}`);
+  return requestCommands();
 }
 
 describe('spec 4.2 validate', () => {
@@ -150,12 +162,45 @@ describe('spec 4.4 update check', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, refuse));
     expect(answers.map((res) => res.status)).toEqual(Array(8).fill(403));
     await new Promise((resolve) => setTimeout(resolve, 700));
-    const seen = commands.map(
-      (command) => `${command.database}.${command.collection} ${command.name}`,
-    );
+    const seen = requestCommands();
     expect(seen.filter((command) => command === 'license.licenses find')).toHaveLength(8);
     expect(seen.filter((command) => command !== 'license.licenses find')).toEqual([
       'download.download_log insert',
     ]);
+  });
+});
+
+describe('the daily counts of the overview', () => {
+  test("validates are counted in memory: a burst adds no command to any of them, and reaches the database in one $inc per write for the license's product and day", async () => {
+    const { key, product } = await system.license();
+    /** The statements of the daily counts' writes for this product, and what each added. */
+    const writes = () =>
+      commands
+        .filter((command) => command.collection === DAILY_COUNTS && command.name === 'update')
+        .flatMap((command) => command.command.updates as Array<{ q: object; u: object }>)
+        .filter(({ q }) => (q as { product_id?: number }).product_id === product.id);
+    const validations = () =>
+      writes().reduce(
+        (sum, { u }) =>
+          sum + ((u as { $inc: Record<string, number> }).$inc['counts.validations'] ?? 0),
+        0,
+      );
+    /** The timer writes within a second or so; the test's own timeout bounds the wait. */
+    const written = async (count: number) => {
+      while (validations() < count) await new Promise((resolve) => setTimeout(resolve, 100));
+    };
+    await system.post('validate', { license_key: key }).expect(200);
+    await written(1);
+    commands.length = 0;
+    const burst = 20;
+    await Promise.all(
+      Array.from({ length: burst }, () =>
+        system.post('validate', { license_key: key }).expect(200),
+      ),
+    );
+    expect(requestCommands()).toEqual(Array(burst).fill('license.licenses findAndModify'));
+    await written(burst);
+    expect(validations()).toBe(burst);
+    expect(writes().length).toBeLessThan(burst);
   });
 });

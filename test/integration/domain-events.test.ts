@@ -86,6 +86,7 @@ withRabbit('domain events over RabbitMQ', () => {
       prefix,
       timeoutMs: 2000,
       prefetch: 8,
+      queueType: 'classic',
       logger: log,
       connectionName: `${prefix}:${role}`,
     });

@@ -86,6 +86,13 @@ describe('every query of the hot paths is served by a declared index', () => {
       .set('Accept', 'application/json');
     await system.transport.call('license.runTask', { name: 'license-expiry' });
     await system.transport.call('license.runTask', { name: 'rejected-attempt-pruning' });
+    // The admin overview: the figures of now from the licenses, and the daily counts (written
+    // first), of one product and of all.
+    for (const product_id of [product.id, null]) {
+      const range = { product_id, from: '2026-01-01', to: '2026-03-31' };
+      await system.transport.call('license.overview', range);
+      await system.transport.call('download.dailyCounts', range);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   });
 

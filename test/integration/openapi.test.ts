@@ -639,6 +639,14 @@ describe('(c) real responses match the documented schemas', () => {
     expect(bad.status).toBe(400);
     expectDocumented(mgmt, 'get', LOG, bad);
     await admin('get', LOG, 401, { auth: null });
+
+    const OVERVIEW = '/admin/v1/overview';
+    const overview = await admin('get', OVERVIEW, 200, {
+      query: `product_id=${product.id}&days=90`,
+    });
+    expect(overview.body.data.series).toHaveLength(90);
+    await admin('get', OVERVIEW, 400, { query: 'days=7' });
+    await admin('get', OVERVIEW, 401, { auth: null });
   });
 
   test('GET / on the public port: a JSON index naming the software, its version and the way on', async () => {

@@ -52,6 +52,7 @@ function pairs(): TransportPair[] {
           prefix,
           timeoutMs,
           prefetch: 8,
+          queueType: 'classic',
           logger,
           connectionName: `${prefix}:${role}`,
         }),
@@ -178,7 +179,13 @@ describe('RPC metrics', () => {
     const bus = new InProcessBus();
     const server = new InProcessTransport(bus, { timeoutMs: 2000, logger });
     const client = await createTransport(
-      { AMQP_URL: undefined, AMQP_PREFIX: 'test', AMQP_PREFETCH: 8, RPC_TIMEOUT_MS: 100 },
+      {
+        AMQP_URL: undefined,
+        AMQP_PREFIX: 'test',
+        AMQP_PREFETCH: 8,
+        AMQP_QUEUE_TYPE: 'classic',
+        RPC_TIMEOUT_MS: 100,
+      },
       logger,
       'client',
       bus,
@@ -249,6 +256,7 @@ async function rabbitPair(label: string, options: { heartbeat?: number } = {}) {
       prefix,
       timeoutMs: 2000,
       prefetch: 8,
+      queueType: 'classic',
       logger,
       connectionName: `${prefix}:${role}`,
     });
@@ -271,6 +279,7 @@ withRabbit('RabbitMQ connection recovery', () => {
         prefix,
         timeoutMs: 10_000,
         prefetch: 8,
+        queueType: 'classic',
         logger,
         connectionName: `${prefix}:${role}`,
       });
@@ -338,6 +347,7 @@ withRabbit('RabbitMQ connection recovery', () => {
         prefix,
         timeoutMs: 3000,
         prefetch: 8,
+        queueType: 'classic',
         logger,
         connectionName: `${prefix}:${role}`,
       });
@@ -381,6 +391,7 @@ withRabbit('RabbitMQ connection recovery', () => {
       prefix,
       timeoutMs: 2000,
       prefetch: 8,
+      queueType: 'classic',
       logger: createLogger('test', { level: 'debug', format: 'json', destination: capture }),
       connectionName: `${prefix}:service`,
     });

@@ -46,6 +46,7 @@ withRabbit('a webhooks process killed mid-retry (SIGKILL)', () => {
       prefix: env.AMQP_PREFIX!,
       timeoutMs: 5000,
       prefetch: 1,
+      queueType: 'classic',
       logger: createLogger('test', { level: 'silent', format: 'json' }),
       connectionName: 'webhooks-restart-test',
     });

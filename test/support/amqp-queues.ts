@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import * as amqp from 'amqplib';
-import { domainEventConsumers, serviceNames } from '../../libs/contracts/index.js';
+import { durableQueues } from '../../libs/transport/index.js';
 
 /**
  * The test run's mark in every queue prefix it uses, set by global-setup.ts for every worker, so
@@ -29,12 +29,9 @@ export function testAmqpPrefix(label: string): string {
   return prefix;
 }
 
-/** Every durable queue a system of `prefix` declares (libs/transport/amqp.ts names them). */
+/** Every durable queue a system of `prefix` declares. */
 export function queuesOf(prefix: string): string[] {
-  return [
-    ...serviceNames.map((service) => `${prefix}.rpc.${service}`),
-    ...domainEventConsumers.map((consumer) => `${prefix}.events.${consumer}`),
-  ];
+  return durableQueues(prefix, 'classic').map(({ queue }) => queue);
 }
 
 /**

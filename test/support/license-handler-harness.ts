@@ -9,13 +9,16 @@ import {
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
+import { DailyCounter } from '../../libs/daily-counts/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
+import { countedEvents, licenseMetrics } from '../../services/license/daily-counts.js';
 import { publishedEvents, type LicenseEvents } from '../../services/license/events.js';
 import { createLicenseHandlers } from '../../services/license/handlers.js';
 import type { ProductLookup } from '../../services/license/handler-kit.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
 import type { ScheduleSettings } from '../../services/license/scheduled-tasks.js';
 import { FakeTransport } from './fake-services.js';
+import { memoryDailyCountStore } from './memory-daily-counts.js';
 import { memoryLicenseStores } from './license-memory-stores.js';
 
 /**
@@ -94,12 +97,18 @@ export function service(options: { clock?: () => Date } = {}) {
   const clock = options.clock ?? (() => new Date(NOW));
   const stores = memoryLicenseStores();
   const events = recordedEvents(clock);
+  // The daily counts, written when read (no timer runs in these tests).
+  const counts = new DailyCounter({
+    store: memoryDailyCountStore(licenseMetrics),
+    logger: createLogger('test', 'silent'),
+  });
   const handlers = createLicenseHandlers({
     stores,
     products,
     clock,
     schedule,
-    events,
+    events: countedEvents(events, counts),
+    counts,
   });
 
   async function plan(
@@ -174,7 +183,18 @@ export function service(options: { clock?: () => Date } = {}) {
   ) => handlers['license.deactivate']({ product_id: null, ...fields }, context);
   const detail = (key: string) => handlers['license.getLicense']({ license_key: key }, waiting);
 
-  return { stores, events, handlers, plan, license, activate, validate, deactivate, detail };
+  return {
+    stores,
+    events,
+    counts,
+    handlers,
+    plan,
+    license,
+    activate,
+    validate,
+    deactivate,
+    detail,
+  };
 }
 
 /** The spec's code and the HTTP status the license service answers it with. */

@@ -6,6 +6,7 @@ import type {
   BeforeEachWrite,
   MatchingCheck,
   LicenseChanges,
+  LicenseFigures,
   LicenseFilters,
   LicenseRecord,
   LicenseRenewal,
@@ -538,6 +539,33 @@ class MemoryLicenseStore implements LicenseStore {
       }
     }
     return null;
+  }
+
+  async currentFigures({
+    productId,
+    now,
+    expiringBy,
+  }: {
+    productId: number | null;
+    now: Date;
+    expiringBy: Date;
+  }): Promise<LicenseFigures> {
+    await roundTrip();
+    const active = [...this.byKey.values()].filter(
+      (license) =>
+        (productId === null || license.product_id === productId) &&
+        hasReportedStatus(license, 'active', now),
+    );
+    return {
+      active: active.length,
+      activationsInUse: active.reduce((sum, license) => sum + license.activations_used, 0),
+      expiring: active.filter(
+        ({ expires_at }) =>
+          expires_at !== null &&
+          expires_at.getTime() > now.getTime() &&
+          expires_at.getTime() <= expiringBy.getTime(),
+      ).length,
+    };
   }
 }
 

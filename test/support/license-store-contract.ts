@@ -837,6 +837,47 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     });
   });
 
+  describe(`${implementation}: the figures of the admin overview`, () => {
+    const stores = withStores();
+
+    test('active licenses, the slots they take and those expiring soon; per product or of all', async () => {
+      const soon = new Date(NOW.getTime() + 10 * DAY);
+      const by = new Date(NOW.getTime() + 30 * DAY);
+      const issued = {
+        never: newLicense({ product_id: 71, expires_at: null }),
+        soon: newLicense({ product_id: 71, expires_at: soon }),
+        atTheEnd: newLicense({ product_id: 72, expires_at: by }),
+        later: newLicense({ product_id: 72, expires_at: LATER }),
+        // Not counted: past its date (reported expired), suspended, expired.
+        pastDue: newLicense({ product_id: 71, expires_at: EARLIER }),
+        suspended: newLicense({ product_id: 71, status: 'suspended', expires_at: soon }),
+        expired: newLicense({ product_id: 72, status: 'expired' }),
+      };
+      for (const license of Object.values(issued)) {
+        await stores().licenses.issue({ license, now: NOW });
+      }
+      const claim = (license: NewLicense, identifier: string, exempt = false) =>
+        stores().licenses.claimSlot({
+          licenseKey: license.license_key,
+          activation: activation(identifier, { exempt }),
+          now: new Date(EARLIER.getTime() - DAY),
+        });
+      await claim(issued.never, 'one.example');
+      await claim(issued.never, 'two.example');
+      await claim(issued.soon, 'three.example');
+      await claim(issued.soon, 'staging.example', true);
+      await claim(issued.later, 'four.example');
+      await claim(issued.pastDue, 'five.example');
+
+      const figures = (productId: number | null) =>
+        stores().licenses.currentFigures({ productId, now: NOW, expiringBy: by });
+      await expect(figures(null)).resolves.toEqual({ active: 4, activationsInUse: 4, expiring: 2 });
+      await expect(figures(71)).resolves.toEqual({ active: 2, activationsInUse: 3, expiring: 1 });
+      await expect(figures(72)).resolves.toEqual({ active: 2, activationsInUse: 1, expiring: 1 });
+      await expect(figures(73)).resolves.toEqual({ active: 0, activationsInUse: 0, expiring: 0 });
+    });
+  });
+
   describe(`${implementation}: plans (spec 2.1)`, () => {
     const stores = withStores();
     const plan = {

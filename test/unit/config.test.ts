@@ -127,6 +127,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   AMQP_URL: 'not a url',
   AMQP_PREFIX: 'has space',
   AMQP_PREFETCH: '0',
+  AMQP_QUEUE_TYPE: 'mirrored',
   MONGODB_URL: 'http://db1',
   MONGODB_DB_PREFIX: 'a/b',
   REDIS_URL: 'redis',

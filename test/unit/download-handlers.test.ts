@@ -7,8 +7,10 @@ import type {
   DownloadLogRequest,
   MethodName,
 } from '../../libs/contracts/index.js';
+import { DailyCounter } from '../../libs/daily-counts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
+import { countedDownloadEvents, downloadMetrics } from '../../services/download/daily-counts.js';
 import { publishedDownloadEvents } from '../../services/download/events.js';
 import { createDownloadHandlers } from '../../services/download/handlers.js';
 import { DownloadLogWriter } from '../../services/download/log.js';
@@ -24,6 +26,7 @@ import {
   type FakeLicense,
 } from '../support/fake-services.js';
 import { memoryCatalogStores } from '../support/memory-catalog-stores.js';
+import { memoryDailyCountStore } from '../support/memory-daily-counts.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
 
 /**
@@ -83,12 +86,17 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
   const products = new CatalogProducts(transport, 60_000);
   // The fake subscribes at once (start's first step), before any decision.
   void products.start();
+  // The daily counts, written when read (no timer runs here).
+  const counts = new DailyCounter({ store: memoryDailyCountStore(downloadMetrics), logger });
   const handlers = createDownloadHandlers({
     downloadLog,
     logWriter: new DownloadLogWriter({
       store: downloadLog,
-      // Published as the service publishes them, and recorded by the fake transport.
-      events: publishedDownloadEvents(domainEventPublisher(transport, logger), logger),
+      // Published as the service publishes them, and recorded by the fake transport; counted.
+      events: countedDownloadEvents(
+        publishedDownloadEvents(domainEventPublisher(transport, logger), logger),
+        counts,
+      ),
       logger,
       batchMs: 50,
       clock,
@@ -98,6 +106,7 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
     products,
     tickets,
     baseUrl: `${BASE_URL}/`,
+    counts,
   });
   transport.answer(handlers);
 
@@ -149,6 +158,10 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
   const log = (query: Partial<DownloadLogRequest> = {}) =>
     transport.call('download.listLog', query);
 
+  /** The daily counts of every product, or of one, for the days around the clock's. */
+  const dailyCounts = (product_id: number | null = null) =>
+    transport.call('download.dailyCounts', { product_id, from: '2026-02-28', to: '2026-03-02' });
+
   return {
     clock,
     transport,
@@ -162,6 +175,7 @@ function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDownloadLog
     authorize,
     outcome,
     log,
+    dailyCounts,
   };
 }
 
@@ -760,5 +774,75 @@ describe('download.served and download.refused: each entry of the download log, 
     await log();
     expect(published(transport, 'download.served')).toHaveLength(1);
     expect(published(transport, 'download.refused')).toEqual([]);
+  });
+});
+
+describe("the overview's daily counts: each entry of the download log, counted on its UTC day", () => {
+  const licenses = [{ key: 'KEY', product_id: 1, plan_id: 7, activated: ['here.example'] }];
+  const day = (date: string, served: number, refused: number) => ({
+    day: date,
+    downloads_served: served,
+    downloads_refused: refused,
+  });
+
+  test('downloads served and refused of a day equal its served and refused entries, per product and of all', async () => {
+    const { transport, product, release, outcome, authorize, log, dailyCounts } =
+      downloads(licenses);
+    const p = await product('activated_identifier');
+    const other = await product('public');
+    await release(p.id);
+    await release(other.id);
+    await outcome({ product_id: p.id, license_key: 'KEY', identifier: 'here.example' });
+    await outcome({ product_id: p.id, license_key: 'KEY', identifier: 'here.example' });
+    await outcome({ product_id: p.id, license_key: 'KEY' });
+    await outcome({ product_id: p.id, license_key: 'WRONG' });
+    await outcome({ product_id: other.id });
+    // A refusal the gateway made itself, of a path with no valid product id: every product's.
+    await transport.call('download.logRefusal', {
+      entry_id: null,
+      product_id: null,
+      license_key: null,
+      identifier: null,
+      ip: IP,
+      reason: 'INVALID_REQUEST',
+    });
+    // Served, then its bytes never reached the client: refused, as the log shows it.
+    const { log_id } = await authorize({ product_id: other.id });
+    await transport.call('download.logRefusal', {
+      entry_id: log_id,
+      product_id: other.id,
+      license_key: null,
+      identifier: null,
+      ip: IP,
+      reason: 'RANGE_NOT_SATISFIABLE',
+    });
+
+    expect(await dailyCounts(p.id)).toEqual({ days: [day('2026-03-01', 2, 2)] });
+    expect(await dailyCounts(other.id)).toEqual({ days: [day('2026-03-01', 1, 1)] });
+    expect(await dailyCounts()).toEqual({ days: [day('2026-03-01', 3, 4)] });
+    const entries = (await log({ per_page: 100 })).entries;
+    expect(entries.filter((e) => e.outcome === 'served')).toHaveLength(3);
+    expect(entries.filter((e) => e.outcome === 'refused')).toHaveLength(4);
+  });
+
+  test('days begin at 00:00 UTC; a served download refused after midnight stays on the day it was served', async () => {
+    const { transport, clock, product, release, authorize, dailyCounts } = downloads();
+    const p = await product('public');
+    await release(p.id);
+    // The requests of `authorize` come a second after the clock's time: 23:59:59.
+    clock.advance(Date.parse('2026-03-01T23:59:58.000Z') - clock().getTime());
+    const { log_id } = await authorize({ product_id: p.id });
+    await authorize({ product_id: p.id });
+    await transport.call('download.logRefusal', {
+      entry_id: log_id,
+      product_id: p.id,
+      license_key: null,
+      identifier: null,
+      ip: IP,
+      reason: 'INTERNAL_ERROR',
+    });
+    expect(await dailyCounts(p.id)).toEqual({
+      days: [day('2026-03-01', 0, 1), day('2026-03-02', 1, 0)],
+    });
   });
 });

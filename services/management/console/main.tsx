@@ -25,6 +25,7 @@ import {
   type View,
 } from './navigation.js';
 import { OperationsPage } from './operations.js';
+import { OverviewPage } from './overview.js';
 import { SignedInContext, signedIn } from './permissions.js';
 import { forgetToken, keepToken, storedToken } from './session.js';
 import { SignIn } from './sign-in.js';
@@ -39,6 +40,7 @@ import { WebhooksPage } from './webhooks.js';
 
 /** Titles end up in the browser's history list: they name the section, never a key. */
 const TITLES: Record<View['section'], string> = {
+  overview: 'Overview',
   licenses: 'Licenses',
   license: 'License',
   catalog: 'Products and plans',
@@ -112,6 +114,9 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
 
   let page;
   switch (view.section) {
+    case 'overview':
+      page = <OverviewPage />;
+      break;
     case 'licenses':
       page = <LicensesPage search={search} onSearch={setSearch} onOpen={openLicense} />;
       break;

@@ -6,6 +6,7 @@
  */
 
 export type View =
+  | { section: 'overview' }
   | { section: 'licenses' }
   | { section: 'license'; key: string }
   | { section: 'catalog' }
@@ -18,8 +19,9 @@ export type View =
 
 export type Section = View['section'];
 
-/** The sections of the navigation bar, in order. */
+/** The sections of the navigation bar, in order; the first is the page after sign-in. */
 export const SECTIONS: readonly { section: Section; label: string }[] = [
+  { section: 'overview', label: 'Overview' },
   { section: 'licenses', label: 'Licenses' },
   { section: 'catalog', label: 'Products and plans' },
   { section: 'versions', label: 'Versions and files' },
@@ -60,6 +62,7 @@ function isView(value: unknown): value is View {
       return view.productId === null || typeof view.productId === 'number';
     case 'webhooks':
       return view.endpointId === null || typeof view.endpointId === 'number';
+    case 'overview':
     case 'licenses':
     case 'catalog':
     case 'download-log':
@@ -77,7 +80,7 @@ export function currentView(): View {
   const state: unknown = history.state;
   if (isView(state)) return state;
   const named = SECTIONS.find(({ section }) => `#${section}` === location.hash);
-  return sectionView(named?.section ?? 'licenses');
+  return sectionView(named?.section ?? SECTIONS[0]!.section);
 }
 
 export function pushView(view: View): void {

@@ -24,6 +24,12 @@ const REPOSITORY = path.resolve(import.meta.dirname, '../../..');
 const START_TIMEOUT_MS = 90_000;
 const ADMIN_TIMEOUT_MS = 15_000;
 
+/**
+ * The type of the system's queues: AMQP_QUEUE_TYPE of the suite's environment (README), classic
+ * unless it says quorum (`AMQP_QUEUE_TYPE=quorum npm run test:faults`).
+ */
+export const QUEUE_TYPE = process.env.AMQP_QUEUE_TYPE === 'quorum' ? 'quorum' : 'classic';
+
 /** Rate limits no steady load reaches: only the Redis scenario's own gateway sets a low one. */
 const UNREACHABLE_LIMITS = {
   RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
@@ -62,6 +68,7 @@ export class FaultSystem {
       storageDir: path.join(dir, 'packages'),
       overrides: {
         AMQP_URL: broker.url,
+        AMQP_QUEUE_TYPE: QUEUE_TYPE,
         MONGODB_URL: `mongodb://127.0.0.1:${mongoProxy.port}/`,
         REDIS_URL: redis.url,
         RPC_TIMEOUT_MS: String(rpcTimeoutMs),

@@ -1,0 +1,35 @@
+import type { HandlersOf } from '../../libs/contracts/index.js';
+import type { LicenseHandlerKit } from './handler-kit.js';
+
+/** "Expiring soon" on the admin overview: active licenses whose date falls within this. */
+export const EXPIRING_WITHIN_DAYS = 30;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The admin overview's share of the license service: what is in use now, and the days. */
+export function overviewHandlers(
+  kit: LicenseHandlerKit,
+): Pick<HandlersOf<'license'>, 'license.overview'> {
+  const { stores, counts, clock } = kit;
+  return {
+    'license.overview': async ({ product_id, from, to }) => {
+      const now = clock();
+      const [figures, days] = await Promise.all([
+        stores.licenses.currentFigures({
+          productId: product_id,
+          now,
+          expiringBy: new Date(now.getTime() + EXPIRING_WITHIN_DAYS * DAY_MS),
+        }),
+        counts.totals({ from, to, productId: product_id }),
+      ]);
+      return {
+        current: {
+          active_licenses: figures.active,
+          activations_in_use: figures.activationsInUse,
+          expiring_in_30_days: figures.expiring,
+        },
+        days,
+      };
+    },
+  };
+}
