@@ -44,6 +44,8 @@ async function openConsole(viewport = { width: 1280, height: 800 }): Promise<Ses
 async function signIn(page: Page, token = system.adminToken): Promise<void> {
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await page.getByRole('link', { name: 'Licenses' }).click();
   await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
 }
 
