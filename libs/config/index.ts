@@ -355,6 +355,8 @@ const EnvSchema = z.object({
   STORE_URL: httpUrl,
   RENEW_URL: httpUrl,
   STORE_LOGO_FILE: storeLogo,
+  /** Audit log entries are kept this many days, then removed by the database (a TTL index). */
+  AUDIT_RETENTION_DAYS: wholeNumber(1, 36500).default(365),
   TRUST_PROXY: z
     .string()
     .trim()

@@ -48,5 +48,18 @@ export const ALL_EVENTS = '*';
 /** At most this many webhook endpoints per system. */
 export const MAX_WEBHOOK_ENDPOINTS = 50;
 
+/**
+ * The roles of named admins, least first: `viewer` reads everything; `support` also changes
+ * licenses and their activations, limits, plans and renewals; `owner` may do everything,
+ * managing admins included.
+ */
+export const adminRoles = ['viewer', 'support', 'owner'] as const;
+
+/** The most tokens one admin holds at once. */
+export const MAX_ADMIN_TOKENS = 20;
+
+/** The longest admin name, in characters. */
+export const MAX_ADMIN_NAME_LENGTH = 100;
+
 /** The days the admin overview covers, ending today (UTC). */
 export const overviewPeriods = [30, 90] as const;

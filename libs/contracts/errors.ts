@@ -19,12 +19,14 @@ export const errorStatus = {
   INTERNAL_ERROR: 500,
   // Management API and transport.
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   ALREADY_EXISTS: 409,
   ACTIVATION_EXISTS: 409,
   ACTIVATION_LIMIT_TOO_LOW: 409,
   // A change with consequences an admin has not confirmed (a plan change; docs/api-decisions.md).
   CONFIRMATION_REQUIRED: 409,
+  LAST_OWNER: 409,
   // HTTP edge: requests refused before any route reads them (docs/api-decisions.md).
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,

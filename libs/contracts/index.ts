@@ -10,3 +10,4 @@ export * from './rpc.js';
 export * from './signing.js';
 export * from './http.js';
 export * from './bounds.js';
+export * from './admins.js';

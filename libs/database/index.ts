@@ -101,6 +101,31 @@ export function setOf<T extends object>(changes: T): Partial<T> {
 
 const DUPLICATE_KEY = 11000;
 
+/** MongoDB's answer to an index created again with other options. */
+const INDEX_OPTIONS_CONFLICT = 85;
+
+/**
+ * The TTL index that makes the database remove a collection's records `days` after the date in
+ * `field`: created, or changed in place when it was created with another retention.
+ */
+export async function ensureRetentionIndex(
+  connection: Connection,
+  collection: string,
+  field: string,
+  days: number,
+): Promise<void> {
+  const expireAfterSeconds = days * 86_400;
+  try {
+    await connection.db!.collection(collection).createIndex({ [field]: 1 }, { expireAfterSeconds });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== INDEX_OPTIONS_CONFLICT) throw error;
+    await connection.db!.command({
+      collMod: collection,
+      index: { keyPattern: { [field]: 1 }, expireAfterSeconds },
+    });
+  }
+}
+
 /** MongoDB's duplicate key error: a unique index refused the write. */
 export function isDuplicateKey(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === DUPLICATE_KEY;

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
-import { dataEnvelope, errorEnvelope, type ErrorCode } from '../contracts/index.js';
+import { dataEnvelope, errorEnvelope, type AdminRole, type ErrorCode } from '../contracts/index.js';
 import { activeSpan } from '../observability/index.js';
 import { FORM_TYPE, formFields, jsonBody, readBody, type BodyLimits } from './body.js';
 import { Form, queryAsSent } from './form.js';
@@ -63,6 +63,11 @@ export interface Route<Deps = unknown> {
   /** Who may call it. */
   access: Access;
   /**
+   * Of an admin route: the least role that may call it (`requiredRole`: unless declared, `viewer`
+   * for a GET and `owner` for a change).
+   */
+  role?: AdminRole;
+  /**
    * Every answer is signed (docs/api-decisions.md, "Signed answers"): `mountRoutes` puts
    * `signAnswers` at the head of its chain, and its OpenAPI entry shows the nonce it takes and the
    * headers of its answers.
@@ -82,6 +87,27 @@ export interface Route<Deps = unknown> {
   errors: Partial<Record<number, ErrorAnswer>>;
   /** Middleware and the handler, in order, given what the surface runs on. */
   handlers: (deps: Deps) => readonly RequestHandler[];
+}
+
+/**
+ * The least admin role that may call an admin route: the one it declares, else one derived from
+ * its method, so that a route added without a thought for roles reads for everyone and changes
+ * for owners only.
+ */
+export function requiredRole(route: Pick<Route, 'method' | 'role'>): AdminRole {
+  return route.role ?? (route.method === 'get' ? 'viewer' : 'owner');
+}
+
+/** The roles that may call a route needing `role`, in words. */
+function rolesAllowed(role: AdminRole): string {
+  switch (role) {
+    case 'viewer':
+      return 'any role';
+    case 'support':
+      return 'support or owner';
+    case 'owner':
+      return 'owner';
+  }
 }
 
 /** What a surface gives the routes `defineRoute` makes. */
@@ -323,8 +349,18 @@ function errorResponse(answer: ErrorAnswer, signed: boolean) {
   };
 }
 
-/** A signed route also refuses a malformed nonce: 400 INVALID_REQUEST, said in its 400. */
+/**
+ * A signed route also refuses a malformed nonce: 400 INVALID_REQUEST, said in its 400; an admin
+ * route refuses a role below its own: 403 FORBIDDEN.
+ */
 function errorsOf(route: Route<never>): Route['errors'] {
+  if (route.access === 'admin' && route.errors[403] === undefined) {
+    const role = rolesAllowed(requiredRole(route));
+    return {
+      ...route.errors,
+      403: { codes: ['FORBIDDEN'], description: `The admin's role is not ${role}.` },
+    };
+  }
   if (!route.signed) return route.errors;
   const own = route.errors[400];
   return {
@@ -354,10 +390,13 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
         }
       : {}),
   };
+  const role = route.access === 'admin' ? `Role: ${rolesAllowed(requiredRole(route))}.` : undefined;
+  const description = [route.description, role].filter(Boolean).join('\n\n');
   return {
     operationId: route.operationId,
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    ...(description ? { description } : {}),
+    ...(route.access === 'admin' ? { 'x-required-role': requiredRole(route) } : {}),
     ...(route.tag ? { tags: [route.tag] } : {}),
     // Admin operations take the document's own requirement, the admin credential.
     ...(route.access === 'public' ? { security: [] } : {}),

@@ -185,6 +185,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         PUBLIC_URL: config.PUBLIC_URL ?? gateway.url,
       },
       {
+        db: await connectDb('management'),
         transport: await connectTransport('management'),
         logger: logger.child({ service: 'management' }),
         readiness,

@@ -4,6 +4,8 @@ import {
   configureApp,
   errorHandler,
   mountRoutes,
+  requiredRole,
+  type Route,
   noStore,
   readBody,
   referenceAssets,
@@ -14,7 +16,13 @@ import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import type { SigningKeysView } from '../../libs/contracts/index.js';
-import { requireAdminToken } from './auth.js';
+import { AdminDirectory } from './admin-directory.js';
+import { AdminAuthenticator } from './admin-tokens.js';
+import { AuditTrail } from './audit.js';
+import { requireAdminToken, requireRole } from './auth.js';
+import type { ManagementDeps } from './deps.js';
+import { allowedOperations } from './roles.js';
+import type { ManagementStores } from './stores.js';
 import { managementOpenApi } from './openapi.js';
 import { ADMIN_BASE, consolePage, managementRoutes } from './routes.js';
 import { signingKeysView } from './signing-keys.js';
@@ -43,15 +51,26 @@ const noAutomaticOptions: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** An admin route with its role checked first, before its input is read. */
+function withRoleCheck(route: Route<ManagementDeps>): Route<ManagementDeps> {
+  if (route.access !== 'admin') return route;
+  const check = requireRole(requiredRole(route), route.operationId);
+  return { ...route, handlers: (deps) => [check, ...route.handlers(deps)] };
+}
+
 /**
- * The management (admin) API: stateless, owns no data. Every route under /admin/v1 needs an
- * admin token, validates its JSON input against the contracts and makes one RPC call. Its
- * routes are the table in routes.ts.
+ * The management (admin) API. Every route under /admin/v1 needs an admin token and the role its
+ * route needs, validates its JSON input against the contracts and makes its RPC calls; every
+ * change is written to the audit log. It keeps named admins and the audit log itself (`stores`);
+ * the rest belongs to the services it calls. Its routes are the table in routes.ts.
  */
 export function createManagementApp(deps: {
   transport: Transport;
   logger: Logger;
+  /** The bootstrap owner's tokens (ADMIN_TOKENS). */
   adminTokens: readonly string[];
+  /** Named admins and the audit log. */
+  stores: ManagementStores;
   trustProxy: boolean | number | string;
   /** The largest package file accepted (MAX_UPLOAD_BYTES). */
   maxUploadBytes?: number;
@@ -62,6 +81,7 @@ export function createManagementApp(deps: {
   /** The public API's signing keys and their address; unset, none is configured. */
   signingKeys?: SigningKeysView;
 }): Express {
+  const authenticator = new AdminAuthenticator(deps.adminTokens, deps.stores.admins, deps.logger);
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);
   app.use(noAutomaticOptions);
@@ -69,7 +89,7 @@ export function createManagementApp(deps: {
     ADMIN_BASE,
     // Admin answers carry license keys: no cache may keep them.
     noStore,
-    requireAdminToken(deps.adminTokens),
+    requireAdminToken(authenticator),
     // Package uploads (multipart) are streamed by their route; every other body is JSON.
     readBody(
       { maxBytes: MAX_JSON_BYTES, timeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
@@ -79,7 +99,7 @@ export function createManagementApp(deps: {
   const routes = express.Router();
   mountRoutes(
     routes,
-    managementRoutes,
+    managementRoutes.map(withRoleCheck),
     {
       transport: deps.transport,
       logger: deps.logger,
@@ -87,6 +107,10 @@ export function createManagementApp(deps: {
       document: managementOpenApi,
       readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
       signingKeys: deps.signingKeys ?? signingKeysView(undefined, undefined),
+      directory: new AdminDirectory(deps.stores.admins, authenticator),
+      audit: new AuditTrail(deps.stores.audit, deps.logger),
+      auditLog: deps.stores.audit,
+      allowedOperations: (role) => allowedOperations(role, managementRoutes),
     },
     ADMIN_BASE,
   );

@@ -1,19 +1,18 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { LicensingError } from '../../libs/contracts/index.js';
+import { LicensingError, type AdminRole } from '../../libs/contracts/index.js';
+import type { AdminAuthenticator } from './admin-tokens.js';
+import { actingAdmin } from './deps.js';
+import { roleAllows } from './roles.js';
 
 /** RFC 6750 section 3: the challenge that tells a client which scheme to use. */
 const REALM = 'Bearer realm="licensing-management"';
 
-/** Equal-length digests, so comparing never reveals a token's length or a matching prefix. */
-const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
-
 /**
- * Every route under /admin/v1 needs `Authorization: Bearer <token>` with one of the configured
- * admin tokens. Runs before the body parser, so nobody unauthenticated gets a body read.
+ * Every route under /admin/v1 needs `Authorization: Bearer <token>`: a token of ADMIN_TOKENS
+ * (the bootstrap owner) or a named admin's. Runs before the body parser, so nobody
+ * unauthenticated gets a body read; the admin found is `res.locals.admin`.
  */
-export function requireAdminToken(adminTokens: readonly string[]): RequestHandler {
-  const known = adminTokens.map(digest);
+export function requireAdminToken(authenticator: AdminAuthenticator): RequestHandler {
   return (req, res, next) => {
     // Node keeps the first of repeated Authorization headers; which one a proxy in front would
     // have used is unknown, so a request carrying two is refused rather than guessed at.
@@ -31,14 +30,29 @@ export function requireAdminToken(adminTokens: readonly string[]): RequestHandle
         new LicensingError('UNAUTHORIZED', 'Send an admin token: Authorization: Bearer <token>.'),
       );
     }
-    const candidate = digest(presented);
-    // Every token is compared, so the time taken does not tell which one (if any) matched.
-    let matched = false;
-    for (const token of known) matched = timingSafeEqual(candidate, token) || matched;
-    if (!matched) {
-      res.set('WWW-Authenticate', `${REALM}, error="invalid_token"`);
-      return next(new LicensingError('UNAUTHORIZED', 'The admin token is not valid.'));
-    }
-    next();
+    authenticator.authenticate(presented).then((admin) => {
+      if (admin === null) {
+        res.set('WWW-Authenticate', `${REALM}, error="invalid_token"`);
+        return next(new LicensingError('UNAUTHORIZED', 'The admin token is not valid.'));
+      }
+      res.locals.admin = admin;
+      next();
+    }, next);
+  };
+}
+
+/** A route's first check: the admin's role is the one it needs, or a greater one. */
+export function requireRole(required: AdminRole, operationId: string): RequestHandler {
+  return (_req, res, next) => {
+    const { role } = actingAdmin(res);
+    if (roleAllows(role, required)) return next();
+    next(
+      new LicensingError(
+        'FORBIDDEN',
+        `The role ${role} may not call ${operationId}; it needs ${required}${
+          required === 'owner' ? '' : ' or more'
+        }.`,
+      ),
+    );
   };
 }

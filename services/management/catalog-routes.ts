@@ -74,6 +74,9 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
     body: ProductPatch,
     success: { status: 200, description: 'The changed product.', data: Product },
     errors: { 404: adminErrors[404]() },
+    audit: {
+      before: ({ params }, { transport }) => transport.call('update-catalog.getProduct', params),
+    },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('update-catalog.updateProduct', { ...params, ...body }),
     }),
@@ -136,6 +139,7 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
         details: PlanNameTaken,
       },
     },
+    audit: { before: ({ params }, { transport }) => transport.call('license.getPlan', params) },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('license.updatePlan', { ...params, ...body }),
     }),

@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import type { Response } from 'express';
 import {
   DEFAULT_PER_PAGE,
   IdText,
   MAX_PAGE,
   MAX_PER_PAGE,
+  internalError,
+  type AdminRole,
   type SigningKeysView,
 } from '../../libs/contracts/index.js';
 import {
@@ -19,6 +22,11 @@ import {
 } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
+import type { AdminDirectory } from './admin-directory.js';
+import type { ActingAdmin } from './admin-tokens.js';
+import type { AuditTrail } from './audit.js';
+import { targetOf } from './audit-rules.js';
+import type { AuditLogStore } from './stores.js';
 
 /** Every management route lives under this prefix and needs an admin token. */
 export const ADMIN_BASE = '/admin/v1';
@@ -36,6 +44,20 @@ export interface ManagementDeps extends HealthDeps, RouteDeps {
   document: object;
   /** The public API's signing keys, by id, and where it publishes them (read-only). */
   signingKeys: SigningKeysView;
+  /** Named admins and their tokens. */
+  directory: AdminDirectory;
+  /** Where every change is recorded (adminRoute does it), and the log as it is read. */
+  audit: AuditTrail;
+  auditLog: AuditLogStore;
+  /** The operation ids a role may call (roles.ts), for the console. */
+  allowedOperations: (role: AdminRole) => string[];
+}
+
+/** The admin making the request, as the credential check found them (auth.ts). */
+export function actingAdmin(res: Response): ActingAdmin {
+  const admin = res.locals.admin as ActingAdmin | undefined;
+  if (admin === undefined) throw internalError('The request has no admin.');
+  return admin;
 }
 
 /** Error answers the admin routes share. */
@@ -112,13 +134,58 @@ const LocationHeader = z.object({
   Location: z.string().meta({ description: 'The path of the new record.' }),
 });
 
-type Answer = { data: unknown; location?: string };
+interface Answer {
+  data: unknown;
+  location?: string;
+  /** What the audit entry keeps as the record after the change, when it is not `data`. */
+  audited?: unknown;
+}
+
+/**
+ * What the audit entry of a change route keeps, beside its action (the operation id). Unless
+ * said: the target from the path of the record (the `Location` of one created, else the route's
+ * own; `audit-rules.ts` `targetOf`); for a DELETE, the answer as before and nothing after; for
+ * any other change, nothing before and the answer after. Only the fields that differ are kept,
+ * without secrets.
+ */
+export interface AuditSpec<Input> {
+  /** The record as it is before the change, read first. */
+  before?: (input: Input, deps: ManagementDeps) => Promise<unknown>;
+  /** What of the answer stands for the record after the change. */
+  after?: (data: unknown, input: Input) => unknown;
+}
+
+/**
+ * Records a change made through the management API (every route but a GET): once it is made,
+ * before it is answered.
+ */
+export async function recordChange(
+  deps: Pick<ManagementDeps, 'audit'>,
+  res: Response,
+  change: {
+    action: string;
+    /** The record's path: the `Location` of one created, else the request's own path... */
+    path: string;
+    /** ...and then the route's template, which tells ids from words. */
+    template?: string;
+    before: unknown;
+    after: unknown;
+  },
+): Promise<void> {
+  await deps.audit.record(actingAdmin(res), {
+    action: change.action,
+    target: targetOf(change.path, ADMIN_BASE, change.template),
+    before: change.before,
+    after: change.after,
+  });
+}
 
 /**
  * A JSON route of the management API, for admins: its path parameters, query and body are parsed
  * with the schemas it declares (`defineRoute`, the same ones its OpenAPI entry shows), and what
  * `handle` returns is sent as `{"data": ...}` with the success status (201 with a `Location` for
- * a creation; 202 for work accepted and still to be done, such as a queued delivery).
+ * a creation; 202 for work accepted and still to be done, such as a queued delivery). A route
+ * other than a GET writes its audit entry (`audit`) once its change is made, before answering.
  */
 export function adminRoute<
   Params extends z.ZodObject = NoFields,
@@ -130,14 +197,19 @@ export function adminRoute<
   operationId: string;
   summary: string;
   tag: string;
+  /** The least role that may call it; unless said, viewer for a GET, owner for a change. */
+  role?: AdminRole;
   params?: Params;
   query?: Query;
   body?: Body;
   success: { status: 200 | 201 | 202; description: string; data: z.ZodType };
   errors: Route['errors'];
+  /** What the audit entry of a change keeps (a GET writes none). */
+  audit?: AuditSpec<RouteInput<Params, Query, NoFields, Body>>;
   handle: (
     input: RouteInput<Params, Query, NoFields, Body>,
     deps: ManagementDeps,
+    context: { admin: ActingAdmin },
   ) => Promise<Answer>;
 }): Route<ManagementDeps> {
   const { status, description, data } = route.success;
@@ -153,6 +225,7 @@ export function adminRoute<
     summary: route.summary,
     tag: route.tag,
     access: 'admin',
+    ...(route.role ? { role: route.role } : {}),
     ...(route.params ? { params: route.params } : {}),
     ...(route.query ? { query: route.query } : {}),
     ...(route.body ? { body: { format: 'json', schema: route.body } } : {}),
@@ -162,8 +235,29 @@ export function adminRoute<
       ...route.errors,
       ...adminErrors.always,
     },
-    handle: async (input, deps, _req, res) => {
-      const answer = await route.handle(input, deps);
+    handle: async (input, deps, req, res) => {
+      const context = { admin: actingAdmin(res) };
+      if (route.method === 'get') {
+        const answer = await route.handle(input, deps, context);
+        return sendData(res, answer.data, status);
+      }
+      const audit = route.audit ?? {};
+      const before = audit.before ? await audit.before(input, deps) : null;
+      const answer = await route.handle(input, deps, context);
+      const after = audit.after
+        ? audit.after(answer.data, input)
+        : 'audited' in answer
+          ? answer.audited
+          : answer.data;
+      const removal = route.method === 'delete' && audit.before === undefined;
+      await recordChange(deps, res, {
+        action: route.operationId,
+        ...(answer.location !== undefined
+          ? { path: answer.location }
+          : { path: req.originalUrl, template: route.path }),
+        before: removal ? after : before,
+        after: removal ? null : after,
+      });
       if (answer.location !== undefined) res.location(answer.location);
       sendData(res, answer.data, status);
     },

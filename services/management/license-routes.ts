@@ -63,6 +63,12 @@ const ActivationListQuery = z.strictObject({
 
 const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
 
+/** A change of a license: its audit entry keeps the fields that moved (read before the change). */
+const licenseBefore = {
+  before: ({ params }: { params: { key: string } }, { transport }: ManagementDeps) =>
+    transport.call('license.getLicense', { license_key: params.key }),
+};
+
 /**
  * Admin Add is refused for the reasons activate is (spec 3.2: not active, expired, full), and a
  * renewal for a license that cannot be renewed; to an admin, each is a conflict with the
@@ -87,6 +93,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       "Issue a license. It copies the plan's activation type and limit; the key is generated " +
       '(128 random bits, 32 hex characters) when not sent.',
     tag: 'Licenses',
+    role: 'support',
     body: CreateLicenseRequest,
     success: { status: 201, description: 'The license.', data: LicenseDetail },
     errors: {
@@ -140,6 +147,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
     summary:
       'Change status, expiry or activation limit. A new limit takes effect at once (spec 3.3).',
     tag: 'Licenses',
+    role: 'support',
     params: KeyPath,
     body: LicensePatch,
     success: { status: 200, description: 'The changed license.', data: LicenseDetail },
@@ -152,6 +160,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
           'activations_used. Nothing is changed.',
       },
     },
+    audit: licenseBefore,
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('license.updateLicense', { license_key: params.key, ...body }),
     }),
@@ -167,6 +176,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       'that leaves more activations than the new limit, or changes the activation type, needs ' +
       '`confirm: true`.',
     tag: 'Licenses',
+    role: 'support',
     params: KeyPath,
     body: PlanChange,
     success: { status: 200, description: 'The license.', data: LicenseDetail },
@@ -184,6 +194,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
         details: PlanChangeFacts,
       },
     },
+    audit: licenseBefore,
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('license.changePlan', { license_key: params.key, ...body }),
     }),
@@ -198,6 +209,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       '(automatic renewal) leaves them unchanged. An expired license becomes active, a ' +
       'suspended one stays suspended; a revoked or cancelled one cannot be renewed.',
     tag: 'Licenses',
+    role: 'support',
     params: KeyPath,
     body: Renewal,
     success: { status: 200, description: 'The renewed license.', data: LicenseDetail },
@@ -209,6 +221,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
         description: 'The license is revoked or cancelled: issue a new one instead.',
       },
     },
+    audit: licenseBefore,
     handle: async ({ params, body }, { transport }) => ({
       data: await refusalAsConflict(
         transport.call('license.renewLicense', { license_key: params.key, ...body }),
@@ -224,6 +237,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       'empty. A refusal for a full or expired license is recorded as a rejected attempt, as ' +
       "the activate call's is (source admin).",
     tag: 'Licenses',
+    role: 'support',
     params: KeyPath,
     body: ActivationToAdd,
     success: {
@@ -252,6 +266,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       return {
         data: license,
         location: `${licensePath(license.license_key)}/activations/${encodeURIComponent(activation.identifier)}`,
+        audited: { activation },
       };
     },
   }),
@@ -283,6 +298,7 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
     operationId: 'removeActivation',
     summary: 'Remove an activation and free its slot (spec 3.2). Cannot be undone.',
     tag: 'Licenses',
+    role: 'support',
     params: ActivationPath,
     success: {
       status: 200,
@@ -295,6 +311,21 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
         codes: ['NOT_FOUND', 'ACTIVATION_NOT_FOUND'],
         description: 'No license with this key, or the identifier is not activated on it.',
       },
+    },
+    audit: {
+      // The activation as it was; the license without it is the answer.
+      before: async ({ params }, { transport }) => {
+        const { activations } = await transport.call(
+          'license.listActivations',
+          parseWith(
+            ListActivationsRequest,
+            { license_key: params.key, q: params.identifier },
+            'path',
+          ),
+        );
+        return { activation: activations[0] ?? null };
+      },
+      after: () => null,
     },
     handle: async ({ params }, { transport }) => ({
       data: await transport.call('license.removeActivation', {

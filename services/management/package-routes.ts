@@ -29,6 +29,7 @@ import {
   byIdErrors,
   nonEmptyPatch,
   pageFields,
+  recordChange,
   type ManagementDeps,
 } from './deps.js';
 import { FileUpload, receivePackage, requirePlan } from './upload.js';
@@ -91,7 +92,8 @@ const uploadRoute: Route<ManagementDeps> = defineRoute({
     413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The file is over MAX_UPLOAD_BYTES.' },
     ...adminErrors.always,
   },
-  handle: async ({ params }, { transport, maxUploadBytes }, req, res) => {
+  handle: async ({ params }, deps, req, res) => {
+    const { transport, maxUploadBytes } = deps;
     const version_id = params.id;
     if (!req.is('multipart/form-data')) {
       throw new LicensingError(
@@ -129,7 +131,14 @@ const uploadRoute: Route<ManagementDeps> = defineRoute({
           .catch(() => {});
         throw error;
       });
-    res.location(`${ADMIN_BASE}/files/${file.id}`);
+    const location = `${ADMIN_BASE}/files/${file.id}`;
+    await recordChange(deps, res, {
+      action: 'uploadFile',
+      path: location,
+      before: null,
+      after: file,
+    });
+    res.location(location);
     sendData(res, file, 201);
   },
 });
@@ -193,6 +202,9 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
     body: VersionPatch,
     success: { status: 200, description: 'The changed version.', data: Version },
     errors: { 404: adminErrors[404]() },
+    audit: {
+      before: ({ params }, { transport }) => transport.call('update-catalog.getVersion', params),
+    },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('update-catalog.updateVersion', { ...params, ...body }),
     }),

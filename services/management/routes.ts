@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { Health, LicensingError, serviceNames } from '../../libs/contracts/index.js';
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
+import { adminRoutes } from './admin-routes.js';
+import { auditRoutes } from './audit-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
 import { jobRoutes } from './job-routes.js';
@@ -71,13 +73,15 @@ export const consolePage = webApp<ManagementDeps>({
   path: '/',
   operationId: 'consolePage',
   summary:
-    'The admin console: licenses, products, plans, versions, files, logs, jobs and webhooks.',
+    'The admin console: licenses, products, plans, versions, files, logs, jobs, webhooks, ' +
+    'admins and the audit log.',
   tag: 'Admin console',
 });
 
 /**
- * Every route of the management API. Those under /admin/v1 need an admin token (app.ts); the
- * OpenAPI document is generated from this table (openapi.ts).
+ * Every route of the management API. Those under /admin/v1 need an admin token and the role the
+ * route needs (app.ts; `requiredRole`), and write an audit entry for every change (`adminRoute`);
+ * the OpenAPI document is generated from this table (openapi.ts).
  */
 export const managementRoutes: readonly Route<ManagementDeps>[] = [
   ...overviewRoutes,
@@ -86,6 +90,8 @@ export const managementRoutes: readonly Route<ManagementDeps>[] = [
   ...packageRoutes,
   ...jobRoutes,
   ...webhookRoutes,
+  ...adminRoutes,
+  ...auditRoutes,
   healthRoute,
   signingKeysRoute,
   consolePage.route,

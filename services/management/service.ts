@@ -1,10 +1,16 @@
+import type { Connection } from 'mongoose';
 import { trustProxySetting, type Config, type ConfigVariable } from '../../libs/config/index.js';
 import { listen, publishedKeySet } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { ReadinessProbe } from '../../libs/observability/index.js';
-import { messageBusSettings, type ProcessSpec } from '../../libs/process/index.js';
+import {
+  databaseSettings,
+  messageBusSettings,
+  type ProcessSpec,
+} from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createManagementApp, managementListenOptions } from './app.js';
+import { openMongoManagementStores } from './mongo-stores.js';
 import { signingKeysView } from './signing-keys.js';
 
 /** The settings the management API reads (README: Configuration). */
@@ -12,6 +18,7 @@ export const managementSettings = [
   'HOST',
   'ADMIN_PORT',
   'ADMIN_TOKENS',
+  'AUDIT_RETENTION_DAYS',
   'TRUST_PROXY',
   'HTTP_REQUEST_TIMEOUT_MS',
   'MAX_UPLOAD_BYTES',
@@ -22,24 +29,28 @@ export const managementSettings = [
 ] as const satisfies readonly ConfigVariable[];
 
 /**
- * The management API as its own process (main.ts), which reaches RabbitMQ itself: the settings it
- * reads, and those it cannot start without.
+ * The management API as its own process (main.ts), which reaches RabbitMQ and its database
+ * (named admins, the audit log) itself: the settings it reads, and those it cannot start without.
  */
 export const managementProcess = {
   name: 'management',
-  settings: [...messageBusSettings, ...managementSettings],
-  required: ['AMQP_URL', 'ADMIN_TOKENS'],
+  settings: [...messageBusSettings, ...databaseSettings, ...managementSettings],
+  required: ['AMQP_URL', 'MONGODB_URL', 'ADMIN_TOKENS'],
 } as const satisfies ProcessSpec;
 
-/** The management API listening on ADMIN_PORT. `stop` closes the port; the caller, the transport. */
+/**
+ * The management API listening on ADMIN_PORT, keeping named admins and the audit log in `db`.
+ * `stop` closes the port; the caller, the transport and the database.
+ */
 export async function managementFromConfig(
   config: Pick<Config, (typeof managementSettings)[number]>,
-  deps: { transport: Transport; logger: Logger; readiness: ReadinessProbe },
+  deps: { db: Connection; transport: Transport; logger: Logger; readiness: ReadinessProbe },
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const app = createManagementApp({
     transport: deps.transport,
     logger: deps.logger,
     adminTokens: config.ADMIN_TOKENS,
+    stores: await openMongoManagementStores(deps.db, config.AUDIT_RETENTION_DAYS),
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,

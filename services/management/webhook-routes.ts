@@ -124,6 +124,9 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
       400: adminErrors[400](`A field that fails validation, or ${REFUSED_URL}.`),
       404: adminErrors[404](NO_ENDPOINT),
     },
+    audit: {
+      before: ({ params }, { transport }) => transport.call('webhooks.getEndpoint', params),
+    },
     handle: async ({ params, body }, { transport }) => ({
       data: await transport.call('webhooks.updateEndpoint', { ...params, ...body }),
     }),
@@ -157,6 +160,9 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
       data: WebhookEndpointWithSecret,
     },
     errors: byIdErrors(NO_ENDPOINT),
+    audit: {
+      before: ({ params }, { transport }) => transport.call('webhooks.getEndpoint', params),
+    },
     handle: async ({ params }, { transport }) => ({
       data: await transport.call('webhooks.rotateSecret', params),
     }),

@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
 import { ALL_EVENTS } from '../../libs/contracts/index.js';
-import { Sequences, setOf } from '../../libs/database/index.js';
+import { Sequences, ensureRetentionIndex, setOf } from '../../libs/database/index.js';
 import {
   webhookModels,
   type WebhookDeliveryDocument,
@@ -14,9 +14,6 @@ import type {
   WebhookEndpointStore,
   WebhookStores,
 } from './stores.js';
-
-/** MongoDB's answer to an index created again with other options. */
-const INDEX_OPTIONS_CONFLICT = 85;
 
 function endpointOf({ _id, ...rest }: WebhookEndpointDocument): WebhookEndpointRecord {
   return { id: _id, ...rest };
@@ -40,16 +37,12 @@ export async function openMongoWebhookStores(
 ): Promise<WebhookStores> {
   const { Endpoint, Delivery } = webhookModels(connection);
   await Promise.all([Endpoint.init(), Delivery.init()]);
-  const expireAfterSeconds = retentionDays * 86_400;
-  try {
-    await Delivery.collection.createIndex({ created_at: 1 }, { expireAfterSeconds });
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== INDEX_OPTIONS_CONFLICT) throw error;
-    await connection.db!.command({
-      collMod: Delivery.collection.collectionName,
-      index: { keyPattern: { created_at: 1 }, expireAfterSeconds },
-    });
-  }
+  await ensureRetentionIndex(
+    connection,
+    Delivery.collection.collectionName,
+    'created_at',
+    retentionDays,
+  );
   const sequences = new Sequences(connection);
 
   const endpoints: WebhookEndpointStore = {

@@ -7,6 +7,7 @@ import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js'
 import { createManagementApp } from '../../services/management/app.js';
 import { signingKeysView } from '../../services/management/signing-keys.js';
 import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
+import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 let system: TestSystem;
 beforeAll(async () => {
@@ -127,6 +128,7 @@ describe('authentication: every /admin/v1 route needs a bearer admin token', () 
       transport: system.transport,
       logger: createLogger('management', 'silent'),
       adminTokens: ['first-token', 'second-token'],
+      stores: memoryManagementStores(),
       trustProxy: false,
     });
     for (const token of ['first-token', 'second-token']) {
@@ -1151,7 +1153,13 @@ describe('health', () => {
     bus.register('license', { 'license.health': health('license') });
     bus.register('update-catalog', { 'update-catalog.health': health('update-catalog') });
     const transport = new InProcessTransport(bus, { timeoutMs: 10_000, logger });
-    const app = createManagementApp({ transport, logger, adminTokens: ['t'], trustProxy: false });
+    const app = createManagementApp({
+      transport,
+      logger,
+      adminTokens: ['t'],
+      stores: memoryManagementStores(),
+      trustProxy: false,
+    });
     const started = Date.now();
     const res = await request(app).get(`${BASE}/health`).set('Authorization', 'Bearer t');
     expectError(res, 503, 'SERVICE_UNAVAILABLE');
@@ -1170,6 +1178,7 @@ describe('signing keys (GET /admin/v1/signing-keys)', () => {
       transport: system.transport,
       logger,
       adminTokens: ['t'],
+      stores: memoryManagementStores(),
       trustProxy: false,
       ...(signingKeys ? { signingKeys } : {}),
     });

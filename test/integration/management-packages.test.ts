@@ -20,6 +20,7 @@ import {
   uploadFile,
 } from '../support/packages.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 /**
  * Management API additions of the issue: versions, package files (multipart uploads streamed to
@@ -490,6 +491,7 @@ describe('an upload whose answer is lost after the object was stored', () => {
         transport,
         logger,
         adminTokens: ['t'],
+        stores: memoryManagementStores(),
         trustProxy: false,
         maxUploadBytes: 1024 * 1024,
       });

@@ -206,7 +206,7 @@ withRabbit('operations (docs/operations.md): every service as its own process', 
   describe('health: GET /healthz and /readyz on every process', () => {
     const dependencies: Record<string, string[]> = {
       gateway: ['rabbitmq', 'redis'],
-      management: ['rabbitmq'],
+      management: ['mongodb', 'rabbitmq'],
       license: ['mongodb', 'rabbitmq'],
       'update-catalog': ['mongodb', 'rabbitmq'],
       download: ['mongodb', 'object_storage', 'rabbitmq'],

@@ -26,6 +26,7 @@ import {
   type TestSystem,
 } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 
@@ -264,8 +265,15 @@ describe('(b) each document lists exactly the routes its app registers', () => {
         ]);
         const html = op.responses['200']?.content?.['text/html'] !== undefined;
         const keySet = op.responses['200']?.content?.['application/jwk-set+json'] !== undefined;
+        const csv = op.responses['200']?.content?.['text/csv'] !== undefined;
         expect(res.headers['content-type']).toMatch(
-          html ? /^text\/html/ : keySet ? /^application\/jwk-set\+json/ : /^application\/json/,
+          html
+            ? /^text\/html/
+            : keySet
+              ? /^application\/jwk-set\+json/
+              : csv
+                ? /^text\/csv/
+                : /^application\/json/,
         );
       }
     });
@@ -363,6 +371,7 @@ describe('(c) real responses match the documented schemas', () => {
       transport: system.transport,
       logger,
       adminTokens: ['t'],
+      stores: memoryManagementStores(),
       trustProxy: false,
       maxUploadBytes,
     });
@@ -779,6 +788,43 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('delete', ACTIVATION, 400, { params: { key, identifier: 'x'.repeat(256) } });
   });
 
+  test('admins, their tokens, the signed-in admin and the audit log: successes and errors', async () => {
+    const ADMINS = '/admin/v1/admins';
+    const ADMIN = '/admin/v1/admins/{id}';
+    const TOKENS = '/admin/v1/admins/{id}/tokens';
+    const TOKEN = '/admin/v1/admins/{id}/tokens/{token_id}';
+    await admin('get', '/admin/v1/me', 200);
+    await admin('get', '/admin/v1/me', 401, { auth: null });
+    const owner = (await admin('post', ADMINS, 201, { body: { name: 'Doc', role: 'owner' } })).body
+      .data;
+    const viewer = (await admin('post', ADMINS, 201, { body: { name: 'View', role: 'viewer' } }))
+      .body.data;
+    await admin('post', ADMINS, 400, { body: { name: 'Doc', role: 'boss' } });
+    await admin('post', ADMINS, 403, {
+      body: { name: 'X', role: 'owner' },
+      auth: `Bearer ${viewer.token}`,
+    });
+    await admin('get', ADMINS, 200);
+    await admin('get', ADMINS, 403, { auth: `Bearer ${viewer.token}` });
+    await admin('get', ADMIN, 200, { params: { id: owner.id } });
+    await admin('get', ADMIN, 404, { params: { id: UNKNOWN } });
+    await admin('patch', ADMIN, 200, { params: { id: viewer.id }, body: { name: 'Vera' } });
+    await admin('patch', ADMIN, 409, { params: { id: owner.id }, body: { role: 'viewer' } });
+    await admin('patch', ADMIN, 404, { params: { id: UNKNOWN }, body: { name: 'None' } });
+    const token = (await admin('post', TOKENS, 201, { params: { id: viewer.id } })).body.data;
+    await admin('post', TOKENS, 404, { params: { id: UNKNOWN } });
+    await admin('delete', TOKEN, 200, { params: { id: viewer.id, token_id: token.id } });
+    await admin('delete', TOKEN, 404, { params: { id: viewer.id, token_id: token.id } });
+    await admin('delete', TOKEN, 400, { params: { id: viewer.id, token_id: 'nope' } });
+    await admin('delete', ADMIN, 409, { params: { id: owner.id } });
+    await admin('delete', ADMIN, 200, { params: { id: viewer.id } });
+    await admin('delete', ADMIN, 404, { params: { id: viewer.id } });
+    await admin('get', '/admin/v1/audit-log', 200, { query: 'action=createAdmin&per_page=5' });
+    await admin('get', '/admin/v1/audit-log', 400, { query: 'from=soon' });
+    await admin('get', '/admin/v1/audit-log.csv', 200, { query: 'action=createAdmin' });
+    await admin('get', '/admin/v1/audit-log.csv', 400, { query: 'admin=me' });
+  });
+
   test('admin signing keys: the kids of the key set the gateway publishes, and its address', async () => {
     const shown = await admin('get', '/admin/v1/signing-keys', 200);
     const published = await system.api().get(`${API_BASE}/keys`);
@@ -838,7 +884,13 @@ describe('(c) real responses match the documented schemas', () => {
       'license.health': async () => ({ service: 'license', status: 'ok', uptime_seconds: 1 }),
     });
     const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
-    const app = createManagementApp({ transport, logger, adminTokens: ['t'], trustProxy: false });
+    const app = createManagementApp({
+      transport,
+      logger,
+      adminTokens: ['t'],
+      stores: memoryManagementStores(),
+      trustProxy: false,
+    });
     const res = await request(app).get('/admin/v1/health').set('Authorization', 'Bearer t');
     expect(res.status).toBe(503);
     expectDocumented(mgmt, 'get', '/admin/v1/health', res);

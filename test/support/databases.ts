@@ -4,7 +4,7 @@ import { connectDatabase } from '../../libs/database/index.js';
 import type { TestSystem } from './system.js';
 
 /** The services that keep a database of their own. */
-type DatabaseOwner = 'license' | 'update-catalog' | 'download' | 'webhooks';
+type DatabaseOwner = 'license' | 'update-catalog' | 'download' | 'webhooks' | 'management';
 
 /**
  * A database of its own on the test server (started by test/support/global-setup.ts), for a

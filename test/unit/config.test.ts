@@ -185,6 +185,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   WEBHOOK_RETRY_SCHEDULE: '5 seconds',
   WEBHOOK_ALLOW_PRIVATE_URLS: 'yes',
   WEBHOOK_DELIVERY_RETENTION_DAYS: '0',
+  AUDIT_RETENTION_DAYS: '0',
   STORAGE_DIR: null,
   DOWNLOAD_PORT: '65536',
   DOWNLOAD_SERVICE_URL: 'download:8082',

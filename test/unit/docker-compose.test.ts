@@ -684,7 +684,7 @@ describe('the rules read the code', () => {
     expect(ctx.requiredSettings.license).toEqual(['AMQP_URL', 'MONGODB_URL']);
     expect(ctx.requiredSettings['update-catalog']).toEqual(['AMQP_URL', 'MONGODB_URL']);
     expect(ctx.requiredSettings.gateway).toEqual(['AMQP_URL', 'SIGNING_KEY']);
-    expect(ctx.requiredSettings.management).toEqual(['ADMIN_TOKENS', 'AMQP_URL']);
+    expect(ctx.requiredSettings.management).toEqual(['ADMIN_TOKENS', 'AMQP_URL', 'MONGODB_URL']);
   });
 
   test('tsc emits services/<name>/main.ts as dist/services/<name>/main.js', () => {

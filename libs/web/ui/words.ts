@@ -53,6 +53,7 @@ export const EXEMPT_MARK = 'staging, not counted';
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   INVALID_REQUEST: 'The request was not accepted',
   UNAUTHORIZED: 'The admin token was not accepted',
+  FORBIDDEN: 'Your role does not allow this',
   NOT_FOUND: 'Not found',
   LICENSE_INVALID: 'This license key is not valid, or the license is not active',
   LICENSE_EXPIRED: 'The license has expired',
@@ -66,6 +67,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   DOWNLOAD_NOT_AVAILABLE: "This product's files come from the customer's account",
   RANGE_NOT_SATISFIABLE: 'The part of the file asked for lies beyond its end',
   ALREADY_EXISTS: 'That already exists',
+  LAST_OWNER: 'The last owner must stay an owner',
   PAYLOAD_TOO_LARGE: 'The file or request is too large',
   REQUEST_HEADERS_TOO_LARGE: 'The request headers are too large',
   REQUEST_TIMEOUT: 'The request did not arrive in time',

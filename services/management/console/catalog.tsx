@@ -9,6 +9,7 @@ import { useAction } from './hooks.js';
 import { Done, Outcome } from './notices.js';
 import { Plans } from './plans.js';
 import { DOWNLOAD_ACCESS_WORDS } from './words.js';
+import { useCan } from './permissions.js';
 
 interface ProductDraft {
   title: string;
@@ -35,6 +36,7 @@ function ProductForm({
   onCancel?: () => void;
 }) {
   const api = useApi();
+  const can = useCan();
   const { products } = useDirectory();
   const [draft, setDraft] = useState<ProductDraft>(
     product === null
@@ -72,6 +74,7 @@ function ProductForm({
     });
   };
   const idPrefix = product === null ? 'new-product' : `product-${product.id}`;
+  if (!can(product === null ? 'createProduct' : 'updateProduct')) return null;
   return (
     <form
       method="post"
@@ -139,6 +142,7 @@ function ProductForm({
 
 function Products({ onVersions }: { onVersions: (productId: number) => void }) {
   const { products, productTitle, reload } = useDirectory();
+  const can = useCan();
   const [editing, setEditing] = useState<number | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   return (
@@ -179,6 +183,7 @@ function Products({ onVersions }: { onVersions: (productId: number) => void }) {
                 <button
                   type="button"
                   class="secondary small"
+                  hidden={!can('updateProduct')}
                   aria-label={`Edit ${product.title}`}
                   aria-expanded={editing === product.id}
                   onClick={() => {
@@ -218,7 +223,7 @@ function Products({ onVersions }: { onVersions: (productId: number) => void }) {
               />
             </div>
           ))}
-      <h3>New product or bundle</h3>
+      <h3 hidden={!can('createProduct')}>New product or bundle</h3>
       <ProductForm product={null} onSaved={reload} />
     </section>
   );

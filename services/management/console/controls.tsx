@@ -127,12 +127,16 @@ export function RemoveButton<T>({
   item,
   verb,
   name,
+  allowed = true,
 }: {
   removal: Removal<T>;
   item: T;
   verb: string;
   name: string;
+  /** False: the signed-in role may not do it, and no button is shown. */
+  allowed?: boolean;
 }) {
+  if (!allowed) return null;
   return (
     <button
       type="button"

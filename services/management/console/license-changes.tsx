@@ -25,6 +25,7 @@ import {
   type PlanChangeEffects,
 } from './license-words.js';
 import { LIMIT_PROBLEM, limitWords, notRenewable } from './words.js';
+import { useCan } from './permissions.js';
 
 /** A change's answer: the license as it now is, shown in place of the one loaded. */
 export type Change = (license: LicenseDetail) => void;
@@ -32,6 +33,7 @@ export type Change = (license: LicenseDetail) => void;
 /** The changes a PATCH makes (spec 3.3): limit, status, expiry, each a form of its own. */
 export function Settings({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const [limit, setLimit] = useState(String(license.activation_limit));
   const [status, setStatus] = useState<LicenseStatus>(license.status);
   const [expires, setExpires] = useState(isoToLocalInput(license.expires_at));
@@ -51,6 +53,7 @@ export function Settings({ license, onChange }: { license: LicenseDetail; onChan
       return done(changed);
     });
 
+  if (!can('updateLicense')) return null;
   return (
     <section aria-labelledby="settings-heading" class="panel">
       <h2 id="settings-heading">Limit, status and expiry</h2>
@@ -131,6 +134,7 @@ export function Settings({ license, onChange }: { license: LicenseDetail; onChan
  */
 export function PlanChange({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const { plans, planName } = useDirectory();
   const [planId, setPlanId] = useState('');
   const [when, setWhen] = useState<'now' | 'renewal'>('now');
@@ -161,6 +165,7 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
         ? `The license is now on ${changed.plan ?? planName(changed.plan_id)}, with its limit, type, lease and exempt settings.`
         : `${planName(Number(planId))} will apply at the next checkout renewal.`;
     });
+  if (!can('changePlan')) return null;
   return (
     <section aria-labelledby="plan-heading" class="panel">
       <h2 id="plan-heading">Change plan</h2>
@@ -238,6 +243,7 @@ export function Renewal({ license, onChange }: { license: LicenseDetail; onChang
 
 function RenewalForm({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const [expires, setExpires] = useState('');
   const [nextPayment, setNextPayment] = useState('');
   const [source, setSource] = useState<'checkout' | 'gateway'>('checkout');
@@ -263,6 +269,7 @@ function RenewalForm({ license, onChange }: { license: LicenseDetail; onChange: 
       return `Renewed: the license is ${STATUS_WORDS[changed.status].toLowerCase()}.`;
     });
   };
+  if (!can('renewLicense')) return null;
   return (
     <section aria-labelledby="renewal-heading" class="panel">
       <h2 id="renewal-heading">Renew</h2>

@@ -30,6 +30,7 @@ import {
   noAddWords,
   usage,
 } from './words.js';
+import { useCan } from './permissions.js';
 
 /** How the API normalises an identifier of each type (spec 2.4), said before it happens. */
 const NORMALISATION: Record<ActivationType, string> = {
@@ -156,6 +157,7 @@ function ActivationTable({
 }) {
   // Rendered again when the next lease shown ends, so a lapse is marked as it happens.
   const now = useNow(activations.map((activation) => activation.lease_expires_at));
+  const can = useCan();
   return (
     <Table
       columns={['Identifier', 'Name', 'IP', 'Activated', 'Lease', 'Last license file']}
@@ -191,6 +193,7 @@ function ActivationTable({
               item={activation}
               verb="Remove"
               name={activation.identifier}
+              allowed={can('removeActivation')}
             />
           </td>
         </tr>
@@ -291,6 +294,7 @@ function PagedActivations({
 
 function Activations({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
+  const can = useCan();
   const [identifier, setIdentifier] = useState('');
   const [name, setName] = useState('');
   const action = useAction();
@@ -353,31 +357,41 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
       ) : (
         <ActivationTable activations={license.activations} removal={removal} />
       )}
-      <h3>Add an activation</h3>
-      {closed !== null ? (
-        <p class="muted">{closed}</p>
-      ) : (
-        <form method="post" onSubmit={add} class="row">
-          <Field label="Identifier" hint={NORMALISATION[license.activation_type]}>
-            <Input
-              name="identifier"
-              autocomplete="off"
-              spellcheck={false}
-              required
-              maxLength={255}
-              value={identifier}
-              onValue={setIdentifier}
-            />
-          </Field>
-          <Field label="Name" hint="Optional label.">
-            <Input name="name" autocomplete="off" maxLength={255} value={name} onValue={setName} />
-          </Field>
-          <div class="field submit">
-            <button type="submit" disabled={action.busy || identifier.trim() === ''}>
-              Add
-            </button>
-          </div>
-        </form>
+      {can('addActivation') && (
+        <>
+          <h3>Add an activation</h3>
+          {closed !== null ? (
+            <p class="muted">{closed}</p>
+          ) : (
+            <form method="post" onSubmit={add} class="row">
+              <Field label="Identifier" hint={NORMALISATION[license.activation_type]}>
+                <Input
+                  name="identifier"
+                  autocomplete="off"
+                  spellcheck={false}
+                  required
+                  maxLength={255}
+                  value={identifier}
+                  onValue={setIdentifier}
+                />
+              </Field>
+              <Field label="Name" hint="Optional label.">
+                <Input
+                  name="name"
+                  autocomplete="off"
+                  maxLength={255}
+                  value={name}
+                  onValue={setName}
+                />
+              </Field>
+              <div class="field submit">
+                <button type="submit" disabled={action.busy || identifier.trim() === ''}>
+                  Add
+                </button>
+              </div>
+            </form>
+          )}
+        </>
       )}
       <Outcome action={action} />
       <ConfirmRemoval

@@ -15,6 +15,7 @@ import { Input, PlanSelect, ProductSelect, WordSelect, localInputToIso } from '.
 import { useAction, useLoad } from './hooks.js';
 import { LoadView, Outcome } from './notices.js';
 import { StatusBadge, usage } from './words.js';
+import { useCan } from './permissions.js';
 
 /** The license search (spec 2.2): kept by the console, so it is still there after a detail. */
 export interface LicenseSearch {
@@ -147,6 +148,7 @@ function LicenseTable({
 /** Issue a license (it copies the plan's limit and type); the new license opens. */
 function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
   const api = useApi();
+  const can = useCan();
   const { products, plans } = useDirectory();
   const [productId, setProductId] = useState<number | null>(null);
   const [planId, setPlanId] = useState<number | null>(null);
@@ -166,6 +168,7 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
       return null;
     });
   };
+  if (!can('createLicense')) return null;
   return (
     <details class="panel">
       <summary>Issue a license</summary>

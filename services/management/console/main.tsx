@@ -1,11 +1,15 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Plan, Product } from '../../../libs/contracts/index.js';
+import type { Plan, Product, SignedInAdmin } from '../../../libs/contracts/index.js';
 import { ErrorNote } from '../../../libs/web/ui/components.js';
 import '../../../libs/web/ui/styles.css';
 import './console.css';
 import './pieces.css';
+import './admins.css';
 import { AdminApi, ApiContext } from './admin-api.js';
+import { ROLE_WORDS } from './admin-words.js';
+import { AdminsPage } from './admins.js';
+import { AuditLogPage } from './audit-log.js';
 import { CatalogPage } from './catalog.js';
 import { DirectoryContext, type Directory } from './directory.js';
 import { DownloadLogPage } from './download-log.js';
@@ -22,6 +26,7 @@ import {
 } from './navigation.js';
 import { OperationsPage } from './operations.js';
 import { OverviewPage } from './overview.js';
+import { SignedInContext, signedIn } from './permissions.js';
 import { forgetToken, keepToken, storedToken } from './session.js';
 import { SignIn } from './sign-in.js';
 import { VersionsPage } from './versions.js';
@@ -43,6 +48,14 @@ const TITLES: Record<View['section'], string> = {
   'download-log': 'Download log',
   webhooks: 'Webhooks',
   jobs: 'Jobs and health',
+  admins: 'Admins',
+  'audit-log': 'Audit log',
+};
+
+/** The section a role may open: the Admins page is an owner's. */
+const SECTION_OPERATION: Partial<Record<View['section'], string>> = {
+  admins: 'listAdmins',
+  'audit-log': 'listAuditLog',
 };
 
 function useDirectoryData(api: AdminApi): { directory: Directory; error: unknown } {
@@ -68,6 +81,12 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
   const [view, setView] = useState<View>(currentView);
   const [search, setSearch] = useState<LicenseSearch>(NO_SEARCH);
   const { directory, error } = useDirectoryData(api);
+  const me = useLoad(() => api.get<SignedInAdmin>('/me'), [api]);
+  const session = useMemo(() => signedIn(me.data), [me.data]);
+  const sections = SECTIONS.filter(({ section }) => {
+    const operation = SECTION_OPERATION[section];
+    return operation === undefined || session.can(operation);
+  });
   const main = useRef<HTMLElement>(null);
   const moved = useRef(false);
 
@@ -139,43 +158,56 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
     case 'jobs':
       page = <OperationsPage />;
       break;
+    case 'admins':
+      page = <AdminsPage />;
+      break;
+    case 'audit-log':
+      page = <AuditLogPage />;
+      break;
   }
 
   const current = view.section === 'license' ? 'licenses' : view.section;
   return (
-    <DirectoryContext.Provider value={directory}>
-      <header class="topbar">
-        <button type="button" class="skip" onClick={() => main.current?.focus()}>
-          Skip to content
-        </button>
-        <span class="brand">Licensing console</span>
-        <nav aria-label="Sections">
-          <ul>
-            {SECTIONS.map(({ section, label }) => (
-              <li key={section}>
-                <a
-                  href={`#${section}`}
-                  aria-current={current === section ? 'page' : undefined}
-                  onClick={(event) => {
-                    event.preventDefault();
-                    go(sectionView(section));
-                  }}
-                >
-                  {label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <button type="button" class="secondary sign-out" onClick={onSignOut}>
-          Sign out
-        </button>
-      </header>
-      <main id="content" ref={main} tabIndex={-1}>
-        <ErrorNote error={error} />
-        {page}
-      </main>
-    </DirectoryContext.Provider>
+    <SignedInContext.Provider value={session}>
+      <DirectoryContext.Provider value={directory}>
+        <header class="topbar">
+          <button type="button" class="skip" onClick={() => main.current?.focus()}>
+            Skip to content
+          </button>
+          <span class="brand">Licensing console</span>
+          <nav aria-label="Sections">
+            <ul>
+              {sections.map(({ section, label }) => (
+                <li key={section}>
+                  <a
+                    href={`#${section}`}
+                    aria-current={current === section ? 'page' : undefined}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      go(sectionView(section));
+                    }}
+                  >
+                    {label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          {me.data !== null && (
+            <span class="who" title={ROLE_WORDS[me.data.role].can}>
+              {me.data.name} · {ROLE_WORDS[me.data.role].name}
+            </span>
+          )}
+          <button type="button" class="secondary sign-out" onClick={onSignOut}>
+            Sign out
+          </button>
+        </header>
+        <main id="content" ref={main} tabIndex={-1}>
+          <ErrorNote error={error ?? me.error} />
+          {page}
+        </main>
+      </DirectoryContext.Provider>
+    </SignedInContext.Provider>
   );
 }
 

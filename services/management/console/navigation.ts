@@ -13,7 +13,9 @@ export type View =
   | { section: 'versions'; productId: number | null }
   | { section: 'download-log' }
   | { section: 'webhooks'; endpointId: number | null }
-  | { section: 'jobs' };
+  | { section: 'jobs' }
+  | { section: 'admins' }
+  | { section: 'audit-log' };
 
 export type Section = View['section'];
 
@@ -26,6 +28,8 @@ export const SECTIONS: readonly { section: Section; label: string }[] = [
   { section: 'download-log', label: 'Download log' },
   { section: 'webhooks', label: 'Webhooks' },
   { section: 'jobs', label: 'Jobs and health' },
+  { section: 'admins', label: 'Admins' },
+  { section: 'audit-log', label: 'Audit log' },
 ];
 
 /** The view a section opens with when nothing more is known. */
@@ -63,6 +67,8 @@ function isView(value: unknown): value is View {
     case 'catalog':
     case 'download-log':
     case 'jobs':
+    case 'admins':
+    case 'audit-log':
       return true;
     default:
       return false;

@@ -12,6 +12,7 @@ import { useApi } from './admin-api.js';
 import { ReloadButton } from './controls.js';
 import { useAction, useLoad } from './hooks.js';
 import { Loading, Outcome } from './notices.js';
+import { useCan } from './permissions.js';
 
 /** The scheduled tasks (spec 2.5, 3.1 "Reminders & Expiration"), in words. */
 const TASKS: Record<TaskName, { title: string; does: string; result: (count: number) => string }> =
@@ -46,6 +47,7 @@ const SERVICES = {
 function Tasks() {
   const api = useApi();
   const tasks = useLoad(() => api.get<{ tasks: ScheduledTask[] }>('/jobs'), [api]);
+  const can = useCan();
   const action = useAction();
   const run = (name: TaskName) =>
     action.run(async () => {
@@ -105,6 +107,7 @@ function Tasks() {
                     type="button"
                     class="small"
                     disabled={action.busy}
+                    hidden={!can('runJob')}
                     aria-label={`Run ${words.title} now`}
                     onClick={() => void run(task.name)}
                   >

@@ -12,6 +12,7 @@ import { planChoiceWords } from './license-words.js';
 import { useAction, useRemoval } from './hooks.js';
 import { Outcome } from './notices.js';
 import { formatBytes } from './words.js';
+import { useCan } from './permissions.js';
 
 /** Every change to versions and files changes what is offered: both lists are read again. */
 export type Changed = () => void;
@@ -36,6 +37,7 @@ function FilePlanSelect({
 /** A package upload with its progress (XMLHttpRequest reports it; admin-api.ts). */
 export function Upload({ version, onChanged }: { version: Version; onChanged: Changed }) {
   const api = useApi();
+  const can = useCan();
   const [file, setFile] = useState<File | null>(null);
   const [planId, setPlanId] = useState<number | null>(null);
   const [include, setInclude] = useState(true);
@@ -66,6 +68,7 @@ export function Upload({ version, onChanged }: { version: Version; onChanged: Ch
       ? 0
       : Math.round((progress.sent / progress.total) * 100);
   const heading = `upload-heading-${version.id}`;
+  if (!can('uploadFile')) return null;
   return (
     <form method="post" onSubmit={submit} class="upload" aria-labelledby={heading}>
       <h4 id={heading}>Upload a file to version {version.version}</h4>
@@ -104,6 +107,7 @@ export function Upload({ version, onChanged }: { version: Version; onChanged: Ch
 
 export function Files({ version, onChanged }: { version: Version; onChanged: Changed }) {
   const api = useApi();
+  const can = useCan();
   const action = useAction();
   const patch = (file: PackageFile, body: Record<string, unknown>, done: string) =>
     action.run(async () => {
@@ -137,7 +141,7 @@ export function Files({ version, onChanged }: { version: Version; onChanged: Cha
                 <FilePlanSelect
                   label={`Plans of ${file.filename}`}
                   value={file.plan_id}
-                  disabled={action.busy}
+                  disabled={action.busy || !can('updateFile')}
                   onChange={(planId) =>
                     void patch(
                       file,
@@ -152,7 +156,7 @@ export function Files({ version, onChanged }: { version: Version; onChanged: Cha
                   label={`Include ${file.filename} in auto-updates`}
                   hideLabel
                   checked={file.include_in_updates}
-                  disabled={action.busy}
+                  disabled={action.busy || !can('updateFile')}
                   onChange={(include) =>
                     void patch(
                       file,
@@ -171,7 +175,13 @@ export function Files({ version, onChanged }: { version: Version; onChanged: Cha
                 {file.sha256.slice(0, 12)}…
               </td>
               <td>
-                <RemoveButton removal={removal} item={file} verb="Delete" name={file.filename} />
+                <RemoveButton
+                  removal={removal}
+                  item={file}
+                  verb="Delete"
+                  name={file.filename}
+                  allowed={can('deleteFile')}
+                />
               </td>
             </tr>
           ))}

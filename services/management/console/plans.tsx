@@ -24,6 +24,7 @@ import {
   leaseWordsOrNone,
   limitWords,
 } from './words.js';
+import { useCan } from './permissions.js';
 
 /** The lease and exempt fields, the same in the new plan's form and an edit. */
 function TermsFields({
@@ -79,6 +80,7 @@ const termsReady = (draft: PlanTermsDraft) =>
 
 function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
   const api = useApi();
+  const can = useCan();
   const [name, setName] = useState('');
   const [type, setType] = useState<ActivationType>('domain');
   const [limit, setLimit] = useState('1');
@@ -99,6 +101,7 @@ function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
       return `Created ${plan.name}.`;
     });
   };
+  if (!can('createPlan')) return null;
   return (
     <form method="post" onSubmit={submit} class="panel" aria-label="New plan">
       <div class="row">
@@ -210,6 +213,7 @@ function ExemptCell({ plan }: { plan: Plan }) {
 
 export function Plans() {
   const { plans, reload } = useDirectory();
+  const can = useCan();
   const [editing, setEditing] = useState<number | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   // The Edit button that opened the form, where focus returns when it closes.
@@ -255,6 +259,7 @@ export function Plans() {
                 <button
                   type="button"
                   class="secondary small"
+                  hidden={!can('updatePlan')}
                   aria-label={`Edit plan ${plan.name}`}
                   aria-expanded={editing === plan.id}
                   onClick={(event) => {
@@ -287,7 +292,7 @@ export function Plans() {
           />
         </div>
       )}
-      <h3>New plan</h3>
+      <h3 hidden={!can('createPlan')}>New plan</h3>
       <NewPlanForm onSaved={reload} />
     </section>
   );

@@ -10,6 +10,7 @@ import { useAction, useLoad, type Loaded } from './hooks.js';
 import { LoadView, Outcome } from './notices.js';
 import { Files, Upload, type Changed } from './package-files.js';
 import { formatBytes } from './words.js';
+import { useCan } from './permissions.js';
 
 /** What the update check would offer now (GET /products/:id/offers), per plan. */
 interface Offer {
@@ -64,6 +65,7 @@ function Offers({ offers }: { offers: Loaded<{ offers: Offer[] }> }) {
 
 function NewVersion({ productId, onChanged }: { productId: number; onChanged: Changed }) {
   const api = useApi();
+  const can = useCan();
   const [version, setVersion] = useState('');
   const [notes, setNotes] = useState('');
   const [date, setDate] = useState('');
@@ -85,6 +87,7 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
       return `Created version ${created.version}: upload its files below.`;
     });
   };
+  if (!can('createVersion')) return null;
   return (
     <details class="panel">
       <summary>New version</summary>
@@ -117,6 +120,7 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
 
 function VersionCard({ version, onChanged }: { version: Version; onChanged: Changed }) {
   const api = useApi();
+  const can = useCan();
   const action = useAction();
   const toggle = () =>
     action.run(async () => {
@@ -141,6 +145,7 @@ function VersionCard({ version, onChanged }: { version: Version; onChanged: Chan
           type="button"
           class="secondary small"
           disabled={action.busy}
+          hidden={!can('updateVersion')}
           onClick={() => void toggle()}
         >
           {version.published ? 'Unpublish' : 'Publish'}

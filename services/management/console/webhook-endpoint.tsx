@@ -22,6 +22,7 @@ import {
   endpointDraftOf,
   type EndpointDraft,
 } from './webhook-words.js';
+import { useCan } from './permissions.js';
 
 interface DeliveryPage {
   deliveries: WebhookDelivery[];
@@ -194,6 +195,7 @@ function DeliveryTable({
   busy: boolean;
   onRetry: (delivery: WebhookDelivery, button: HTMLElement) => void;
 }) {
+  const can = useCan();
   return (
     <Table columns={['Event', 'Delivery', 'Status', 'Attempts', 'Next attempt']} actions>
       {deliveries.map((delivery) => (
@@ -228,6 +230,7 @@ function DeliveryTable({
               class="small"
               aria-label={`Retry ${delivery.id}`}
               disabled={busy}
+              hidden={!can('retryWebhookDelivery')}
               onClick={(event) => onRetry(delivery, event.currentTarget)}
             >
               Retry
@@ -319,6 +322,7 @@ export function WebhookEndpointPage({
   onBack: () => void;
 }) {
   const api = useApi();
+  const can = useCan();
   const path = `/webhooks/${endpointId}`;
   const loaded = useLoad(() => api.get<WebhookEndpoint>(path), [api, path]);
   const [filter, setFilter] = useState<DeliveryFilter>({ status: null, page: 1 });
@@ -412,6 +416,7 @@ export function WebhookEndpointPage({
                   type="button"
                   class="secondary"
                   ref={editButton}
+                  hidden={!can('updateWebhook')}
                   aria-expanded={editing}
                   onClick={() => {
                     action.clear();
@@ -425,6 +430,7 @@ export function WebhookEndpointPage({
                   type="button"
                   class="secondary"
                   disabled={action.busy}
+                  hidden={!can('updateWebhook')}
                   onClick={(event) =>
                     void keepingFocus(event.currentTarget, () =>
                       setEnabled(endpoint, !endpoint.enabled),
@@ -437,6 +443,7 @@ export function WebhookEndpointPage({
                   type="button"
                   class="secondary"
                   disabled={action.busy}
+                  hidden={!can('sendWebhookTest')}
                   onClick={(event) => void keepingFocus(event.currentTarget, sendTest)}
                 >
                   Send test event
@@ -445,6 +452,7 @@ export function WebhookEndpointPage({
                   type="button"
                   class="secondary"
                   disabled={action.busy}
+                  hidden={!can('rotateWebhookSecret')}
                   onClick={() => rotation.ask(endpoint)}
                 >
                   Rotate secret
@@ -453,6 +461,7 @@ export function WebhookEndpointPage({
                   type="button"
                   class="danger"
                   disabled={action.busy}
+                  hidden={!can('deleteWebhook')}
                   onClick={() => removal.ask(endpoint)}
                 >
                   Delete

@@ -1,4 +1,5 @@
 /** What the webhook pages share: an endpoint's state and events, the events field, the secret. */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WebhookEndpoint } from '../../../libs/contracts/index.js';
 import { ALL_EVENTS, domainEventTypes } from '../../../libs/contracts/bounds.js';
@@ -149,10 +150,15 @@ export function SecretNotice({
   secret,
   title,
   onDone,
+  children,
+  noun = 'secret',
 }: {
   secret: string;
   title: string;
   onDone: () => void;
+  /** What to do with it; unless said, a webhook signing secret's use. */
+  children?: ComponentChildren;
+  noun?: string;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const value = useRef<HTMLElement>(null);
@@ -183,10 +189,12 @@ export function SecretNotice({
       <h2 id="secret-heading" ref={heading} tabIndex={-1}>
         {title}
       </h2>
-      <p>
-        Give it to the receiver: it checks the <span class="mono">webhook-signature</span> header of
-        every delivery with it.
-      </p>
+      {children ?? (
+        <p>
+          Give it to the receiver: it checks the <span class="mono">webhook-signature</span> header
+          of every delivery with it.
+        </p>
+      )}
       <div class="secret-row">
         <code class="mono secret-value" ref={value} data-secret>
           {secret}
@@ -200,7 +208,7 @@ export function SecretNotice({
           {copied}
         </p>
       )}
-      <p class="warning">This secret will not be shown again: copy it now.</p>
+      <p class="warning">This {noun} will not be shown again: copy it now.</p>
       <button type="button" class="secondary" onClick={onDone}>
         I have copied it
       </button>

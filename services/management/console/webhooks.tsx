@@ -16,6 +16,7 @@ import {
   type EndpointDraft,
 } from './webhook-words.js';
 import { WebhookEndpointPage } from './webhook-endpoint.js';
+import { useCan } from './permissions.js';
 
 function NewEndpointForm({
   full,
@@ -25,6 +26,7 @@ function NewEndpointForm({
   onCreated: (endpoint: WebhookEndpointWithSecret) => void;
 }) {
   const api = useApi();
+  const can = useCan();
   const [draft, setDraft] = useState<EndpointDraft>(EMPTY_ENDPOINT);
   const action = useAction();
   const submit = async (event: Event) => {
@@ -40,6 +42,7 @@ function NewEndpointForm({
       return null;
     });
   };
+  if (!can('createWebhook')) return null;
   return (
     <form method="post" onSubmit={submit} class="panel" aria-label="New webhook endpoint">
       <EndpointFields
@@ -104,6 +107,7 @@ function Endpoints({
 
 function WebhookList({ onOpen }: { onOpen: (id: number) => void }) {
   const api = useApi();
+  const can = useCan();
   const loaded = useLoad(() => api.get<{ webhooks: WebhookEndpoint[] }>('/webhooks'), [api]);
   // The secret of the endpoint just made: in this component's state only (SecretNotice).
   const [created, setCreated] = useState<WebhookEndpointWithSecret | null>(null);
@@ -128,7 +132,7 @@ function WebhookList({ onOpen }: { onOpen: (id: number) => void }) {
       <LoadView loaded={loaded} what="the webhook endpoints">
         {({ webhooks }) => <Endpoints endpoints={webhooks} onOpen={onOpen} />}
       </LoadView>
-      <h2>Add an endpoint</h2>
+      <h2 hidden={!can('createWebhook')}>Add an endpoint</h2>
       <NewEndpointForm
         full={count >= MAX_WEBHOOK_ENDPOINTS}
         onCreated={(endpoint) => {

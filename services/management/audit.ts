@@ -1,0 +1,54 @@
+import { withTimeout } from '../../libs/process/timeout.js';
+import type { Logger } from '../../libs/logging/index.js';
+import type { ActingAdmin } from './admin-tokens.js';
+import { changedFields } from './audit-rules.js';
+import type { AuditLogStore } from './stores.js';
+
+/** How long the answer to a change waits for its audit entry to be written. */
+const AUDIT_WRITE_TIMEOUT_MS = 5_000;
+
+/** A change as a route describes it, before what is kept of it is decided. */
+export interface Change {
+  action: string;
+  target: string;
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * Writes the audit log: one entry per change made through the management API, written before
+ * the change is answered. The change itself is made by another service, and there is no
+ * transaction across the two: an entry that cannot be written is logged as an error, whole but
+ * for its before and after, and the change is answered as made, since it was.
+ */
+export class AuditTrail {
+  constructor(
+    private readonly store: AuditLogStore,
+    private readonly logger: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async record(admin: ActingAdmin, change: Change): Promise<void> {
+    const { before, after } = changedFields(change.before, change.after);
+    const entry = {
+      at: this.clock(),
+      admin: { id: admin.id, name: admin.name },
+      action: change.action,
+      target: change.target,
+      before,
+      after,
+    };
+    try {
+      await withTimeout(
+        this.store.record(entry),
+        AUDIT_WRITE_TIMEOUT_MS,
+        `The audit log was not written within ${AUDIT_WRITE_TIMEOUT_MS} ms.`,
+      );
+    } catch (error) {
+      this.logger.error(
+        { err: error, admin: entry.admin, action: entry.action, target: entry.target },
+        'an audit entry could not be written',
+      );
+    }
+  }
+}
