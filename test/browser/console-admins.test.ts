@@ -286,7 +286,11 @@ describe('a viewer', () => {
     await screenshot(page, `console-viewer-license${size}`);
 
     await nav.getByRole('link', { name: 'Products and plans' }).click();
-    await page.getByRole('cell', { name: 'Viewed Plugin', exact: true }).waitFor();
+    // On a phone the cell is a card's line, named with its column's label first.
+    await page
+      .getByRole('cell', { name: /(^| )Viewed Plugin$/ })
+      .first()
+      .waitFor();
     await expect(
       page
         .getByRole('button', { name: /^Edit / })
