@@ -174,3 +174,4 @@ export class Sequences {
     }
   }
 }
+export * from './lists.js';

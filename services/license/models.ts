@@ -15,6 +15,7 @@ import {
 } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
+  CustomerRecord,
   LicenseRecord,
   PlanRecord,
   RejectedAttemptRecord,
@@ -33,9 +34,19 @@ export interface PlanDocument extends Omit<PlanRecord, 'id'> {
  * it needs and never the whole list on a hot path: `activations_used` counts them and
  * `activations_bytes` sizes them, both changed in the same updates that change the list.
  */
-export interface LicenseDocument extends LicenseRecord {
+export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'customer'> {
   _id: Types.ObjectId;
+  /**
+   * Absent, never null, on a license without a customer: its `customer.email` is then simply
+   * missing, which the searches and orders by it read as no address.
+   */
+  customer?: LicenseRecord['customer'];
   activations: ActivationRecord[];
+  /**
+   * The metadata as a list of entries, in the order given, so that one multikey index on
+   * `metadata.value` finds a value under any key (licenses stored before have none).
+   */
+  metadata: MetadataEntry[];
   /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
   activations_bytes: number;
   /**
@@ -44,6 +55,12 @@ export interface LicenseDocument extends LicenseRecord {
    */
   recent_checks?: string[];
   updated_at: Date;
+}
+
+/** One metadata entry of a license as stored. */
+export interface MetadataEntry {
+  key: string;
+  value: string;
 }
 
 export type RejectedAttemptDocument = RejectedAttemptRecord;
@@ -87,6 +104,12 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   { fields: { plan_id: 1, created_at: -1, _id: -1 } },
   // Searches by activated identifier (multikey: one entry per activation).
   { fields: { 'activations.identifier_key': 1 } },
+  // Searches by a customer's (normalised) e-mail address, and the list ordered by it.
+  { fields: { 'customer.email': 1, _id: 1 } },
+  // Searches by a metadata value under any key (multikey: one entry per metadata entry).
+  { fields: { 'metadata.value': 1 } },
+  // The list ordered by expiry.
+  { fields: { expires_at: 1, _id: 1 } },
 ];
 
 /**
@@ -127,6 +150,22 @@ export function licenseModels(connection: Connection): LicenseModels {
     { _id: false },
   );
 
+  const customerSchema = new Schema<CustomerRecord>(
+    {
+      email: { type: String, required: true },
+      name: { type: String, default: null },
+    },
+    { _id: false },
+  );
+
+  const metadataSchema = new Schema<MetadataEntry>(
+    {
+      key: { type: String, required: true },
+      value: { type: String, required: true },
+    },
+    { _id: false },
+  );
+
   const licenseSchema = new Schema<LicenseDocument>(
     {
       license_key: { type: String, required: true },
@@ -150,6 +189,8 @@ export function licenseModels(connection: Connection): LicenseModels {
       check_count: { type: Number, default: 0 },
       recent_checks: { type: [String], default: [] },
       pending_plan_id: { type: Number, default: null },
+      customer: { type: customerSchema, default: undefined },
+      metadata: { type: [metadataSchema], default: [] },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
       updated_at: { type: Date, required: true },

@@ -76,6 +76,8 @@ describe('license.created: an admin issues a license', () => {
           expires_at: null,
           auto_renew: false,
           next_payment_at: null,
+          customer: null,
+          metadata: {},
         },
         waiting,
       );

@@ -806,6 +806,8 @@ describe('spec 2.1 plans and issued licenses', () => {
         expires_at: null,
         auto_renew: false,
         next_payment_at: null,
+        customer: null,
+        metadata: {},
       },
       waiting,
     );
@@ -837,7 +839,15 @@ describe('spec 2.1 plans and issued licenses', () => {
     const key = await license();
     const issue = (fields: { license_key?: string; product_id: number; plan_id: number }) =>
       handlers['license.createLicense'](
-        { status: 'active', expires_at: null, auto_renew: false, next_payment_at: null, ...fields },
+        {
+          status: 'active',
+          expires_at: null,
+          auto_renew: false,
+          next_payment_at: null,
+          customer: null,
+          metadata: {},
+          ...fields,
+        },
         waiting,
       );
     await expect(issue({ license_key: key, product_id: 10, plan_id: 700 })).rejects.toEqual(
@@ -1017,6 +1027,8 @@ describe('RPC deadlines: once the caller stopped waiting, nothing is written', (
           expires_at: null,
           auto_renew: false,
           next_payment_at: null,
+          customer: null,
+          metadata: {},
         },
         abandoned,
       ),
