@@ -29,6 +29,7 @@ import {
   licenseSortFields,
   sortOrders,
 } from './bounds.js';
+import { errorCodes, type ErrorCode } from './errors.js';
 import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
 
 // ---- Plans (spec 2.1) ----
@@ -556,7 +557,10 @@ export const BulkLicenseOutcome = z.discriminatedUnion('ok', [
   z.object({
     license_key: z.string(),
     ok: z.literal(false),
-    error: z.object({ code: z.string(), message: z.string() }),
+    error: z.object({
+      code: z.enum(errorCodes as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+    }),
   }),
 ]);
 export type BulkLicenseOutcome = z.infer<typeof BulkLicenseOutcome>;

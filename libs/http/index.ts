@@ -79,3 +79,4 @@ export * from './health-routes.js';
 export * from './no-store.js';
 export * from './signed-answers.js';
 export * from './file-answers.js';
+export * from './csv.js';
