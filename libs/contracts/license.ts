@@ -250,7 +250,20 @@ export const MetadataKey = z.string().regex(METADATA_KEY_PATTERN, {
  * by value. Replaced whole when sent.
  */
 export const Metadata = z
-  .record(MetadataKey, NonEmptyShortText)
+  .preprocess(
+    (value, context) => {
+      // A record drops a `__proto__` key silently; sent as a key, it is refused like any other.
+      if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+        context.addIssue({
+          code: 'custom',
+          message: 'must not have the key __proto__',
+          input: value,
+        });
+      }
+      return value;
+    },
+    z.record(MetadataKey, NonEmptyShortText),
+  )
   .refine((metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS, {
     message: `must have at most ${MAX_METADATA_KEYS} keys`,
   })
