@@ -52,6 +52,14 @@ export function csvText<Row>(columns: readonly CsvColumn<Row>[], rows: readonly 
   return csvHeader(columns) + csvRows(columns, rows);
 }
 
+/** An export's file name: what it holds and when it was made (`licenses-2026-06-01T12-00-00Z.csv`). */
+export function exportFilename(what: string, at: Date): string {
+  return `${what}-${at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-')}.csv`;
+}
+
 /** `Content-Disposition` of a download named `filename` (ASCII letters, digits, `.`, `-`, `_`). */
 export function attachment(filename: string): string {
   return `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`;

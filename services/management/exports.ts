@@ -3,6 +3,7 @@ import type { ListCursor } from '../../libs/contracts/index.js';
 import {
   CSV_MEDIA_TYPE,
   defineRoute,
+  exportFilename,
   streamCsv,
   type CsvColumn,
   type NoFields,
@@ -32,14 +33,6 @@ export async function* batchesAfter<Row>(
     yield batch.rows;
     after = batch.next;
   } while (after !== null);
-}
-
-/** An export's file name: what it holds and when it was made (`licenses-2026-06-01T12-00-00Z.csv`). */
-export function exportFilename(what: string, at: Date): string {
-  return `${what}-${at
-    .toISOString()
-    .replace(/\.\d{3}Z$/, 'Z')
-    .replace(/:/g, '-')}.csv`;
 }
 
 const CsvHeaders = z.object({

@@ -6,11 +6,11 @@ import {
   csvField,
   csvLine,
   csvText,
+  exportFilename,
   streamCsv,
   type CsvColumn,
 } from '../../libs/http/csv.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { exportFilename } from '../../services/management/exports.js';
 import { licenseColumns } from '../../services/management/csv-columns.js';
 import { csvRecords, parseCsv } from '../support/csv.js';
 

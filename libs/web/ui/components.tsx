@@ -21,6 +21,16 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 /**
+ * A column heading that is more than its name: `head` is shown instead (a sort button, a
+ * checkbox), and `sort` says how the rows are ordered by it (`aria-sort`), when they can be.
+ */
+export interface ColumnHead {
+  label: string;
+  head: ComponentChildren;
+  sort?: 'ascending' | 'descending' | 'none';
+}
+
+/**
  * A table in a box of its own that scrolls sideways on a narrow screen; `actions` adds a last
  * column, named for screen readers only, for each row's buttons.
  */
@@ -29,7 +39,7 @@ export function Table({
   actions = false,
   children,
 }: {
-  columns: readonly string[];
+  columns: readonly (string | ColumnHead)[];
   actions?: boolean;
   children: ComponentChildren;
 }) {
@@ -38,11 +48,17 @@ export function Table({
       <table>
         <thead>
           <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
+            {columns.map((column) =>
+              typeof column === 'string' ? (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ) : (
+                <th key={column.label} scope="col" aria-sort={column.sort}>
+                  {column.head}
+                </th>
+              ),
+            )}
             {actions && (
               <th scope="col">
                 <span class="visually-hidden">Actions</span>

@@ -14,6 +14,7 @@ import { useDirectory } from './directory.js';
 import { Input } from './fields.js';
 import { useAction, useLoad, useNow, useRemoval, type Removal } from './hooks.js';
 import { PlanChange, Renewal, Settings, type Change } from './license-changes.js';
+import { CustomerAndMetadata, CustomerFacts } from './license-customer.js';
 import { LoadView, Outcome } from './notices.js';
 import {
   ACTIVATION_TYPE_WORDS,
@@ -54,6 +55,7 @@ function Facts({ license }: { license: LicenseDetail }) {
       <dd>
         <StatusBadge status={license.status} />
       </dd>
+      <CustomerFacts license={license} />
       <dt>Product</dt>
       <dd>{license.product ?? productTitle(license.product_id)}</dd>
       <dt>Plan</dt>
@@ -427,6 +429,7 @@ export function LicenseDetailPage({
             <Activations license={license} onChange={loaded.replace} />
             <RejectedAttempts license={license} />
             <Settings license={license} onChange={loaded.replace} />
+            <CustomerAndMetadata license={license} onChange={loaded.replace} />
             <PlanChange license={license} onChange={loaded.replace} />
             <Renewal license={license} onChange={loaded.replace} />
           </>

@@ -5,6 +5,7 @@ import { ErrorNote } from '../../../libs/web/ui/components.js';
 import '../../../libs/web/ui/styles.css';
 import './console.css';
 import './pieces.css';
+import './lists.css';
 import { AdminApi, ApiContext } from './admin-api.js';
 import { CatalogPage } from './catalog.js';
 import { DirectoryContext, type Directory } from './directory.js';
