@@ -154,9 +154,17 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
     to: range.to,
     sort: filter.sort,
   };
+  // Days are compared as typed (YYYY-MM-DD): a range that ends before it starts is said here.
+  const backwards = filter.from !== '' && filter.to !== '' && filter.to < filter.from;
   const log = useLoad(
     () =>
-      api.get<LogPage>('/download-log', { ...query, page: filter.page, per_page: filter.perPage }),
+      backwards
+        ? Promise.reject(new Error(LIST_WORDS.logBackwards))
+        : api.get<LogPage>('/download-log', {
+            ...query,
+            page: filter.page,
+            per_page: filter.perPage,
+          }),
     [api, filter],
   );
   return (
@@ -210,7 +218,7 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
       </div>
       <div class="row list-tools">
         <PageSizeSelect value={filter.perPage} onChange={(perPage) => change({ perPage })} />
-        <ExportButton path="/exports/download-log" query={query} />
+        <ExportButton path="/exports/download-log" query={query} disabled={backwards} />
       </div>
       <LoadView loaded={log} what="the download log">
         {(page) =>

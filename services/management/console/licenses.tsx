@@ -76,7 +76,10 @@ function SearchForm({
   };
   return (
     <form method="post" onSubmit={submit} class="filters" role="search">
-      <Field label="Key prefix, identifier, customer or metadata" hint={LIST_WORDS.searchHint}>
+      <Field
+        label="Key prefix or identifier, customer or metadata value"
+        hint={LIST_WORDS.searchHint}
+      >
         <Input
           type="search"
           name="q"

@@ -58,6 +58,7 @@ export const LIST_WORDS = {
   logFrom: 'From',
   logTo: 'To',
   logRangeHint: 'Days in your time zone, both included; empty: no limit.',
+  logBackwards: 'The range ends before it starts: set To on or after From.',
 };
 
 export const SELECTION_WORDS = {

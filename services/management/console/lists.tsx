@@ -86,7 +86,15 @@ export function saveFile(blob: Blob, filename: string): void {
 }
 
 /** Exports the list as the API streams it (every row of the search, in its order). */
-export function ExportButton({ path, query }: { path: string; query: Query }) {
+export function ExportButton({
+  path,
+  query,
+  disabled = false,
+}: {
+  path: string;
+  query: Query;
+  disabled?: boolean;
+}) {
   const api = useApi();
   const action = useAction();
   const run = () =>
@@ -100,7 +108,7 @@ export function ExportButton({ path, query }: { path: string; query: Query }) {
       <button
         type="button"
         class="secondary"
-        disabled={action.busy}
+        disabled={action.busy || disabled}
         title={LIST_WORDS.exportHint}
         onClick={() => void run()}
       >
