@@ -89,7 +89,8 @@ export interface LicenseModels {
 /**
  * The indexes of the licenses collection. Every query on it is served by one of them:
  * mongo-stores.ts `licenseSearchFilter` builds admin searches whose every branch starts with
- * the first field of one (test/unit/license-search-filter.test.ts checks it), newest first.
+ * the first field of one, and every order of the list (`licenseListOrders`) is one's own
+ * (test/unit/license-search-filter.test.ts checks both).
  */
 export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: IndexOptions }> = [
   // Lookups by key; an anchored, case-sensitive key prefix (admin search) is a range of it.
