@@ -4,7 +4,6 @@ import {
   type Collection,
   type Filter,
   type FindOneAndUpdateOptions,
-  type Sort,
 } from 'mongodb';
 import type { Connection } from 'mongoose';
 import {

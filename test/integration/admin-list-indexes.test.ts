@@ -117,7 +117,7 @@ describe('the admin lists send only indexed queries', () => {
       expect(finds.length).toBeGreaterThan(10);
       const unserved = finds
         // The driver sends a sort as a Map, keeping its order.
-      .map((command) => written(Object.fromEntries(command.command.sort as Map<string, unknown>)))
+        .map((command) => written(Object.fromEntries(command.command.sort as Map<string, unknown>)))
         .filter((order) => !orders.has(order));
       expect(unserved).toEqual([]);
     },
