@@ -63,3 +63,66 @@ export const MAX_ADMIN_NAME_LENGTH = 100;
 
 /** The days the admin overview covers, ending today (UTC). */
 export const overviewPeriods = [30, 90] as const;
+
+// ---- Customers and metadata of licenses (docs/api-decisions.md, "Customers and metadata") ----
+
+/** The longest customer e-mail address (RFC 5321's 256-octet path, less its angle brackets). */
+export const MAX_EMAIL_LENGTH = 254;
+
+/** The most metadata entries a license carries. */
+export const MAX_METADATA_KEYS = 50;
+
+/**
+ * A metadata key: an ASCII letter, then up to 39 ASCII letters, digits, `_` or `-`
+ * (`order_id`, `crm-id`). Keys name fields in the stored record and in CSV headers, so nothing
+ * in them needs escaping, and `__proto__` cannot be one.
+ */
+export const METADATA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+
+/** The longest metadata value, in characters, as every stored text field (spec 8). */
+export const MAX_METADATA_VALUE_LENGTH = 255;
+
+// ---- Lists an admin works with (docs/api-decisions.md, "Lists: order, pages, exports") ----
+
+/**
+ * The orders a list may be read in: a field, ascending, or descending with `-` before it. Each
+ * has an index behind it (the stores' models list them), and ties are broken by the record's id.
+ */
+export type SortOf<Field extends string> = Field | `-${Field}`;
+
+export function sortOrders<Field extends string>(
+  fields: readonly Field[],
+): [SortOf<Field>, ...SortOf<Field>[]] {
+  const orders = fields.flatMap((field): SortOf<Field>[] => [field, `-${field}`]);
+  return orders as [SortOf<Field>, ...SortOf<Field>[]];
+}
+
+/** A sort as a field and a direction: `-expires_at` is expires_at, descending. */
+export function orderOf<Field extends string>(
+  sort: SortOf<Field>,
+): { field: Field; descending: boolean } {
+  return sort.startsWith('-')
+    ? { field: sort.slice(1) as Field, descending: true }
+    : { field: sort as Field, descending: false };
+}
+
+/** What the license list sorts by: issued, expiry, key, customer e-mail. */
+export const licenseSortFields = [
+  'created_at',
+  'expires_at',
+  'license_key',
+  'customer_email',
+] as const;
+export type LicenseSortField = (typeof licenseSortFields)[number];
+export const DEFAULT_LICENSE_SORT: SortOf<LicenseSortField> = '-created_at';
+
+/** What the download log sorts by: time, key. */
+export const downloadLogSortFields = ['at', 'license_key'] as const;
+export type DownloadLogSortField = (typeof downloadLogSortFields)[number];
+export const DEFAULT_DOWNLOAD_LOG_SORT: SortOf<DownloadLogSortField> = '-at';
+
+/** The most licenses one bulk change names. */
+export const MAX_BULK_LICENSES = 100;
+
+/** The most days a bulk change extends an expiry by (ten years). */
+export const MAX_EXTEND_DAYS = 3660;

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { DEFAULT_DOWNLOAD_LOG_SORT, downloadLogSortFields, sortOrders } from './bounds.js';
 import {
   ClientIp,
   Id,
   LicenseStatus,
+  ListCursor,
+  MAX_BATCH,
   MAX_FIELD_LENGTH,
   MAX_PAGE,
   MAX_PER_PAGE,
@@ -136,9 +139,27 @@ export const DownloadLogEntry = z.object({
 });
 export type DownloadLogEntry = z.infer<typeof DownloadLogEntry>;
 
-export const DownloadLogRequest = z.strictObject({
+/** The orders of the download log (`-` first: descending); ties are broken by the entry's id. */
+export const DownloadLogSort = z.enum(sortOrders(downloadLogSortFields)).meta({
+  description:
+    'The order: at (the time of the request) or license_key (entries without a key first when ' +
+    `ascending); a leading - reverses it. Default ${DEFAULT_DOWNLOAD_LOG_SORT}.`,
+});
+export type DownloadLogSort = z.infer<typeof DownloadLogSort>;
+
+/**
+ * What an admin's view of the log holds: one product, one outcome, entries from `from`
+ * (included) to `to` (excluded), which must come after it.
+ */
+const DownloadLogFilters = z.strictObject({
   product_id: Id.nullable().default(null),
   refused: z.boolean().nullable().default(null),
+  from: Timestamp.nullable().default(null),
+  to: Timestamp.nullable().default(null),
+  sort: DownloadLogSort.default(DEFAULT_DOWNLOAD_LOG_SORT),
+});
+
+export const DownloadLogRequest = DownloadLogFilters.extend({
   // Bounded, so a deep page is refused rather than turned into a huge skip.
   page: z.number().int().positive().max(MAX_PAGE).default(1),
   per_page: z.number().int().positive().max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
@@ -152,3 +173,17 @@ export const DownloadLogPage = z.object({
   total: z.number().int().nonnegative(),
 });
 export type DownloadLogPage = z.infer<typeof DownloadLogPage>;
+
+/** The log read in batches (a CSV export): the batch after `after` (null: the first). */
+export const ExportDownloadLogRequest = DownloadLogFilters.extend({
+  after: ListCursor.nullable().default(null),
+  limit: z.number().int().positive().max(MAX_BATCH),
+});
+export type ExportDownloadLogRequest = z.infer<typeof ExportDownloadLogRequest>;
+
+/** A batch of the log, and where the next one starts (null: this was the last). */
+export const DownloadLogBatch = z.object({
+  entries: z.array(DownloadLogEntry),
+  next: ListCursor.nullable(),
+});
+export type DownloadLogBatch = z.infer<typeof DownloadLogBatch>;

@@ -3,6 +3,8 @@ import {
   ActivationType,
   ClientIp,
   Id,
+  ListCursor,
+  MAX_BATCH,
   MAX_PAGE,
   MAX_PER_PAGE,
   DEFAULT_PER_PAGE,
@@ -14,10 +16,20 @@ import {
 } from './shared.js';
 import {
   DEFAULT_EXEMPT_LIMIT,
+  DEFAULT_LICENSE_SORT,
   DETAIL_ACTIVATIONS,
   LICENSE_KEY_PATTERN,
+  MAX_BULK_LICENSES,
+  MAX_EMAIL_LENGTH,
+  MAX_EXTEND_DAYS,
   MAX_LEASE_SECONDS,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_LENGTH,
+  METADATA_KEY_PATTERN,
+  licenseSortFields,
+  sortOrders,
 } from './bounds.js';
+import { errorCodes, type ErrorCode } from './errors.js';
 import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
 
 // ---- Plans (spec 2.1) ----
@@ -216,6 +228,67 @@ export const RejectedAttempt = z.object({
 });
 export type RejectedAttempt = z.infer<typeof RejectedAttempt>;
 
+// ---- Customers and metadata: admin only (spec 2.2 keeps the owner from clients) ----
+
+/**
+ * A customer's e-mail address as sent: the license service checks and normalises it
+ * (libs/identifier `checkEmailAddress`: lower-cased, its domain in ASCII form), so the same
+ * address found in any spelling is one customer.
+ */
+export const CustomerEmail = NonEmptyShortText.refine(
+  (value) => value.trim().length <= MAX_EMAIL_LENGTH,
+  { message: `must be at most ${MAX_EMAIL_LENGTH} characters` },
+).meta({
+  description:
+    `An e-mail address, at most ${MAX_EMAIL_LENGTH} characters; stored trimmed and lower-cased, ` +
+    'its domain in ASCII form (Jane@Bücher.de is jane@xn--bcher-kva.de).',
+});
+
+/** Who a license was sold to (spec 2.2: an owner, shown to admins only). */
+export const Customer = z.strictObject({
+  email: CustomerEmail,
+  name: NonEmptyShortText.nullable().default(null),
+});
+export type Customer = z.infer<typeof Customer>;
+
+/** A license's customer as stored: the e-mail address normalised. */
+export const CustomerView = z.object({ email: z.string(), name: z.string().nullable() });
+export type CustomerView = z.infer<typeof CustomerView>;
+
+export const MetadataKey = z.string().regex(METADATA_KEY_PATTERN, {
+  message: 'must be an ASCII letter followed by up to 39 letters, digits, _ or -',
+});
+
+/**
+ * Text an admin keeps on a license (an order id, a CRM reference), found by the license search
+ * by value. Replaced whole when sent.
+ */
+export const Metadata = z
+  .preprocess(
+    (value, context) => {
+      // A record drops a `__proto__` key silently; sent as a key, it is refused like any other.
+      if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+        context.addIssue({
+          code: 'custom',
+          message: 'must not have the key __proto__',
+          input: value,
+        });
+      }
+      return value;
+    },
+    z.record(MetadataKey, NonEmptyShortText),
+  )
+  .refine((metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS, {
+    message: `must have at most ${MAX_METADATA_KEYS} keys`,
+  })
+  .meta({
+    description:
+      `Up to ${MAX_METADATA_KEYS} entries: keys of 1 to 40 ASCII letters, digits, _ and - ` +
+      `starting with a letter; values of 1 to ${MAX_METADATA_VALUE_LENGTH} characters. ` +
+      'Replaced whole when sent ({} clears it).',
+  });
+export type Metadata = z.infer<typeof Metadata>;
+
 /** Every field of spec 2.2, plus the record's links, activations and rejected attempts. */
 export const LicenseDetail = z.object({
   license_key: z.string(),
@@ -242,6 +315,10 @@ export const LicenseDetail = z.object({
   created_at: Timestamp,
   /** A plan change stored to be applied by the next checkout renewal (spec 3.3). */
   pending_plan: z.object({ id: Id, name: z.string().nullable() }).nullable(),
+  /** Who it was sold to; null when not recorded. Never shown to clients (spec 2.2). */
+  customer: CustomerView.nullable(),
+  /** An admin's notes by key (an order id); never shown to clients. */
+  metadata: z.record(z.string(), z.string()),
   activations: z.array(Activation).meta({
     description:
       `The first ${DETAIL_ACTIVATIONS} activations, oldest first; \`activations_used\` says how ` +
@@ -255,15 +332,30 @@ export type LicenseDetail = z.infer<typeof LicenseDetail>;
 export const LicenseSummary = LicenseDetail.omit({ activations: true, rejected_attempts: true });
 export type LicenseSummary = z.infer<typeof LicenseSummary>;
 
+/** The orders of the license list (`-` first: descending); ties are broken by the record's id. */
+export const LicenseSort = z.enum(sortOrders(licenseSortFields)).meta({
+  description:
+    'The order: created_at (issued), expires_at (licenses that never expire first when ' +
+    'ascending), license_key or customer_email (licenses without a customer first when ' +
+    `ascending); a leading - reverses it. Default ${DEFAULT_LICENSE_SORT}.`,
+});
+export type LicenseSort = z.infer<typeof LicenseSort>;
+
 /**
- * Admin search: newest first, paged. `status` is the reported status (an active license past its
- * date is `expired`); `q` is a key prefix or an activated identifier, normalised for comparison.
+ * What an admin's license list holds: `status` is the reported status (an active license past
+ * its date is `expired`); `q` is a key prefix, an activated identifier or a customer's e-mail
+ * address (each normalised for comparison), or a metadata value.
  */
-export const SearchLicensesRequest = z.strictObject({
+const LicenseListFilters = z.strictObject({
   product_id: Id.nullable().default(null),
   plan_id: Id.nullable().default(null),
   status: LicenseStatus.nullable().default(null),
   q: NonEmptyShortText.nullable().default(null),
+  sort: LicenseSort.default(DEFAULT_LICENSE_SORT),
+});
+
+/** Admin search: one page of the list, with the total. */
+export const SearchLicensesRequest = LicenseListFilters.extend({
   page: z.number().int().positive().max(MAX_PAGE).default(1),
   per_page: z.number().int().positive().max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
@@ -296,6 +388,25 @@ export const LicensePage = z.object({
   total: z.number().int().nonnegative(),
 });
 export type LicensePage = z.infer<typeof LicensePage>;
+
+/**
+ * The license list read in batches (a CSV export): the batch after `after` (null: the first),
+ * every batch of one export decided at `as_of`, so a license shown as active on the first stays
+ * so on the last.
+ */
+export const ExportLicensesRequest = LicenseListFilters.extend({
+  after: ListCursor.nullable().default(null),
+  limit: z.number().int().positive().max(MAX_BATCH),
+  as_of: Timestamp,
+});
+export type ExportLicensesRequest = z.infer<typeof ExportLicensesRequest>;
+
+/** A batch of the list, and where the next one starts (null: this was the last). */
+export const LicenseBatch = z.object({
+  licenses: z.array(LicenseSummary),
+  next: ListCursor.nullable(),
+});
+export type LicenseBatch = z.infer<typeof LicenseBatch>;
 
 /**
  * Spec 3.3: a plan change, applied `now` (limit and type reset to the new plan's) or at the next
@@ -444,18 +555,82 @@ export const CreateLicenseRequest = z.strictObject({
   expires_at: Timestamp.nullable().default(null),
   auto_renew: z.boolean().default(false),
   next_payment_at: Timestamp.nullable().default(null),
+  customer: Customer.nullable().default(null),
+  metadata: Metadata.default({}),
 });
 export type CreateLicenseRequest = z.infer<typeof CreateLicenseRequest>;
 
 export const LicenseRef = z.strictObject({ license_key: LicenseKey });
 
+/**
+ * An admin's change of a license (spec 3.3): any of its fields. `extend_expiry_days` moves the
+ * expiry it has by that many days (a bulk change's extension), instead of `expires_at`.
+ */
 export const UpdateLicenseRequest = z.strictObject({
   license_key: LicenseKey,
   status: LicenseStatus.optional(),
   expires_at: Timestamp.nullable().optional(),
   activation_limit: z.number().int().nonnegative().max(1_000_000).optional(),
+  customer: Customer.nullable().optional(),
+  metadata: Metadata.optional(),
+  extend_expiry_days: z.number().int().positive().max(MAX_EXTEND_DAYS).optional(),
 });
 export type UpdateLicenseRequest = z.infer<typeof UpdateLicenseRequest>;
+
+// ---- Bulk changes (management API) ----
+
+const BulkKeys = z
+  .array(LicenseKey)
+  .min(1)
+  .max(MAX_BULK_LICENSES)
+  .refine((keys) => new Set(keys).size === keys.length, { message: 'must not repeat a key' })
+  .meta({ description: `1 to ${MAX_BULK_LICENSES} license keys, each once.` });
+
+/**
+ * One change made to each license named, as the single change makes it (PATCH
+ * /licenses/{key}): a status; an expiry moved by a number of days; or an expiry date (null:
+ * never expires).
+ */
+export const BulkLicenseChangeRequest = z.discriminatedUnion('action', [
+  z.strictObject({
+    action: z.literal('set_status'),
+    license_keys: BulkKeys,
+    status: LicenseStatus,
+  }),
+  z.strictObject({
+    action: z.literal('extend_expiry'),
+    license_keys: BulkKeys,
+    days: z.number().int().positive().max(MAX_EXTEND_DAYS),
+  }),
+  z.strictObject({
+    action: z.literal('set_expiry'),
+    license_keys: BulkKeys,
+    expires_at: Timestamp.nullable(),
+  }),
+]);
+export type BulkLicenseChangeRequest = z.infer<typeof BulkLicenseChangeRequest>;
+
+/** What became of one license of a bulk change: the license after it, or why it was refused. */
+export const BulkLicenseOutcome = z.discriminatedUnion('ok', [
+  z.object({ license_key: z.string(), ok: z.literal(true), license: LicenseSummary }),
+  z.object({
+    license_key: z.string(),
+    ok: z.literal(false),
+    error: z.object({
+      code: z.enum(errorCodes as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+    }),
+  }),
+]);
+export type BulkLicenseOutcome = z.infer<typeof BulkLicenseOutcome>;
+
+/** Every license of a bulk change, in the order named, and how many changed or were refused. */
+export const BulkLicenseChangeResult = z.object({
+  results: z.array(BulkLicenseOutcome),
+  succeeded: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+});
+export type BulkLicenseChangeResult = z.infer<typeof BulkLicenseChangeResult>;
 
 export const AddActivationRequest = z.strictObject({
   license_key: LicenseKey,

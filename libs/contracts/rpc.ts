@@ -55,6 +55,8 @@ export const rpcMethods = {
   ),
   'license.coverage': method('license', license.LicenseCoverageRequest, license.LicenseCoverage),
   'license.searchLicenses': method('license', license.SearchLicensesRequest, license.LicensePage),
+  /** The license list a batch at a time, for an export of any size. */
+  'license.exportLicenses': method('license', license.ExportLicensesRequest, license.LicenseBatch),
   'license.changePlan': method('license', license.ChangePlanRequest, license.LicenseDetail),
   'license.renewLicense': method('license', license.RenewLicenseRequest, license.LicenseDetail),
   /** Spec 1, 2.3: the customer portal's read-only view of a license. No side effect. */
@@ -126,6 +128,12 @@ export const rpcMethods = {
   ),
   'download.deleteObject': method('download', download.DeleteObjectRequest, download.DeletedObject),
   'download.listLog': method('download', download.DownloadLogRequest, download.DownloadLogPage),
+  /** The download log a batch at a time, for an export of any size. */
+  'download.exportLog': method(
+    'download',
+    download.ExportDownloadLogRequest,
+    download.DownloadLogBatch,
+  ),
   /** Spec 4.5: a refusal the gateway answered itself (or after authorize), for the log. */
   'download.logRefusal': method('download', download.LogRefusalRequest, download.LoggedRefusal),
   /** The downloads served and refused per day (the admin overview). */

@@ -63,3 +63,17 @@ export const NonEmptyShortText = ShortText.refine((v) => v.trim().length > 0, {
  * empty when none is known. The gateway only ever passes addresses (services/gateway/client-ip.ts).
  */
 export const ClientIp = z.union([z.ipv4(), z.ipv6(), z.literal('')]);
+
+/**
+ * Where a list read in batches (an export) goes on: the sort value and the id of the last record
+ * read, as the store that answered made them. The next batch starts after it, through the
+ * index of the order, however far into the list it is.
+ */
+export const ListCursor = z.strictObject({
+  value: z.union([WellFormedText.max(1024), z.number(), z.null()]),
+  id: z.string().regex(/^[0-9a-f]{24}$/),
+});
+export type ListCursor = z.infer<typeof ListCursor>;
+
+/** How many records one batch of an export holds at most. */
+export const MAX_BATCH = 1000;

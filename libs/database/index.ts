@@ -205,3 +205,4 @@ export class Sequences {
     }
   }
 }
+export * from './lists.js';

@@ -33,12 +33,14 @@ export type Access = 'public' | 'admin';
 export type FieldsSchema = z.ZodType<unknown, Record<string, unknown>>;
 
 /**
- * A success answer: JSON `{"data": ...}` with this payload, a file (a download), JSON as it is
- * (of `contentType`, `application/json` unless said), a page, or no body (a redirect).
+ * A success answer: JSON `{"data": ...}` with this payload, a file (a download), text of the
+ * media type `text` (a CSV export), JSON as it is (of `contentType`, `application/json` unless
+ * said), a page, or no body (a redirect).
  */
 export type SuccessAnswer =
   | { description: string; data: z.ZodType; headers?: z.ZodObject }
   | { description: string; file: true; headers?: z.ZodObject }
+  | { description: string; text: string; headers?: z.ZodObject }
   | { description: string; empty: true; headers?: z.ZodObject }
   | { description: string; json: z.ZodType; contentType?: string; headers?: z.ZodObject }
   | { description: string; html: true };
@@ -321,6 +323,13 @@ function successResponse(answer: SuccessAnswer, signed: boolean) {
     };
   }
   if ('empty' in answer) return { description: answer.description, ...headers };
+  if ('text' in answer) {
+    return {
+      description: answer.description,
+      ...headers,
+      content: { [answer.text]: { schema: { type: 'string' } as const } },
+    };
+  }
   if ('html' in answer) {
     return {
       description: answer.description,

@@ -1,6 +1,11 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { MAX_FIELD_LENGTH, characterLength, type ActivationType } from '../contracts/index.js';
+import {
+  MAX_EMAIL_LENGTH,
+  MAX_FIELD_LENGTH,
+  characterLength,
+  type ActivationType,
+} from '../contracts/index.js';
 
 /** An identifier normalised as spec 2.4 says, or why it cannot be one. */
 export type IdentifierCheck = { identifier: string } | { problem: string };
@@ -117,4 +122,43 @@ function isBracketedIPv6(host: string): boolean {
  */
 export function identifierKey(normalised: string): string {
   return normalised.toLowerCase();
+}
+
+/** An e-mail address normalised, or why it cannot be one. */
+export type EmailCheck = { email: string } | { problem: string };
+
+/** The most characters before the `@` (RFC 5321 4.5.3.1.1). */
+const MAX_LOCAL_PART_LENGTH = 64;
+
+/**
+ * A customer's e-mail address in one form (docs/api-decisions.md, "Customers and metadata"),
+ * so that it is found whatever its spelling: trimmed; lower-cased whole, as spec 2.4 treats a
+ * seat's address; its domain in ASCII form (IDNA, as websites are stored: `bücher.de` is
+ * `xn--bcher-kva.de`). The address must be one `@` between a local part of 1 to 64 characters
+ * without white space, invisible or control characters, and a host name of two labels or more;
+ * at most 254 characters in all.
+ */
+export function checkEmailAddress(raw: string): EmailCheck {
+  const trimmed = raw.trim();
+  const at = trimmed.indexOf('@');
+  if (at === -1 || at !== trimmed.lastIndexOf('@')) {
+    return { problem: 'An e-mail address has one @ between its name and its domain.' };
+  }
+  const local = trimmed.slice(0, at).toLowerCase();
+  if (local === '' || characterLength(local) > MAX_LOCAL_PART_LENGTH) {
+    return { problem: `The part before the @ must be 1 to ${MAX_LOCAL_PART_LENGTH} characters.` };
+  }
+  if (/\s/u.test(local) || INVISIBLE.test(local)) {
+    return { problem: 'The part before the @ contains white space or invisible characters.' };
+  }
+  const domainPart = trimmed.slice(at + 1);
+  const domain = INVISIBLE.test(domainPart) ? '' : domainToASCII(domainPart);
+  if (!isHostName(domain) || !domain.includes('.')) {
+    return { problem: 'The part after the @ is not a domain name (such as example.com).' };
+  }
+  const email = `${local}@${domain}`;
+  if (characterLength(email) > MAX_EMAIL_LENGTH) {
+    return { problem: `An e-mail address is at most ${MAX_EMAIL_LENGTH} characters.` };
+  }
+  return { email };
 }

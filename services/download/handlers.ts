@@ -4,6 +4,8 @@ import {
   type AuthorizeDownloadRequest,
   type LicenseCoverage,
   type RefusedLicenseStatus,
+  orderOf,
+  refusal,
 } from '../../libs/contracts/index.js';
 import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
@@ -12,9 +14,9 @@ import { decideDownloadAccess, fileToDownload } from './access.js';
 import type { DownloadCounts } from './daily-counts.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';
-import type { DownloadLogStore } from './stores.js';
+import type { DownloadLogFilters, DownloadLogStore } from './stores.js';
 import type { TicketSigner } from './tickets.js';
-import { authorizedDownloadView, logPageView } from './views.js';
+import { authorizedDownloadView, logBatchView, logPageView } from './views.js';
 
 /** The gateway fetches the file at once; a download URL is good for this long to start. */
 export const DOWNLOAD_URL_TTL_SECONDS = 60;
@@ -189,10 +191,16 @@ export function createDownloadHandlers({
       deleted: await storage.remove(object_key, context),
     }),
 
-    'download.listLog': async ({ product_id, refused, page, per_page }) => {
+    'download.listLog': async ({ product_id, refused, from, to, sort, page, per_page }) => {
+      const filters = logFilters({ product_id, refused, from, to });
       // What this replica has refused so far is listed too.
       await logWriter.flush();
-      const { entries, total } = await downloadLog.list({ product_id, refused, page, per_page });
+      const { entries, total } = await downloadLog.list({
+        ...filters,
+        order: orderOf(sort),
+        page,
+        per_page,
+      });
       return logPageView({ entries, total, page, per_page });
     },
 
@@ -201,5 +209,31 @@ export function createDownloadHandlers({
       await logWriter.flush();
       return { days: await counts.totals({ from, to, productId: product_id }) };
     },
+    'download.exportLog': async ({ product_id, refused, from, to, sort, after, limit }) => {
+      const filters = logFilters({ product_id, refused, from, to });
+      if (after === null) await logWriter.flush();
+      const { entries, next } = await downloadLog.scan({
+        ...filters,
+        order: orderOf(sort),
+        after,
+        limit,
+      });
+      return logBatchView({ entries, next });
+    },
   };
+}
+
+/** The filters of an admin's view of the log; a range that ends before it starts is refused. */
+function logFilters(request: {
+  product_id: number | null;
+  refused: boolean | null;
+  from: string | null;
+  to: string | null;
+}): DownloadLogFilters {
+  const from = request.from === null ? null : new Date(request.from);
+  const to = request.to === null ? null : new Date(request.to);
+  if (from !== null && to !== null && from.getTime() >= to.getTime()) {
+    throw LicensingError.from(refusal('INVALID_REQUEST', 'from must be earlier than to.'));
+  }
+  return { product_id: request.product_id, refused: request.refused, from, to };
 }

@@ -3,6 +3,18 @@ import { downloadOutcomes } from '../../libs/contracts/index.js';
 import type { DownloadLogRecord } from './stores.js';
 
 /**
+ * The indexes of the download log: the admin log, newest first, for one product and/or one
+ * outcome (Refused Downloads), and ordered by license key. Every order of the log
+ * (mongo-stores.ts `downloadLogOrders`) has one on exactly its fields, or them reversed.
+ */
+export const downloadLogIndexes: ReadonlyArray<Record<string, 1 | -1>> = [
+  { at: -1, _id: -1 },
+  { product_id: 1, at: -1, _id: -1 },
+  { outcome: 1, at: -1, _id: -1 },
+  { license_key: 1, _id: 1 },
+];
+
+/**
  * One download log entry (stores.ts `DownloadLogRecord`) under MongoDB's `_id`; entries logged
  * before the license's status was kept have none.
  */
@@ -31,9 +43,6 @@ export function downloadModels(connection: Connection): DownloadModels {
     },
     { collection: 'download_log', versionKey: false },
   );
-  // The admin log: newest first, for one product and/or one outcome (Refused Downloads).
-  schema.index({ at: -1, _id: -1 });
-  schema.index({ product_id: 1, at: -1, _id: -1 });
-  schema.index({ outcome: 1, at: -1, _id: -1 });
+  for (const fields of downloadLogIndexes) schema.index(fields);
   return { DownloadLog: connection.model<DownloadLogDocument>('DownloadLog', schema) };
 }

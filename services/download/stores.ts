@@ -1,4 +1,9 @@
-import type { RefusedLicenseStatus, downloadOutcomes } from '../../libs/contracts/index.js';
+import type {
+  DownloadLogSortField,
+  ListCursor,
+  RefusedLicenseStatus,
+  downloadOutcomes,
+} from '../../libs/contracts/index.js';
 
 /**
  * The download log (spec 4.5): one entry per download request, served or refused with the error
@@ -31,11 +36,29 @@ export type DownloadRequestRecord = Pick<
   'at' | 'product_id' | 'license_key' | 'identifier' | 'ip'
 >;
 
-export interface DownloadLogQuery {
+/** Which entries an admin's view of the log holds (every filter given holds). */
+export interface DownloadLogFilters {
   /** Null: every product. */
   product_id: number | null;
   /** True: refused downloads only; false: served ones only; null: both. */
   refused: boolean | null;
+  /** Entries at this time or later; null: from the first. */
+  from: Date | null;
+  /** Entries before this time; null: up to the last. */
+  to: Date | null;
+}
+
+/** The order of the log: a field, then the entry's id, both one way. */
+export interface DownloadLogOrder {
+  field: DownloadLogSortField;
+  descending: boolean;
+}
+
+/** The order the log had before it could be sorted: newest first. */
+export const LATEST_FIRST: DownloadLogOrder = { field: 'at', descending: true };
+
+export interface DownloadLogQuery extends DownloadLogFilters {
+  order: DownloadLogOrder;
   /** From 1. */
   page: number;
   per_page: number;
@@ -58,6 +81,17 @@ export interface DownloadLogStore {
    * when no served entry has this id (an unknown or malformed id, or an entry already refused).
    */
   markServedAsRefused(change: { id: string; reason: string }): Promise<DownloadLogRecord | null>;
-  /** Newest first (by `at`, then id), one page, and how many entries match in all. */
+  /** In `order` (then by id, the same way), one page, and how many entries match in all. */
   list(query: DownloadLogQuery): Promise<{ entries: DownloadLogRecord[]; total: number }>;
+  /**
+   * The same list a batch at a time: up to `limit` entries after the cursor `after` (null: from
+   * the start), and the cursor of the last one; null when the batch is not full, the list's end.
+   */
+  scan(
+    scan: DownloadLogFilters & {
+      order: DownloadLogOrder;
+      after: ListCursor | null;
+      limit: number;
+    },
+  ): Promise<{ entries: DownloadLogRecord[]; next: ListCursor | null }>;
 }

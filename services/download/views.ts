@@ -1,7 +1,9 @@
 import type {
   AuthorizedDownload,
+  DownloadLogBatch,
   DownloadLogEntry,
   DownloadLogPage,
+  ListCursor,
   SelectedFile,
 } from '../../libs/contracts/index.js';
 import type { DownloadLogRecord } from './stores.js';
@@ -36,6 +38,17 @@ export function logPageView({
   per_page: number;
 }): DownloadLogPage {
   return { entries: entries.map(logEntryView), page, per_page, total };
+}
+
+/** A batch of the log read for an export, and where the next one starts. */
+export function logBatchView({
+  entries,
+  next,
+}: {
+  entries: readonly DownloadLogRecord[];
+  next: ListCursor | null;
+}): DownloadLogBatch {
+  return { entries: entries.map(logEntryView), next };
 }
 
 /** The answer to an allowed download: the file, and the link to its bytes in the store. */

@@ -1,21 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import {
   LicensingError,
+  internalError,
+  orderOf,
   refusal,
   type ActivationType,
   type HandlersOf,
+  type LicenseSummary,
 } from '../../libs/contracts/index.js';
 import { exemptPatternProblem } from './exempt-rules.js';
 import { unknownLicense, unknownPlan, type LicenseHandlerKit } from './handler-kit.js';
-import { licenseChanges } from './lifecycle-rules.js';
+import { extendedExpiry, licenseChanges } from './lifecycle-rules.js';
 import {
   isRefusal,
   limitBelowActivations,
   normaliseOrRefuse,
   planNameTaken,
   searchText,
+  storedCustomer,
 } from './rules.js';
-import type { LicenseChanges } from './stores.js';
+import type { CustomerRecord, LicenseChanges, LicenseRecord, LicenseUpdate } from './stores.js';
 import { activationView, licenseSummaryView, planView } from './views.js';
 
 /**
@@ -30,6 +34,22 @@ function refuseUnmatchablePatterns(type: ActivationType, patterns: readonly stri
     }
   }
 }
+
+/** A customer as stored, its address normalised; refused (INVALID_REQUEST) when it cannot be. */
+function customerOrRefuse(
+  customer: { email: string; name: string | null } | null,
+): CustomerRecord | null {
+  if (customer === null) return null;
+  const stored = storedCustomer(customer);
+  if (isRefusal(stored)) throw LicensingError.from(stored);
+  return stored;
+}
+
+/**
+ * How many times an extension of the expiry is decided again when the expiry moved between its
+ * read and its write (a renewal meanwhile): more would mean something keeps changing it.
+ */
+const EXTENSION_ROUNDS = 3;
 
 /** 128 random bits: license keys are credentials (spec 5.1) and must not be guessable. */
 function generateLicenseKey(): string {
@@ -55,6 +75,7 @@ export function adminHandlers(
   | 'license.listActivations'
   | 'license.removeActivation'
   | 'license.searchLicenses'
+  | 'license.exportLicenses'
 > {
   const {
     stores: { licenses, plans },
@@ -68,6 +89,28 @@ export function adminHandlers(
     detail,
     events,
   } = kit;
+
+  /** Licenses as a list shows them, with their products' titles and their plans' names. */
+  async function summaries(found: LicenseRecord[], now: Date): Promise<LicenseSummary[]> {
+    const productIds = [...new Set(found.map((license) => license.product_id))];
+    const [planList, productList] = await Promise.all([
+      found.length === 0 ? [] : plans.list(),
+      Promise.all(productIds.map((id) => products.find(id))),
+    ]);
+    const planNames = new Map(planList.map((plan) => [plan.id, plan.name]));
+    const productsById = new Map(productList.flatMap((p) => (p ? [[p.id, p] as const] : [])));
+    const nameOf = (id: number | null) => (id === null ? null : (planNames.get(id) ?? null));
+    return found.map((license) =>
+      licenseSummaryView({
+        license,
+        product: productsById.get(license.product_id) ?? null,
+        planName: nameOf(license.plan_id),
+        pendingPlanName: nameOf(license.pending_plan_id),
+        now,
+      }),
+    );
+  }
+
   return {
     // ---- Plans ----
     'license.createPlan': async ({ id, ...plan }, context) => {
@@ -125,6 +168,7 @@ export function adminHandlers(
           refusal('INVALID_REQUEST', `Product ${request.product_id} does not exist.`),
         );
       }
+      const customer = customerOrRefuse(request.customer);
       context.beforeWrite();
       const now = clock();
       const issued = await licenses.issue({
@@ -145,6 +189,8 @@ export function adminHandlers(
           lease_seconds: plan.lease_seconds,
           exempt_identifiers: plan.exempt_identifiers,
           exempt_limit: plan.exempt_limit,
+          customer,
+          metadata: request.metadata,
         },
       });
       if (issued.outcome === 'key-taken') {
@@ -159,20 +205,52 @@ export function adminHandlers(
     'license.getLicense': async ({ license_key }) => detail(await requireLicense(license_key)),
 
     'license.updateLicense': async (
-      { license_key, status, expires_at, activation_limit },
+      {
+        license_key,
+        status,
+        expires_at,
+        activation_limit,
+        customer,
+        metadata,
+        extend_expiry_days: days,
+      },
       context,
     ) => {
-      const changes: LicenseChanges = { status, activation_limit };
+      const changes: LicenseChanges = { status, activation_limit, metadata };
       if (expires_at !== undefined) {
         changes.expires_at = expires_at === null ? null : new Date(expires_at);
       }
-      // Spec 3.3: a limit below the activations in use is refused, atomically, with the rest.
-      context.beforeWrite();
-      const now = clock();
-      const updated = await licenses.update({ licenseKey: license_key, changes, now });
+      if (customer !== undefined) changes.customer = customerOrRefuse(customer);
+      if (days !== undefined && expires_at !== undefined) {
+        throw LicensingError.from(
+          refusal('INVALID_REQUEST', 'Send expires_at or extend_expiry_days, not both.'),
+        );
+      }
+      let updated: LicenseUpdate = { outcome: 'changed-meanwhile' };
+      let now = clock();
+      for (
+        let round = 0;
+        round < EXTENSION_ROUNDS && updated.outcome === 'changed-meanwhile';
+        round++
+      ) {
+        // An extension is decided on the expiry read, and written only while it is still that.
+        let expected: Pick<LicenseRecord, 'expires_at'> | undefined;
+        if (days !== undefined) {
+          const current = await requireLicense(license_key);
+          const extended = extendedExpiry(current.expires_at, days);
+          if (isRefusal(extended)) throw LicensingError.from(extended);
+          changes.expires_at = extended;
+          expected = { expires_at: current.expires_at };
+        }
+        // Spec 3.3: a limit below the activations in use is refused, atomically, with the rest.
+        context.beforeWrite();
+        now = clock();
+        updated = await licenses.update({ licenseKey: license_key, changes, now, expected });
+      }
       switch (updated.outcome) {
         case 'updated': {
-          // An update that leaves every field as it was is no change, and no event.
+          // An update that leaves every field as it was is no change, and no event; nor is a
+          // change of the customer or metadata, which events never carry (spec 2.2).
           const changed = licenseChanges(updated.previous, updated.license);
           if (changed) {
             events.licenseUpdated({ license: updated.license, changes: changed, at: now });
@@ -183,6 +261,8 @@ export function adminHandlers(
           throw LicensingError.from(unknownLicense());
         case 'limit-below-activations':
           throw LicensingError.from(limitBelowActivations(updated));
+        case 'changed-meanwhile':
+          throw internalError('The expiry kept changing while it was extended; try again.');
       }
     },
 
@@ -245,7 +325,7 @@ export function adminHandlers(
     },
 
     // ---- Admin search ----
-    'license.searchLicenses': async ({ product_id, plan_id, status, q, page, per_page }) => {
+    'license.searchLicenses': async ({ product_id, plan_id, status, q, sort, page, per_page }) => {
       // One instant for the filter and the view: a license found as active is shown active.
       const now = clock();
       const found = await licenses.search({
@@ -256,31 +336,38 @@ export function adminHandlers(
           text: q === null ? null : searchText(q),
         },
         now,
+        order: orderOf(sort),
         page,
         perPage: per_page,
       });
-      const productIds = [...new Set(found.licenses.map((license) => license.product_id))];
-      const [planList, productList] = await Promise.all([
-        found.licenses.length === 0 ? [] : plans.list(),
-        Promise.all(productIds.map((id) => products.find(id))),
-      ]);
-      const planNames = new Map(planList.map((plan) => [plan.id, plan.name]));
-      const productsById = new Map(productList.flatMap((p) => (p ? [[p.id, p] as const] : [])));
-      const nameOf = (id: number | null) => (id === null ? null : (planNames.get(id) ?? null));
-      return {
-        licenses: found.licenses.map((license) =>
-          licenseSummaryView({
-            license,
-            product: productsById.get(license.product_id) ?? null,
-            planName: nameOf(license.plan_id),
-            pendingPlanName: nameOf(license.pending_plan_id),
-            now,
-          }),
-        ),
-        page,
-        per_page,
-        total: found.total,
-      };
+      return { licenses: await summaries(found.licenses, now), page, per_page, total: found.total };
+    },
+
+    'license.exportLicenses': async ({
+      product_id,
+      plan_id,
+      status,
+      q,
+      sort,
+      after,
+      limit,
+      as_of,
+    }) => {
+      // Every batch of one export at the instant it started: its statuses agree from first to last.
+      const now = new Date(as_of);
+      const found = await licenses.scan({
+        filters: {
+          productId: product_id,
+          planId: plan_id,
+          status,
+          text: q === null ? null : searchText(q),
+        },
+        now,
+        order: orderOf(sort),
+        after,
+        limit,
+      });
+      return { licenses: await summaries(found.licenses, now), next: found.next };
     },
   };
 }

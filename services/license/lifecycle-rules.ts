@@ -212,3 +212,20 @@ export function licenseChanges(
   }
   return changed.length === 0 ? null : { changed, previous };
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * An admin's extension of a license's expiry by whole days (a bulk change): the expiry it has,
+ * later by that many days, whether it is ahead or past (the status is left alone, as a PATCH of
+ * the date leaves it). A license that never expires has nothing to extend: refused.
+ */
+export function extendedExpiry(expiresAt: Date | null, days: number): Date | Refusal {
+  if (expiresAt === null) {
+    return refusal(
+      'INVALID_REQUEST',
+      'This license never expires, so its expiry cannot be extended; set an expiry date instead.',
+    );
+  }
+  return new Date(expiresAt.getTime() + days * DAY_MS);
+}

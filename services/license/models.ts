@@ -16,6 +16,7 @@ import {
 } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
+  CustomerRecord,
   LicenseRecord,
   PlanRecord,
   RejectedAttemptRecord,
@@ -34,9 +35,19 @@ export interface PlanDocument extends Omit<PlanRecord, 'id'> {
  * it needs and never the whole list on a hot path: `activations_used` counts them and
  * `activations_bytes` sizes them, both changed in the same updates that change the list.
  */
-export interface LicenseDocument extends LicenseRecord {
+export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'customer'> {
   _id: Types.ObjectId;
+  /**
+   * Absent, never null, on a license without a customer: its `customer.email` is then simply
+   * missing, which the searches and orders by it read as no address.
+   */
+  customer?: LicenseRecord['customer'];
   activations: ActivationRecord[];
+  /**
+   * The metadata as a list of entries, in the order given, so that one multikey index on
+   * `metadata.value` finds a value under any key (licenses stored before have none).
+   */
+  metadata: MetadataEntry[];
   /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
   activations_bytes: number;
   /**
@@ -45,6 +56,12 @@ export interface LicenseDocument extends LicenseRecord {
    */
   recent_checks?: string[];
   updated_at: Date;
+}
+
+/** One metadata entry of a license as stored. */
+export interface MetadataEntry {
+  key: string;
+  value: string;
 }
 
 /** Rows recorded before the last try's name, reason and source were kept have none. */
@@ -75,7 +92,8 @@ export interface LicenseModels {
 /**
  * The indexes of the licenses collection. Every query on it is served by one of them:
  * mongo-stores.ts `licenseSearchFilter` builds admin searches whose every branch starts with
- * the first field of one (test/unit/license-search-filter.test.ts checks it), newest first.
+ * the first field of one, and every order of the list (`licenseListOrders`) is one's own
+ * (test/unit/license-search-filter.test.ts checks both).
  */
 export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: IndexOptions }> = [
   // Lookups by key; an anchored, case-sensitive key prefix (admin search) is a range of it.
@@ -90,6 +108,12 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   { fields: { plan_id: 1, created_at: -1, _id: -1 } },
   // Searches by activated identifier (multikey: one entry per activation).
   { fields: { 'activations.identifier_key': 1 } },
+  // Searches by a customer's (normalised) e-mail address, and the list ordered by it.
+  { fields: { 'customer.email': 1, _id: 1 } },
+  // Searches by a metadata value under any key (multikey: one entry per metadata entry).
+  { fields: { 'metadata.value': 1 } },
+  // The list ordered by expiry.
+  { fields: { expires_at: 1, _id: 1 } },
 ];
 
 /**
@@ -130,6 +154,22 @@ export function licenseModels(connection: Connection): LicenseModels {
     { _id: false },
   );
 
+  const customerSchema = new Schema<CustomerRecord>(
+    {
+      email: { type: String, required: true },
+      name: { type: String, default: null },
+    },
+    { _id: false },
+  );
+
+  const metadataSchema = new Schema<MetadataEntry>(
+    {
+      key: { type: String, required: true },
+      value: { type: String, required: true },
+    },
+    { _id: false },
+  );
+
   const licenseSchema = new Schema<LicenseDocument>(
     {
       license_key: { type: String, required: true },
@@ -153,6 +193,8 @@ export function licenseModels(connection: Connection): LicenseModels {
       check_count: { type: Number, default: 0 },
       recent_checks: { type: [String], default: [] },
       pending_plan_id: { type: Number, default: null },
+      customer: { type: customerSchema, default: undefined },
+      metadata: { type: [metadataSchema], default: [] },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
       updated_at: { type: Date, required: true },

@@ -4,16 +4,26 @@ import {
   type Collection,
   type Filter,
   type FindOneAndUpdateOptions,
-  type Sort,
 } from 'mongodb';
 import type { Connection } from 'mongoose';
 import {
   DEFAULT_EXEMPT_LIMIT,
   activationTypes,
   internalError,
+  type LicenseSortField,
   type LicenseStatus,
+  type ListCursor,
 } from '../../libs/contracts/index.js';
-import { Sequences, isDuplicateKey, setOf, withId } from '../../libs/database/index.js';
+import {
+  Sequences,
+  afterCursor,
+  cursorAt,
+  isDuplicateKey,
+  setOf,
+  sortOf,
+  withId,
+  type StoredOrder,
+} from '../../libs/database/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import {
   SCHEDULED_TASKS_COLLECTION,
@@ -21,6 +31,7 @@ import {
   licenseModels,
   type LicenseDocument,
   type LicenseModels,
+  type MetadataEntry,
   type PlanDocument,
   type RejectedAttemptDocument,
   type ScheduledJobDocument,
@@ -36,6 +47,7 @@ import {
   type LicenseChanges,
   type LicenseFigures,
   type LicenseFilters,
+  type LicenseOrder,
   type LicenseRecord,
   type LicenseRenewal,
   type LicenseStore,
@@ -237,7 +249,15 @@ function licenseRecord(doc: LicenseDocument): LicenseRecord {
     created_at: doc.created_at,
     // Licenses stored before plan changes existed have no such field.
     pending_plan_id: doc.pending_plan_id ?? null,
+    // Nor, before customers and metadata, these.
+    customer: doc.customer ? { email: doc.customer.email, name: doc.customer.name ?? null } : null,
+    metadata: Object.fromEntries((doc.metadata ?? []).map(({ key, value }) => [key, value])),
   };
+}
+
+/** Metadata as stored: its entries in the order given (models.ts `MetadataEntry`). */
+function metadataEntries(metadata: Record<string, string>): MetadataEntry[] {
+  return Object.entries(metadata).map(([key, value]) => ({ key, value }));
 }
 
 function planRecord(doc: PlanDocument): PlanRecord {
@@ -270,8 +290,44 @@ function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRec
 
 type LicenseFilter = Filter<LicenseDocument>;
 
-/** Admin searches list the newest first; `_id` orders licenses issued in the same millisecond. */
-export const licenseSearchOrder = { created_at: -1, _id: -1 } as const satisfies Sort;
+/**
+ * The stored order of each order of the license list (libs/database `StoredOrder`): each has an
+ * index in models.ts `licenseIndexes` on exactly its fields, or them reversed (a test checks).
+ */
+export const licenseListOrders: Record<LicenseSortField, Omit<StoredOrder, 'descending'>> = {
+  created_at: { path: 'created_at', unique: false },
+  expires_at: { path: 'expires_at', unique: false },
+  license_key: { path: 'license_key', unique: true },
+  customer_email: { path: 'customer.email', unique: false },
+};
+
+export function storedLicenseOrder({ field, descending }: LicenseOrder): StoredOrder {
+  return { ...licenseListOrders[field], descending };
+}
+
+/** A cursor's value as stored: the dates of the list's date fields are dates. */
+function storedSortValue(
+  field: LicenseSortField,
+  value: ListCursor['value'],
+): Date | string | null {
+  if (value === null) return null;
+  const text = String(value);
+  return field === 'created_at' || field === 'expires_at' ? new Date(text) : text;
+}
+
+/** The sort value of a license as stored, for the cursor after it. */
+function sortValueOf(doc: LicenseDocument, field: LicenseSortField): Date | string | null {
+  switch (field) {
+    case 'created_at':
+      return doc.created_at;
+    case 'expires_at':
+      return doc.expires_at ?? null;
+    case 'license_key':
+      return doc.license_key;
+    case 'customer_email':
+      return doc.customer?.email ?? null;
+  }
+}
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -293,7 +349,7 @@ function reportedStatusFilter(status: LicenseStatus, now: Date): LicenseFilter {
 /**
  * The MongoDB filter of an admin search, or null when it can match nothing. Every branch of it
  * starts with the first field of an index in models.ts `licenseIndexes` (a test checks each
- * combination of filters); one without any filter is served in order by the `created_at` index.
+ * combination of filters); one without any filter is served in order by the index of its order.
  */
 export function licenseSearchFilter(filters: LicenseFilters, now: Date): LicenseFilter | null {
   const conditions: LicenseFilter[] = [];
@@ -301,7 +357,7 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
   if (filters.planId !== null) conditions.push({ plan_id: filters.planId });
   if (filters.status !== null) conditions.push(reportedStatusFilter(filters.status, now));
   if (filters.text !== null) {
-    const { keyPrefix, identifierKeys } = filters.text;
+    const { keyPrefix, identifierKeys, customerEmail, metadataValues } = filters.text;
     const alternatives: LicenseFilter[] = [];
     // Anchored and case-sensitive, so it is a range of the unique key index.
     if (keyPrefix !== null) {
@@ -309,6 +365,10 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
     }
     if (identifierKeys.length > 0) {
       alternatives.push({ 'activations.identifier_key': { $in: identifierKeys } });
+    }
+    if (customerEmail !== null) alternatives.push({ 'customer.email': customerEmail });
+    if (metadataValues.length > 0) {
+      alternatives.push({ 'metadata.value': { $in: metadataValues } });
     }
     if (alternatives.length === 0) return null;
     conditions.push(alternatives.length === 1 ? alternatives[0]! : { $or: alternatives });
@@ -437,6 +497,8 @@ export class MongoLicenseStore implements LicenseStore {
       check_count: 0,
       recent_checks: [],
       pending_plan_id: null,
+      ...(license.customer ? { customer: license.customer } : {}),
+      metadata: metadataEntries(license.metadata ?? {}),
       created_at: now,
       updated_at: now,
     };
@@ -667,36 +729,55 @@ export class MongoLicenseStore implements LicenseStore {
     licenseKey,
     changes,
     now,
+    expected,
   }: {
     licenseKey: string;
     changes: LicenseChanges;
     now: Date;
+    expected?: Pick<LicenseRecord, 'expires_at'>;
   }): Promise<LicenseUpdate> {
     const limit = changes.activation_limit;
     const limitFits: LicenseFilter =
       limit === undefined || limit === 0 ? {} : { activations_used: { $lte: limit } };
+    const expiryAsRead: LicenseFilter = expected ? { expires_at: expected.expires_at } : {};
+    const { metadata, customer } = changes;
     const set = setOf({
       status: changes.status,
       expires_at: changes.expires_at,
       activation_limit: limit,
     });
+    const stored = {
+      ...(metadata === undefined ? {} : { metadata: metadataEntries(metadata) }),
+      ...(customer ? { customer } : {}),
+    };
+    // A license without a customer has no `customer` field (models.ts).
+    const unset = customer === null ? { $unset: { customer: '' as const } } : {};
     // The license as it was: the change is exactly `set`, so the license after is it with `set`.
     const before = await this.licenses.findOneAndUpdate(
-      { license_key: licenseKey, ...limitFits },
-      { $set: { ...set, updated_at: now } },
+      { license_key: licenseKey, ...limitFits, ...expiryAsRead },
+      { $set: { ...set, ...stored, updated_at: now }, ...unset },
       { returnDocument: 'before', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
     );
     if (before) {
       const previous = licenseRecord(before);
-      return { outcome: 'updated', license: { ...previous, ...set }, previous };
+      const license = {
+        ...previous,
+        ...set,
+        ...(metadata === undefined ? {} : { metadata }),
+        ...(customer === undefined ? {} : { customer }),
+      };
+      return { outcome: 'updated', license: structuredClone(license), previous };
     }
-    if (limit === undefined || limit === 0) return { outcome: 'unknown-license' };
-    // The filter did not match: either there is no such license, or the limit did not fit.
+    if ((limit === undefined || limit === 0) && !expected) return { outcome: 'unknown-license' };
+    // The filter did not match: there is no such license, its expiry moved, or the limit did not fit.
     const current = await this.findByKey(licenseKey);
     if (!current) return { outcome: 'unknown-license' };
+    if (expected && current.expires_at?.getTime() !== expected.expires_at?.getTime()) {
+      return { outcome: 'changed-meanwhile' };
+    }
     return {
       outcome: 'limit-below-activations',
-      activation_limit: limit,
+      activation_limit: limit ?? 0,
       activations_used: current.activations_used,
     };
   }
@@ -779,11 +860,13 @@ export class MongoLicenseStore implements LicenseStore {
   async search({
     filters,
     now,
+    order,
     page,
     perPage,
   }: {
     filters: LicenseFilters;
     now: Date;
+    order: LicenseOrder;
     page: number;
     perPage: number;
   }): Promise<{ licenses: LicenseRecord[]; total: number }> {
@@ -792,13 +875,51 @@ export class MongoLicenseStore implements LicenseStore {
     const [docs, total] = await Promise.all([
       this.licenses
         .find(filter, { projection: WITHOUT_ACTIVATIONS })
-        .sort(licenseSearchOrder)
+        .sort(sortOf(storedLicenseOrder(order)))
         .skip((page - 1) * perPage)
         .limit(perPage)
         .toArray(),
       this.licenses.countDocuments(filter),
     ]);
     return { licenses: docs.map(licenseRecord), total };
+  }
+
+  async scan({
+    filters,
+    now,
+    order,
+    after,
+    limit,
+  }: {
+    filters: LicenseFilters;
+    now: Date;
+    order: LicenseOrder;
+    after: ListCursor | null;
+    limit: number;
+  }): Promise<{ licenses: LicenseRecord[]; next: ListCursor | null }> {
+    const filter = licenseSearchFilter(filters, now);
+    if (filter === null) return { licenses: [], next: null };
+    const stored = storedLicenseOrder(order);
+    const from =
+      after === null
+        ? filter
+        : {
+            $and: [
+              filter,
+              afterCursor(stored, storedSortValue(order.field, after.value), after.id),
+            ],
+          };
+    const docs = await this.licenses
+      .find(from as LicenseFilter, { projection: WITHOUT_ACTIVATIONS })
+      .sort(sortOf(stored))
+      .limit(limit)
+      .toArray();
+    const last = docs.at(-1);
+    return {
+      licenses: docs.map(licenseRecord),
+      next:
+        last && docs.length === limit ? cursorAt(sortValueOf(last, order.field), last._id) : null,
+    };
   }
 
   async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {

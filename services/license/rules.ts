@@ -7,10 +7,12 @@ import {
 } from '../../libs/contracts/index.js';
 import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from './stores.js';
 import {
+  checkEmailAddress,
   checkIdentifier,
   identifierKey,
   normaliseIdentifier,
 } from '../../libs/identifier/index.js';
+import type { CustomerRecord } from './stores.js';
 
 /** What the rules need to know about a license; the stored record has more. */
 export interface LicenseState {
@@ -238,12 +240,36 @@ export function identifierSearchKeys(text: string): string[] {
 
 /**
  * What an admin's search text matches: a license key starting with it (keys never start or end
- * with white space, so neither does the prefix), or an activated identifier, normalised.
+ * with white space, so neither does the prefix), an activated identifier, normalised, the
+ * customer's e-mail address, normalised, or a metadata value, as sent or trimmed.
  */
-export function searchText(text: string): { keyPrefix: string | null; identifierKeys: string[] } {
-  const keyPrefix = text.trim();
+export function searchText(text: string): {
+  keyPrefix: string | null;
+  identifierKeys: string[];
+  customerEmail: string | null;
+  metadataValues: string[];
+} {
+  const trimmed = text.trim();
+  const email = checkEmailAddress(text);
   return {
-    keyPrefix: keyPrefix === '' ? null : keyPrefix,
+    keyPrefix: trimmed === '' ? null : trimmed,
     identifierKeys: identifierSearchKeys(text),
+    customerEmail: 'email' in email ? email.email : null,
+    metadataValues: [...new Set([text, trimmed])].filter((value) => value !== ''),
   };
+}
+
+// ---- Customers (docs/api-decisions.md, "Customers and metadata") ----
+
+/**
+ * A license's customer as stored: the e-mail address normalised (libs/identifier
+ * `checkEmailAddress`), or a refusal naming the field when it cannot be one.
+ */
+export function storedCustomer(customer: {
+  email: string;
+  name: string | null;
+}): CustomerRecord | Refusal {
+  const checked = checkEmailAddress(customer.email);
+  if ('problem' in checked) return refusal('INVALID_REQUEST', `customer.email: ${checked.problem}`);
+  return { email: checked.email, name: customer.name };
 }

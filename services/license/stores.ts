@@ -1,6 +1,8 @@
 import type {
   ActivationType,
+  LicenseSortField,
   LicenseStatus,
+  ListCursor,
   RejectionReason,
   TaskName,
 } from '../../libs/contracts/index.js';
@@ -102,6 +104,16 @@ export interface LicenseRecord {
   created_at: Date;
   /** Spec 3.3: a plan change to be applied by the next checkout renewal; null when none. */
   pending_plan_id: number | null;
+  /** Who it was sold to (spec 2.2's owner, never shown to clients); null when not recorded. */
+  customer: CustomerRecord | null;
+  /** An admin's text by key (an order id), in the order given; never shown to clients. */
+  metadata: Record<string, string>;
+}
+
+/** A license's customer: the e-mail address normalised (libs/identifier `checkEmailAddress`). */
+export interface CustomerRecord {
+  email: string;
+  name: string | null;
 }
 
 /** Spec 2.5: one row per identifier and license, with a count of tries. */
@@ -117,7 +129,10 @@ export interface RejectedAttemptRecord {
   last_attempt_at: Date;
 }
 
-/** What issuing a license stores; it starts without activations, checks or pending plan change. */
+/**
+ * What issuing a license stores; it starts without activations, checks or pending plan change,
+ * and without customer or metadata unless given.
+ */
 export type NewLicense = Omit<
   LicenseRecord,
   | 'activations_used'
@@ -128,7 +143,10 @@ export type NewLicense = Omit<
   | 'check_count'
   | 'created_at'
   | 'pending_plan_id'
->;
+  | 'customer'
+  | 'metadata'
+> &
+  Partial<Pick<LicenseRecord, 'customer' | 'metadata'>>;
 
 /**
  * An activation to claim a slot for: the store derives its key from the identifier; no license
@@ -142,9 +160,9 @@ export interface LapsedRelease {
   released: ActivationRecord[];
 }
 
-/** What an admin may change on a license (spec 3.3). */
+/** What an admin may change on a license (spec 3.3), and its customer and metadata. */
 export type LicenseChanges = Partial<
-  Pick<LicenseRecord, 'status' | 'expires_at' | 'activation_limit'>
+  Pick<LicenseRecord, 'status' | 'expires_at' | 'activation_limit' | 'customer' | 'metadata'>
 >;
 
 /**
@@ -192,11 +210,27 @@ export interface LicenseFilters {
   /** The reported status (spec 3.1): an active license past its expiry date is `expired`. */
   status: LicenseStatus | null;
   /**
-   * A license matches when its key starts with `keyPrefix` (case-sensitive) or one of its
-   * activations has one of `identifierKeys` (rules.ts `identifierSearchKeys`).
+   * A license matches when its key starts with `keyPrefix` (case-sensitive), one of its
+   * activations has one of `identifierKeys` (rules.ts `identifierSearchKeys`), its customer's
+   * address is `customerEmail` (normalised), or one of its metadata values is one of
+   * `metadataValues` (exactly).
    */
-  text: { keyPrefix: string | null; identifierKeys: string[] } | null;
+  text: {
+    keyPrefix: string | null;
+    identifierKeys: string[];
+    customerEmail: string | null;
+    metadataValues: string[];
+  } | null;
 }
+
+/** The order of an admin's license list: a field, then the record's id, both one way. */
+export interface LicenseOrder {
+  field: LicenseSortField;
+  descending: boolean;
+}
+
+/** The order admin lists had before they could be sorted: newest first. */
+export const NEWEST_FIRST: LicenseOrder = { field: 'created_at', descending: true };
 
 /** A page of a license's activations, in the order they were made, and how many match in all. */
 export interface ActivationPage {
@@ -208,6 +242,8 @@ export type LicenseUpdate =
   /** The license after the change, and as it was just before it (in the same atomic update). */
   | { outcome: 'updated'; license: LicenseRecord; previous: LicenseRecord }
   | { outcome: 'unknown-license' }
+  /** Its expiry is no longer the one the change was decided on; nothing was changed. */
+  | { outcome: 'changed-meanwhile' }
   /** Spec 3.3: the limit asked for is below the activations in use; nothing was changed. */
   | { outcome: 'limit-below-activations'; activation_limit: number; activations_used: number };
 
@@ -345,13 +381,15 @@ export interface LicenseStore {
   touchCheckIfMatching(check: MatchingCheck): Promise<LicenseRecord | null>;
 
   /**
-   * Spec 3.3: changes status, expiry and limit in one atomic update. A limit other than 0 below
-   * the activations in use refuses the whole change.
+   * Spec 3.3: changes status, expiry and limit, customer and metadata in one atomic update. A
+   * limit other than 0 below the activations in use refuses the whole change; so does an expiry
+   * other than `expected.expires_at`, when given (a change decided on the expiry read).
    */
   update(update: {
     licenseKey: string;
     changes: LicenseChanges;
     now: Date;
+    expected?: Pick<LicenseRecord, 'expires_at'>;
   }): Promise<LicenseUpdate>;
 
   /**
@@ -388,15 +426,29 @@ export interface LicenseStore {
   }): Promise<LicenseRecord | null>;
 
   /**
-   * Admin search: the licenses matching every filter, newest first (`created_at` descending, the
-   * later issued first on a tie), one page of them, and how many match in all.
+   * Admin search: the licenses matching every filter in `order` (ties broken by the order they
+   * were issued in, the same way), one page of them, and how many match in all.
    */
   search(search: {
     filters: LicenseFilters;
     now: Date;
+    order: LicenseOrder;
     page: number;
     perPage: number;
   }): Promise<{ licenses: LicenseRecord[]; total: number }>;
+
+  /**
+   * The same list a batch at a time: up to `limit` licenses after the cursor `after` (null: from
+   * the start), and the cursor of the last one, null once the list has no more. However far
+   * into the list, a batch costs what the first does.
+   */
+  scan(scan: {
+    filters: LicenseFilters;
+    now: Date;
+    order: LicenseOrder;
+    after: ListCursor | null;
+    limit: number;
+  }): Promise<{ licenses: LicenseRecord[]; next: ListCursor | null }>;
 
   /**
    * Spec 3.1: one active license whose expiry date is `now` or earlier becomes `expired`, in one

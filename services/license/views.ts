@@ -234,6 +234,8 @@ export function licenseSummaryView({
       license.pending_plan_id === null
         ? null
         : { id: license.pending_plan_id, name: pendingPlanName },
+    customer: license.customer && { email: license.customer.email, name: license.customer.name },
+    metadata: { ...license.metadata },
   };
 }
 

@@ -8,7 +8,14 @@ import {
   MAX_PER_PAGE,
   ShortText,
 } from '../../libs/contracts/index.js';
-import { defineRoute, sendCsv, type Route } from '../../libs/http/index.js';
+import {
+  CSV_MEDIA_TYPE,
+  defineRoute,
+  exportFilename,
+  streamCsv,
+  type CsvColumn,
+  type Route,
+} from '../../libs/http/index.js';
 import {
   ADMIN_BASE,
   absentIfEmpty,
@@ -79,6 +86,39 @@ export function auditEntryView(record: StoredAuditRecord): AuditEntry {
   return { ...record, at: record.at.toISOString() };
 }
 
+/** The columns of the audit log's CSV export; before and after as JSON. */
+const AUDIT_CSV_COLUMNS: readonly CsvColumn<StoredAuditRecord>[] = [
+  { header: 'at', value: (entry) => entry.at.toISOString() },
+  { header: 'admin_id', value: (entry) => entry.admin.id },
+  { header: 'admin_name', value: (entry) => entry.admin.name },
+  { header: 'action', value: (entry) => entry.action },
+  { header: 'target', value: (entry) => entry.target },
+  {
+    header: 'before',
+    value: (entry) => (entry.before === null ? null : JSON.stringify(entry.before)),
+  },
+  {
+    header: 'after',
+    value: (entry) => (entry.after === null ? null : JSON.stringify(entry.after)),
+  },
+];
+
+/** Entries written to the export at once. */
+const EXPORT_BATCH = 200;
+
+/** The entries of `source` in arrays of at most `size`. */
+async function* inBatches<T>(source: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of source) {
+    batch.push(item);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 const FILTER_ERRORS = {
   400: adminErrors[400]('An unknown, repeated or malformed parameter, or from not before to.'),
 };
@@ -125,35 +165,21 @@ export const auditRoutes: readonly Route<ManagementDeps>[] = [
     success: {
       200: {
         description: 'The entries as CSV (`at,admin_id,admin_name,action,target,before,after`).',
-        json: z.string(),
-        contentType: 'text/csv',
+        text: CSV_MEDIA_TYPE,
         headers: z.object({
           'Content-Disposition': z.string().meta({ description: 'attachment; filename="…"' }),
         }),
       },
     },
     errors: { ...FILTER_ERRORS, ...adminErrors.always },
-    handle: async ({ query }, { auditLog }: ManagementDeps, _req, res) => {
+    handle: async ({ query }, { auditLog, logger }: ManagementDeps, _req, res) => {
       const filter = filterOf(query);
-      const day = new Date().toISOString().slice(0, 10);
-      await sendCsv(
-        res,
-        `audit-log-${day}.csv`,
-        ['at', 'admin_id', 'admin_name', 'action', 'target', 'before', 'after'],
-        (async function* () {
-          for await (const entry of auditLog.each(filter)) {
-            yield [
-              entry.at.toISOString(),
-              entry.admin.id,
-              entry.admin.name,
-              entry.action,
-              entry.target,
-              entry.before === null ? null : JSON.stringify(entry.before),
-              entry.after === null ? null : JSON.stringify(entry.after),
-            ];
-          }
-        })(),
-      );
+      await streamCsv(res, {
+        filename: exportFilename('audit-log', new Date()),
+        columns: AUDIT_CSV_COLUMNS,
+        batches: inBatches(auditLog.each(filter), EXPORT_BATCH),
+        logger,
+      });
     },
   }),
 ];

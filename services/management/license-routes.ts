@@ -2,21 +2,32 @@ import { z } from 'zod';
 import {
   ActivationPage,
   AddActivationRequest,
+  BulkLicenseChangeRequest,
+  BulkLicenseChangeResult,
   ChangePlanRequest,
   CreateLicenseRequest,
+  ExportLicensesRequest,
   IdText,
   LicenseDetail,
   LicensePage,
+  LicenseSort,
   LicenseStatus,
+  LicenseSummary,
   LicensingError,
   ListActivationsRequest,
+  MAX_BULK_LICENSES,
   NonEmptyShortText,
   PlanChangeFacts,
   RenewLicenseRequest,
   SearchLicensesRequest,
   UpdateLicenseRequest,
+  type BulkLicenseOutcome,
+  type RequestOf,
 } from '../../libs/contracts/index.js';
 import { parseWith, type Route } from '../../libs/http/index.js';
+import type { Logger } from '../../libs/logging/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import { licenseColumns } from './csv-columns.js';
 import {
   ADMIN_BASE,
   absentIfEmpty,
@@ -26,17 +37,20 @@ import {
   pageFields,
   type ManagementDeps,
 } from './deps.js';
+import { EXPORT_BATCH, batchesAfter, csvRoute } from './exports.js';
 
 const KeyPath = z.object({ key: NonEmptyShortText.meta({ description: 'The license key.' }) });
 const ActivationPath = KeyPath.extend({
   identifier: NonEmptyShortText.meta({ description: 'The identifier, normalised or not.' }),
 });
-const LicensePatch = nonEmptyPatch(UpdateLicenseRequest.omit({ license_key: true }));
+const LicensePatch = nonEmptyPatch(
+  UpdateLicenseRequest.omit({ license_key: true, extend_expiry_days: true }),
+);
 const PlanChange = ChangePlanRequest.omit({ license_key: true });
 const Renewal = RenewLicenseRequest.omit({ license_key: true });
 
-/** The license search's query: known fields once each; the page bounds of the contract. */
-const LicenseSearchQuery = z.strictObject({
+/** What the license list holds and its order: known fields once each. */
+const LicenseListQuery = z.strictObject({
   product_id: absentIfEmpty(IdText).meta({ description: 'Only licenses of this product.' }),
   plan_id: absentIfEmpty(IdText).meta({ description: 'Only licenses on this plan.' }),
   status: absentIfEmpty(LicenseStatus).meta({
@@ -44,11 +58,75 @@ const LicenseSearchQuery = z.strictObject({
   }),
   q: absentIfEmpty(NonEmptyShortText).meta({
     description:
-      'A license key prefix, or an identifier activated on the license (normalised for ' +
-      'comparison: https://www.Shop.example/ finds shop.example).',
+      'A license key prefix; an identifier activated on the license (normalised for ' +
+      "comparison: https://www.Shop.example/ finds shop.example); the customer's e-mail " +
+      'address in any letter case; or a metadata value, exactly.',
   }),
-  ...pageFields('Licenses'),
+  sort: absentIfEmpty(LicenseSort),
 });
+
+/** The license search's query: the list's, and the page bounds of the contract. */
+const LicenseSearchQuery = LicenseListQuery.extend(pageFields('Licenses'));
+
+/**
+ * How many changes of a bulk change are under way at once: a hundred are done in a few round
+ * trips, while one admin's bulk change leaves the license service room for everyone else.
+ */
+const BULK_CONCURRENCY = 8;
+
+/** The change each license of a bulk change gets, as the single change (PATCH) makes it. */
+function bulkChangeOf(request: BulkLicenseChangeRequest) {
+  switch (request.action) {
+    case 'set_status':
+      return { status: request.status };
+    case 'extend_expiry':
+      return { extend_expiry_days: request.days };
+    case 'set_expiry':
+      return { expires_at: request.expires_at };
+  }
+}
+
+/**
+ * A bulk change: each license changed by its own `license.updateLicense` call, the same rules
+ * and events as a single change, a few at a time; what became of each, in the order named.
+ */
+async function changeEach(
+  transport: Transport,
+  logger: Logger,
+  request: BulkLicenseChangeRequest,
+): Promise<BulkLicenseChangeResult> {
+  const change = bulkChangeOf(request);
+  const keys = request.license_keys;
+  const results: BulkLicenseOutcome[] = new Array(keys.length);
+  const changeOne = async (licenseKey: string): Promise<BulkLicenseOutcome> => {
+    const update: RequestOf<'license.updateLicense'> = { license_key: licenseKey, ...change };
+    try {
+      const license = await transport.call('license.updateLicense', update);
+      return { license_key: licenseKey, ok: true, license: LicenseSummary.parse(license) };
+    } catch (error) {
+      const refused =
+        error instanceof LicensingError
+          ? error
+          : new LicensingError('INTERNAL_ERROR', 'An unexpected server failure.');
+      if (!(error instanceof LicensingError)) logger.error({ err: error }, 'a bulk change failed');
+      return {
+        license_key: licenseKey,
+        ok: false,
+        error: { code: refused.code, message: refused.message },
+      };
+    }
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < keys.length) {
+      const at = next++;
+      results[at] = await changeOne(keys[at]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BULK_CONCURRENCY, keys.length) }, worker));
+  const succeeded = results.filter((result) => result.ok).length;
+  return { results, succeeded, failed: results.length - succeeded };
+}
 const ActivationToAdd = AddActivationRequest.omit({ license_key: true });
 
 /** The listing of a license's activations: known fields once each; the page bounds. */
@@ -110,8 +188,9 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
     path: `${ADMIN_BASE}/licenses`,
     operationId: 'searchLicenses',
     summary:
-      'Licenses, newest first, paged: by product, plan, reported status, and a key prefix or ' +
-      "an activated identifier (find a customer's license from the site they name).",
+      'Licenses, paged, newest first unless sorted otherwise: by product, plan, reported ' +
+      "status, and a key prefix, an activated identifier (find a customer's license from the " +
+      "site they name), the customer's e-mail address or a metadata value (an order id).",
     tag: 'Licenses',
     query: LicenseSearchQuery,
     success: { status: 200, description: 'One page of licenses.', data: LicensePage },
@@ -122,6 +201,60 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
         'license.searchLicenses',
         parseWith(SearchLicensesRequest, query, 'query'),
       ),
+    }),
+  }),
+  csvRoute({
+    path: `${ADMIN_BASE}/exports/licenses`,
+    operationId: 'exportLicenses',
+    summary:
+      "Every license of the search, in its order, as CSV: the columns of the console's table " +
+      '(license_key, customer_email, customer_name, product, plan, status, activations_used, ' +
+      'activation_limit, expires_at, created_at, last_check_at). Streamed, whatever the number.',
+    tag: 'Licenses',
+    query: LicenseListQuery,
+    what: 'licenses',
+    rows: async ({ query }, { transport }) => {
+      // Every batch at the instant the export started: a license is reported as of then.
+      const request = parseWith(
+        ExportLicensesRequest,
+        { ...query, limit: EXPORT_BATCH, as_of: new Date().toISOString() },
+        'query',
+      );
+      return {
+        columns: licenseColumns,
+        batches: batchesAfter(async (after) => {
+          const batch = await transport.call('license.exportLicenses', { ...request, after });
+          return { rows: batch.licenses, next: batch.next };
+        }),
+      };
+    },
+  }),
+  adminRoute({
+    method: 'post',
+    path: `${ADMIN_BASE}/licenses/bulk-changes`,
+    operationId: 'changeLicenses',
+    summary:
+      `Change up to ${MAX_BULK_LICENSES} licenses at once: set their status, extend their ` +
+      'expiry by a number of days, or set it. Each license is changed as PATCH /licenses/{key} ' +
+      'changes it, with the same rules and events; the answer says, for each in the order ' +
+      'named, the license after the change or why it was refused (its error code and message). ' +
+      '200 even when some, or all, were refused.',
+    tag: 'Licenses',
+    role: 'support',
+    body: BulkLicenseChangeRequest,
+    success: {
+      status: 200,
+      description: 'What became of each license.',
+      data: BulkLicenseChangeResult,
+    },
+    errors: {
+      400: adminErrors[400](
+        `A field that fails validation: an unknown action, no key, more than ${MAX_BULK_LICENSES} ` +
+          'or one named twice. Nothing is changed.',
+      ),
+    },
+    handle: async ({ body }, { transport, logger }) => ({
+      data: await changeEach(transport, logger, body),
     }),
   }),
   adminRoute({
@@ -145,7 +278,8 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
     path: `${ADMIN_BASE}/licenses/:key`,
     operationId: 'updateLicense',
     summary:
-      'Change status, expiry or activation limit. A new limit takes effect at once (spec 3.3).',
+      'Change status, expiry or activation limit, the customer (null removes it) or the ' +
+      'metadata (replaced whole). A new limit takes effect at once (spec 3.3).',
     tag: 'Licenses',
     role: 'support',
     params: KeyPath,

@@ -4,6 +4,9 @@ import {
   CreateVersionRequest,
   DownloadLogPage,
   DownloadLogRequest,
+  DownloadLogSort,
+  ExportDownloadLogRequest,
+  Timestamp,
   IdText,
   LicensingError,
   PackageFile,
@@ -32,6 +35,8 @@ import {
   recordChange,
   type ManagementDeps,
 } from './deps.js';
+import { downloadLogColumns } from './csv-columns.js';
+import { EXPORT_BATCH, batchesAfter, csvRoute } from './exports.js';
 import { FileUpload, receivePackage, requirePlan } from './upload.js';
 
 const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
@@ -41,14 +46,24 @@ const FilePatch = nonEmptyPatch(UpdateFileRequest.omit({ id: true }));
 /** Room for the multipart envelope around the file: boundaries, part headers, the fields. */
 const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
 
-/** The download log's query: known fields once each; the page bounds of the contract. */
-const DownloadLogQuery = z.strictObject({
+/** What a view of the download log holds and its order: known fields once each. */
+const DownloadLogListQuery = z.strictObject({
   product_id: absentIfEmpty(IdText).meta({ description: 'Only this product.' }),
   refused: absentIfEmpty(BooleanText).meta({
     description: 'true: refused downloads only; false: served ones only.',
   }),
-  ...pageFields('Entries'),
+  from: absentIfEmpty(Timestamp).meta({
+    description:
+      'Only entries at this time or later (ISO 8601, with an offset: 2026-06-01T00:00:00Z).',
+  }),
+  to: absentIfEmpty(Timestamp).meta({
+    description: 'Only entries before this time (excluded); it must come after from.',
+  }),
+  sort: absentIfEmpty(DownloadLogSort),
 });
+
+/** The download log's query: the view's, and the page bounds of the contract. */
+const DownloadLogQuery = DownloadLogListQuery.extend(pageFields('Entries'));
 
 /** What the update check would offer now, per plan (null: without a key). */
 const UpdateOffers = z.object({
@@ -290,15 +305,46 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
     path: `${ADMIN_BASE}/download-log`,
     operationId: 'listDownloadLog',
     summary:
-      'The download log (spec 4.5): served and refused downloads, newest first. refused=true ' +
-      'lists the Refused Downloads with the error code as the reason.',
+      'The download log (spec 4.5): served and refused downloads, newest first unless sorted ' +
+      'otherwise, within a date range when given. refused=true lists the Refused Downloads ' +
+      'with the error code as the reason.',
     tag: 'Download log',
     query: DownloadLogQuery,
     success: { status: 200, description: 'One page of the log.', data: DownloadLogPage },
-    errors: { 400: adminErrors[400]('An unknown, repeated or malformed parameter.') },
+    errors: {
+      400: adminErrors[400]('An unknown, repeated or malformed parameter, or to not after from.'),
+    },
     handle: async ({ query }, { transport }) => ({
       // The contract fills in absent fields and bounds page and per_page.
       data: await transport.call('download.listLog', parseWith(DownloadLogRequest, query, 'query')),
     }),
+  }),
+  csvRoute({
+    path: `${ADMIN_BASE}/exports/download-log`,
+    operationId: 'exportDownloadLog',
+    summary:
+      "Every entry of the log's view, in its order, as CSV: the columns of the console's table " +
+      '(at, product_id, product, outcome, reason, license_key, identifier, ip, version). ' +
+      'Streamed, whatever the number.',
+    tag: 'Download log',
+    query: DownloadLogListQuery,
+    what: 'download-log',
+    rows: async ({ query }, { transport }) => {
+      const request = parseWith(
+        ExportDownloadLogRequest,
+        { ...query, limit: EXPORT_BATCH },
+        'query',
+      );
+      // Products are named once, as the export starts; the log keeps their ids.
+      const { products } = await transport.call('update-catalog.listProducts', {});
+      const titles = new Map(products.map((product) => [product.id, product.title]));
+      return {
+        columns: downloadLogColumns((id) => titles.get(id) ?? null),
+        batches: batchesAfter(async (after) => {
+          const batch = await transport.call('download.exportLog', { ...request, after });
+          return { rows: batch.entries, next: batch.next };
+        }),
+      };
+    },
   }),
 ];

@@ -286,7 +286,7 @@ describe('the admin console', () => {
       await page.getByLabel('Key prefix or identifier').fill('https://www.Shop.example/cart');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText('1–1 of 1 licenses').waitFor();
-      const keys = await page.locator('tbody tr td:first-child').allInnerTexts();
+      const keys = await page.locator('tbody tr td:nth-child(2)').allInnerTexts();
       expect(keys).toEqual([key]);
       await screenshot(page, 'console-license-search');
 
@@ -327,7 +327,7 @@ describe('the admin console', () => {
       const kept = page.locator('tbody tr', { hasText: 'kept.example' });
       await expect(kept.innerText()).resolves.toMatch(/none issued/);
       await page.getByLabel('Identifier').fill('https://www.Added.example:8443/staging');
-      await page.getByLabel('Name').fill('Staging');
+      await page.getByLabel('Name', { exact: true }).fill('Staging');
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await page.getByText('Added added.example.').waitFor();
       const row = page.locator('tbody tr', { hasText: 'added.example' });

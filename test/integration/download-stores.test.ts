@@ -1,7 +1,13 @@
 import type { Connection } from 'mongoose';
 import type { RefusedLicenseStatus } from '../../libs/contracts/index.js';
 import { openMongoDownloadLog } from '../../services/download/mongo-stores.js';
-import type { DownloadLogStore, DownloadRequestRecord } from '../../services/download/stores.js';
+import type { ListCursor } from '../../libs/contracts/index.js';
+import {
+  LATEST_FIRST,
+  type DownloadLogRecord,
+  type DownloadLogStore,
+  type DownloadRequestRecord,
+} from '../../services/download/stores.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
 import { ownDatabase } from '../support/databases.js';
 
@@ -56,7 +62,9 @@ const request = (fields: Partial<DownloadRequestRecord> = {}): DownloadRequestRe
   ...fields,
 });
 
-const everything = { product_id: null, refused: null, page: 1, per_page: 50 };
+/** Every entry, newest first, as the admin log lists it by default. */
+const ALL = { product_id: null, refused: null, from: null, to: null, order: LATEST_FIRST };
+const everything = { ...ALL, page: 1, per_page: 50 };
 
 describe.each([
   ['MongoDB', mongo()],
@@ -146,17 +154,89 @@ describe.each([
         reason: `R${minute}`,
       });
     }
-    const refused = await log.list({ product_id: null, refused: true, page: 2, per_page: 2 });
+    const refused = await log.list({ ...ALL, refused: true, page: 2, per_page: 2 });
     expect(refused.total).toBe(5);
     expect(refused.entries.map((e) => e.reason)).toEqual(['R2', 'R1']);
-    const served = await log.list({ product_id: 12, refused: false, page: 3, per_page: 2 });
+    const served = await log.list({ ...ALL, product_id: 12, refused: false, page: 3, per_page: 2 });
     expect(served.total).toBe(5);
     expect(served.entries.map((e) => e.file_id)).toEqual([0]);
-    expect(await log.list({ product_id: 12, refused: true, page: 1, per_page: 10 })).toEqual({
+    expect(
+      await log.list({ ...ALL, product_id: 12, refused: true, page: 1, per_page: 10 }),
+    ).toEqual({
       entries: [],
       total: 0,
     });
     expect((await log.list({ ...everything, page: 9, per_page: 2 })).entries).toEqual([]);
+  });
+
+  test('a date range holds the entries from its start, included, to its end, excluded', async () => {
+    const ids = await log.recordRefusals(
+      [0, 1, 2, 3].map((minute) => ({
+        ...request({ at: at(minute) }),
+        reason: `R${minute}`,
+        license_status: null,
+      })),
+    );
+    const range = await log.list({ ...everything, from: at(1), to: at(3) });
+    expect(range).toEqual({ entries: expect.any(Array), total: 2 });
+    expect(range.entries.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+    expect((await log.list({ ...everything, from: at(3) })).entries.map((e) => e.id)).toEqual([
+      ids[3],
+    ]);
+    expect((await log.list({ ...everything, to: at(1) })).entries.map((e) => e.id)).toEqual([
+      ids[0],
+    ]);
+  });
+
+  test('ordered by time or by license key, either way; entries without a key first when ascending; ties by id', async () => {
+    const [a, b, c, d] = await log.recordRefusals([
+      { ...request({ at: at(3), license_key: 'B-KEY' }), reason: 'R', license_status: null },
+      { ...request({ at: at(1), license_key: null }), reason: 'R', license_status: null },
+      { ...request({ at: at(2), license_key: 'A-KEY' }), reason: 'R', license_status: null },
+      { ...request({ at: at(1), license_key: 'B-KEY' }), reason: 'R', license_status: null },
+    ]);
+    const order = async (field: 'at' | 'license_key', descending: boolean) =>
+      (await log.list({ ...everything, order: { field, descending } })).entries.map((e) => e.id);
+    expect(await order('at', false)).toEqual([b, d, c, a]);
+    expect(await order('at', true)).toEqual([a, c, d, b]);
+    expect(await order('license_key', false)).toEqual([b, c, a, d]);
+    expect(await order('license_key', true)).toEqual([d, a, c, b]);
+  });
+
+  test('read in batches, the log comes whole in the order of a list, each entry once, within the filters', async () => {
+    await log.recordRefusals(
+      [4, 1, 3, 1, 0, 2, 2].map((minute, i) => ({
+        ...request({ at: at(minute), license_key: i % 3 === 0 ? null : `K${i % 2}` }),
+        reason: 'R',
+        license_status: null,
+      })),
+    );
+    for (const field of ['at', 'license_key'] as const) {
+      for (const descending of [false, true]) {
+        for (const filters of [{}, { from: at(1), to: at(4) }]) {
+          const order = { field, descending };
+          const listed = (await log.list({ ...everything, ...filters, order })).entries;
+          for (const limit of [1, 3, 7]) {
+            const ids: string[] = [];
+            let after: ListCursor | null = null;
+            for (let round = 0; round < 10; round++) {
+              const batch: { entries: DownloadLogRecord[]; next: ListCursor | null } =
+                await log.scan({ ...ALL, ...filters, order, after, limit });
+              expect(batch.entries.length).toBeLessThanOrEqual(limit);
+              ids.push(...batch.entries.map((e) => e.id));
+              if (batch.next === null) break;
+              after = batch.next;
+            }
+            expect({ field, descending, limit, ids }).toEqual({
+              field,
+              descending,
+              limit,
+              ids: listed.map((e) => e.id),
+            });
+          }
+        }
+      }
+    }
   });
 
   test('refusals recorded together are kept as separate entries, ids growing in their order', async () => {

@@ -1,11 +1,11 @@
-import type { Db } from 'mongodb';
-import mongoose from 'mongoose';
 import {
+  commandFilters,
+  indexesOf,
   monitorCommands,
   monitoredMongoUrl,
   type MonitoredCommand,
 } from '../support/command-monitor.js';
-import { filterBranches, type Filter } from '../support/filter-branches.js';
+import { filterBranches } from '../support/filter-branches.js';
 import { createVersion, packageBytes, uploadFile } from '../support/packages.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
@@ -15,28 +15,6 @@ import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
  * or log entries. The queries are the real ones, captured by the driver's command monitoring
  * while the hot paths run, caches cold; each is checked against the indexes of its collection.
  */
-
-/** The filters a command selects documents with. */
-function filtersOf({ name, command }: MonitoredCommand): Filter[] {
-  switch (name) {
-    case 'find':
-    case 'count':
-      return [(command.filter ?? command.query ?? {}) as Filter];
-    case 'findAndModify':
-      return [(command.query ?? {}) as Filter];
-    case 'update':
-      return (command.updates as Array<{ q: Filter }>).map((update) => update.q);
-    case 'delete':
-      return (command.deletes as Array<{ q: Filter }>).map((deletion) => deletion.q);
-    case 'aggregate': {
-      const first = (command.pipeline as Filter[])[0];
-      return [first && '$match' in first ? (first.$match as Filter) : {}];
-    }
-    default:
-      // insert, createIndexes, listIndexes: select nothing.
-      return [];
-  }
-}
 
 let system: TestSystem;
 let commands: MonitoredCommand[];
@@ -96,17 +74,6 @@ describe('every query of the hot paths is served by a declared index', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
   });
 
-  /** The declared indexes of a collection, as the fields of each, in order. */
-  async function indexesOf(database: string, collection: string): Promise<string[][]> {
-    const connection = mongoose.connections.find(
-      (c) => c.name === `${system.config.MONGODB_DB_PREFIX}_${database}`,
-    );
-    const db = connection?.db as Db | undefined;
-    if (!db) throw new Error(`no connection to ${database}`);
-    const indexes = await db.collection(collection).indexes();
-    return indexes.map((index) => Object.keys(index.key));
-  }
-
   test('the hot paths were seen sending queries to each service', () => {
     const databases = new Set(commands.map((command) => command.database));
     for (const database of ['license', 'update_catalog', 'download']) {
@@ -120,9 +87,9 @@ describe('every query of the hot paths is served by a declared index', () => {
     for (const command of [...commands]) {
       // Agenda's own collection: the library declares and uses its indexes.
       if (command.collection === 'agendaJobs') continue;
-      const indexes = await indexesOf(command.database, command.collection);
+      const indexes = await indexesOf(system.config.MONGODB_DB_PREFIX, command);
       const firstFields = new Set(indexes.map((fields) => fields[0]));
-      for (const filter of filtersOf(command)) {
+      for (const filter of commandFilters(command)) {
         for (const fields of filterBranches(filter)) {
           if (!fields.some((field) => firstFields.has(field))) {
             unserved.push(

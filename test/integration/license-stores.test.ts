@@ -10,7 +10,7 @@ import {
   countStoredActivations,
   openMongoStores,
 } from '../../services/license/mongo-stores.js';
-import type { LicenseStores } from '../../services/license/stores.js';
+import { NEWEST_FIRST, type LicenseStores } from '../../services/license/stores.js';
 import { ownDatabase } from '../support/databases.js';
 import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeLicenseStores, type OpenStores } from '../support/license-store-contract.js';
@@ -90,6 +90,8 @@ describe('MongoDB stores: the stored documents', () => {
     });
     const license = await stores.licenses.findByKey(licenseKey);
     expect(license?.pending_plan_id).toBeNull();
+    // Nor had it a customer or metadata.
+    expect(license).toMatchObject({ customer: null, metadata: {} });
     const expiresAt = new Date('2027-01-01T00:00:00.000Z');
     expect(
       await stores.licenses.renew({
@@ -109,9 +111,10 @@ describe('MongoDB stores: the stored documents', () => {
         productId: null,
         planId: null,
         status: 'active',
-        text: { keyPrefix: 'legacy-', identifierKeys: [] },
+        text: { keyPrefix: 'legacy-', identifierKeys: [], customerEmail: null, metadataValues: [] },
       },
       now: new Date('2026-06-01T00:00:00.000Z'),
+      order: NEWEST_FIRST,
       page: 1,
       perPage: 10,
     });

@@ -401,6 +401,8 @@ describe('licenses: create', () => {
       check_count: 0,
       created_at: expect.any(String),
       pending_plan: null,
+      customer: null,
+      metadata: {},
       activations: [],
       rejected_attempts: [],
     });
@@ -467,7 +469,7 @@ describe('licenses: create', () => {
 });
 
 describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
-  test('the detail has the fields of spec 2.2 plus a pending plan, activations and rejected attempts', async () => {
+  test('the detail has the fields of spec 2.2 plus a pending plan, the customer and metadata, activations and rejected attempts', async () => {
     const license = await createLicense();
     expect(Object.keys(await detail(license.license_key)).sort()).toEqual(
       [
@@ -492,6 +494,8 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         'next_payment_at',
         'created_at',
         'pending_plan',
+        'customer',
+        'metadata',
         'activations',
         'rejected_attempts',
       ].sort(),

@@ -1,5 +1,7 @@
 import { BSON } from 'mongodb';
 import mongoose from 'mongoose';
+import type { Db } from 'mongodb';
+import type { Filter } from './filter-branches.js';
 
 /** A command a service sent to MongoDB, as the driver's command monitoring saw it. */
 export interface MonitoredCommand {
@@ -69,4 +71,46 @@ export function monitorCommands(
     client.on('commandFailed', (event) => waiting.delete(event.requestId));
   }
   return commands;
+}
+
+/** The filters a command selects documents with. */
+export function commandFilters({ name, command }: MonitoredCommand): Filter[] {
+  switch (name) {
+    case 'find':
+    case 'count':
+      return [(command.filter ?? command.query ?? {}) as Filter];
+    case 'findAndModify':
+      return [(command.query ?? {}) as Filter];
+    case 'update':
+      return (command.updates as Array<{ q: Filter }>).map((update) => update.q);
+    case 'delete':
+      return (command.deletes as Array<{ q: Filter }>).map((deletion) => deletion.q);
+    case 'aggregate': {
+      const first = (command.pipeline as Filter[])[0];
+      return [first && '$match' in first ? (first.$match as Filter) : {}];
+    }
+    default:
+      // insert, createIndexes, listIndexes: select nothing.
+      return [];
+  }
+}
+
+/** The indexes of the collection a command was sent to, as the key of each (fields and directions). */
+export async function indexKeysOf(
+  databasePrefix: string,
+  { database, collection }: Pick<MonitoredCommand, 'database' | 'collection'>,
+): Promise<Array<Record<string, unknown>>> {
+  const connection = mongoose.connections.find((c) => c.name === `${databasePrefix}_${database}`);
+  const db = connection?.db as Db | undefined;
+  if (!db) throw new Error(`no connection to ${database}`);
+  const indexes = await db.collection(collection).indexes();
+  return indexes.map((index) => index.key);
+}
+
+/** The indexes of the collection a command was sent to, as the fields of each, in order. */
+export async function indexesOf(
+  databasePrefix: string,
+  target: Pick<MonitoredCommand, 'database' | 'collection'>,
+): Promise<string[][]> {
+  return (await indexKeysOf(databasePrefix, target)).map((key) => Object.keys(key));
 }

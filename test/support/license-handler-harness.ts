@@ -161,6 +161,8 @@ export function service(options: { clock?: () => Date } = {}) {
         expires_at: options.expires_at ?? null,
         auto_renew: false,
         next_payment_at: null,
+        customer: null,
+        metadata: {},
       },
       waiting,
     );

@@ -1,5 +1,10 @@
 import { identifierKey } from '../../libs/identifier/index.js';
-import { internalError, type LicenseStatus } from '../../libs/contracts/index.js';
+import {
+  internalError,
+  type LicenseSortField,
+  type LicenseStatus,
+  type ListCursor,
+} from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
   ActivationPage,
@@ -8,6 +13,7 @@ import type {
   LicenseChanges,
   LicenseFigures,
   LicenseFilters,
+  LicenseOrder,
   LicenseRecord,
   LicenseRenewal,
   LicenseStore,
@@ -29,6 +35,7 @@ import type {
 import { activationBytes } from '../../services/license/mongo-stores.js';
 import { MAX_ACTIVATION_BYTES, RECENT_CHECKS } from '../../services/license/stores.js';
 import { deepCopy as copy } from './deep-copy.js';
+import { batchAfter, sortedBy, type Place } from './memory-lists.js';
 
 /**
  * The license service's stores in memory, with the semantics of the MongoDB ones (the store
@@ -95,11 +102,27 @@ function matchesFilters(
   if (filters.planId !== null && license.plan_id !== filters.planId) return false;
   if (filters.status !== null && !hasReportedStatus(license, filters.status, now)) return false;
   if (filters.text === null) return true;
-  const { keyPrefix, identifierKeys } = filters.text;
+  const { keyPrefix, identifierKeys, customerEmail, metadataValues } = filters.text;
   return (
     (keyPrefix !== null && license.license_key.startsWith(keyPrefix)) ||
-    activations.some((a) => identifierKeys.includes(a.identifier_key))
+    activations.some((a) => identifierKeys.includes(a.identifier_key)) ||
+    (customerEmail !== null && license.customer?.email === customerEmail) ||
+    Object.values(license.metadata).some((value) => metadataValues.includes(value))
   );
+}
+
+/** A license's sort value in an order of the list, as mongo-stores.ts `licenseListOrders` reads it. */
+function sortValue(license: LicenseRecord, field: LicenseSortField): Date | string | null {
+  switch (field) {
+    case 'created_at':
+      return license.created_at;
+    case 'expires_at':
+      return license.expires_at;
+    case 'license_key':
+      return license.license_key;
+    case 'customer_email':
+      return license.customer?.email ?? null;
+  }
 }
 
 /** Spec 3.3: a plan applied to a license sets its plan, limit and type. */
@@ -205,6 +228,8 @@ class MemoryLicenseStore implements LicenseStore {
     if (this.byKey.has(license.license_key)) return { outcome: 'key-taken' };
     const issued: LicenseRecord = {
       ...copy(license),
+      customer: copy(license.customer ?? null),
+      metadata: { ...license.metadata },
       activations_used: 0,
       exempt_used: 0,
       activations_bytes: 0,
@@ -414,14 +439,19 @@ class MemoryLicenseStore implements LicenseStore {
   async update({
     licenseKey,
     changes,
+    expected,
   }: {
     licenseKey: string;
     changes: LicenseChanges;
     now: Date;
+    expected?: Pick<LicenseRecord, 'expires_at'>;
   }): Promise<LicenseUpdate> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
     if (!license) return { outcome: 'unknown-license' };
+    if (expected && license.expires_at?.getTime() !== expected.expires_at?.getTime()) {
+      return { outcome: 'changed-meanwhile' };
+    }
     const limit = changes.activation_limit;
     if (limit !== undefined && limit !== 0 && license.activations_used > limit) {
       return {
@@ -434,6 +464,8 @@ class MemoryLicenseStore implements LicenseStore {
     if (changes.status !== undefined) license.status = changes.status;
     if (changes.expires_at !== undefined) license.expires_at = copy(changes.expires_at);
     if (limit !== undefined) license.activation_limit = limit;
+    if (changes.customer !== undefined) license.customer = copy(changes.customer);
+    if (changes.metadata !== undefined) license.metadata = { ...changes.metadata };
     this.counter.writes++;
     return { outcome: 'updated', license: copy(license), previous };
   }
@@ -503,26 +535,62 @@ class MemoryLicenseStore implements LicenseStore {
     return copy(license);
   }
 
+  /** The licenses matching the filters, in `order`; ties by the order they were issued in. */
+  private listed(filters: LicenseFilters, now: Date, order: LicenseOrder): LicenseRecord[] {
+    const found = [...this.byKey.values()].filter((license) =>
+      matchesFilters(license, this.activationsOf.get(license.license_key) ?? [], filters, now),
+    );
+    return sortedBy(found, (license) => this.placeOf(license, order.field), order.descending);
+  }
+
+  /** Where a license stands in an order: its sort value, and its issue order as its id. */
+  private placeOf(license: LicenseRecord, field: LicenseSortField): Place {
+    const issued = this.issueOrder.get(license.license_key) ?? 0;
+    return { value: sortValue(license, field), id: issued.toString(16).padStart(24, '0') };
+  }
+
   async search({
     filters,
     now,
+    order,
     page,
     perPage,
   }: {
     filters: LicenseFilters;
     now: Date;
+    order: LicenseOrder;
     page: number;
     perPage: number;
   }): Promise<{ licenses: LicenseRecord[]; total: number }> {
     await roundTrip();
-    const order = (license: LicenseRecord) => this.issueOrder.get(license.license_key) ?? 0;
-    const found = [...this.byKey.values()]
-      .filter((license) =>
-        matchesFilters(license, this.activationsOf.get(license.license_key) ?? [], filters, now),
-      )
-      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || order(b) - order(a));
+    const found = this.listed(filters, now, order);
     const start = (page - 1) * perPage;
     return { licenses: found.slice(start, start + perPage).map(copy), total: found.length };
+  }
+
+  async scan({
+    filters,
+    now,
+    order,
+    after,
+    limit,
+  }: {
+    filters: LicenseFilters;
+    now: Date;
+    order: LicenseOrder;
+    after: ListCursor | null;
+    limit: number;
+  }): Promise<{ licenses: LicenseRecord[]; next: ListCursor | null }> {
+    await roundTrip();
+    const { records, next } = batchAfter({
+      sorted: this.listed(filters, now, order),
+      place: (license) => this.placeOf(license, order.field),
+      after,
+      dates: order.field === 'created_at' || order.field === 'expires_at',
+      descending: order.descending,
+      limit,
+    });
+    return { licenses: records.map(copy), next };
   }
 
   async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {

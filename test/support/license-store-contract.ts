@@ -1,10 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { identifierKey } from '../../libs/identifier/index.js';
 import { activationBytes } from '../../services/license/mongo-stores.js';
+import type { ListCursor } from '../../libs/contracts/index.js';
 import {
   MAX_ACTIVATION_BYTES,
+  NEWEST_FIRST,
   RECENT_CHECKS,
   type LicenseFilters,
+  type LicenseOrder,
   type LicenseRecord,
   type LicenseStores,
   type NewActivation,
@@ -141,8 +144,20 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         check_count: 0,
         created_at: expect.any(Date),
         pending_plan_id: null,
+        customer: null,
+        metadata: {},
       });
       expect(await stores().licenses.findByKey(license.license_key)).toEqual(license);
+    });
+
+    test('a customer and metadata are kept as given, metadata in the order given', async () => {
+      const customer = { email: 'jane@example.com', name: 'Jane Doe' };
+      const metadata = { order_id: 'A-1001', crm: 'Kundennummer 7', zeta: 'z' };
+      const license = await issue({ customer, metadata });
+      expect(license).toMatchObject({ customer, metadata });
+      const read = await stores().licenses.findByKey(license.license_key);
+      expect(read).toMatchObject({ customer, metadata });
+      expect(Object.keys(read!.metadata)).toEqual(['order_id', 'crm', 'zeta']);
     });
 
     test('an unknown key finds nothing', async () => {
@@ -521,6 +536,75 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
             }),
           ).toMatchObject({ outcome: 'updated', license: { activation_limit: limit } });
         }
+      });
+
+      test('customer and metadata change with the rest; metadata is replaced whole, a customer of null removed', async () => {
+        const { license_key: licenseKey } = await issue({
+          customer: { email: 'old@example.com', name: null },
+          metadata: { order_id: 'A-1', crm: 'C-1' },
+        });
+        const updated = await stores().licenses.update({
+          now: NOW,
+          licenseKey,
+          changes: {
+            customer: { email: 'new@example.com', name: 'New' },
+            metadata: { invoice: 'I-9' },
+          },
+        });
+        expect(updated).toMatchObject({
+          outcome: 'updated',
+          license: {
+            customer: { email: 'new@example.com', name: 'New' },
+            metadata: { invoice: 'I-9' },
+          },
+          previous: {
+            customer: { email: 'old@example.com' },
+            metadata: { order_id: 'A-1', crm: 'C-1' },
+          },
+        });
+        expect(await stores().licenses.findByKey(licenseKey)).toMatchObject({
+          metadata: { invoice: 'I-9' },
+        });
+        await stores().licenses.update({
+          now: NOW,
+          licenseKey,
+          changes: { customer: null, metadata: {} },
+        });
+        expect(await stores().licenses.findByKey(licenseKey)).toMatchObject({
+          customer: null,
+          metadata: {},
+          status: 'active',
+        });
+      });
+
+      test('a change decided on an expiry is written only while the expiry is still that one', async () => {
+        const { license_key: licenseKey } = await issue({ expires_at: LATER });
+        const moved = new Date(LATER.getTime() + 30 * DAY);
+        expect(
+          await stores().licenses.update({
+            now: NOW,
+            licenseKey,
+            changes: { expires_at: moved },
+            expected: { expires_at: EARLIER },
+          }),
+        ).toEqual({ outcome: 'changed-meanwhile' });
+        expect((await stores().licenses.findByKey(licenseKey))?.expires_at).toEqual(LATER);
+        expect(
+          await stores().licenses.update({
+            now: NOW,
+            licenseKey,
+            changes: { expires_at: moved },
+            expected: { expires_at: LATER },
+          }),
+        ).toMatchObject({ outcome: 'updated', license: { expires_at: moved } });
+        expect(
+          await stores().licenses.update({
+            now: NOW,
+            licenseKey: uniqueKey(),
+            changes: { expires_at: moved },
+            expected: { expires_at: LATER },
+          }),
+        ).toEqual({ outcome: 'unknown-license' });
       });
 
       test('an unknown key is reported as such', async () => {
@@ -1262,24 +1346,86 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       later: `${prefix}-later`,
     };
     const noFilters: LicenseFilters = { productId: null, planId: null, status: null, text: null };
-    const search = async (filters: Partial<LicenseFilters>, page = 1, perPage = 50) =>
-      stores().licenses.search({ filters: { ...noFilters, ...filters }, now: NOW, page, perPage });
+    const search = async (
+      filters: Partial<LicenseFilters>,
+      page = 1,
+      perPage = 50,
+      order: LicenseOrder = NEWEST_FIRST,
+    ) =>
+      stores().licenses.search({
+        filters: { ...noFilters, ...filters },
+        now: NOW,
+        order,
+        page,
+        perPage,
+      });
     const found = async (filters: Partial<LicenseFilters>) =>
       (await search(filters)).licenses.map((l) => l.license_key);
-    const text = (keyPrefix: string | null, identifierKeys: string[] = []) => ({
-      text: { keyPrefix, identifierKeys },
-    });
+    const text = (
+      keyPrefix: string | null,
+      identifierKeys: string[] = [],
+      {
+        customerEmail = null,
+        metadataValues = [],
+      }: Partial<NonNullable<LicenseFilters['text']>> = {},
+    ) => ({ text: { keyPrefix, identifierKeys, customerEmail, metadataValues } });
+    /** The whole list in an order, read by `scan` in batches of `limit`; the batches' sizes too. */
+    const scanned = async (
+      order: LicenseOrder,
+      limit: number,
+      filters: Partial<LicenseFilters> = {},
+    ) => {
+      const keys: string[] = [];
+      const sizes: number[] = [];
+      let after: ListCursor | null = null;
+      for (let round = 0; ; round++) {
+        if (round > 10)
+          throw new Error(
+            `a scan that does not end: ${JSON.stringify({ order, limit, keys, after })}`,
+          );
+        const batch: { licenses: LicenseRecord[]; next: ListCursor | null } =
+          await stores().licenses.scan({
+            filters: { ...noFilters, ...filters },
+            now: NOW,
+            order,
+            after,
+            limit,
+          });
+        keys.push(...batch.licenses.map((l) => l.license_key));
+        sizes.push(batch.licenses.length);
+        if (batch.next === null) return { keys, sizes };
+        after = batch.next;
+      }
+    };
 
     beforeAll(async () => {
       const issued: Array<[string, Partial<NewLicense>]> = [
         [keys.plain, { product_id: 10, plan_id: 1 }],
-        [keys.pastDue, { product_id: 10, plan_id: 2, expires_at: EARLIER }],
+        [
+          keys.pastDue,
+          {
+            product_id: 10,
+            plan_id: 2,
+            expires_at: EARLIER,
+            customer: { email: 'amy@example.org', name: null },
+            metadata: { crm: 'shared' },
+          },
+        ],
         [keys.expired, { product_id: 11, plan_id: 1, status: 'expired', expires_at: EARLIER }],
         [
           keys.suspended,
           { product_id: 11, plan_id: 2, status: 'suspended', activation_type: 'device' },
         ],
-        [keys.later, { product_id: 10, plan_id: 1, expires_at: LATER }],
+        [
+          keys.later,
+          {
+            product_id: 10,
+            plan_id: 1,
+            expires_at: LATER,
+            customer: { email: 'jane@example.com', name: 'Jane' },
+            metadata: { order_id: 'A-1001', crm: 'shared' },
+          },
+        ],
       ];
       for (const [license_key, overrides] of issued) {
         await stores().licenses.issue({
@@ -1380,6 +1526,93 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a text with neither a key prefix nor identifier keys matches nothing', async () => {
       expect(await search(text(null, []))).toEqual({ licenses: [], total: 0 });
+    });
+
+    test("by a customer's e-mail address, exactly", async () => {
+      expect(await found(text(null, [], { customerEmail: 'jane@example.com' }))).toEqual([
+        keys.later,
+      ]);
+      expect(await found(text(null, [], { customerEmail: 'jane@example' }))).toEqual([]);
+      expect(await found(text(null, [], { customerEmail: 'JANE@example.com' }))).toEqual([]);
+    });
+
+    test('by a metadata value under any key, exactly', async () => {
+      expect(await found(text(null, [], { metadataValues: ['A-1001'] }))).toEqual([keys.later]);
+      expect(await found(text(null, [], { metadataValues: ['shared'] }))).toEqual([
+        keys.later,
+        keys.pastDue,
+      ]);
+      expect(
+        await found(text(null, [], { metadataValues: ['A-100', 'a-1001', 'order_id'] })),
+      ).toEqual([]);
+      expect(
+        await found({ ...text(null, [], { metadataValues: ['shared'] }), status: 'expired' }),
+      ).toEqual([keys.pastDue]);
+    });
+
+    test('ordered by each field, both ways; ties by the order issued in, the same way', async () => {
+      const byIssue = Object.values(keys);
+      const order = async (field: LicenseOrder['field'], descending: boolean) =>
+        (await search({}, 1, 50, { field, descending })).licenses.map((l) => l.license_key);
+      // All were issued at NOW: the issue order breaks every tie.
+      expect(await order('created_at', false)).toEqual(byIssue);
+      expect(await order('created_at', true)).toEqual([...byIssue].reverse());
+      // No expiry (null) comes first ascending, last descending.
+      const byExpiry = [keys.plain, keys.suspended, keys.pastDue, keys.expired, keys.later];
+      expect(await order('expires_at', false)).toEqual(byExpiry);
+      expect(await order('expires_at', true)).toEqual([...byExpiry].reverse());
+      const byKey = [...byIssue].sort();
+      expect(await order('license_key', false)).toEqual(byKey);
+      expect(await order('license_key', true)).toEqual([...byKey].reverse());
+      // Without a customer first ascending (amy@example.org before jane@example.com).
+      const byEmail = [keys.plain, keys.expired, keys.suspended, keys.pastDue, keys.later];
+      expect(await order('customer_email', false)).toEqual(byEmail);
+      expect(await order('customer_email', true)).toEqual([...byEmail].reverse());
+    });
+
+    test('pages of an order: each page goes on where the one before ended', async () => {
+      const order: LicenseOrder = { field: 'expires_at', descending: true };
+      const pages = await Promise.all([1, 2, 3].map((page) => search({}, page, 2, order)));
+      expect(pages.flatMap((p) => p.licenses.map((l) => l.license_key))).toEqual(
+        (await search({}, 1, 50, order)).licenses.map((l) => l.license_key),
+      );
+    });
+
+    test('read in batches, every order gives the whole list in the order of a search, each license once', async () => {
+      const fields = ['created_at', 'expires_at', 'license_key', 'customer_email'] as const;
+      for (const field of fields) {
+        for (const descending of [false, true]) {
+          const order = { field, descending };
+          const listed = (await search({}, 1, 50, order)).licenses.map((l) => l.license_key);
+          for (const limit of [1, 2, 5]) {
+            expect({ field, descending, limit, keys: (await scanned(order, limit)).keys }).toEqual({
+              field,
+              descending,
+              limit,
+              keys: listed,
+            });
+          }
+        }
+      }
+    });
+
+    test('batches hold at most their limit; a batch that is not full is the last', async () => {
+      expect((await scanned(NEWEST_FIRST, 2)).sizes).toEqual([2, 2, 1]);
+      expect((await scanned(NEWEST_FIRST, 5)).sizes).toEqual([5, 0]);
+      expect((await scanned(NEWEST_FIRST, 6)).sizes).toEqual([5]);
+    });
+
+    test('batches keep to the filters', async () => {
+      expect((await scanned(NEWEST_FIRST, 1, { productId: 10 })).keys).toEqual([
+        keys.later,
+        keys.pastDue,
+        keys.plain,
+      ]);
+      expect((await scanned(NEWEST_FIRST, 1, { status: 'expired' })).keys).toEqual([
+        keys.expired,
+        keys.pastDue,
+      ]);
+      expect((await scanned(NEWEST_FIRST, 1, text(null, []))).keys).toEqual([]);
     });
   });
 

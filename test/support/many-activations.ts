@@ -69,6 +69,7 @@ export async function storeManyActivations(
     last_check_ip: null,
     check_count: 0,
     pending_plan_id: null,
+    metadata: [],
     created_at: now,
     updated_at: now,
   };

@@ -1,17 +1,40 @@
-import type { DownloadLogRecord, DownloadLogStore } from '../../services/download/stores.js';
+import type {
+  DownloadLogFilters,
+  DownloadLogOrder,
+  DownloadLogRecord,
+  DownloadLogStore,
+} from '../../services/download/stores.js';
 import { deepCopy } from './deep-copy.js';
+import { batchAfter, sortedBy, type Place } from './memory-lists.js';
 
 /**
  * The download log in memory, with the semantics of the MongoDB one
  * (test/integration/download-stores.test.ts runs the same contract against both): ids of 24
- * hexadecimal digits that grow with each entry, like ObjectIds made by one process; newest first
- * by time, then id; copies in and out.
+ * hexadecimal digits that grow with each entry, like ObjectIds made by one process; listed in an
+ * order, then by id, as mongo-stores.ts `downloadLogOrders` says; copies in and out.
  */
 export function memoryDownloadLog(): DownloadLogStore {
   const entries = new Map<string, DownloadLogRecord>();
   let last = 0;
   const nextId = () => (++last).toString(16).padStart(24, '0');
   const copy = deepCopy;
+
+  /** Where an entry stands in an order of the log. */
+  const placeOf = (entry: DownloadLogRecord, order: DownloadLogOrder): Place => ({
+    value: order.field === 'at' ? entry.at : entry.license_key,
+    id: entry.id,
+  });
+
+  /** The entries matching the filters, in `order`. */
+  function listed(filters: DownloadLogFilters, order: DownloadLogOrder): DownloadLogRecord[] {
+    const { product_id, refused, from, to } = filters;
+    const matching = [...entries.values()]
+      .filter((e) => product_id === null || e.product_id === product_id)
+      .filter((e) => refused === null || e.outcome === (refused ? 'refused' : 'served'))
+      .filter((e) => from === null || e.at.getTime() >= from.getTime())
+      .filter((e) => to === null || e.at.getTime() < to.getTime());
+    return sortedBy(matching, (entry) => placeOf(entry, order), order.descending);
+  }
 
   function record(entry: Omit<DownloadLogRecord, 'id'>): string {
     const id = nextId();
@@ -39,15 +62,22 @@ export function memoryDownloadLog(): DownloadLogStore {
       return copy(refused);
     },
 
-    async list({ product_id, refused, page, per_page }) {
-      const matching = [...entries.values()]
-        .filter((e) => product_id === null || e.product_id === product_id)
-        .filter((e) => refused === null || e.outcome === (refused ? 'refused' : 'served'))
-        .sort(
-          (a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
-        );
+    async list({ order, page, per_page, ...filters }) {
+      const matching = listed(filters, order);
       const start = (page - 1) * per_page;
       return { entries: matching.slice(start, start + per_page).map(copy), total: matching.length };
+    },
+
+    async scan({ order, after, limit, ...filters }) {
+      const { records, next } = batchAfter({
+        sorted: listed(filters, order),
+        place: (entry) => placeOf(entry, order),
+        after,
+        dates: order.field === 'at',
+        descending: order.descending,
+        limit,
+      });
+      return { entries: records.map(copy), next };
     },
   };
 }

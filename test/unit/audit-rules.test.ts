@@ -1,4 +1,4 @@
-import { csvCell, csvLine } from '../../libs/http/index.js';
+import { csvField, csvLine } from '../../libs/http/index.js';
 import { keyFingerprint } from '../../libs/logging/index.js';
 import { changedFields, redact, targetOf } from '../../services/management/audit-rules.js';
 
@@ -78,15 +78,15 @@ describe('CSV cells', () => {
   test.each(['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx'])(
     'a cell starting like a formula (%j) is made text with a leading quote',
     (value) => {
-      expect(csvCell(value).replace(/^"/, '')).toMatch(/^'/);
+      expect(csvField(value).replace(/^"/, '')).toMatch(/^'/);
     },
   );
 
   test('commas, quotes and line breaks are quoted; quotes doubled', () => {
-    expect(csvCell('a,b')).toBe('"a,b"');
-    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
-    expect(csvCell('two\nlines')).toBe('"two\nlines"');
-    expect(csvCell('=a,b')).toBe(`"'=a,b"`);
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField('=a,b')).toBe(`"'=a,b"`);
   });
 
   test('numbers, booleans and null are written plainly; a line ends with CRLF', () => {

@@ -2,7 +2,7 @@ import { createLogger, type Logger } from '../../libs/logging/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import { publishedDownloadEvents } from '../../services/download/events.js';
 import { DownloadLogWriter, REFUSALS_BATCH_MAX } from '../../services/download/log.js';
-import type { DownloadLogStore } from '../../services/download/stores.js';
+import { LATEST_FIRST, type DownloadLogStore } from '../../services/download/stores.js';
 import { callContext, FakeTransport, fixedClock } from '../support/fake-services.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
 
@@ -32,7 +32,15 @@ function countedStore(): DownloadLogStore & { writes: number[] } {
   });
 }
 
-const everything = { product_id: null, refused: true, page: 1, per_page: 500 };
+const everything = {
+  product_id: null,
+  refused: true,
+  from: null,
+  to: null,
+  order: LATEST_FIRST,
+  page: 1,
+  per_page: 500,
+};
 const silent = createLogger('test', 'silent');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

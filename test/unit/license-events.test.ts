@@ -76,6 +76,8 @@ describe('license.created: an admin issues a license', () => {
           expires_at: null,
           auto_renew: false,
           next_payment_at: null,
+          customer: null,
+          metadata: {},
         },
         waiting,
       );
@@ -150,6 +152,34 @@ describe('license.updated: an admin changes status, limit or expiry', () => {
     expect(published(s, 'license.updated').map((data) => data.previous)).toEqual([
       { activation_limit: 3 },
     ]);
+  });
+
+  test('an expiry extended by days (a bulk change) publishes license.updated with the expiry before', async () => {
+    const s = service();
+    const key = await s.license({ expires_at: FUTURE });
+    await s.handlers['license.updateLicense']({ license_key: key, extend_expiry_days: 2 }, waiting);
+    expect(published(s, 'license.updated')).toEqual([
+      expect.objectContaining({
+        expires_at: new Date(Date.parse(FUTURE) + 48 * HOUR).toISOString(),
+        changed: ['expires_at'],
+        previous: { expires_at: FUTURE },
+      }),
+    ]);
+  });
+
+  test('a change of the customer or the metadata alone publishes nothing: events never carry the owner', async () => {
+    const s = service();
+    const key = await s.license();
+    await s.handlers['license.updateLicense'](
+      {
+        license_key: key,
+        customer: { email: 'jane@example.com', name: null },
+        metadata: { a: 'b' },
+      },
+      waiting,
+    );
+    expect(types(s)).toEqual(['license.created']);
+    expect(JSON.stringify(s.events.published)).not.toContain('jane@example.com');
   });
 });
 

@@ -843,6 +843,8 @@ describe('spec 2.1 plans and issued licenses', () => {
         expires_at: null,
         auto_renew: false,
         next_payment_at: null,
+        customer: null,
+        metadata: {},
       },
       waiting,
     );
@@ -874,7 +876,15 @@ describe('spec 2.1 plans and issued licenses', () => {
     const key = await license();
     const issue = (fields: { license_key?: string; product_id: number; plan_id: number }) =>
       handlers['license.createLicense'](
-        { status: 'active', expires_at: null, auto_renew: false, next_payment_at: null, ...fields },
+        {
+          status: 'active',
+          expires_at: null,
+          auto_renew: false,
+          next_payment_at: null,
+          customer: null,
+          metadata: {},
+          ...fields,
+        },
         waiting,
       );
     await expect(issue({ license_key: key, product_id: 10, plan_id: 700 })).rejects.toEqual(
@@ -946,6 +956,8 @@ describe('plan names are unique, compared without letter case and extra white sp
           expires_at: null,
           auto_renew: false,
           next_payment_at: null,
+          customer: null,
+          metadata: {},
         },
         waiting,
       ),
@@ -1115,6 +1127,8 @@ describe('RPC deadlines: once the caller stopped waiting, nothing is written', (
           expires_at: null,
           auto_renew: false,
           next_payment_at: null,
+          customer: null,
+          metadata: {},
         },
         abandoned,
       ),

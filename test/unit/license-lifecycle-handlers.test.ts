@@ -324,6 +324,7 @@ describe('admin search (license.searchLicenses)', () => {
           plan_id: null,
           status: null,
           q: null,
+          sort: '-created_at',
           page: 1,
           per_page: 50,
           ...filters,
@@ -400,6 +401,7 @@ describe('admin search (license.searchLicenses)', () => {
       plan_id: null,
       status: null,
       q: null,
+      sort: '-created_at' as const,
       page: 1,
       per_page: 50,
     };

@@ -189,6 +189,8 @@ describe('admin search: the text searched (spec 2.4 normalisation for comparison
     expect(searchText(' 3f2a ')).toEqual({
       keyPrefix: '3f2a',
       identifierKeys: expect.arrayContaining(['3f2a']),
+      customerEmail: null,
+      metadataValues: [' 3f2a ', '3f2a'],
     });
   });
 });

@@ -1,28 +1,58 @@
-import { licenseStatuses } from '../../libs/contracts/index.js';
+import {
+  LicenseSort,
+  licenseSortFields,
+  licenseStatuses,
+  orderOf,
+} from '../../libs/contracts/index.js';
+import { afterCursor, sortOf } from '../../libs/database/index.js';
 import { licenseIndexes } from '../../services/license/models.js';
-import { licenseSearchFilter, licenseSearchOrder } from '../../services/license/mongo-stores.js';
+import {
+  licenseListOrders,
+  licenseSearchFilter,
+  storedLicenseOrder,
+} from '../../services/license/mongo-stores.js';
+import { searchText } from '../../services/license/rules.js';
 import type { LicenseFilters } from '../../services/license/stores.js';
 import { filterBranches, type Filter } from '../support/filter-branches.js';
 
 /**
  * Admin searches use indexed queries only: every branch of the MongoDB filter of every
  * combination of filters starts with the first field of an index the licenses collection
- * declares (services/license/models.ts `licenseIndexes`), and the order is an index's own.
+ * declares (services/license/models.ts `licenseIndexes`), every order of the list is an index's
+ * own, and so is every batch of an export after its cursor.
  */
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
+const ID = '65f1c0ffee0000000000beef';
 
 const firstFields = new Set(licenseIndexes.map((index) => Object.keys(index.fields)[0]));
 const servedByIndex = (fields: string[]) => fields.some((field) => firstFields.has(field));
-const orderIndexed = licenseIndexes.some(
-  (index) => JSON.stringify(index.fields) === JSON.stringify(licenseSearchOrder),
-);
+
+/** Whether an index holds exactly these fields in this order, one way or the other. */
+function indexedOrder(sort: Record<string, 1 | -1>): boolean {
+  const reversed = Object.fromEntries(Object.entries(sort).map(([k, v]) => [k, -v]));
+  return licenseIndexes.some(
+    (index) =>
+      JSON.stringify(index.fields) === JSON.stringify(sort) ||
+      JSON.stringify(index.fields) === JSON.stringify(reversed),
+  );
+}
+
+const allSorts = LicenseSort.options;
 
 const texts: Array<LicenseFilters['text']> = [
   null,
-  { keyPrefix: 'abc', identifierKeys: [] },
-  { keyPrefix: null, identifierKeys: ['shop.example'] },
-  { keyPrefix: 'https://www.Shop', identifierKeys: ['shop.example', 'https://www.shop'] },
+  { keyPrefix: 'abc', identifierKeys: [], customerEmail: null, metadataValues: [] },
+  { keyPrefix: null, identifierKeys: ['shop.example'], customerEmail: null, metadataValues: [] },
+  {
+    keyPrefix: 'https://www.Shop',
+    identifierKeys: ['shop.example', 'https://www.shop'],
+    customerEmail: null,
+    metadataValues: [],
+  },
+  { keyPrefix: null, identifierKeys: [], customerEmail: 'jane@example.com', metadataValues: [] },
+  { keyPrefix: null, identifierKeys: [], customerEmail: null, metadataValues: ['A-1001'] },
+  searchText('Jane@Example.com'),
 ];
 const combinations: LicenseFilters[] = [null, 10].flatMap((productId) =>
   [null, 2].flatMap((planId) =>
@@ -33,19 +63,15 @@ const combinations: LicenseFilters[] = [null, 10].flatMap((productId) =>
 );
 
 describe('admin search: indexed queries only', () => {
-  test('the order (newest first, then _id) is the order of a declared index', () => {
-    expect(orderIndexed).toBe(true);
-  });
-
   test.each(combinations.map((filters) => [JSON.stringify(filters), filters] as const))(
     'every branch of %s starts with the first field of a declared index',
     (_, filters) => {
       const filter = licenseSearchFilter(filters, NOW);
       expect(filter).not.toBeNull();
       for (const fields of filterBranches(filter as Filter)) {
-        // A branch without conditions is every license, read in the order of the created_at index.
-        if (fields.length === 0) expect(orderIndexed).toBe(true);
-        else expect({ fields, served: servedByIndex(fields) }).toEqual({ fields, served: true });
+        // A branch without conditions is every license, read in the order of an index.
+        if (fields.length === 0) continue;
+        expect({ fields, served: servedByIndex(fields) }).toEqual({ fields, served: true });
       }
     },
   );
@@ -56,7 +82,7 @@ describe('admin search: indexed queries only', () => {
         productId: null,
         planId: null,
         status: null,
-        text: { keyPrefix: 'a.b*(c)', identifierKeys: [] },
+        text: { keyPrefix: 'a.b*(c)', identifierKeys: [], customerEmail: null, metadataValues: [] },
       },
       NOW,
     );
@@ -66,17 +92,80 @@ describe('admin search: indexed queries only', () => {
     expect(pattern.test('x-a.b*(c)')).toBe(false);
   });
 
-  test('a text with neither a key prefix nor identifier keys can match nothing: no query', () => {
+  test('a text with neither a key prefix, identifier keys, an address nor values can match nothing: no query', () => {
     expect(
       licenseSearchFilter(
         {
           productId: 10,
           planId: null,
           status: null,
-          text: { keyPrefix: null, identifierKeys: [] },
+          text: { keyPrefix: null, identifierKeys: [], customerEmail: null, metadataValues: [] },
         },
         NOW,
       ),
     ).toBeNull();
   });
+});
+
+describe('the search text: what one box finds', () => {
+  test("an e-mail address in any letter case finds the customer's normalised address", () => {
+    expect(searchText('  Jane@Example.COM ')).toMatchObject({
+      keyPrefix: 'Jane@Example.COM',
+      customerEmail: 'jane@example.com',
+    });
+    expect(searchText('jane@bücher.de').customerEmail).toBe('jane@xn--bcher-kva.de');
+  });
+
+  test('text that is no e-mail address looks for no customer', () => {
+    for (const text of ['A-1001', 'shop.example', 'jane@', '@example.com', 'a@b@example.com']) {
+      expect(searchText(text).customerEmail).toBeNull();
+    }
+  });
+
+  test('a metadata value is looked for as typed and trimmed, each once', () => {
+    expect(searchText('A-1001').metadataValues).toEqual(['A-1001']);
+    expect(searchText(' A-1001 ').metadataValues).toEqual([' A-1001 ', 'A-1001']);
+  });
+});
+
+describe('the orders of the license list: a whitelist, each served by an index', () => {
+  test('the sort parameter takes each field, ascending or with - descending, and nothing else', () => {
+    expect([...allSorts].sort()).toEqual(
+      [...licenseSortFields, ...licenseSortFields.map((f) => `-${f}`)].sort(),
+    );
+    for (const refused of ['created', 'CREATED_AT', '+created_at', '--expires_at', 'product_id']) {
+      expect(LicenseSort.safeParse(refused).success).toBe(false);
+    }
+    expect(orderOf('-expires_at')).toEqual({ field: 'expires_at', descending: true });
+    expect(orderOf('license_key')).toEqual({ field: 'license_key', descending: false });
+  });
+
+  test.each(allSorts)(
+    '%s is the order of a declared index, its ties broken by a unique field',
+    (sort) => {
+      const stored = storedLicenseOrder(orderOf(sort));
+      const fields = sortOf(stored);
+      expect(indexedOrder(fields)).toBe(true);
+      // The last field is unique, so no two licenses tie: the order is stable.
+      const last = Object.keys(fields).at(-1);
+      expect(last === '_id' || (stored.unique && last === 'license_key')).toBe(true);
+    },
+  );
+
+  test('every order the contract allows has a stored order', () => {
+    expect(Object.keys(licenseListOrders).sort()).toEqual([...licenseSortFields].sort());
+  });
+
+  test.each(allSorts)(
+    'a batch after a cursor of %s starts every branch with the order’s field, with or without a value',
+    (sort) => {
+      const stored = storedLicenseOrder(orderOf(sort));
+      for (const value of [null, 'value', new Date(NOW)]) {
+        for (const fields of filterBranches(afterCursor(stored, value, ID) as Filter)) {
+          expect(fields[0]).toBe(stored.path);
+          expect(servedByIndex(fields)).toBe(true);
+        }
+      }
+    },
+  );
 });

@@ -38,6 +38,16 @@ function labelCells(table: HTMLTableElement, columns: readonly string[]): void {
 }
 
 /**
+ * A column heading that is more than its name: `head` is shown instead (a sort button, a
+ * checkbox), and `sort` says how the rows are ordered by it (`aria-sort`), when they can be.
+ */
+export interface ColumnHead {
+  label: string;
+  head: ComponentChildren;
+  sort?: 'ascending' | 'descending' | 'none';
+}
+
+/**
  * A table that fits its box: wide enough screens show it as a table, whose long values wrap;
  * narrow ones (under 700 px) as a list of cards, one per row, each value under its column's name
  * and the row's buttons in view. `actions` adds a last column, named for screen readers only,
@@ -48,12 +58,15 @@ export function Table({
   actions = false,
   children,
 }: {
-  columns: readonly string[];
+  columns: readonly (string | ColumnHead)[];
   actions?: boolean;
   children: ComponentChildren;
 }) {
   const table = useRef<HTMLTableElement>(null);
-  const labels = [...columns, ...(actions ? [''] : [])];
+  const labels = [
+    ...columns.map((column) => (typeof column === 'string' ? column : column.label)),
+    ...(actions ? [''] : []),
+  ];
   // After every render, and whenever a row renders alone (its own state): rows and cells come
   // from the components of each page, so they are named here rather than by each page.
   useLayoutEffect(() => {
@@ -69,11 +82,17 @@ export function Table({
       <table ref={table}>
         <thead>
           <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
+            {columns.map((column) =>
+              typeof column === 'string' ? (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ) : (
+                <th key={column.label} scope="col" aria-sort={column.sort}>
+                  {column.head}
+                </th>
+              ),
+            )}
             {actions && (
               <th scope="col">
                 <span class="visually-hidden">Actions</span>

@@ -67,29 +67,27 @@ export class AdminApi {
   }
 
   /**
-   * A file the API answers (a CSV export), saved by the browser under the name the answer gives.
-   * Fetched with the token, as a link cannot carry it, then handed to the browser as a download.
+   * A file the API streams (a CSV export), whole, with the name it gives it. The token travels
+   * only as a header, so the file cannot be a link the browser follows: it is read here and
+   * handed to the browser to save (`saveFile`). An export cut off half way fails.
    */
-  async download(path: string, query: Query = {}): Promise<string> {
+  async file(path: string, query: Query = {}): Promise<{ blob: Blob; filename: string }> {
     try {
       const response = await send(`${ADMIN_BASE}${withQuery(path, query)}`, {
         method: 'GET',
-        headers: { Authorization: `Bearer ${this.token}` },
+        headers: { Authorization: `Bearer ${this.token}`, Accept: 'text/csv, application/json' },
         cache: 'no-store',
         credentials: 'omit',
       });
       if (!response.ok) await readAnswer(response);
-      const name =
-        /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1] ??
-        'download';
-      const url = URL.createObjectURL(await response.blob());
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = name;
-      link.click();
-      // The browser has taken the file once the click is handled.
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      return name;
+      const named = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '');
+      let blob: Blob;
+      try {
+        blob = await response.blob();
+      } catch {
+        throw new ApiError(0, 'CONNECTION', 'The file was cut off before its end; try again.');
+      }
+      return { blob, filename: named?.[1] ?? 'export.csv' };
     } catch (error) {
       throw this.refused(error);
     }

@@ -10,6 +10,7 @@ import { Input } from './fields.js';
 import { useAction, useLoad } from './hooks.js';
 import { LoadView, Outcome } from './notices.js';
 import { useCan } from './permissions.js';
+import { saveFile } from './lists.js';
 
 interface Filter {
   admin: string;
@@ -176,8 +177,9 @@ export function AuditLogPage() {
           disabled={exporting.busy}
           onClick={() =>
             void exporting.run(async () => {
-              const name = await api.download('/audit-log.csv', queryOf(filter));
-              return `Saved ${name}: the entries of this filter.`;
+              const { blob, filename } = await api.file('/audit-log.csv', queryOf(filter));
+              saveFile(blob, filename);
+              return `Saved ${filename}: the entries of this filter.`;
             })
           }
         >

@@ -3,38 +3,69 @@ import type {
   DownloadLogEntry,
   DownloadLogPage as LogPage,
 } from '../../../libs/contracts/index.js';
+import {
+  DEFAULT_DOWNLOAD_LOG_SORT,
+  type DownloadLogSortField,
+  type SortOf,
+} from '../../../libs/contracts/bounds.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
 import { Pager, ReloadButton } from './controls.js';
 import { useDirectory } from './directory.js';
-import { ProductSelect } from './fields.js';
+import { Input, ProductSelect } from './fields.js';
 import { useLoad } from './hooks.js';
 import { refusalMeaning } from './license-words.js';
+import { DEFAULT_PAGE_SIZE, dayRange, type PageSize } from './list-state.js';
+import { LIST_WORDS, LOG_SORT_HEADINGS } from './list-words.js';
+import { ExportButton, PageSizeSelect, sortableColumn } from './lists.js';
 import { LoadView } from './notices.js';
 
-type Filter = { refused: boolean; productId: number | null; page: number };
+/** What the log shows: refused downloads or all, a product, days (as typed), an order. */
+type Filter = {
+  refused: boolean;
+  productId: number | null;
+  from: string;
+  to: string;
+  sort: SortOf<DownloadLogSortField>;
+  perPage: PageSize;
+  page: number;
+};
 
-const PER_PAGE = 50;
+const NO_FILTER: Filter = {
+  refused: false,
+  productId: null,
+  from: '',
+  to: '',
+  sort: DEFAULT_DOWNLOAD_LOG_SORT,
+  perPage: DEFAULT_PAGE_SIZE,
+  page: 1,
+};
 
 function Entries({
   entries,
   refusedOnly,
+  sort,
+  onSort,
   onOpenLicense,
 }: {
   entries: readonly DownloadLogEntry[];
   refusedOnly: boolean;
+  sort: SortOf<DownloadLogSortField>;
+  onSort: (sort: SortOf<DownloadLogSortField>) => void;
   onOpenLicense: (key: string) => void;
 }) {
   const { productTitle } = useDirectory();
+  const sortable = (field: DownloadLogSortField) =>
+    sortableColumn({ field, heading: LOG_SORT_HEADINGS[field], sort, onSort, newestFirst: ['at'] });
   return (
     <Table
       columns={[
-        'When',
+        sortable('at'),
         'Product',
         ...(refusedOnly ? [] : ['Outcome']),
         'Reason',
-        'License key',
+        sortable('license_key'),
         'Identifier',
         'IP',
         'Version',
@@ -89,15 +120,27 @@ function Entries({
 /** The download log (spec 4.5), with its Refused Downloads view. */
 export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string) => void }) {
   const api = useApi();
-  const [filter, setFilter] = useState<Filter>({ refused: false, productId: null, page: 1 });
+  const [filter, setFilter] = useState<Filter>(NO_FILTER);
+  const change = (changes: Partial<Filter>) => setFilter({ ...filter, ...changes, page: 1 });
+  const range = dayRange(filter.from, filter.to);
+  const query = {
+    refused: filter.refused ? true : null,
+    product_id: filter.productId,
+    from: range.from,
+    to: range.to,
+    sort: filter.sort,
+  };
+  // Days are compared as typed (YYYY-MM-DD): a range that ends before it starts is said here.
+  const backwards = filter.from !== '' && filter.to !== '' && filter.to < filter.from;
   const log = useLoad(
     () =>
-      api.get<LogPage>('/download-log', {
-        refused: filter.refused ? true : null,
-        product_id: filter.productId,
-        page: filter.page,
-        per_page: PER_PAGE,
-      }),
+      backwards
+        ? Promise.reject(new Error(LIST_WORDS.logBackwards))
+        : api.get<LogPage>('/download-log', {
+            ...query,
+            page: filter.page,
+            per_page: filter.perPage,
+          }),
     [api, filter],
   );
   return (
@@ -112,7 +155,7 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
             type="button"
             class={filter.refused ? 'secondary' : undefined}
             aria-pressed={!filter.refused}
-            onClick={() => setFilter({ ...filter, refused: false, page: 1 })}
+            onClick={() => change({ refused: false })}
           >
             All downloads
           </button>
@@ -120,7 +163,7 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
             type="button"
             class={filter.refused ? undefined : 'secondary'}
             aria-pressed={filter.refused}
-            onClick={() => setFilter({ ...filter, refused: true, page: 1 })}
+            onClick={() => change({ refused: true })}
           >
             Refused downloads
           </button>
@@ -130,19 +173,46 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
             name="product_id"
             none="Every product"
             value={filter.productId}
-            onChange={(productId) => setFilter({ ...filter, productId, page: 1 })}
+            onChange={(productId) => change({ productId })}
           />
         </Field>
+        <fieldset class="range">
+          <legend>{LIST_WORDS.logRange}</legend>
+          <Field label={LIST_WORDS.logFrom}>
+            <Input
+              type="date"
+              name="from"
+              value={filter.from}
+              onValue={(from) => change({ from })}
+            />
+          </Field>
+          <Field label={LIST_WORDS.logTo}>
+            <Input type="date" name="to" value={filter.to} onValue={(to) => change({ to })} />
+          </Field>
+          <p class="hint">{LIST_WORDS.logRangeHint}</p>
+        </fieldset>
+      </div>
+      <div class="row list-tools">
+        <PageSizeSelect value={filter.perPage} onChange={(perPage) => change({ perPage })} />
+        <ExportButton path="/exports/download-log" query={query} disabled={backwards} />
       </div>
       <LoadView loaded={log} what="the download log">
         {(page) =>
           page.entries.length === 0 ? (
-            <Empty>{filter.refused ? 'No download has been refused.' : 'No downloads yet.'}</Empty>
+            <Empty>
+              {filter.from !== '' || filter.to !== '' || filter.productId !== null
+                ? 'No download matches these filters.'
+                : filter.refused
+                  ? 'No download has been refused.'
+                  : 'No downloads yet.'}
+            </Empty>
           ) : (
             <>
               <Entries
                 entries={page.entries}
                 refusedOnly={filter.refused}
+                sort={filter.sort}
+                onSort={(sort) => change({ sort })}
                 onOpenLicense={onOpenLicense}
               />
               <Pager

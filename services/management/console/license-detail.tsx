@@ -16,6 +16,7 @@ import { Input } from './fields.js';
 import { useAction, useLoad, useNow, useRemoval, type Removal } from './hooks.js';
 import { PlanChange, Renewal, Settings, type Change } from './license-changes.js';
 import { addRefusalWords, overLimitNote, rejectionWords } from './license-words.js';
+import { CustomerAndMetadata, CustomerFacts } from './license-customer.js';
 import { LoadView, Outcome } from './notices.js';
 import {
   ACTIVATION_TYPE_WORDS,
@@ -58,6 +59,7 @@ function Facts({ license }: { license: LicenseDetail }) {
       <dd>
         <StatusBadge status={license.status} />
       </dd>
+      <CustomerFacts license={license} />
       <dt>Product</dt>
       <dd>{license.product ?? productTitle(license.product_id)}</dd>
       <dt>Plan</dt>
@@ -471,6 +473,7 @@ export function LicenseDetailPage({
             <Activations license={license} onChange={loaded.replace} />
             <RejectedAttempts license={license} />
             <Settings license={license} onChange={loaded.replace} />
+            <CustomerAndMetadata license={license} onChange={loaded.replace} />
             <PlanChange license={license} onChange={loaded.replace} />
             <Renewal license={license} onChange={loaded.replace} />
           </>

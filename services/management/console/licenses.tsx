@@ -1,18 +1,35 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type {
+  BulkLicenseChangeResult,
   LicenseDetail,
   LicensePage,
   LicenseStatus,
   LicenseSummary,
 } from '../../../libs/contracts/index.js';
-import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
+import {
+  DEFAULT_LICENSE_SORT,
+  MAX_EXTEND_DAYS,
+  type LicenseSortField,
+  type SortOf,
+} from '../../../libs/contracts/bounds.js';
+import { csvText, exportFilename } from '../../../libs/http/csv.js';
+import { Empty, Field, Table, type ColumnHead } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
+import { licenseColumns } from '../csv-columns.js';
 import { useApi } from './admin-api.js';
 import { Pager } from './controls.js';
 import { useDirectory } from './directory.js';
 import { Input, PlanSelect, ProductSelect, WordSelect, localInputToIso } from './fields.js';
 import { useAction, useLoad } from './hooks.js';
+import { DEFAULT_PAGE_SIZE, bulkOutcomeWords, type PageSize } from './list-state.js';
+import {
+  CUSTOMER_WORDS,
+  LICENSE_SORT_HEADINGS,
+  LIST_WORDS,
+  SELECTION_WORDS,
+} from './list-words.js';
+import { ExportButton, PageSizeSelect, saveFile, sortableColumn } from './lists.js';
 import { LoadView, Outcome } from './notices.js';
 import { StatusBadge, usage } from './words.js';
 import { useCan } from './permissions.js';
@@ -23,6 +40,8 @@ export interface LicenseSearch {
   product_id: number | null;
   plan_id: number | null;
   status: LicenseStatus | null;
+  sort: SortOf<LicenseSortField>;
+  per_page: PageSize;
   page: number;
 }
 
@@ -31,10 +50,13 @@ export const NO_SEARCH: LicenseSearch = {
   product_id: null,
   plan_id: null,
   status: null,
+  sort: DEFAULT_LICENSE_SORT,
+  per_page: DEFAULT_PAGE_SIZE,
   page: 1,
 };
 
-const PER_PAGE = 25;
+/** The dates of the list, which a first press of their heading orders newest first. */
+const DATE_FIELDS: readonly LicenseSortField[] = ['created_at', 'expires_at'];
 
 function SearchForm({
   search,
@@ -49,14 +71,15 @@ function SearchForm({
     onSearch({ ...draft, q: draft.q.trim(), page: 1 });
   };
   const clear = () => {
-    setDraft(NO_SEARCH);
-    onSearch(NO_SEARCH);
+    const cleared = { ...NO_SEARCH, sort: search.sort, per_page: search.per_page };
+    setDraft(cleared);
+    onSearch(cleared);
   };
   return (
     <form method="post" onSubmit={submit} class="filters" role="search">
       <Field
-        label="Key prefix or identifier"
-        hint="The first characters of a key, or a site, device, e-mail or instance in any spelling."
+        label="Key prefix or identifier, customer or metadata value"
+        hint={LIST_WORDS.searchHint}
       >
         <Input
           type="search"
@@ -105,18 +128,81 @@ function SearchForm({
 
 function LicenseTable({
   licenses,
+  sort,
+  onSort,
+  selected,
+  onSelect,
   onOpen,
 }: {
   licenses: readonly LicenseSummary[];
+  sort: SortOf<LicenseSortField>;
+  onSort: (sort: SortOf<LicenseSortField>) => void;
+  selected: ReadonlySet<string>;
+  onSelect: (keys: ReadonlySet<string>) => void;
   onOpen: (key: string) => void;
 }) {
   const { productTitle, planName } = useDirectory();
+  const sortable = (field: LicenseSortField) =>
+    sortableColumn({
+      field,
+      heading: LICENSE_SORT_HEADINGS[field],
+      sort,
+      onSort,
+      newestFirst: DATE_FIELDS,
+    });
+  const onPage = licenses.filter((license) => selected.has(license.license_key)).length;
+  const all = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (all.current) all.current.indeterminate = onPage > 0 && onPage < licenses.length;
+  }, [onPage, licenses.length]);
+  const toggle = (key: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(key);
+    else next.delete(key);
+    onSelect(next);
+  };
+  const selectAll: ColumnHead = {
+    label: SELECTION_WORDS.selectAll,
+    head: (
+      <input
+        ref={all}
+        type="checkbox"
+        aria-label={SELECTION_WORDS.selectAll}
+        checked={licenses.length > 0 && onPage === licenses.length}
+        onChange={(event) =>
+          onSelect(new Set(event.currentTarget.checked ? licenses.map((l) => l.license_key) : []))
+        }
+      />
+    ),
+  };
   return (
     <Table
-      columns={['License key', 'Product', 'Plan', 'Status', 'Activations', 'Expires', 'Last check']}
+      columns={[
+        selectAll,
+        sortable('license_key'),
+        sortable('customer_email'),
+        'Product',
+        'Plan',
+        'Status',
+        'Activations',
+        sortable('expires_at'),
+        sortable('created_at'),
+        'Last check',
+      ]}
     >
       {licenses.map((license) => (
-        <tr key={license.license_key}>
+        <tr
+          key={license.license_key}
+          class={selected.has(license.license_key) ? 'selected' : undefined}
+        >
+          <td>
+            <input
+              type="checkbox"
+              aria-label={SELECTION_WORDS.select(license.license_key)}
+              checked={selected.has(license.license_key)}
+              onChange={(event) => toggle(license.license_key, event.currentTarget.checked)}
+            />
+          </td>
           <td>
             <button
               type="button"
@@ -126,6 +212,18 @@ function LicenseTable({
             >
               {license.license_key}
             </button>
+          </td>
+          <td class="long">
+            {license.customer === null ? (
+              <span class="muted">none</span>
+            ) : (
+              <>
+                <span class="mono">{license.customer.email}</span>
+                {license.customer.name !== null && (
+                  <span class="muted block">{license.customer.name}</span>
+                )}
+              </>
+            )}
           </td>
           <td>{license.product ?? productTitle(license.product_id)}</td>
           <td>{license.plan ?? planName(license.plan_id)}</td>
@@ -137,11 +235,142 @@ function LicenseTable({
             <Time value={license.expires_at} empty="Does not expire" />
           </td>
           <td>
+            <Time value={license.created_at} />
+          </td>
+          <td>
             <Time value={license.last_check_at} />
           </td>
         </tr>
       ))}
     </Table>
+  );
+}
+
+/**
+ * What can be done to the licenses selected on the page, each through the API's bulk change
+ * (the same rules and events as a change of one): a status, an expiry moved by days or set, and
+ * an export of them as CSV. Says how many changed and why each refused one was refused.
+ */
+function SelectionBar({
+  licenses,
+  onChanged,
+  onClear,
+}: {
+  licenses: readonly LicenseSummary[];
+  onChanged: () => void;
+  onClear: () => void;
+}) {
+  const api = useApi();
+  const action = useAction();
+  const [status, setStatus] = useState<LicenseStatus>('suspended');
+  const [days, setDays] = useState('30');
+  const [expires, setExpires] = useState('');
+  const [refused, setRefused] = useState<BulkLicenseChangeResult['results']>([]);
+  const keys = licenses.map((license) => license.license_key);
+  const change = (body: Record<string, unknown>) =>
+    action.run(async () => {
+      setRefused([]);
+      const result = await api.call<BulkLicenseChangeResult>('POST', '/licenses/bulk-changes', {
+        ...body,
+        license_keys: keys,
+      });
+      setRefused(result.results.filter((outcome) => !outcome.ok));
+      onChanged();
+      return bulkOutcomeWords(result);
+    });
+  const daysValid = /^\d+$/.test(days) && Number(days) >= 1 && Number(days) <= MAX_EXTEND_DAYS;
+  return (
+    <section class="panel selection" aria-label={SELECTION_WORDS.region}>
+      <div class="title-row">
+        <p role="status" class="count">
+          {SELECTION_WORDS.selected(keys.length)}
+        </p>
+        <div class="row">
+          <button
+            type="button"
+            class="secondary"
+            onClick={() =>
+              saveFile(
+                new Blob([csvText(licenseColumns, licenses)], { type: 'text/csv;charset=utf-8' }),
+                exportFilename('licenses-selected', new Date()),
+              )
+            }
+          >
+            {SELECTION_WORDS.exportSelected}
+          </button>
+          <button type="button" class="secondary" onClick={onClear}>
+            {SELECTION_WORDS.clear}
+          </button>
+        </div>
+      </div>
+      <div class="forms">
+        <form
+          method="post"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void change({ action: 'set_status', status });
+          }}
+        >
+          <Field label={SELECTION_WORDS.status}>
+            <WordSelect name="status" words={STATUS_WORDS} value={status} onChange={setStatus} />
+          </Field>
+          <button type="submit" disabled={action.busy}>
+            {SELECTION_WORDS.changeStatus}
+          </button>
+        </form>
+        <form
+          method="post"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void change({ action: 'extend_expiry', days: Number(days) });
+          }}
+        >
+          <Field label={SELECTION_WORDS.days} hint={SELECTION_WORDS.daysHint}>
+            <Input
+              type="number"
+              name="days"
+              min={1}
+              max={MAX_EXTEND_DAYS}
+              step={1}
+              required
+              value={days}
+              onValue={setDays}
+            />
+          </Field>
+          <button type="submit" disabled={action.busy || !daysValid}>
+            {SELECTION_WORDS.extend}
+          </button>
+        </form>
+        <form
+          method="post"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void change({ action: 'set_expiry', expires_at: localInputToIso(expires) });
+          }}
+        >
+          <Field label={SELECTION_WORDS.expiry} hint={SELECTION_WORDS.expiryHint}>
+            <Input type="datetime-local" name="expires_at" value={expires} onValue={setExpires} />
+          </Field>
+          <button type="submit" disabled={action.busy}>
+            {SELECTION_WORDS.setExpiry}
+          </button>
+        </form>
+      </div>
+      <Outcome action={action} />
+      {refused.length > 0 && (
+        <ul class="refused-keys">
+          {refused.map(
+            (outcome) =>
+              !outcome.ok && (
+                <li key={outcome.license_key}>
+                  <span class="mono">{outcome.license_key}</span>: {outcome.error.message}{' '}
+                  <span class="code">({outcome.error.code})</span>
+                </li>
+              ),
+          )}
+        </ul>
+      )}
+    </section>
   );
 }
 
@@ -154,6 +383,8 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
   const [planId, setPlanId] = useState<number | null>(null);
   const [expires, setExpires] = useState('');
   const [key, setKey] = useState('');
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -163,6 +394,9 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
         plan_id: planId,
         expires_at: localInputToIso(expires),
         ...(key.trim() === '' ? {} : { license_key: key.trim() }),
+        ...(email.trim() === ''
+          ? {}
+          : { customer: { email, name: name.trim() === '' ? null : name } }),
       });
       onIssued(license.license_key);
       return null;
@@ -194,6 +428,25 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
               onValue={setKey}
             />
           </Field>
+          <Field label={CUSTOMER_WORDS.email} hint={CUSTOMER_WORDS.emailHint}>
+            <Input
+              type="email"
+              autocomplete="off"
+              spellcheck={false}
+              maxLength={254}
+              value={email}
+              onValue={setEmail}
+            />
+          </Field>
+          <Field label={CUSTOMER_WORDS.name}>
+            <Input
+              autocomplete="off"
+              maxLength={255}
+              disabled={email.trim() === ''}
+              value={name}
+              onValue={setName}
+            />
+          </Field>
           <div class="field submit">
             <button type="submit" disabled={action.busy || productId === null || planId === null}>
               Issue
@@ -216,25 +469,44 @@ export function LicensesPage({
   onOpen: (key: string) => void;
 }) {
   const api = useApi();
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const query = {
+    q: search.q,
+    product_id: search.product_id,
+    plan_id: search.plan_id,
+    status: search.status,
+    sort: search.sort,
+  };
   const result = useLoad(
     () =>
-      api.get<LicensePage>('/licenses', {
-        q: search.q,
-        product_id: search.product_id,
-        plan_id: search.plan_id,
-        status: search.status,
-        page: search.page,
-        per_page: PER_PAGE,
-      }),
+      api.get<LicensePage>('/licenses', { ...query, page: search.page, per_page: search.per_page }),
     [api, search],
   );
+  // A selection is of the page shown: another page, order or search starts without one.
+  useEffect(() => setSelected(new Set()), [search]);
   const filtered =
     search.q !== '' || search.product_id !== null || search.plan_id !== null || search.status;
+  const shown = result.data?.licenses ?? [];
+  const chosen = shown.filter((license) => selected.has(license.license_key));
   return (
     <section aria-labelledby="licenses-heading">
       <h1 id="licenses-heading">Licenses</h1>
       <SearchForm search={search} onSearch={onSearch} />
       <IssueLicense onIssued={onOpen} />
+      <div class="row list-tools">
+        <PageSizeSelect
+          value={search.per_page}
+          onChange={(per_page) => onSearch({ ...search, per_page, page: 1 })}
+        />
+        <ExportButton path="/exports/licenses" query={query} />
+      </div>
+      {chosen.length > 0 && (
+        <SelectionBar
+          licenses={chosen}
+          onChanged={result.reload}
+          onClear={() => setSelected(new Set())}
+        />
+      )}
       <LoadView loaded={result} what="licenses">
         {(page) =>
           page.licenses.length === 0 ? (
@@ -243,7 +515,14 @@ export function LicensesPage({
             </Empty>
           ) : (
             <>
-              <LicenseTable licenses={page.licenses} onOpen={onOpen} />
+              <LicenseTable
+                licenses={page.licenses}
+                sort={search.sort}
+                onSort={(sort) => onSearch({ ...search, sort, page: 1 })}
+                selected={selected}
+                onSelect={setSelected}
+                onOpen={onOpen}
+              />
               <Pager
                 page={page.page}
                 perPage={page.per_page}

@@ -6,6 +6,7 @@ import '../../../libs/web/ui/styles.css';
 import './console.css';
 import './pieces.css';
 import './admins.css';
+import './lists.css';
 import { AdminApi, ApiContext } from './admin-api.js';
 import { ROLE_WORDS } from './admin-words.js';
 import { AdminsPage } from './admins.js';
