@@ -112,6 +112,17 @@ describe('every change route of the route table writes an entry', () => {
     ],
     ['updateLicense', () => ok(olga.patch(`/licenses/${key()}`, { activation_limit: 4 }))],
     [
+      'changeLicenses',
+      () =>
+        ok(
+          olga.post('/licenses/bulk-changes', {
+            action: 'set_status',
+            status: 'active',
+            license_keys: [key()],
+          }),
+        ),
+    ],
+    [
       'changePlan',
       () =>
         ok(olga.post(`/licenses/${key()}/plan-change`, { plan_id: id('plan'), when: 'renewal' })),
@@ -377,9 +388,9 @@ describe('reading the log', () => {
   test('the CSV export: the filter applied, a header, formula cells made text', async () => {
     const res = await olga.get(`/audit-log.csv?admin=${sam.id}`).buffer(true);
     expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     expect(res.headers['content-disposition']).toMatch(
-      /^attachment; filename="audit-log-\d{4}-\d{2}-\d{2}\.csv"$/,
+      /^attachment; filename="audit-log-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z\.csv"$/,
     );
     const lines = res.text.trimEnd().split('\r\n');
     expect(lines[0]).toBe('at,admin_id,admin_name,action,target,before,after');
