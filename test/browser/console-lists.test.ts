@@ -50,6 +50,9 @@ async function openConsole(viewport = WIDE): Promise<Session> {
   await page.goto(`${system.managementUrl}/`);
   await page.getByLabel('Admin token').fill(system.adminToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  // The console opens on the overview.
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await page.getByRole('link', { name: 'Licenses' }).click();
   await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
   return { page, problems, dialogs };
 }
