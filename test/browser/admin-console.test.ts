@@ -169,7 +169,14 @@ function unnamedCells(page: Page): Promise<string[]> {
   return page.evaluate(`(() => {
     const unnamed = [];
     document.querySelectorAll('main .table-wrap table').forEach((table) => {
-      const columns = [...table.tHead.rows[0].cells].map((cell) => cell.textContent);
+      // A column's name: its text (a sort arrow is not), or its control's label (a checkbox).
+      const nameOf = (cell) => {
+        const text = cell.cloneNode(true);
+        text.querySelectorAll('[aria-hidden="true"]').forEach((hidden) => hidden.remove());
+        const control = cell.querySelector('input');
+        return text.textContent.trim() || (control && control.getAttribute('aria-label')) || '';
+      };
+      const columns = [...table.tHead.rows[0].cells].map(nameOf);
       for (const row of table.tBodies[0].rows) {
         if (getComputedStyle(row).display !== 'block') unnamed.push('a row is not a card');
         [...row.cells].forEach((cell, i) => {
@@ -631,7 +638,7 @@ describe('the admin console', () => {
 
       // An Add refused on the full license is recorded as the public call's refusal is.
       await page.getByLabel('Identifier').fill('third.example');
-      await page.getByLabel('Name').fill('Third shop');
+      await page.getByLabel('Name', { exact: true }).fill('Third shop');
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await expect(alertText(page)).resolves.toMatch(/1 of 1 activations are in use/);
       await page.getByRole('button', { name: 'Refresh' }).click();

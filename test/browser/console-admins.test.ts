@@ -215,7 +215,9 @@ describe('the Audit log page', () => {
       const download = page.waitForEvent('download');
       await page.getByRole('button', { name: 'Download CSV' }).click();
       const file = await download;
-      expect(file.suggestedFilename()).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
+      expect(file.suggestedFilename()).toMatch(
+        /^audit-log-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z\.csv$/,
+      );
       const csv = await readFile((await file.path())!, 'utf8');
       const lines = csv.trimEnd().split('\r\n');
       expect(lines[0]).toBe('at,admin_id,admin_name,action,target,before,after');

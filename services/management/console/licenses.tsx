@@ -213,7 +213,7 @@ function LicenseTable({
               {license.license_key}
             </button>
           </td>
-          <td class="long">
+          <td class="customer">
             {license.customer === null ? (
               <span class="muted">none</span>
             ) : (
