@@ -292,6 +292,7 @@ describe('the licenses list', () => {
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByRole('button', { name: 'Open license list-07' }).click();
       await page.getByRole('heading', { name: 'License', level: 1 }).waitFor();
+      await page.locator('dl.facts').waitFor();
       const panel = page.locator('section', {
         has: page.getByRole('heading', { name: 'Customer and metadata' }),
       });

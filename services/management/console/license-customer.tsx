@@ -1,4 +1,5 @@
 /** A license's customer and metadata: shown with its facts, changed in a panel of their own. */
+import { useCan } from './permissions.js';
 import { useEffect, useState } from 'preact/hooks';
 import type { LicenseDetail } from '../../../libs/contracts/index.js';
 import { MAX_METADATA_KEYS } from '../../../libs/contracts/bounds.js';
@@ -57,6 +58,7 @@ export function CustomerAndMetadata({
   const api = useApi();
   const action = useAction();
   const [email, setEmail] = useState(license.customer?.email ?? '');
+  const can = useCan();
   const [name, setName] = useState(license.customer?.name ?? '');
   const [rows, setRows] = useState<MetadataRow[]>(metadataRows(license.metadata));
   // A change made elsewhere (a reload) shows here too.
@@ -84,6 +86,8 @@ export function CustomerAndMetadata({
       return CUSTOMER_WORDS.saved;
     });
   };
+  // A role that may not change licenses sees the customer among the license's facts only.
+  if (!can('updateLicense')) return null;
   return (
     <section aria-labelledby="customer-heading" class="panel">
       <h2 id="customer-heading">{CUSTOMER_WORDS.heading}</h2>

@@ -206,7 +206,7 @@ function LicenseTable({
           <td>
             <button
               type="button"
-              class="link mono nowrap"
+              class="link mono key"
               aria-label={`Open license ${license.license_key}`}
               onClick={() => onOpen(license.license_key)}
             >
