@@ -53,6 +53,8 @@ import {
   type LicenseStore,
   type LicenseStores,
   type LapsedRelease,
+  type LicenseBatch,
+  type LicenseScan,
   type LicenseUpdate,
   type NewActivation,
   type NewLicense,
@@ -884,19 +886,7 @@ export class MongoLicenseStore implements LicenseStore {
     return { licenses: docs.map(licenseRecord), total };
   }
 
-  async scan({
-    filters,
-    now,
-    order,
-    after,
-    limit,
-  }: {
-    filters: LicenseFilters;
-    now: Date;
-    order: LicenseOrder;
-    after: ListCursor | null;
-    limit: number;
-  }): Promise<{ licenses: LicenseRecord[]; next: ListCursor | null }> {
+  async scan({ filters, now, order, after, limit }: LicenseScan): Promise<LicenseBatch> {
     const filter = licenseSearchFilter(filters, now);
     if (filter === null) return { licenses: [], next: null };
     const stored = storedLicenseOrder(order);

@@ -279,6 +279,21 @@ export interface MatchingCheck {
   deadline: number;
 }
 
+/** One batch of a license list read in order (`scan`): after the cursor, at most `limit`. */
+export interface LicenseScan {
+  filters: LicenseFilters;
+  now: Date;
+  order: LicenseOrder;
+  after: ListCursor | null;
+  limit: number;
+}
+
+/** A batch of licenses, and the cursor of the next one (null: the list is done). */
+export interface LicenseBatch {
+  licenses: LicenseRecord[];
+  next: ListCursor | null;
+}
+
 /**
  * How many counted checks' ids a license keeps: a redelivered request arrives within seconds
  * (its message expires with its caller's timeout), so only the last few checks of a license can
@@ -442,13 +457,7 @@ export interface LicenseStore {
    * the start), and the cursor of the last one, null once the list has no more. However far
    * into the list, a batch costs what the first does.
    */
-  scan(scan: {
-    filters: LicenseFilters;
-    now: Date;
-    order: LicenseOrder;
-    after: ListCursor | null;
-    limit: number;
-  }): Promise<{ licenses: LicenseRecord[]; next: ListCursor | null }>;
+  scan(scan: LicenseScan): Promise<LicenseBatch>;
 
   /**
    * Spec 3.1: one active license whose expiry date is `now` or earlier becomes `expired`, in one

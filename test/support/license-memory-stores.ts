@@ -3,7 +3,6 @@ import {
   internalError,
   type LicenseSortField,
   type LicenseStatus,
-  type ListCursor,
 } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
@@ -19,6 +18,8 @@ import type {
   LicenseStore,
   LicenseStores,
   LapsedRelease,
+  LicenseBatch,
+  LicenseScan,
   LicenseUpdate,
   NewActivation,
   NewLicense,
@@ -568,19 +569,7 @@ class MemoryLicenseStore implements LicenseStore {
     return { licenses: found.slice(start, start + perPage).map(copy), total: found.length };
   }
 
-  async scan({
-    filters,
-    now,
-    order,
-    after,
-    limit,
-  }: {
-    filters: LicenseFilters;
-    now: Date;
-    order: LicenseOrder;
-    after: ListCursor | null;
-    limit: number;
-  }): Promise<{ licenses: LicenseRecord[]; next: ListCursor | null }> {
+  async scan({ filters, now, order, after, limit }: LicenseScan): Promise<LicenseBatch> {
     await roundTrip();
     const { records, next } = batchAfter({
       sorted: this.listed(filters, now, order),
