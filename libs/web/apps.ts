@@ -1,4 +1,4 @@
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +14,11 @@ export const webApps = {
 
 export type WebAppName = keyof typeof webApps;
 
-/** The bundled files of an app: `app.js`, and `app.css` when it imports styles. */
+/**
+ * The bundled files of an app, by name: `app.js` (the entry the page loads), `app.css` when it
+ * imports styles, and the chunks `app.js` imports when a page needs them (`[name]-[hash].js`,
+ * such as the overview's chart library), so a page loads only the code it shows.
+ */
 export type BundledApp = Map<string, Buffer>;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,21 +29,28 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const builtDirectory = (name: WebAppName) => path.join(root, 'web', name);
 
-/** Bundles an app from its sources with esbuild (a development dependency: loaded only here). */
-export async function bundleFromSources(name: WebAppName): Promise<BundledApp> {
-  const { build } = await import('esbuild');
-  const result = await build({
+/** esbuild's options for an app: one ES module entry, split where the app imports lazily. */
+export function bundleOptions(name: WebAppName) {
+  return {
     entryPoints: { app: path.join(root, webApps[name].entry) },
     bundle: true,
     write: false,
     format: 'esm',
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     target: 'es2020',
     minify: true,
     jsx: 'automatic',
     jsxImportSource: 'preact',
     outdir: '/',
     logLevel: 'silent',
-  });
+  } as const;
+}
+
+/** Bundles an app from its sources with esbuild (a development dependency: loaded only here). */
+export async function bundleFromSources(name: WebAppName): Promise<BundledApp> {
+  const { build } = await import('esbuild');
+  const result = await build(bundleOptions(name));
   return new Map(
     result.outputFiles.map((file) => [path.basename(file.path), Buffer.from(file.contents)]),
   );
@@ -48,17 +59,16 @@ export async function bundleFromSources(name: WebAppName): Promise<BundledApp> {
 /** The app as the build left it, or undefined when this process runs from the sources. */
 async function readBuilt(name: WebAppName): Promise<BundledApp | undefined> {
   const directory = builtDirectory(name);
+  let names: string[];
   try {
-    const files: BundledApp = new Map([['app.js', await readFile(path.join(directory, 'app.js'))]]);
-    try {
-      files.set('app.css', await readFile(path.join(directory, 'app.css')));
-    } catch {
-      // An app without styles.
-    }
-    return files;
+    names = await readdir(directory);
   } catch {
     return undefined;
   }
+  if (!names.includes('app.js')) return undefined;
+  const files: BundledApp = new Map();
+  for (const file of names) files.set(file, await readFile(path.join(directory, file)));
+  return files;
 }
 
 export async function loadWebApp(name: WebAppName): Promise<BundledApp> {
@@ -69,6 +79,8 @@ export async function loadWebApp(name: WebAppName): Promise<BundledApp> {
 export async function buildWebApps(outDir: string): Promise<void> {
   for (const name of Object.keys(webApps) as WebAppName[]) {
     const directory = path.join(outDir, 'web', name);
+    // Chunk names carry their content's hash: an earlier build's would stay beside them.
+    await rm(directory, { recursive: true, force: true });
     await mkdir(directory, { recursive: true });
     for (const [file, body] of await bundleFromSources(name)) {
       await writeFile(path.join(directory, file), body);

@@ -1,6 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import type { OverviewDay } from '../../../libs/contracts/index.js';
 import { COUNTER_WORDS, chartSummary, type DailyCounter } from './overview-words.js';
 

@@ -7,7 +7,8 @@ import { ReloadButton } from './controls.js';
 import { ProductSelect } from './fields.js';
 import { useLoad } from './hooks.js';
 import { LoadView } from './notices.js';
-import { DailyChart } from './overview-chart.js';
+// The chart library's styles are small; its code comes with the page that draws (below).
+import 'uplot/dist/uPlot.min.css';
 import './overview.css';
 import {
   CHARTS,
@@ -58,6 +59,8 @@ export function OverviewPage() {
     () => api.get<Overview>('/overview', { product_id: productId, days }),
     [api, productId, days],
   );
+  // The chart library (about half of the console's code) is fetched with this page only.
+  const charts = useLoad(() => import('./overview-chart.js'), []);
   return (
     <section aria-labelledby="overview-heading">
       <div class="title-row">
@@ -112,6 +115,12 @@ export function OverviewPage() {
                 </div>
               ))}
             </dl>
+            {!tables && charts.error !== null && (
+              <p class="error" role="alert">
+                The charts could not be loaded: reload the page, or choose “Show as tables” for the
+                same numbers.
+              </p>
+            )}
             {CHARTS.map(({ id, title, counters }) => (
               <section key={id} class="panel daily" aria-labelledby={`chart-${id}`}>
                 <h2 id={`chart-${id}`}>
@@ -119,8 +128,10 @@ export function OverviewPage() {
                 </h2>
                 {tables ? (
                   <DailyTable counters={counters} overview={data} />
+                ) : charts.data ? (
+                  <charts.data.DailyChart title={title} counters={counters} series={data.series} />
                 ) : (
-                  <DailyChart title={title} counters={counters} series={data.series} />
+                  charts.loading && <div class="chart" aria-busy="true" />
                 )}
               </section>
             ))}
