@@ -3,7 +3,7 @@ import type { LicenseDetail, LicenseSummary } from '../../libs/contracts/index.j
 import { readLicenseFile } from '../../libs/signatures/index.js';
 import { EXPORT_BATCH } from '../../services/management/exports.js';
 import { csvRecords, parseCsv } from '../support/csv.js';
-import { ADMIN_TOKEN, API_BASE, bootSystem, type TestSystem } from '../support/system.js';
+import { API_BASE, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
 
 /**
  * Lists an admin works with, through real HTTP and the real transport: customers and metadata on
@@ -18,28 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => system?.stop());
 
-const BASE = '/admin/v1';
-const AUTH = `Bearer ${ADMIN_TOKEN}`;
-let seq = 0;
-const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}`;
-
-const get = (path: string) =>
-  system
-    .admin()
-    .get(BASE + path)
-    .set('Authorization', AUTH);
-const post = (path: string, body: unknown) =>
-  system
-    .admin()
-    .post(BASE + path)
-    .set('Authorization', AUTH)
-    .send(body as object);
-const patch = (path: string, body: unknown) =>
-  system
-    .admin()
-    .patch(BASE + path)
-    .set('Authorization', AUTH)
-    .send(body as object);
+const { get, post, patch } = adminOf(() => system);
 
 function expectError(res: request.Response, status: number, code: string) {
   expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });

@@ -1,4 +1,3 @@
-import type { Connection } from 'mongoose';
 import { openMongoCatalogStores } from '../../services/update-catalog/mongo-stores.js';
 import type {
   CatalogStores,
@@ -7,51 +6,7 @@ import type {
   NewVersion,
 } from '../../services/update-catalog/stores.js';
 import { memoryCatalogStores } from '../support/memory-catalog-stores.js';
-import { ownDatabase } from '../support/databases.js';
-
-/**
- * The contract of the update catalog's stores, run against MongoDB (the test server, a database
- * of this file's own, dropped after) and against the in-memory fake the handler tests use: both
- * must answer alike.
- */
-
-interface Implementation {
-  start(): Promise<void>;
-  /** Stores with nothing in them, the id sequences included. */
-  fresh(): Promise<CatalogStores>;
-  stop(): Promise<void>;
-}
-
-function mongo(): Implementation {
-  let connection: Connection | undefined;
-  let stores: CatalogStores | undefined;
-  return {
-    async start() {
-      connection = await ownDatabase('update-catalog');
-      stores = await openMongoCatalogStores(connection);
-    },
-    async fresh() {
-      await Promise.all(
-        ['products', 'versions', 'files', 'counters'].map((name) =>
-          connection!.collection(name).deleteMany({}),
-        ),
-      );
-      return stores!;
-    },
-    async stop() {
-      await connection?.dropDatabase();
-      await connection?.close();
-    },
-  };
-}
-
-function inMemory(): Implementation {
-  return {
-    start: async () => {},
-    fresh: async () => memoryCatalogStores(),
-    stop: async () => {},
-  };
-}
+import { describeStoreContract, type StoreImplementations } from '../support/store-contract.js';
 
 const noCheck = () => {};
 
@@ -91,19 +46,15 @@ const fileOf = (
   ...fields,
 });
 
-describe.each([
-  ['MongoDB', mongo()],
-  ['in memory', inMemory()],
-])('the update catalog stores (%s)', (_name, implementation) => {
-  let stores: CatalogStores;
-  beforeAll(() => implementation.start());
-  afterAll(() => implementation.stop());
-  beforeEach(async () => {
-    stores = await implementation.fresh();
-  });
+const implementations: StoreImplementations<CatalogStores> = {
+  service: 'update-catalog',
+  openMongo: openMongoCatalogStores,
+  inMemory: memoryCatalogStores,
+};
 
+describeStoreContract('the update catalog stores', implementations, (stores) => {
   async function product(fields: Partial<NewProduct> = {}, id?: number) {
-    const created = await stores.products.create({
+    const created = await stores().products.create({
       product: plugin(fields),
       id,
       beforeEachWrite: noCheck,
@@ -118,13 +69,13 @@ describe.each([
       expect((await product()).id).toBe(1);
       expect((await product()).id).toBe(3);
       expect(
-        await stores.products.create({
+        await stores().products.create({
           product: plugin({ title: 'Again' }),
           id: 2,
           beforeEachWrite: noCheck,
         }),
       ).toEqual({ outcome: 'id-taken' });
-      expect((await stores.products.list()).map((p) => [p.id, p.title])).toEqual([
+      expect((await stores().products.list()).map((p) => [p.id, p.title])).toEqual([
         [1, 'Plugin'],
         [2, 'Plugin'],
         [3, 'Plugin'],
@@ -149,20 +100,20 @@ describe.each([
         updated_at: expect.any(Date),
       });
       expect(bundle.created_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
-      expect(await stores.products.find(1)).toEqual(bundle);
-      expect(await stores.products.find(2)).toBeNull();
+      expect(await stores().products.find(1)).toEqual(bundle);
+      expect(await stores().products.find(2)).toBeNull();
     });
 
     test('existingIds names the products among the ids given', async () => {
       await product();
       await product();
-      expect(await stores.products.existingIds([2, 9, 1, 2])).toEqual(new Set([1, 2]));
-      expect(await stores.products.existingIds([])).toEqual(new Set());
+      expect(await stores().products.existingIds([2, 9, 1, 2])).toEqual(new Set([1, 2]));
+      expect(await stores().products.existingIds([])).toEqual(new Set());
     });
 
     test('update changes the fields given, and updated_at; an unknown id is null', async () => {
       const created = await product({ bundle_items: [7] });
-      const updated = await stores.products.update(created.id, {
+      const updated = await stores().products.update(created.id, {
         title: 'Renamed',
         bundle_items: [8, 9],
         download_access: undefined,
@@ -174,18 +125,18 @@ describe.each([
         updated_at: expect.any(Date),
       });
       expect(updated!.updated_at.getTime()).toBeGreaterThanOrEqual(created.updated_at.getTime());
-      expect(await stores.products.find(created.id)).toEqual(updated);
-      expect(await stores.products.update(99, { title: 'Nobody' })).toBeNull();
+      expect(await stores().products.find(created.id)).toEqual(updated);
+      expect(await stores().products.update(99, { title: 'Nobody' })).toBeNull();
     });
 
     test('records are copies: changing one changes nothing stored', async () => {
       const created = await product({ bundle_items: [3] });
       created.bundle_items.push(4);
       created.title = 'Changed';
-      const found = await stores.products.find(created.id);
+      const found = await stores().products.find(created.id);
       expect(found).toMatchObject({ title: 'Plugin', bundle_items: [3] });
       found!.bundle_items.push(5);
-      expect((await stores.products.list())[0]!.bundle_items).toEqual([3]);
+      expect((await stores().products.list())[0]!.bundle_items).toEqual([3]);
     });
 
     test('the check before each write can stop a creation: nothing is stored', async () => {
@@ -195,23 +146,23 @@ describe.each([
         if (writes >= n) throw new Error('deadline passed');
       };
       await expect(
-        stores.products.create({ product: plugin(), beforeEachWrite: stopAt(2) }),
+        stores().products.create({ product: plugin(), beforeEachWrite: stopAt(2) }),
       ).rejects.toThrow('deadline passed');
       writes = 0;
       await expect(
-        stores.products.create({ product: plugin(), id: 5, beforeEachWrite: stopAt(1) }),
+        stores().products.create({ product: plugin(), id: 5, beforeEachWrite: stopAt(1) }),
       ).rejects.toThrow('deadline passed');
-      expect(await stores.products.list()).toEqual([]);
+      expect(await stores().products.list()).toEqual([]);
       // The id sequence and the insert: a check before each.
       writes = 0;
-      await stores.products.create({ product: plugin(), beforeEachWrite: stopAt(99) });
+      await stores().products.create({ product: plugin(), beforeEachWrite: stopAt(99) });
       expect(writes).toBe(2);
     });
 
     test('when the next id was chosen in admin, the counter write done again is checked too', async () => {
-      await stores.products.create({ product: plugin(), id: 1, beforeEachWrite: noCheck });
+      await stores().products.create({ product: plugin(), id: 1, beforeEachWrite: noCheck });
       let writes = 0;
-      const created = await stores.products.create({
+      const created = await stores().products.create({
         product: plugin(),
         beforeEachWrite: () => void writes++,
       });
@@ -225,31 +176,31 @@ describe.each([
     test('versions get ids from their own sequence, and are listed by product, by id', async () => {
       const p = await product();
       const other = await product();
-      const first = await stores.versions.create({
+      const first = await stores().versions.create({
         version: versionOf(p.id),
         beforeEachWrite: noCheck,
       });
-      await stores.versions.create({ version: versionOf(other.id), beforeEachWrite: noCheck });
-      const draft = await stores.versions.create({
+      await stores().versions.create({ version: versionOf(other.id), beforeEachWrite: noCheck });
+      const draft = await stores().versions.create({
         version: versionOf(p.id, { version: '2.0.0-beta', published: false }),
         beforeEachWrite: noCheck,
       });
       expect(first).toEqual({ id: 1, ...versionOf(p.id) });
       expect(draft.id).toBe(3);
-      expect((await stores.versions.list({ product_id: p.id })).map((v) => v.id)).toEqual([1, 3]);
-      expect(await stores.versions.list({ product_id: p.id, published: true })).toEqual([first]);
-      expect(await stores.versions.list({ product_id: p.id, published: false })).toEqual([draft]);
-      expect(await stores.versions.find(3)).toEqual(draft);
-      expect(await stores.versions.find(4)).toBeNull();
+      expect((await stores().versions.list({ product_id: p.id })).map((v) => v.id)).toEqual([1, 3]);
+      expect(await stores().versions.list({ product_id: p.id, published: true })).toEqual([first]);
+      expect(await stores().versions.list({ product_id: p.id, published: false })).toEqual([draft]);
+      expect(await stores().versions.find(3)).toEqual(draft);
+      expect(await stores().versions.find(4)).toBeNull();
     });
 
     test('update changes the fields given, with the version as it was just before; an unknown id is null', async () => {
       const p = await product();
-      const created = await stores.versions.create({
+      const created = await stores().versions.create({
         version: versionOf(p.id),
         beforeEachWrite: noCheck,
       });
-      const updated = await stores.versions.update(created.id, {
+      const updated = await stores().versions.update(created.id, {
         published: false,
         release_notes: 'Notes.',
         release_date: '2026-02-01',
@@ -264,17 +215,17 @@ describe.each([
         },
         previous: created,
       });
-      expect(await stores.versions.find(created.id)).toEqual(updated?.version);
-      expect(await stores.versions.update(99, { published: true })).toBeNull();
+      expect(await stores().versions.find(created.id)).toEqual(updated?.version);
+      expect(await stores().versions.update(99, { published: true })).toBeNull();
     });
   });
 
   describe('package files', () => {
     async function version(productId: number) {
-      return stores.versions.create({ version: versionOf(productId), beforeEachWrite: noCheck });
+      return stores().versions.create({ version: versionOf(productId), beforeEachWrite: noCheck });
     }
     const file = (fields: NewPackageFile) =>
-      stores.packageFiles.create({ file: fields, beforeEachWrite: noCheck });
+      stores().packageFiles.create({ file: fields, beforeEachWrite: noCheck });
 
     test('files get ids from their own sequence, and are listed by version or by product, by id', async () => {
       const p = await product();
@@ -284,10 +235,10 @@ describe.each([
       const b = await file(fileOf(v2, { plan_id: 7 }));
       const c = await file(fileOf(v1, { filename: 'plugin-2.zip' }));
       expect(a).toEqual({ id: 1, ...fileOf(v1) });
-      expect(await stores.packageFiles.list({ version_id: v1.id })).toEqual([a, c]);
-      expect(await stores.packageFiles.list({ product_id: p.id })).toEqual([a, b, c]);
-      expect(await stores.packageFiles.find(b.id)).toEqual(b);
-      expect(await stores.packageFiles.find(9)).toBeNull();
+      expect(await stores().packageFiles.list({ version_id: v1.id })).toEqual([a, c]);
+      expect(await stores().packageFiles.list({ product_id: p.id })).toEqual([a, b, c]);
+      expect(await stores().packageFiles.find(b.id)).toEqual(b);
+      expect(await stores().packageFiles.find(9)).toBeNull();
     });
 
     test("the files in auto-updates: the product's ticked ones, of every plan, by id", async () => {
@@ -302,35 +253,35 @@ describe.each([
       await file(fileOf(v, { include_in_updates: false }));
       await file(fileOf(v, { plan_id: 7, include_in_updates: false }));
       await file(fileOf(w));
-      expect(await stores.packageFiles.listInAutoUpdates({ product_id: p.id })).toEqual([
+      expect(await stores().packageFiles.listInAutoUpdates({ product_id: p.id })).toEqual([
         plan7,
         allPlans,
         plan8,
       ]);
-      expect(await stores.packageFiles.listInAutoUpdates({ product_id: 99 })).toEqual([]);
+      expect(await stores().packageFiles.listInAutoUpdates({ product_id: 99 })).toEqual([]);
     });
 
     test('update changes plan and tick; delete forgets the file and answers it', async () => {
       const p = await product();
       const v = await version(p.id);
       const created = await file(fileOf(v));
-      const updated = await stores.packageFiles.update(created.id, {
+      const updated = await stores().packageFiles.update(created.id, {
         plan_id: 3,
         include_in_updates: false,
       });
       expect(updated).toEqual({ ...created, plan_id: 3, include_in_updates: false });
-      expect(await stores.packageFiles.update(created.id, { plan_id: null })).toEqual({
+      expect(await stores().packageFiles.update(created.id, { plan_id: null })).toEqual({
         ...updated,
         plan_id: null,
       });
-      expect(await stores.packageFiles.update(99, { plan_id: 1 })).toBeNull();
-      expect(await stores.packageFiles.delete(created.id)).toEqual({
+      expect(await stores().packageFiles.update(99, { plan_id: 1 })).toBeNull();
+      expect(await stores().packageFiles.delete(created.id)).toEqual({
         ...created,
         plan_id: null,
         include_in_updates: false,
       });
-      expect(await stores.packageFiles.find(created.id)).toBeNull();
-      expect(await stores.packageFiles.delete(created.id)).toBeNull();
+      expect(await stores().packageFiles.find(created.id)).toBeNull();
+      expect(await stores().packageFiles.delete(created.id)).toBeNull();
     });
 
     test('records are copies: changing one changes nothing stored', async () => {
@@ -339,7 +290,7 @@ describe.each([
       const created = await file(fileOf(v));
       created.uploaded_at.setUTCFullYear(1999);
       created.size = 1;
-      expect(await stores.packageFiles.find(created.id)).toEqual({
+      expect(await stores().packageFiles.find(created.id)).toEqual({
         id: created.id,
         ...fileOf(v),
       });

@@ -1,23 +1,19 @@
 import { DAILY_COUNT_RETENTION_DAYS, openMongoDailyCounts } from '../../libs/daily-counts/index.js';
 import { contractMetrics, describeDailyCountStore } from '../support/daily-count-store-contract.js';
-import { ownDatabase } from '../support/databases.js';
+import { dropOwnDatabase, ownDatabase, withOwnDatabase } from '../support/databases.js';
 
 // The MongoDB store of the daily counts, on a database of its own for each test, dropped after.
 describeDailyCountStore('MongoDB', async () => {
   const db = await ownDatabase('download');
   return {
     store: await openMongoDailyCounts(db, contractMetrics),
-    close: async () => {
-      await db.dropDatabase();
-      await db.close();
-    },
+    close: () => dropOwnDatabase(db),
   };
 });
 
 describe('MongoDB: the retention of the daily counts', () => {
-  test(`a day's record expires ${DAILY_COUNT_RETENTION_DAYS} days after the day began (a TTL index)`, async () => {
-    const db = await ownDatabase('download');
-    try {
+  test(`a day's record expires ${DAILY_COUNT_RETENTION_DAYS} days after the day began (a TTL index)`, () =>
+    withOwnDatabase('download', async (db) => {
       const store = await openMongoDailyCounts(db, contractMetrics);
       // A recent day: the TTL monitor removes records whose time has come.
       const today = new Date().toISOString().slice(0, 10);
@@ -33,9 +29,5 @@ describe('MongoDB: the retention of the daily counts', () => {
           expect.objectContaining({ key: { day: 1, product_id: 1 }, unique: true }),
         ]),
       );
-    } finally {
-      await db.dropDatabase();
-      await db.close();
-    }
-  });
+    }));
 });

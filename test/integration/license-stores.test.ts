@@ -11,7 +11,7 @@ import {
   openMongoStores,
 } from '../../services/license/mongo-stores.js';
 import { NEWEST_FIRST, type LicenseStores } from '../../services/license/stores.js';
-import { ownDatabase } from '../support/databases.js';
+import { dropOwnDatabase, ownDatabase } from '../support/databases.js';
 import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeLicenseStores, type OpenStores } from '../support/license-store-contract.js';
 
@@ -22,10 +22,7 @@ const openMongo: OpenStores = async () => {
   const db = await openDatabase();
   return {
     stores: await openMongoStores(db),
-    close: async () => {
-      await db.dropDatabase();
-      await db.close();
-    },
+    close: () => dropOwnDatabase(db),
     fillRecord: async (licenseKey, bytes) => {
       await db
         .collection('licenses')
@@ -55,8 +52,7 @@ describe('MongoDB stores: the stored documents', () => {
     stores = await openMongoStores(db);
   });
   afterAll(async () => {
-    await db?.dropDatabase();
-    await db?.close();
+    if (db) await dropOwnDatabase(db);
   });
 
   test('the licenses collection has every index of models.ts licenseIndexes', async () => {

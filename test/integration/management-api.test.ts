@@ -6,7 +6,7 @@ import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 import { createManagementApp } from '../../services/management/app.js';
 import { signingKeysView } from '../../services/management/signing-keys.js';
-import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
+import { ADMIN_TOKEN, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
 import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 let system: TestSystem;
@@ -20,31 +20,7 @@ const AUTH = `Bearer ${ADMIN_TOKEN}`;
 const PAST = '2020-01-01T00:00:00.000Z';
 const FUTURE = '2099-01-01T00:00:00.000Z';
 
-let seq = 0;
-const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}`;
-
-const get = (path: string) =>
-  system
-    .admin()
-    .get(BASE + path)
-    .set('Authorization', AUTH);
-const post = (path: string, body: unknown) =>
-  system
-    .admin()
-    .post(BASE + path)
-    .set('Authorization', AUTH)
-    .send(body as object);
-const patch = (path: string, body: unknown) =>
-  system
-    .admin()
-    .patch(BASE + path)
-    .set('Authorization', AUTH)
-    .send(body as object);
-const del = (path: string) =>
-  system
-    .admin()
-    .delete(BASE + path)
-    .set('Authorization', AUTH);
+const { get, post, patch, del } = adminOf(() => system);
 
 const licensePath = (key: string) => `/licenses/${encodeURIComponent(key)}`;
 

@@ -5,7 +5,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from '../../libs/contracts/index.js';
-import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
+import { ADMIN_TOKEN, adminOf, bootSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 /**
@@ -35,34 +35,6 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-/** The management API of `on`, every answer checked against the document. */
-function adminOf(on: () => TestSystem) {
-  return {
-    get: (path: string) =>
-      on()
-        .admin()
-        .get(BASE + path)
-        .set('Authorization', AUTH),
-    post: (path: string, body?: unknown) => {
-      const req = on()
-        .admin()
-        .post(BASE + path)
-        .set('Authorization', AUTH);
-      return body === undefined ? req : req.send(body as object);
-    },
-    patch: (path: string, body: unknown) =>
-      on()
-        .admin()
-        .patch(BASE + path)
-        .set('Authorization', AUTH)
-        .send(body as object),
-    del: (path: string) =>
-      on()
-        .admin()
-        .delete(BASE + path)
-        .set('Authorization', AUTH),
-  };
-}
 const { get, post, patch, del } = adminOf(() => system);
 
 function expectError(res: request.Response, status: number, code: string) {

@@ -1,48 +1,8 @@
-import type { Connection } from 'mongoose';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../libs/contracts/index.js';
 import { openMongoWebhookStores } from '../../services/webhooks/mongo-stores.js';
 import type { NewWebhookDelivery, WebhookStores } from '../../services/webhooks/stores.js';
-import { ownDatabase } from '../support/databases.js';
 import { memoryWebhookStores } from '../support/webhook-memory-stores.js';
-
-/**
- * The contract of the webhooks service's stores, run against MongoDB (a database of this file's
- * own, dropped after) and against the in-memory fake the unit tests use: both must answer alike.
- */
-
-interface Implementation {
-  start(): Promise<void>;
-  fresh(): Promise<WebhookStores>;
-  stop(): Promise<void>;
-}
-
-function mongo(): Implementation {
-  let connection: Connection | undefined;
-  let stores: WebhookStores | undefined;
-  return {
-    async start() {
-      connection = await ownDatabase('webhooks');
-      stores = await openMongoWebhookStores(connection, 30);
-    },
-    async fresh() {
-      await connection!.collection('endpoints').deleteMany({});
-      await connection!.collection('deliveries').deleteMany({});
-      return stores!;
-    },
-    async stop() {
-      await connection?.dropDatabase();
-      await connection?.close();
-    },
-  };
-}
-
-function inMemory(): Implementation {
-  return {
-    start: async () => {},
-    fresh: async () => memoryWebhookStores(),
-    stop: async () => {},
-  };
-}
+import { describeStoreContract, type StoreImplementations } from '../support/store-contract.js';
 
 // Recent: deliveries older than the retention (30 days here) are removed by the TTL index.
 const T0 = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -79,19 +39,15 @@ const attempt = (when: Date, status: number) => ({
   response: null,
 });
 
-describe.each([
-  ['MongoDB', mongo()],
-  ['in memory', inMemory()],
-])('webhook stores (%s)', (_name, implementation) => {
-  let stores: WebhookStores;
-  beforeAll(() => implementation.start());
-  afterAll(() => implementation.stop());
-  beforeEach(async () => {
-    stores = await implementation.fresh();
-  });
+const implementations: StoreImplementations<WebhookStores> = {
+  service: 'webhooks',
+  openMongo: (connection) => openMongoWebhookStores(connection, 30),
+  inMemory: memoryWebhookStores,
+};
 
+describeStoreContract('webhook stores', implementations, (stores) => {
   test('endpoints get ids from 1, enabled with their one secret; a full set refuses another', async () => {
-    const first = await stores.endpoints.create(endpoint(), 2);
+    const first = await stores().endpoints.create(endpoint(), 2);
     expect(first).toMatchObject({
       id: expect.any(Number),
       enabled: true,
@@ -100,33 +56,33 @@ describe.each([
       secret_rotated_at: null,
       secrets: [{ secret: SECRET, expires_at: null }],
     });
-    expect(await stores.endpoints.create(endpoint(), 2)).not.toBeNull();
-    expect(await stores.endpoints.create(endpoint(), 2)).toBeNull();
-    expect(await stores.endpoints.list()).toHaveLength(2);
+    expect(await stores().endpoints.create(endpoint(), 2)).not.toBeNull();
+    expect(await stores().endpoints.create(endpoint(), 2)).toBeNull();
+    expect(await stores().endpoints.list()).toHaveLength(2);
   });
 
   test('the endpoints wanting an event are the enabled ones that named it or `*`', async () => {
-    const all = (await stores.endpoints.create(endpoint(['*']), MAX_WEBHOOK_ENDPOINTS))!;
-    const named = (await stores.endpoints.create(
+    const all = (await stores().endpoints.create(endpoint(['*']), MAX_WEBHOOK_ENDPOINTS))!;
+    const named = (await stores().endpoints.create(
       endpoint(['license.created', 'download.served']),
       MAX_WEBHOOK_ENDPOINTS,
     ))!;
-    await stores.endpoints.create(endpoint(['download.served']), MAX_WEBHOOK_ENDPOINTS);
-    const off = (await stores.endpoints.create(endpoint(['*']), MAX_WEBHOOK_ENDPOINTS))!;
-    await stores.endpoints.update(off.id, { enabled: false, disabled_reason: 'admin' });
-    expect((await stores.endpoints.wanting('license.created')).map((e) => e.id)).toEqual([
+    await stores().endpoints.create(endpoint(['download.served']), MAX_WEBHOOK_ENDPOINTS);
+    const off = (await stores().endpoints.create(endpoint(['*']), MAX_WEBHOOK_ENDPOINTS))!;
+    await stores().endpoints.update(off.id, { enabled: false, disabled_reason: 'admin' });
+    expect((await stores().endpoints.wanting('license.created')).map((e) => e.id)).toEqual([
       all.id,
       named.id,
     ]);
-    expect((await stores.endpoints.enabled()).map((e) => e.id)).not.toContain(off.id);
+    expect((await stores().endpoints.enabled()).map((e) => e.id)).not.toContain(off.id);
   });
 
   test('a rotation keeps the secret before until the time given, and drops older ones', async () => {
-    const created = (await stores.endpoints.create(endpoint(), MAX_WEBHOOK_ENDPOINTS))!;
+    const created = (await stores().endpoints.create(endpoint(), MAX_WEBHOOK_ENDPOINTS))!;
     const second = `whsec_${'B'.repeat(43)}=`;
     const third = `whsec_${'C'.repeat(43)}=`;
-    await stores.endpoints.rotateSecret(created.id, second, at(1), at(100));
-    const rotated = await stores.endpoints.rotateSecret(created.id, third, at(2), at(200));
+    await stores().endpoints.rotateSecret(created.id, second, at(1), at(100));
+    const rotated = await stores().endpoints.rotateSecret(created.id, third, at(2), at(200));
     expect(rotated).toMatchObject({
       secret_rotated_at: at(2),
       secrets: [
@@ -134,13 +90,13 @@ describe.each([
         { secret: second, expires_at: at(200) },
       ],
     });
-    expect(await stores.endpoints.rotateSecret(999, third, at(2), at(200))).toBeNull();
+    expect(await stores().endpoints.rotateSecret(999, third, at(2), at(200))).toBeNull();
   });
 
   test('a delivery added twice is kept once, as first added', async () => {
-    await stores.deliveries.add([delivery('msg_a', 1, at(0))]);
-    await stores.deliveries.add([{ ...delivery('msg_a', 1, at(50)), payload: '{"again":1}' }]);
-    const found = await stores.deliveries.find(1, 'msg_a');
+    await stores().deliveries.add([delivery('msg_a', 1, at(0))]);
+    await stores().deliveries.add([{ ...delivery('msg_a', 1, at(50)), payload: '{"again":1}' }]);
+    const found = await stores().deliveries.find(1, 'msg_a');
     expect(found).toMatchObject({
       status: 'pending',
       attempts: [],
@@ -150,31 +106,31 @@ describe.each([
   });
 
   test('the due delivery first in time is claimed, hidden until its claim lapses, then taken again', async () => {
-    await stores.deliveries.add([
+    await stores().deliveries.add([
       delivery('msg_late', 1, at(5)),
       delivery('msg_first', 1, at(1)),
       delivery('msg_other', 2, at(0)),
       delivery('msg_future', 1, at(100)),
     ]);
-    const claimed = await stores.deliveries.claimDue(at(10), [1], 'c1', at(40));
+    const claimed = await stores().deliveries.claimDue(at(10), [1], 'c1', at(40));
     expect(claimed).toMatchObject({ id: 'msg_first', next_attempt_at: at(40) });
-    expect((await stores.deliveries.claimDue(at(10), [1], 'c2', at(45)))?.id).toBe('msg_late');
-    expect(await stores.deliveries.claimDue(at(10), [1], 'c3', at(40))).toBeNull();
+    expect((await stores().deliveries.claimDue(at(10), [1], 'c2', at(45)))?.id).toBe('msg_late');
+    expect(await stores().deliveries.claimDue(at(10), [1], 'c3', at(40))).toBeNull();
     // Lapsed: another sender takes it, and the first can no longer record its attempt.
-    expect((await stores.deliveries.claimDue(at(41), [1], 'c4', at(70)))?.id).toBe('msg_first');
+    expect((await stores().deliveries.claimDue(at(41), [1], 'c4', at(70)))?.id).toBe('msg_first');
     expect(
-      await stores.deliveries.recordAttempt('msg_first', 'c1', attempt(at(41), 200), {
+      await stores().deliveries.recordAttempt('msg_first', 'c1', attempt(at(41), 200), {
         status: 'delivered',
         next_attempt_at: null,
       }),
     ).toBe(false);
     expect(
-      await stores.deliveries.recordAttempt('msg_first', 'c4', attempt(at(42), 503), {
+      await stores().deliveries.recordAttempt('msg_first', 'c4', attempt(at(42), 503), {
         status: 'pending',
         next_attempt_at: at(50),
       }),
     ).toBe(true);
-    expect(await stores.deliveries.find(1, 'msg_first')).toMatchObject({
+    expect(await stores().deliveries.find(1, 'msg_first')).toMatchObject({
       status: 'pending',
       next_attempt_at: at(50),
       attempts: [attempt(at(42), 503)],
@@ -182,42 +138,42 @@ describe.each([
   });
 
   test("an endpoint's deliveries page newest first, by status, with how many match", async () => {
-    await stores.deliveries.add([
+    await stores().deliveries.add([
       delivery('msg_1', 1, at(1), at(1)),
       delivery('msg_2', 1, at(2), at(2)),
       delivery('msg_3', 1, at(3), at(3)),
       delivery('msg_9', 9, at(3), at(3)),
     ]);
-    const claimed = (await stores.deliveries.claimDue(at(1), [1], 'c', at(30)))!;
-    await stores.deliveries.recordAttempt(claimed.id, 'c', attempt(at(1), 200), {
+    const claimed = (await stores().deliveries.claimDue(at(1), [1], 'c', at(30)))!;
+    await stores().deliveries.recordAttempt(claimed.id, 'c', attempt(at(1), 200), {
       status: 'delivered',
       next_attempt_at: null,
     });
-    const page = await stores.deliveries.page(1, null, 1, 2);
+    const page = await stores().deliveries.page(1, null, 1, 2);
     expect(page.total).toBe(3);
     expect(page.deliveries.map((d) => d.id)).toEqual(['msg_3', 'msg_2']);
-    expect((await stores.deliveries.page(1, null, 2, 2)).deliveries.map((d) => d.id)).toEqual([
+    expect((await stores().deliveries.page(1, null, 2, 2)).deliveries.map((d) => d.id)).toEqual([
       'msg_1',
     ]);
-    const delivered = await stores.deliveries.page(1, 'delivered', 1, 10);
+    const delivered = await stores().deliveries.page(1, 'delivered', 1, 10);
     expect([delivered.total, delivered.deliveries.map((d) => d.id)]).toEqual([1, ['msg_1']]);
   });
 
   test('a retry makes any delivery pending and due now; an endpoint removed takes its deliveries', async () => {
-    await stores.deliveries.add([delivery('msg_1', 1, at(1)), delivery('msg_2', 2, at(1))]);
-    const claimed = (await stores.deliveries.claimDue(at(1), [1], 'c', at(30)))!;
-    await stores.deliveries.recordAttempt(claimed.id, 'c', attempt(at(1), 500), {
+    await stores().deliveries.add([delivery('msg_1', 1, at(1)), delivery('msg_2', 2, at(1))]);
+    const claimed = (await stores().deliveries.claimDue(at(1), [1], 'c', at(30)))!;
+    await stores().deliveries.recordAttempt(claimed.id, 'c', attempt(at(1), 500), {
       status: 'failed',
       next_attempt_at: null,
     });
-    expect(await stores.deliveries.retryNow(1, 'msg_1', at(60))).toMatchObject({
+    expect(await stores().deliveries.retryNow(1, 'msg_1', at(60))).toMatchObject({
       status: 'pending',
       next_attempt_at: at(60),
     });
-    expect(await stores.deliveries.retryNow(2, 'msg_1', at(60))).toBeNull();
-    expect((await stores.deliveries.claimDue(at(60), [1], 'd', at(90)))?.id).toBe('msg_1');
-    await stores.deliveries.removeForEndpoint(1);
-    expect(await stores.deliveries.find(1, 'msg_1')).toBeNull();
-    expect(await stores.deliveries.find(2, 'msg_2')).not.toBeNull();
+    expect(await stores().deliveries.retryNow(2, 'msg_1', at(60))).toBeNull();
+    expect((await stores().deliveries.claimDue(at(60), [1], 'd', at(90)))?.id).toBe('msg_1');
+    await stores().deliveries.removeForEndpoint(1);
+    expect(await stores().deliveries.find(1, 'msg_1')).toBeNull();
+    expect(await stores().deliveries.find(2, 'msg_2')).not.toBeNull();
   });
 });

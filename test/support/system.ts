@@ -23,6 +23,7 @@ import { startSystem, type RunningSystem } from '../../services/all-in-one/syste
 import { createGatewayApp } from '../../services/gateway/app.js';
 import type { PortalConfig } from '../../services/gateway/portal-config.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
+import { ADMIN_BASE } from '../../services/management/deps.js';
 
 export const API_BASE = '/api/index.php/v1/licensing';
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -69,7 +70,45 @@ export async function bootSystem(
 }
 
 let seq = 0;
-const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}`;
+/** A word no other call in this process gives, for names that must differ between tests. */
+export const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}`;
+
+/**
+ * The management API of `on()` as the bootstrap admin (ADMIN_TOKEN), paths under /admin/v1,
+ * every answer checked against the document. `on` is asked at each request, so that it may name
+ * a system booted later, in a `beforeAll`.
+ */
+export function adminOf(on: () => TestSystem) {
+  const asAdmin = (req: request.Test) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  return {
+    get: (path: string) =>
+      asAdmin(
+        on()
+          .admin()
+          .get(ADMIN_BASE + path),
+      ),
+    post: (path: string, body?: unknown) => {
+      const req = asAdmin(
+        on()
+          .admin()
+          .post(ADMIN_BASE + path),
+      );
+      return body === undefined ? req : req.send(body as object);
+    },
+    patch: (path: string, body: unknown) =>
+      asAdmin(
+        on()
+          .admin()
+          .patch(ADMIN_BASE + path),
+      ).send(body as object),
+    del: (path: string) =>
+      asAdmin(
+        on()
+          .admin()
+          .delete(ADMIN_BASE + path),
+      ),
+  };
+}
 
 export class TestSystem {
   constructor(
