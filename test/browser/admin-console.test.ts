@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
+import { expectClean, launchBrowser, openConsole, signIn } from '../support/browser.js';
 import {
   adminCall,
   screenshot,
@@ -75,34 +75,6 @@ async function focusOn(page: Page, condition: string): Promise<void> {
   );
 }
 
-interface Session {
-  page: Page;
-  problems: PageProblems;
-  dialogs: string[];
-}
-
-/** A fresh tab (its own sessionStorage) on the console, watched for what a test refuses. */
-async function openConsole(viewport?: { width: number; height: number }): Promise<Session> {
-  const page = await browser.newPage(viewport ? { viewport } : {});
-  const problems = await watchPage(page);
-  const dialogs: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.goto(`${system.managementUrl}/`);
-  return { page, problems, dialogs };
-}
-
-/** Signs in (the overview is the first page), then opens the licenses. */
-async function signIn(page: Page): Promise<void> {
-  await page.getByLabel('Admin token').fill(system.adminToken);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-  await page.getByRole('link', { name: 'Licenses' }).click();
-  await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
-}
-
 /** Finds a license by its key in the console's search and opens it. */
 async function openLicense(page: Page, key: string): Promise<void> {
   await page.getByLabel('Key prefix or identifier').fill(key);
@@ -110,25 +82,6 @@ async function openLicense(page: Page, key: string): Promise<void> {
   await page.getByRole('button', { name: `Open license ${key}` }).click();
   await page.getByRole('heading', { name: 'License', level: 1 }).waitFor();
   await page.locator('dl.facts').waitFor();
-}
-
-/**
- * Nothing went wrong on the page: no CSP violation, no dialog, no console error. Chromium logs
- * every HTTP error answer a page receives ("Failed to load resource: ... status of 409"): those
- * the test provoked on purpose are listed by status, and there must be exactly those.
- */
-function expectClean({ problems, dialogs }: Session, refusedStatuses: number[] = []): void {
-  expect(problems.violations).toEqual([]);
-  expect(dialogs).toEqual([]);
-  const refusal = /^Failed to load resource: the server responded with a status of (\d{3})\b/;
-  const refused = problems.errors.flatMap((text) => {
-    const match = refusal.exec(text);
-    return match ? [Number(match[1])] : [];
-  });
-  expect(problems.errors.filter((text) => !refusal.test(text))).toEqual([]);
-  expect(refused.sort()).toEqual([...refusedStatuses].sort());
-  const origin = new URL(system.managementUrl).origin;
-  expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
 }
 
 /**
@@ -233,7 +186,7 @@ afterAll(async () => {
 
 describe('the admin console', () => {
   test('a wrong admin token is refused in words; the right one signs in and out, and is kept in sessionStorage, never in a URL', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const authorizations: string[] = [];
     page.on('request', (request) => {
@@ -251,7 +204,7 @@ describe('the admin console', () => {
       await expect(page.evaluate(`sessionStorage.getItem('${TOKEN_ITEM}')`)).resolves.toBeNull();
       await screenshot(page, 'console-sign-in-refused');
 
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await expect(page.evaluate(`sessionStorage.getItem('${TOKEN_ITEM}')`)).resolves.toBe(
         system.adminToken,
       );
@@ -286,10 +239,10 @@ describe('the admin console', () => {
     const key = await issue(plans.single);
     await activated(key, 'shop.example', 'Shop');
     await activated(await issue(plans.single), 'other-shop.example');
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByLabel('Key prefix or identifier').fill('https://www.Shop.example/cart');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText('1–1 of 1 licenses').waitFor();
@@ -325,10 +278,10 @@ describe('the admin console', () => {
   test('an activation is added (normalised as the API does) and removed after a confirmation that says it cannot be undone', async () => {
     const key = await issue(plans.three);
     await activated(key, 'kept.example');
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       // No license file issued for it yet: said so in the activation's row.
       const kept = page.locator('tbody tr', { hasText: 'kept.example' });
@@ -421,7 +374,7 @@ describe('the admin console', () => {
       expect.objectContaining({ identifier: 'staging.shop.example', exempt: true }),
     ]);
 
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const facts = () => page.locator('dl.facts').innerText();
     const row = (identifier: string) =>
@@ -429,7 +382,7 @@ describe('the admin console', () => {
         .getByRole('region', { name: /^Activations/ })
         .locator('tbody tr', { hasText: identifier });
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, kept);
       await expect(facts()).resolves.toMatch(
         /Lease\s+Activations lapse after 1 hour \(3600 s\) unless renewed/,
@@ -470,11 +423,11 @@ describe('the admin console', () => {
     for (let n = 1; n <= 102; n += 1) {
       await admin('POST', `/licenses/${key}/activations`, { identifier: node(n) });
     }
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const activations = page.getByRole('region', { name: /^Activations/ });
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       await activations.getByText('1–100 of 102 activations (page 1 of 2)').waitFor();
       await expect(activations.locator('tbody tr').count()).resolves.toBe(100);
@@ -524,10 +477,10 @@ describe('the admin console', () => {
       }),
     });
     const issued = ((await checkout.json()) as { data: { issued_at: string } }).data;
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       const offline = page.locator('tbody tr', { hasText: 'offline.example' });
       await offline.locator(`time[datetime="${issued.issued_at}"]`).waitFor();
@@ -543,10 +496,10 @@ describe('the admin console', () => {
     const key = await issue(plans.three);
     await activated(key, 'one.example');
     await activated(key, 'two.example');
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       await page.getByLabel('Activation limit').fill('1');
       await page.getByRole('button', { name: 'Change limit' }).click();
@@ -571,11 +524,11 @@ describe('the admin console', () => {
 
   test('a plan change at renewal stays pending until a checkout renewal applies it; the status changes on demand', async () => {
     const key = await issue(plans.single);
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const facts = () => page.locator('dl.facts').innerText();
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       await page
         .getByRole('combobox', { name: /^New plan/ })
@@ -617,11 +570,11 @@ describe('the admin console', () => {
       const refused = await activate(key, 'https://second.example/', 'Second shop');
       expect(refused.status).toBe(403);
     }
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const section = page.getByRole('region', { name: 'Rejected activation attempts' });
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       const row = section.locator('tbody tr', { hasText: 'second.example' });
       await row.waitFor();
@@ -659,10 +612,10 @@ describe('the admin console', () => {
   });
 
   test('an uploaded file shows its progress and is what the update check offers', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Products and plans' }).click();
       const form = page.getByRole('form', { name: 'New product' });
       await form.getByLabel('Title').fill('Upload Plugin');
@@ -773,10 +726,10 @@ describe('the admin console', () => {
       await expect(refused.json()).resolves.toMatchObject({ error: { code: 'LICENSE_INVALID' } });
     }
 
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Download log' }).click();
       await page.getByRole('heading', { name: 'Download log', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Refused downloads' }).click();
@@ -804,10 +757,10 @@ describe('the admin console', () => {
     const marked = await admin<{ id: number }>('POST', '/products', { title: MARKUP });
     const key = await issue(plans.devices, marked.id);
     await activated(key, MARKUP, MARKUP);
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       const row = page.locator('tbody tr', { hasText: MARKUP }).first();
       const cells = await row.locator('td').allInnerTexts();
@@ -830,10 +783,10 @@ describe('the admin console', () => {
 
   test('jobs run on demand show their result, and health shows every service answering', async () => {
     await issue(plans.single, product.id, { expires_at: '2001-01-01T00:00:00Z' });
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Jobs and health' }).click();
       await page.getByRole('heading', { name: 'Jobs and health', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Run License expiry now' }).click();
@@ -864,10 +817,10 @@ describe('the admin console', () => {
       keys: Array<{ kid: string }>;
     };
     const kid = published.keys[0]!.kid;
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Jobs and health' }).click();
       const section = page.getByRole('region', { name: 'Signing keys' });
       const facts = section.locator('dl[data-signing-keys]');
@@ -884,10 +837,10 @@ describe('the admin console', () => {
   });
 
   test('products, bundles and plans are listed, created and edited', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Products and plans' }).click();
       const newPlan = page.getByRole('form', { name: 'New plan' });
       await newPlan.getByLabel('Name').fill('Five devices');
@@ -937,11 +890,11 @@ describe('the admin console', () => {
   });
 
   test('the plans page creates a plan with a lease and exempt identifiers, and edits one by keyboard; a refused pattern is said beside the form', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const planRow = () => page.locator('tbody tr', { hasText: 'Staging friendly' });
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Products and plans' }).click();
       const newPlan = page.getByRole('form', { name: 'New plan' });
       // The form says what the patterns are and when licenses take the settings.
@@ -1040,7 +993,7 @@ describe('the admin console', () => {
     });
     const key = await issue(fleet.id);
     for (let n = 1; n <= 6; n += 1) await activated(key, `i-0a1b2c3d4e5f6789${n}`);
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const dialog = page.getByRole('dialog', { name: 'Move this license to Single site?' });
     const choose = async () => {
@@ -1051,7 +1004,7 @@ describe('the admin console', () => {
       await dialog.waitFor();
     };
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       await choose();
       const said = await dialog.innerText();
@@ -1108,10 +1061,10 @@ describe('the admin console', () => {
   test('a revoked license offers no Add and no Renew, and says why; an Add refused as the license is revoked meanwhile is said in words for the admin', async () => {
     const revoked = await issue(plans.three, product.id, { status: 'revoked' });
     const key = await issue(plans.three);
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, revoked);
       const activations = page.getByRole('region', { name: /^Activations/ });
       await expect(activations.innerText()).resolves.toMatch(
@@ -1147,11 +1100,11 @@ describe('the admin console', () => {
   test('a limit that cannot be sent says why beside the field; an old success is not left beside a new refusal', async () => {
     const key = await issue(plans.three);
     await activated(key, 'kept.example');
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     const limit = page.getByLabel('Activation limit');
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await openLicense(page, key);
       await limit.fill('2');
       await page.getByRole('button', { name: 'Change limit' }).click();
@@ -1187,10 +1140,10 @@ describe('the admin console', () => {
   });
 
   test('a plan named as another, in any case, is refused in words; plans are chosen by name, type and limit', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system);
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       // Every chooser of a plan says its type and limit.
       await expect(
         page
@@ -1246,7 +1199,7 @@ describe('the admin console', () => {
           headers: { Accept: 'application/json' },
         },
       );
-      const session = await openConsole({ width, height });
+      const session = await openConsole(browser, system, { viewport: { width, height } });
       const { page } = session;
       const cards = width < 700;
       const check = async (page: Page, shot: string) => {
@@ -1255,7 +1208,7 @@ describe('the admin console', () => {
         await screenshot(page, `console-${name}-${shot}`);
       };
       try {
-        await signIn(page);
+        await signIn(page, system.adminToken, 'Licenses');
         await page.locator('main tbody tr').first().waitFor();
         await check(page, 'licenses');
         await openLicense(page, key);

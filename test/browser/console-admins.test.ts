@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import type { AdminWithToken } from '../../libs/contracts/index.js';
-import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
+import { expectClean, launchBrowser, openConsole, pageWidth, signIn } from '../support/browser.js';
 import {
   adminCall,
   screenshot,
@@ -21,50 +21,8 @@ let browser: Browser;
 const admin = <T>(method: string, path: string, body?: object, token = system.adminToken) =>
   adminCall<T>({ ...system, adminToken: token }, method, path, body);
 
-interface Session {
-  page: Page;
-  problems: PageProblems;
-  dialogs: string[];
-}
-
 const PHONE = { width: 390, height: 844 };
-
-async function openConsole(viewport = { width: 1280, height: 800 }): Promise<Session> {
-  const page = await browser.newPage({ viewport });
-  const problems = await watchPage(page);
-  const dialogs: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.goto(`${system.managementUrl}/`);
-  return { page, problems, dialogs };
-}
-
-async function signIn(page: Page, token = system.adminToken): Promise<void> {
-  await page.getByLabel('Admin token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-  await page.getByRole('link', { name: 'Licenses' }).click();
-  await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
-}
-
-/** No CSP violation, dialog or console error but the HTTP refusals the test provoked. */
-function expectClean({ problems, dialogs }: Session, refusedStatuses: number[] = []): void {
-  expect(problems.violations).toEqual([]);
-  expect(dialogs).toEqual([]);
-  const refusal = /^Failed to load resource: the server responded with a status of (\d{3})\b/;
-  const refused = problems.errors.flatMap((text) => {
-    const match = refusal.exec(text);
-    return match ? [Number(match[1])] : [];
-  });
-  expect(problems.errors.filter((text) => !refusal.test(text))).toEqual([]);
-  expect(refused.sort()).toEqual([...refusedStatuses].sort());
-  const origin = new URL(system.managementUrl).origin;
-  expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
-}
-
-const pageWidth = (page: Page) => page.evaluate('document.documentElement.scrollWidth');
+const WIDE = { width: 1280, height: 800 };
 
 /** The card of an admin on the Admins page. */
 const card = (page: Page, name: string) =>
@@ -84,10 +42,10 @@ afterAll(async () => {
 
 describe('the Admins page', () => {
   test('an owner adds an admin with a role and sees their token once; makes and revokes tokens; changes a role; removes an admin', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system, { viewport: WIDE });
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await expect(page.locator('.topbar .who').innerText()).resolves.toMatch(/Bootstrap owner/);
       await page.getByRole('link', { name: 'Admins' }).click();
       await page.getByRole('heading', { name: 'Admins', level: 1 }).waitFor();
@@ -157,10 +115,10 @@ describe('the Admins page', () => {
 
   test('fits a phone-sized screen', async () => {
     await admin('POST', '/admins', { name: 'Phil Phone', role: 'support' });
-    const session = await openConsole(PHONE);
+    const session = await openConsole(browser, system, { viewport: PHONE });
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Admins' }).click();
       await card(page, 'Phil Phone').waitFor();
       await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(PHONE.width);
@@ -189,10 +147,10 @@ describe('the Audit log page', () => {
   });
 
   test('lists the changes with who made them and their fields before and after; filters; downloads the CSV', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system, { viewport: WIDE });
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Audit log' }).click();
       await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
       await page.locator('main tbody tr').first().waitFor();
@@ -231,10 +189,10 @@ describe('the Audit log page', () => {
   });
 
   test('fits a phone-sized screen', async () => {
-    const session = await openConsole(PHONE);
+    const session = await openConsole(browser, system, { viewport: PHONE });
     const { page } = session;
     try {
-      await signIn(page);
+      await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Audit log' }).click();
       await page.locator('main tbody tr').first().waitFor();
       await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(PHONE.width);
@@ -269,7 +227,7 @@ describe('a viewer', () => {
   });
 
   async function readOnlyPages(page: Page, size: string) {
-    await signIn(page, viewer.token);
+    await signIn(page, viewer.token, 'Licenses');
     await expect(page.locator('.topbar .who').innerText()).resolves.toBe('Vera Viewer · Viewer');
     const nav = page.getByRole('navigation', { name: 'Sections' });
     await expect(nav.getByRole('link', { name: 'Admins' }).count()).resolves.toBe(0);
@@ -316,7 +274,7 @@ describe('a viewer', () => {
   }
 
   test('sees every page read-only: no form or button that changes anything, no Admins page', async () => {
-    const session = await openConsole();
+    const session = await openConsole(browser, system, { viewport: WIDE });
     try {
       await readOnlyPages(session.page, '');
       expectClean(session);
@@ -326,7 +284,7 @@ describe('a viewer', () => {
   });
 
   test('on a phone-sized screen too', async () => {
-    const session = await openConsole(PHONE);
+    const session = await openConsole(browser, system, { viewport: PHONE });
     try {
       await readOnlyPages(session.page, '-phone');
       await expect(pageWidth(session.page)).resolves.toBeLessThanOrEqual(PHONE.width);

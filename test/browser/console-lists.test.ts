@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
+import {
+  expectClean,
+  launchBrowser,
+  openConsole,
+  pageWidth,
+  signIn,
+  type Session,
+} from '../support/browser.js';
 import { csvRecords } from '../support/csv.js';
 import {
   adminCall,
@@ -33,37 +40,11 @@ const keys: string[] = [];
 const admin = <T>(method: string, path: string, body?: object) =>
   adminCall<T>(system, method, path, body);
 
-interface Session {
-  page: Page;
-  problems: PageProblems;
-  dialogs: string[];
-}
-
-async function openConsole(viewport = WIDE): Promise<Session> {
-  const page = await browser.newPage({ viewport, acceptDownloads: true });
-  const problems = await watchPage(page);
-  const dialogs: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.goto(`${system.managementUrl}/`);
-  await page.getByLabel('Admin token').fill(system.adminToken);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  // The console opens on the overview.
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-  await page.getByRole('link', { name: 'Licenses' }).click();
-  await page.getByRole('heading', { name: 'Licenses', level: 1 }).waitFor();
-  return { page, problems, dialogs };
-}
-
-/** Nothing went wrong on the page: no CSP violation, no dialog, no console error, no request elsewhere. */
-function expectClean({ problems, dialogs }: Session): void {
-  expect(problems.violations).toEqual([]);
-  expect(dialogs).toEqual([]);
-  expect(problems.errors).toEqual([]);
-  const origin = new URL(system.managementUrl).origin;
-  expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
+/** A fresh tab on the console, signed in, at the licenses. */
+async function signedIn(viewport = WIDE): Promise<Session> {
+  const session = await openConsole(browser, system, { viewport });
+  await signIn(session.page, system.adminToken, 'Licenses');
+  return session;
 }
 
 /** Polls `check` (run in the page) until it holds: the page's CSP forbids waitForFunction's eval. */
@@ -109,9 +90,6 @@ async function downloaded(page: Page, action: () => Promise<void>) {
   return { name: download.suggestedFilename(), text: await readFile(path, 'utf8') };
 }
 
-/** Whether the page itself scrolls sideways (its tables may, in their own box). */
-const pageWidth = (page: Page) => page.evaluate('document.documentElement.scrollWidth');
-
 beforeAll(async () => {
   [system, browser] = await Promise.all([
     startLikeNpmStart({ SCHEDULED_TASKS: 'off' }),
@@ -144,7 +122,7 @@ afterAll(async () => {
 
 describe('the licenses list', () => {
   test('a heading orders the list, pressed again the other way; the page size shows more rows', async () => {
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     try {
       await showProduct(page);
@@ -191,7 +169,7 @@ describe('the licenses list', () => {
   });
 
   test('licenses are selected (the whole page, or one by one from the keyboard) and changed in bulk; a refused one is named with its reason', async () => {
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     try {
       await showProduct(page);
@@ -245,7 +223,7 @@ describe('the licenses list', () => {
   });
 
   test('Export CSV saves every license of the search in its order; Export selected, the selected ones', async () => {
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     try {
       await showProduct(page);
@@ -285,7 +263,7 @@ describe('the licenses list', () => {
   });
 
   test("a license's customer and metadata are set on its page, and the search finds it by either", async () => {
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     try {
       await page.getByLabel('Key prefix or identifier').fill('list-07');
@@ -334,7 +312,7 @@ describe('the download log', () => {
       );
       expect(refused.status).toBe(403);
     }
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     try {
       await page.getByRole('link', { name: 'Download log' }).click();
@@ -387,7 +365,7 @@ describe('the download log', () => {
 
 describe('390 pixels wide', () => {
   test('the licenses list with a selection, and the download log, fit the screen: tables scroll in their box, the page does not', async () => {
-    const session = await openConsole(PHONE);
+    const session = await signedIn(PHONE);
     const { page } = session;
     try {
       await showProduct(page);

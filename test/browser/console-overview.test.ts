@@ -1,5 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
+import {
+  expectClean,
+  launchBrowser,
+  openConsole,
+  pageWidth,
+  signIn,
+  type Session,
+} from '../support/browser.js';
 import {
   adminCall,
   screenshot,
@@ -90,30 +97,12 @@ afterAll(async () => {
   await system?.stop();
 });
 
-interface Session {
-  page: Page;
-  problems: PageProblems;
-}
-
 /** A fresh tab, signed in: the overview is the page it lands on. */
 async function signedIn(viewport: { width: number; height: number }): Promise<Session> {
-  const page = await browser.newPage({ viewport });
-  const problems = await watchPage(page);
-  page.on('dialog', (dialog) => void dialog.dismiss());
-  await page.goto(`${system.managementUrl}/`);
-  await page.getByLabel('Admin token').fill(system.adminToken);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-  await page.locator('dl.figures').waitFor();
-  return { page, problems };
-}
-
-/** No CSP violation, no error, nothing loaded from elsewhere. */
-function expectClean({ problems }: Session): void {
-  expect(problems.violations).toEqual([]);
-  expect(problems.errors).toEqual([]);
-  const origin = new URL(system.managementUrl).origin;
-  expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
+  const session = await openConsole(browser, system, { viewport });
+  await signIn(session.page, system.adminToken);
+  await session.page.locator('dl.figures').waitFor();
+  return session;
 }
 
 /** The figures at the top, by label. */
@@ -247,9 +236,7 @@ describe('the overview', () => {
     const { page } = session;
     try {
       await page.locator('.chart canvas').first().waitFor();
-      await expect(
-        page.evaluate('document.documentElement.scrollWidth'),
-      ).resolves.toBeLessThanOrEqual(390);
+      await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(390);
       const width = await page
         .locator('.chart')
         .first()
@@ -262,9 +249,7 @@ describe('the overview', () => {
       await screenshot(page, 'console-overview-phone');
       await page.getByRole('button', { name: 'Show as tables' }).click();
       await page.locator('main tbody tr').first().waitFor();
-      await expect(
-        page.evaluate('document.documentElement.scrollWidth'),
-      ).resolves.toBeLessThanOrEqual(390);
+      await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(390);
       await screenshot(page, 'console-overview-phone-tables');
       expectClean(session);
     } finally {

@@ -1,6 +1,13 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { launchBrowser, watchPage, type PageProblems } from '../support/browser.js';
+import {
+  expectClean,
+  launchBrowser,
+  openConsole,
+  openSection,
+  signIn,
+  type Session,
+} from '../support/browser.js';
 import {
   adminCall,
   screenshot,
@@ -32,48 +39,13 @@ let seq = 0;
 /** A new URL of the receiver (which answers every path), so each endpoint's is its own. */
 const hookUrl = (on = receiver) => `${on.url}/${++seq}`;
 
-interface Session {
-  context: BrowserContext;
-  page: Page;
-  problems: PageProblems;
-  dialogs: string[];
-}
-
-/** A fresh browser context on the console that may use the clipboard, watched for problems. */
-async function openConsole(): Promise<Session> {
-  const context = await browser.newContext();
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
-    origin: system.managementUrl,
+/** A fresh tab on the console that may use the clipboard, signed in. */
+async function signedIn(): Promise<Session> {
+  const session = await openConsole(browser, system, {
+    permissions: ['clipboard-read', 'clipboard-write'],
   });
-  const page = await context.newPage();
-  const problems = await watchPage(page);
-  const dialogs: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.goto(`${system.managementUrl}/`);
-  await page.getByLabel('Admin token').fill(system.adminToken);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-  return { context, page, problems, dialogs };
-}
-
-async function openWebhooks(page: Page): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Sections' })
-    .getByRole('link', { name: 'Webhooks' })
-    .click();
-  await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
-}
-
-/** Nothing went wrong on the page: no CSP violation, no dialog, no console error, no request elsewhere. */
-function expectClean({ problems, dialogs }: Session): void {
-  expect(problems.violations).toEqual([]);
-  expect(dialogs).toEqual([]);
-  expect(problems.errors).toEqual([]);
-  const origin = new URL(system.managementUrl).origin;
-  expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
+  await signIn(session.page, system.adminToken);
+  return session;
 }
 
 /**
@@ -119,11 +91,11 @@ afterAll(async () => {
 
 describe('the Webhooks page', () => {
   test('an endpoint is added with some events; its secret is shown once with a Copy button, signs its deliveries, and is not shown again after a reload or another page', async () => {
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     const url = hookUrl();
     try {
-      await openWebhooks(page);
+      await openSection(page, 'Webhooks');
       await page.getByText('No webhook endpoint yet.').waitFor();
       const form = page.getByRole('form', { name: 'New webhook endpoint' });
       await form.getByLabel('URL').fill(url);
@@ -186,7 +158,7 @@ describe('the Webhooks page', () => {
       await expect(page.locator('[data-secret]').count()).resolves.toBe(0);
       expectClean(session);
     } finally {
-      await session.context.close();
+      await session.page.close();
     }
   });
 
@@ -197,10 +169,10 @@ describe('the Webhooks page', () => {
     flaky.answer = () => (available ? 204 : 503);
     const url = hookUrl(flaky);
     await admin('POST', '/webhooks', { url, events: ['*'], description: 'Flaky receiver' });
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     try {
-      await openWebhooks(page);
+      await openSection(page, 'Webhooks');
       await page.getByRole('button', { name: `Open webhook ${url}` }).click();
       await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor();
       await page.getByText('Nothing has been sent to this endpoint yet.').waitFor();
@@ -251,7 +223,7 @@ describe('the Webhooks page', () => {
       await page.getByText('1–1 of 1 deliveries (page 1 of 1)').waitFor();
       expectClean(session);
     } finally {
-      await session.context.close();
+      await session.page.close();
       await flaky.stop();
     }
   });
@@ -259,10 +231,10 @@ describe('the Webhooks page', () => {
   test('by keyboard: an endpoint for all events is added, edited, disabled and enabled, its secret rotated, and it is deleted after a confirmation', async () => {
     const url = hookUrl();
     const moved = hookUrl();
-    const session = await openConsole();
+    const session = await signedIn();
     const { page } = session;
     try {
-      await openWebhooks(page);
+      await openSection(page, 'Webhooks');
       const form = page.getByRole('form', { name: 'New webhook endpoint' });
       await form.getByLabel('URL').focus();
       await page.keyboard.type(url);
@@ -377,7 +349,7 @@ describe('the Webhooks page', () => {
       await expect(page.locator('tbody tr', { hasText: moved }).count()).resolves.toBe(0);
       expectClean(session);
     } finally {
-      await session.context.close();
+      await session.page.close();
     }
   });
 });

@@ -58,3 +58,98 @@ export async function watchPage(page: Page): Promise<PageProblems> {
   page.on('request', (request) => problems.requests.push(request.url()));
   return problems;
 }
+
+/** A tab a test drives, and what it did that the test may refuse. */
+export interface Session {
+  page: Page;
+  /** The origin the tab was opened at: the only one it may load anything from. */
+  origin: string;
+  problems: PageProblems;
+  /** Every alert, confirm or prompt the page opened (each dismissed at once). */
+  dialogs: string[];
+}
+
+export interface TabOptions {
+  /** The screen's size; Playwright's 1280 × 720 when not given. */
+  viewport?: { width: number; height: number };
+  /** Permissions granted to the tab's origin, e.g. the clipboard for a Copy button. */
+  permissions?: string[];
+}
+
+/**
+ * A fresh tab at `url`, in a browser context of its own (its own storage: nothing of another
+ * test's sign-in), watched for what a test refuses. Closing the page closes its context.
+ */
+export async function openTab(
+  browser: Browser,
+  url: string,
+  { viewport, permissions }: TabOptions = {},
+): Promise<Session> {
+  const page = await browser.newPage(viewport ? { viewport } : {});
+  const origin = new URL(url).origin;
+  if (permissions) await page.context().grantPermissions(permissions, { origin });
+  const problems = await watchPage(page);
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  await page.goto(url);
+  return { page, origin, problems, dialogs };
+}
+
+/** A fresh tab on the admin console (the management port's `/`), at its sign-in page. */
+export function openConsole(
+  browser: Browser,
+  system: { managementUrl: string },
+  options?: TabOptions,
+): Promise<Session> {
+  return openTab(browser, `${system.managementUrl}/`, options);
+}
+
+/** Opens a section of the console from its navigation bar, by the label the bar shows. */
+export async function openSection(page: Page, label: string): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Sections' })
+    .getByRole('link', { name: label })
+    .click();
+  await page.getByRole('heading', { name: label, level: 1 }).waitFor();
+}
+
+/**
+ * Signs in on the console's sign-in page with `token`; the overview is the first page. Then
+ * opens `section` (a label of the navigation bar) when one is named.
+ */
+export async function signIn(page: Page, token: string, section?: string): Promise<void> {
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  if (section !== undefined) await openSection(page, section);
+}
+
+/**
+ * Nothing went wrong on the page: no CSP violation, no dialog, no console error, no request to
+ * another origin. Chromium logs every HTTP error answer a page receives ("Failed to load
+ * resource: ... status of 409"): those a test provoked on purpose are listed by status, and
+ * there must be exactly those.
+ */
+export function expectClean(
+  { origin, problems, dialogs }: Session,
+  refusedStatuses: number[] = [],
+): void {
+  expect(problems.violations).toEqual([]);
+  expect(dialogs).toEqual([]);
+  const refusal = /^Failed to load resource: the server responded with a status of (\d{3})\b/;
+  const refused = problems.errors.flatMap((text) => {
+    const match = refusal.exec(text);
+    return match ? [Number(match[1])] : [];
+  });
+  expect(problems.errors.filter((text) => !refusal.test(text))).toEqual([]);
+  expect(refused.sort()).toEqual([...refusedStatuses].sort());
+  expect(problems.requests.filter((url) => !url.startsWith(origin))).toEqual([]);
+}
+
+/** How wide the document is: wider than the screen when the page scrolls sideways. */
+export function pageWidth(page: Page): Promise<number> {
+  return page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
+}

@@ -102,8 +102,12 @@ export const SCREENSHOTS = path.resolve(
   'screenshots',
 );
 
-/** Saves a full-page screenshot under SCREENSHOTS, so a person can look at what the test saw. */
+/**
+ * Saves a full-page screenshot under SCREENSHOTS (`name` may hold a folder: `pages/...`), so a
+ * person can look at what the test saw.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage: true });
 }
