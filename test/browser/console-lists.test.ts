@@ -372,6 +372,13 @@ describe('390 pixels wide', () => {
       await page.getByRole('checkbox', { name: 'Select license list-29' }).check();
       await page.getByText('1 license selected').waitFor();
       await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(PHONE.width);
+      // Each card names its own box, not the head's box that selects the whole page.
+      const cardLabels = await page
+        .locator('main tbody tr')
+        .first()
+        .locator('td')
+        .evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-label')));
+      expect(cardLabels[0]).toBe('Select');
       await screenshot(page, 'console-lists-phone-licenses');
       await page.getByRole('link', { name: 'Download log' }).click();
       await page.getByRole('heading', { name: 'Download log', level: 1 }).waitFor();

@@ -44,6 +44,8 @@ function labelCells(table: HTMLTableElement, columns: readonly string[]): void {
 export interface ColumnHead {
   label: string;
   head: ComponentChildren;
+  /** What a row's cell is called where rows are cards, when not `label` (which names the head). */
+  cellLabel?: string;
   sort?: 'ascending' | 'descending' | 'none';
 }
 
@@ -64,7 +66,9 @@ export function Table({
 }) {
   const table = useRef<HTMLTableElement>(null);
   const labels = [
-    ...columns.map((column) => (typeof column === 'string' ? column : column.label)),
+    ...columns.map((column) =>
+      typeof column === 'string' ? column : (column.cellLabel ?? column.label),
+    ),
     ...(actions ? [''] : []),
   ];
   // After every render, and whenever a row renders alone (its own state): rows and cells come

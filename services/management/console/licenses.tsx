@@ -163,6 +163,7 @@ function LicenseTable({
   };
   const selectAll: ColumnHead = {
     label: SELECTION_WORDS.selectAll,
+    cellLabel: SELECTION_WORDS.selectOne,
     head: (
       <input
         ref={all}

@@ -63,6 +63,8 @@ export const LIST_WORDS = {
 
 export const SELECTION_WORDS = {
   selectAll: 'Select every license on this page',
+  /** A card's selection box, on a phone. */
+  selectOne: 'Select',
   select: (key: string) => `Select license ${key}`,
   selected: (count: number) => `${count} license${count === 1 ? '' : 's'} selected`,
   region: 'Change the selected licenses',
