@@ -55,7 +55,7 @@ export function OverviewPage() {
   const [days, setDays] = useState<OverviewPeriod>(30);
   const [tables, setTables] = useState(false);
   const overview = useLoad(
-    () => api.get<Overview>('/overview', { product_id: productId, days }),
+    () => api.call('overview', { query: { product_id: productId, days } }),
     [api, productId, days],
   );
   return (
