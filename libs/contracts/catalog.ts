@@ -124,6 +124,24 @@ export type UpdateVersionRequest = z.infer<typeof UpdateVersionRequest>;
 
 export const VersionRef = z.strictObject({ id: Id });
 export const VersionList = z.object({ versions: z.array(Version) });
+
+/**
+ * What the update check would offer now (spec 4.4), per plan: without a key (plan null), and for
+ * a key of each plan. A null version: nothing is offered.
+ */
+export const UpdateOffers = z.object({
+  offers: z.array(
+    z.object({
+      plan_id: z.number().int().positive().nullable(),
+      plan: z.string().nullable(),
+      version: z.string().nullable(),
+      file: z
+        .object({ id: z.number().int().positive(), filename: z.string(), size: z.number().int() })
+        .nullable(),
+    }),
+  ),
+});
+export type UpdateOffers = z.infer<typeof UpdateOffers>;
 export const ProductVersionsRequest = z.strictObject({ product_id: Id });
 
 /** Records a file already stored by the download service (bytes never travel over RPC). */

@@ -226,3 +226,13 @@ export type EventName = keyof typeof rpcEvents;
 export type EventOf<E extends EventName> = z.output<(typeof rpcEvents)[E]>;
 
 export { Health };
+
+/** What the management API's health check answers: every service answered, with its uptime. */
+export const HealthReport = z.object({
+  status: z.literal('ok'),
+  services: z.partialRecord(
+    z.enum(serviceNames),
+    Health.pick({ status: true, uptime_seconds: true }),
+  ),
+});
+export type HealthReport = z.infer<typeof HealthReport>;

@@ -81,5 +81,11 @@ export async function verifyEd25519(
     false,
     ['verify'],
   );
-  return subtle().verify({ name: 'Ed25519' }, imported, signature, data);
+  // Copies of their own: WebCrypto takes no view of shared memory (a browser's types say so).
+  return subtle().verify(
+    { name: 'Ed25519' },
+    imported,
+    new Uint8Array(signature),
+    new Uint8Array(data),
+  );
 }

@@ -39,7 +39,7 @@ const lastOwner = {
  * The signed-in admin, and the named admins with their tokens (docs/api-decisions.md, "Admins
  * and roles"). Only owners manage admins; a token is shown once, when made.
  */
-export const adminRoutes: readonly Route<ManagementDeps>[] = [
+export const adminRoutes = [
   adminRoute({
     method: 'get',
     path: `${ADMIN_BASE}/me`,
@@ -156,4 +156,4 @@ export const adminRoutes: readonly Route<ManagementDeps>[] = [
       data: await directory.revokeToken(params.id, params.token_id),
     }),
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

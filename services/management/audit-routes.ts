@@ -10,7 +10,6 @@ import {
 } from '../../libs/contracts/index.js';
 import {
   CSV_MEDIA_TYPE,
-  defineRoute,
   exportFilename,
   streamCsv,
   type CsvColumn,
@@ -21,6 +20,7 @@ import {
   absentIfEmpty,
   adminErrors,
   adminRoute,
+  managementRoute,
   pageFields,
   type ManagementDeps,
 } from './deps.js';
@@ -127,7 +127,7 @@ const FILTER_ERRORS = {
  * The audit log (docs/api-decisions.md, "Audit log"): every change made through this API, read
  * and exported, never changed through it (no route writes to it but the changes themselves).
  */
-export const auditRoutes: readonly Route<ManagementDeps>[] = [
+export const auditRoutes = [
   adminRoute({
     method: 'get',
     path: `${ADMIN_BASE}/audit-log`,
@@ -152,7 +152,7 @@ export const auditRoutes: readonly Route<ManagementDeps>[] = [
       return { data: { entries: entries.map(auditEntryView), page, per_page: perPage, total } };
     },
   }),
-  defineRoute({
+  managementRoute({
     method: 'get',
     path: `${ADMIN_BASE}/audit-log.csv`,
     operationId: 'exportAuditLog',
@@ -182,4 +182,4 @@ export const auditRoutes: readonly Route<ManagementDeps>[] = [
       });
     },
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

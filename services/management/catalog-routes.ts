@@ -24,7 +24,7 @@ const ProductPatch = nonEmptyPatch(UpdateProductRequest.omit({ id: true }));
 const PlanPatch = nonEmptyPatch(UpdatePlanRequest.omit({ id: true }));
 
 /** Products and bundles (spec 2.2, 2.7), owned by the update catalog; plans (spec 2.1). */
-export const catalogRoutes: readonly Route<ManagementDeps>[] = [
+export const catalogRoutes = [
   adminRoute({
     method: 'post',
     path: `${ADMIN_BASE}/products`,
@@ -157,4 +157,4 @@ export const catalogRoutes: readonly Route<ManagementDeps>[] = [
       data: await transport.call('license.getPlan', params),
     }),
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

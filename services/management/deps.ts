@@ -13,9 +13,12 @@ import {
   defineRoute,
   sendData,
   type ErrorAnswer,
+  type FieldsSchema,
   type HealthDeps,
+  type HttpMethod,
   type NoFields,
   type Route,
+  type RouteDefinition,
   type RouteDeps,
   type RouteInput,
   type SuccessAnswer,
@@ -52,6 +55,40 @@ export interface ManagementDeps extends HealthDeps, RouteDeps {
   /** The operation ids a role may call (roles.ts), for the console. */
   allowedOperations: (role: AdminRole) => string[];
 }
+
+declare const contract: unique symbol;
+
+/**
+ * What a client of a route sends and is answered, as the route's own schemas. Types only: no
+ * value carries it. The console's client is typed from it (api-contract.ts `ManagementApi`), so a
+ * call cannot name a path, a field or an answer the route does not have.
+ */
+export interface RouteContract {
+  operationId: string;
+  method: HttpMethod;
+  /** The path template, `:name` for each path parameter. */
+  path: string;
+  params: FieldsSchema;
+  query: FieldsSchema;
+  /** The JSON body (z.ZodUndefined: none), or the fields of a multipart form (an upload). */
+  body: z.ZodType;
+  sends: 'json' | 'multipart';
+  /** The `data` of the JSON answer; a CSV export answers a file (z.ZodNever). */
+  data: z.ZodType;
+  answers: 'json' | 'csv';
+}
+
+/**
+ * A route with its contract: what `adminRoute` and `managementRoute` make. A table of them keeps
+ * each one's contract when it is checked with `satisfies`, not annotated as `Route[]`.
+ */
+export type ManagementRoute<Contract extends RouteContract = RouteContract> =
+  Route<ManagementDeps> & { readonly [contract]?: Contract };
+
+/** The contract of a route; never for a route made without one (a page, the documentation). */
+export type ContractOf<R> = R extends { readonly [contract]?: infer C }
+  ? Extract<C, RouteContract>
+  : never;
 
 /** The admin making the request, as the credential check found them (auth.ts). */
 export function actingAdmin(res: Response): ActingAdmin {
@@ -105,9 +142,12 @@ export const byIdErrors = (notFound?: string): Route['errors'] => ({
   404: adminErrors[404](notFound),
 });
 
-/** An empty query field counts as absent. */
+/** An empty query field counts as absent: a client may send the field's text, empty or none. */
 export const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+  z.preprocess(
+    (value: z.input<T> | '' | undefined) => (value === '' ? undefined : value),
+    schema.optional(),
+  );
 
 /**
  * `page` and `per_page` of a paged query. Absent, they take the defaults of the RPC contract,
@@ -188,13 +228,17 @@ export async function recordChange(
  * other than a GET writes its audit entry (`audit`) once its change is made, before answering.
  */
 export function adminRoute<
+  const OperationId extends string,
+  const Method extends HttpMethod,
+  const Path extends string,
+  Data extends z.ZodType,
   Params extends z.ZodObject = NoFields,
   Query extends z.ZodObject = NoFields,
   Body extends z.ZodType = z.ZodUndefined,
 >(route: {
-  method: Route['method'];
-  path: string;
-  operationId: string;
+  method: Method;
+  path: Path;
+  operationId: OperationId;
   summary: string;
   tag: string;
   /** The least role that may call it; unless said, viewer for a GET, owner for a change. */
@@ -202,7 +246,7 @@ export function adminRoute<
   params?: Params;
   query?: Query;
   body?: Body;
-  success: { status: 200 | 201 | 202; description: string; data: z.ZodType };
+  success: { status: 200 | 201 | 202; description: string; data: Data };
   errors: Route['errors'];
   /** What the audit entry of a change keeps (a GET writes none). */
   audit?: AuditSpec<RouteInput<Params, Query, NoFields, Body>>;
@@ -211,7 +255,17 @@ export function adminRoute<
     deps: ManagementDeps,
     context: { admin: ActingAdmin },
   ) => Promise<Answer>;
-}): Route<ManagementDeps> {
+}): ManagementRoute<{
+  operationId: OperationId;
+  method: Method;
+  path: Path;
+  params: Params;
+  query: Query;
+  body: Body;
+  sends: 'json';
+  data: Data;
+  answers: 'json';
+}> {
   const { status, description, data } = route.success;
   const success: SuccessAnswer = {
     description,
@@ -262,4 +316,47 @@ export function adminRoute<
       sendData(res, answer.data, status);
     },
   });
+}
+
+/** The `data` schema of a route's success answer; z.ZodNever for one that answers CSV text. */
+type DataOf<Success extends Route['success']> = Success[keyof Success] extends {
+  data: infer Data extends z.ZodType;
+}
+  ? Data
+  : z.ZodNever;
+
+/**
+ * A route of the management API that is not JSON in and out (a CSV export, the upload): made by
+ * `defineRoute`, with its contract kept as `adminRoute` keeps it. Its body, if any, is a
+ * multipart form it streams; its answer the `data` it declares, or CSV text.
+ */
+export function managementRoute<
+  const OperationId extends string,
+  const Method extends HttpMethod,
+  const Path extends string,
+  Success extends Route['success'],
+  Params extends FieldsSchema = NoFields,
+  Query extends FieldsSchema = NoFields,
+  Form extends z.ZodType = z.ZodUndefined,
+>(
+  definition: RouteDefinition<ManagementDeps, Params, Query, NoFields, z.ZodUndefined> & {
+    operationId: OperationId;
+    method: Method;
+    path: Path;
+    body?: never;
+    streamedBody?: { contentType: 'multipart/form-data'; schema: Form };
+    success: Success;
+  },
+): ManagementRoute<{
+  operationId: OperationId;
+  method: Method;
+  path: Path;
+  params: Params;
+  query: Query;
+  body: Form;
+  sends: [Form] extends [z.ZodUndefined] ? 'json' : 'multipart';
+  data: DataOf<Success>;
+  answers: Success[keyof Success] extends { text: string } ? 'csv' : 'json';
+}> {
+  return defineRoute(definition);
 }

@@ -2,15 +2,13 @@ import { z } from 'zod';
 import type { ListCursor } from '../../libs/contracts/index.js';
 import {
   CSV_MEDIA_TYPE,
-  defineRoute,
   exportFilename,
   streamCsv,
   type CsvColumn,
   type NoFields,
-  type Route,
   type RouteInput,
 } from '../../libs/http/index.js';
-import { adminErrors, type ManagementDeps } from './deps.js';
+import { adminErrors, managementRoute, type ManagementDeps } from './deps.js';
 
 /**
  * The CSV exports of the admin lists (docs/api-decisions.md, "Lists: order, pages, exports"):
@@ -45,9 +43,14 @@ const CsvHeaders = z.object({
  * A CSV export route of the management API: its query parsed as its OpenAPI entry shows, then
  * `rows` gives the columns and the batches, streamed by `streamCsv`.
  */
-export function csvRoute<Query extends z.ZodObject, Row>(route: {
-  path: string;
-  operationId: string;
+export function csvRoute<
+  const OperationId extends string,
+  const Path extends string,
+  Query extends z.ZodObject,
+  Row,
+>(route: {
+  path: Path;
+  operationId: OperationId;
   summary: string;
   tag: string;
   query: Query;
@@ -56,8 +59,8 @@ export function csvRoute<Query extends z.ZodObject, Row>(route: {
     input: RouteInput<NoFields, Query>,
     deps: ManagementDeps,
   ) => Promise<{ columns: readonly CsvColumn<Row>[]; batches: AsyncIterable<readonly Row[]> }>;
-}): Route<ManagementDeps> {
-  return defineRoute<ManagementDeps, NoFields, Query>({
+}) {
+  return managementRoute({
     method: 'get',
     path: route.path,
     operationId: route.operationId,

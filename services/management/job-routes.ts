@@ -17,7 +17,7 @@ const TaskPath = z.object({
  * The scheduled tasks of the license service (spec 2.5 and 3.1, "Reminders & Expiration"): run
  * one now, on one replica like a scheduled run, and see when each ran and will run.
  */
-export const jobRoutes: readonly Route<ManagementDeps>[] = [
+export const jobRoutes = [
   adminRoute({
     method: 'get',
     path: `${ADMIN_BASE}/jobs`,
@@ -53,4 +53,4 @@ export const jobRoutes: readonly Route<ManagementDeps>[] = [
       return { data: await transport.call('license.runTask', { name: name.data }) };
     },
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

@@ -162,7 +162,7 @@ async function refusalAsConflict<T>(call: Promise<T>): Promise<T> {
 }
 
 /** Licenses (spec 2.2, 3.3) and the admin's Add and Remove of activations (spec 3.2). */
-export const licenseRoutes: readonly Route<ManagementDeps>[] = [
+export const licenseRoutes = [
   adminRoute({
     method: 'post',
     path: `${ADMIN_BASE}/licenses`,
@@ -468,4 +468,4 @@ export const licenseRoutes: readonly Route<ManagementDeps>[] = [
       }),
     }),
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

@@ -22,7 +22,7 @@ const OverviewQuery = z.strictObject({
  * UTC days, from the licenses and the daily counts of the license and download services
  * (docs/architecture.md, "Daily counts").
  */
-export const overviewRoutes: readonly Route<ManagementDeps>[] = [
+export const overviewRoutes = [
   adminRoute({
     method: 'get',
     path: `${ADMIN_BASE}/overview`,
@@ -58,4 +58,4 @@ export const overviewRoutes: readonly Route<ManagementDeps>[] = [
       };
     },
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

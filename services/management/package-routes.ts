@@ -11,13 +11,13 @@ import {
   LicensingError,
   PackageFile,
   UpdateFileRequest,
+  UpdateOffers,
   UpdateVersionRequest,
   Version,
   VersionList,
 } from '../../libs/contracts/index.js';
 import {
   declaredLength,
-  defineRoute,
   parseWith,
   refuseUnreadBody,
   sendData,
@@ -30,6 +30,7 @@ import {
   adminErrors,
   adminRoute,
   byIdErrors,
+  managementRoute,
   nonEmptyPatch,
   pageFields,
   recordChange,
@@ -65,22 +66,8 @@ const DownloadLogListQuery = z.strictObject({
 /** The download log's query: the view's, and the page bounds of the contract. */
 const DownloadLogQuery = DownloadLogListQuery.extend(pageFields('Entries'));
 
-/** What the update check would offer now, per plan (null: without a key). */
-const UpdateOffers = z.object({
-  offers: z.array(
-    z.object({
-      plan_id: z.number().int().positive().nullable(),
-      plan: z.string().nullable(),
-      version: z.string().nullable(),
-      file: z
-        .object({ id: z.number().int().positive(), filename: z.string(), size: z.number().int() })
-        .nullable(),
-    }),
-  ),
-});
-
 /** The upload: multipart, streamed; not a JSON route. */
-const uploadRoute: Route<ManagementDeps> = defineRoute({
+const uploadRoute = managementRoute({
   method: 'post',
   path: `${ADMIN_BASE}/versions/:id/files`,
   operationId: 'uploadFile',
@@ -162,7 +149,7 @@ const uploadRoute: Route<ManagementDeps> = defineRoute({
  * Versions, package files and the download log (spec 2.6, 2.7, 4.5). Versions and files are
  * records of the update catalog; their bytes are objects of the download service.
  */
-export const packageRoutes: readonly Route<ManagementDeps>[] = [
+export const packageRoutes = [
   adminRoute({
     method: 'post',
     path: `${ADMIN_BASE}/products/:id/versions`,
@@ -347,4 +334,4 @@ export const packageRoutes: readonly Route<ManagementDeps>[] = [
       };
     },
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

@@ -1,8 +1,8 @@
-import { z } from 'zod';
-import { Health, LicensingError, serviceNames } from '../../libs/contracts/index.js';
+import { HealthReport, LicensingError, serviceNames } from '../../libs/contracts/index.js';
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { adminRoutes } from './admin-routes.js';
+import type { ConsoleConfig, Endpoints } from './api-contract.js';
 import { auditRoutes } from './audit-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
@@ -17,14 +17,6 @@ export { ADMIN_BASE };
 
 /** A health check must answer quickly even when a service is down. */
 const HEALTH_TIMEOUT_MS = 2000;
-
-const HealthReport = z.object({
-  status: z.literal('ok'),
-  services: z.partialRecord(
-    z.enum(serviceNames),
-    Health.pick({ status: true, uptime_seconds: true }),
-  ),
-});
 
 const healthRoute = adminRoute({
   method: 'get',
@@ -45,7 +37,7 @@ const healthRoute = adminRoute({
         transport.call(`${service}.health`, {}, { timeoutMs: HEALTH_TIMEOUT_MS }),
       ),
     );
-    const services: z.output<typeof HealthReport>['services'] = {};
+    const services: HealthReport['services'] = {};
     const down: string[] = [];
     checks.forEach((check, i) => {
       const service = serviceNames[i]!;
@@ -64,9 +56,19 @@ const healthRoute = adminRoute({
   },
 });
 
+/** Where each admin operation of `routes` is, by operation id (api-contract.ts `Endpoints`). */
+export function adminEndpoints(routes: readonly Route<ManagementDeps>[]): Endpoints {
+  return Object.fromEntries(
+    routes
+      .filter((route) => route.access === 'admin')
+      .map((route) => [route.operationId, { method: route.method, path: route.path }]),
+  );
+}
+
 /**
  * The admin console: a page of its own at `/`, public because it holds no data; everything it
- * shows comes from the routes below, called with the admin token the person signs in with.
+ * shows comes from the routes below, called with the admin token the person signs in with. Its
+ * config says where each operation is, so the console names operations, never paths.
  */
 export const consolePage = webApp<ManagementDeps>({
   app: 'console',
@@ -76,6 +78,10 @@ export const consolePage = webApp<ManagementDeps>({
     'The admin console: licenses, products, plans, versions, files, logs, jobs, webhooks, ' +
     'admins and the audit log.',
   tag: 'Admin console',
+  page: () => {
+    const config: ConsoleConfig = { endpoints: adminEndpoints(managementRoutes) };
+    return { config };
+  },
 });
 
 /**
@@ -83,7 +89,7 @@ export const consolePage = webApp<ManagementDeps>({
  * route needs (app.ts; `requiredRole`), and write an audit entry for every change (`adminRoute`);
  * the OpenAPI document is generated from this table (openapi.ts).
  */
-export const managementRoutes: readonly Route<ManagementDeps>[] = [
+export const managementRoutes = [
   ...overviewRoutes,
   ...catalogRoutes,
   ...licenseRoutes,
@@ -102,4 +108,6 @@ export const managementRoutes: readonly Route<ManagementDeps>[] = [
     docsPath: '/docs',
     document: (deps) => deps.document,
   }),
-];
+  // `as const`: each route keeps its own type, which api-contract.ts reads, rather than all
+  // of them merging into `Route`.
+] as const satisfies readonly Route<ManagementDeps>[];

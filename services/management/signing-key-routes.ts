@@ -1,13 +1,12 @@
 import { SigningKeysView } from '../../libs/contracts/index.js';
-import type { Route } from '../../libs/http/index.js';
-import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
+import { ADMIN_BASE, adminRoute } from './deps.js';
 
 /**
  * The public API's signing keys as an operator checks them (docs/operations.md, "Signing keys"):
  * which key signs, which are published, and the address of the key set clients fetch. Ids only:
  * the keys themselves stay with the gateway.
  */
-export const signingKeysRoute: Route<ManagementDeps> = adminRoute({
+export const signingKeysRoute = adminRoute({
   method: 'get',
   path: `${ADMIN_BASE}/signing-keys`,
   operationId: 'signingKeys',

@@ -57,7 +57,7 @@ const REFUSED_URL =
  * endpoint receives, its signing secret (shown when made or replaced, never again), a test event,
  * and each delivery's attempts, retried on demand.
  */
-export const webhookRoutes: readonly Route<ManagementDeps>[] = [
+export const webhookRoutes = [
   adminRoute({
     method: 'post',
     path: `${ADMIN_BASE}/webhooks`,
@@ -230,4 +230,4 @@ export const webhookRoutes: readonly Route<ManagementDeps>[] = [
       }),
     }),
   }),
-];
+] satisfies readonly Route<ManagementDeps>[];

@@ -1,38 +1,98 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { PackageFile } from '../../../libs/contracts/index.js';
 import { ApiError, errorOf, readAnswer, send } from '../../../libs/web/ui/api.js';
+import { readPageConfig } from '../../../libs/web/ui/page-config.js';
+import type { Endpoint, Endpoints, ManagementApi } from '../api-contract.js';
+import { endpointsOf, pathOf, type FieldValue, type QueryValue } from './endpoints.js';
 
-/** Every call of the console goes to the management API of the page's own origin. */
-const ADMIN_BASE = '/admin/v1';
+/**
+ * The management API as the console calls it: by operation id, with the path parameters, query
+ * and body the operation's route takes and the answer it gives, all typed from its schemas
+ * (api-contract.ts `ManagementApi`), so no call names a path or states a type of its own.
+ */
+type OperationId = keyof ManagementApi;
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type OperationsWhere<Kind> = {
+  [Id in OperationId]: ManagementApi[Id] extends Kind ? Id : never;
+}[OperationId];
 
-/** Query values: absent ones (null, undefined, empty text) are left out of the query string. */
-export type Query = Record<string, string | number | boolean | null | undefined>;
+/** Operations sent as JSON (or with no body) and answering JSON. */
+export type JsonOperation = OperationsWhere<{ sends: 'json'; answers: 'json' }>;
+/** Operations answering a CSV file (the exports). */
+export type CsvOperation = OperationsWhere<{ answers: 'csv' }>;
+/** Operations taking a multipart form with a file (the package upload). */
+export type UploadOperation = OperationsWhere<{ sends: 'multipart' }>;
 
-export function withQuery(path: string, query: Query): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === null || value === undefined || value === '') continue;
-    params.set(name, String(value));
-  }
-  const text = params.toString();
-  return text === '' ? path : `${path}?${text}`;
+/** The `data` an operation answers. */
+export type Answer<Id extends OperationId> = ManagementApi[Id]['data'];
+
+/** Fields where an optional one may also be null: absent, as undefined or empty text are. */
+type Absent<Fields> = {
+  [Name in keyof Fields]: Fields[Name] | (undefined extends Fields[Name] ? null : never);
+};
+
+/** Whether an operation takes none of these fields (its route declares no schema for them). */
+type TakesNone<Fields> = string extends keyof Fields
+  ? true
+  : [keyof Fields] extends [never]
+    ? true
+    : false;
+
+type Params<Id extends OperationId> = ManagementApi[Id]['params'];
+/** An operation's query as a call gives it. */
+export type Query<Id extends OperationId> = Absent<ManagementApi[Id]['query']>;
+/** An operation's body as a call gives it. */
+export type Body<Id extends OperationId> = ManagementApi[Id]['body'];
+
+/** What a call gives: path parameters, query and body, each only where the operation takes it. */
+export type CallRequest<Id extends OperationId> = (TakesNone<Params<Id>> extends true
+  ? unknown
+  : { params: Params<Id> }) &
+  (TakesNone<Query<Id>> extends true
+    ? unknown
+    : object extends Query<Id>
+      ? { query?: Query<Id> }
+      : { query: Query<Id> }) &
+  (undefined extends Body<Id> ? { body?: Body<Id> } : { body: Body<Id> });
+
+/** The request of a call, left out when nothing of it is required. */
+type CallArgs<Id extends OperationId> =
+  object extends CallRequest<Id> ? [request?: CallRequest<Id>] : [request: CallRequest<Id>];
+
+/** An upload: the operation's path parameters, its form's fields, and the file. */
+export type Upload<Id extends UploadOperation> = {
+  params: Params<Id>;
+  fields: Absent<Omit<Body<Id>, 'file'>>;
+  file: File;
+};
+
+/** Any request, as the calls read it. */
+interface AnyRequest {
+  params?: Readonly<Record<string, FieldValue | undefined>>;
+  query?: Readonly<Record<string, QueryValue>>;
+  body?: unknown;
 }
-
-/** A license key or identifier as one path segment. */
-export const segment = (value: string) => encodeURIComponent(value);
 
 /**
  * The management API with this tab's admin token, sent as `Authorization: Bearer` on every
- * call. A 401 means the token is no longer accepted: the console signs out.
+ * call, at the endpoints the page was served with. A 401 means the token is no longer
+ * accepted: the console signs out.
  */
 export class AdminApi {
+  private readonly endpoints: Endpoints = endpointsOf(readPageConfig());
+
   constructor(
     private readonly token: string,
     private readonly onUnauthorized: (error: ApiError) => void,
   ) {}
+
+  private endpoint(operationId: OperationId): Endpoint {
+    const endpoint = this.endpoints[operationId];
+    if (endpoint === undefined) {
+      throw new Error(`This page does not know where to send ${operationId}: reload it.`);
+    }
+    return endpoint;
+  }
 
   private headers(json: boolean): Record<string, string> {
     return {
@@ -47,23 +107,26 @@ export class AdminApi {
     return error;
   }
 
-  async call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  /**
+   * An operation's answer (its `data`), of the type its route's schema gives: the server answers
+   * with that schema (the tests check its answers against its OpenAPI document), so it is taken
+   * as it comes.
+   */
+  call<Id extends JsonOperation>(operationId: Id, ...request: CallArgs<Id>): Promise<Answer<Id>>;
+  async call(operationId: JsonOperation, { params = {}, query = {}, body }: AnyRequest = {}) {
     try {
-      const response = await send(`${ADMIN_BASE}${path}`, {
-        method,
+      const endpoint = this.endpoint(operationId);
+      const response = await send(pathOf(endpoint, params, query), {
+        method: endpoint.method.toUpperCase(),
         headers: this.headers(body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
         credentials: 'omit',
       });
-      return await readAnswer<T>(response);
+      return await readAnswer<unknown>(response);
     } catch (error) {
       throw this.refused(error);
     }
-  }
-
-  get<T>(path: string, query: Query = {}): Promise<T> {
-    return this.call<T>('GET', withQuery(path, query));
   }
 
   /**
@@ -71,10 +134,15 @@ export class AdminApi {
    * only as a header, so the file cannot be a link the browser follows: it is read here and
    * handed to the browser to save (`saveFile`). An export cut off half way fails.
    */
-  async file(path: string, query: Query = {}): Promise<{ blob: Blob; filename: string }> {
+  file<Id extends CsvOperation>(
+    operationId: Id,
+    ...request: CallArgs<Id>
+  ): Promise<{ blob: Blob; filename: string }>;
+  async file(operationId: CsvOperation, { params = {}, query = {} }: AnyRequest = {}) {
     try {
-      const response = await send(`${ADMIN_BASE}${withQuery(path, query)}`, {
-        method: 'GET',
+      const endpoint = this.endpoint(operationId);
+      const response = await send(pathOf(endpoint, params, query), {
+        method: endpoint.method.toUpperCase(),
         headers: { Authorization: `Bearer ${this.token}`, Accept: 'text/csv, application/json' },
         cache: 'no-store',
         credentials: 'omit',
@@ -97,18 +165,29 @@ export class AdminApi {
    * A package upload (multipart, `file` last so the fields arrive first). XMLHttpRequest rather
    * than fetch: only it reports the upload's progress.
    */
-  upload(
-    versionId: number,
-    fields: { file: File; plan_id: number | null; include_in_updates: boolean },
+  upload<Id extends UploadOperation>(
+    operationId: Id,
+    upload: Upload<Id>,
     onProgress: (sent: number, total: number) => void,
-  ): Promise<PackageFile> {
+  ): Promise<Answer<Id>>;
+  upload(
+    operationId: UploadOperation,
+    upload: {
+      params: Readonly<Record<string, FieldValue>>;
+      fields: Readonly<Record<string, QueryValue>>;
+      file: File;
+    },
+    onProgress: (sent: number, total: number) => void,
+  ): Promise<unknown> {
     const form = new FormData();
-    if (fields.plan_id !== null) form.append('plan_id', String(fields.plan_id));
-    form.append('include_in_updates', String(fields.include_in_updates));
-    form.append('file', fields.file, fields.file.name);
-    return new Promise<PackageFile>((resolve, reject) => {
+    for (const [name, value] of Object.entries(upload.fields)) {
+      if (value !== null && value !== undefined) form.append(name, String(value));
+    }
+    form.append('file', upload.file, upload.file.name);
+    return new Promise<unknown>((resolve, reject) => {
+      const endpoint = this.endpoint(operationId);
       const xhr = new XMLHttpRequest();
-      xhr.open('POST', `${ADMIN_BASE}/versions/${versionId}/files`);
+      xhr.open(endpoint.method.toUpperCase(), pathOf(endpoint, upload.params, {}));
       xhr.setRequestHeader('Authorization', `Bearer ${this.token}`);
       xhr.setRequestHeader('Accept', 'application/json');
       xhr.responseType = 'text';
@@ -124,7 +203,7 @@ export class AdminApi {
           return;
         }
         if (xhr.status >= 200 && xhr.status < 300) {
-          resolve((body as { data: PackageFile }).data);
+          resolve((body as { data: unknown }).data);
         } else {
           reject(this.refused(errorOf(xhr.status, body)));
         }

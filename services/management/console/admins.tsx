@@ -5,7 +5,6 @@ import type {
   AdminRole,
   AdminTokenInfo,
   AdminWithToken,
-  NewAdminToken,
 } from '../../../libs/contracts/index.js';
 import { MAX_ADMIN_NAME_LENGTH } from '../../../libs/contracts/bounds.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
@@ -37,7 +36,7 @@ function NewAdminForm({ onCreated }: { onCreated: (admin: AdminWithToken) => voi
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const admin = await api.call<AdminWithToken>('POST', '/admins', { name, role });
+      const admin = await api.call('createAdmin', { body: { name, role } });
       setName('');
       onCreated(admin);
       return null;
@@ -76,7 +75,6 @@ function AdminCard({
   const [name, setName] = useState(admin.name);
   const [role, setRole] = useState<AdminRole>(admin.role);
   const action = useAction();
-  const path = `/admins/${admin.id}`;
   const save = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
@@ -84,25 +82,25 @@ function AdminCard({
         ...(name.trim() !== admin.name ? { name } : {}),
         ...(role !== admin.role ? { role } : {}),
       };
-      await api.call<Admin>('PATCH', path, changes);
+      await api.call('updateAdmin', { params: { id: admin.id }, body: changes });
       onChanged();
       return `Saved ${name.trim()}.`;
     });
   };
   const newToken = () =>
     action.run(async () => {
-      const made = await api.call<NewAdminToken>('POST', `${path}/tokens`);
+      const made = await api.call('createAdminToken', { params: { id: admin.id } });
       onToken({ name: admin.name, token: made.token });
       onChanged();
       return null;
     });
   const revocation = useRemoval(action, async (token: AdminTokenInfo) => {
-    await api.call<AdminTokenInfo>('DELETE', `${path}/tokens/${token.id}`);
+    await api.call('revokeAdminToken', { params: { id: admin.id, token_id: token.id } });
     onChanged();
     return `Revoked token ${token.id}.`;
   });
   const removal = useRemoval(action, async (gone: Admin) => {
-    await api.call<Admin>('DELETE', `/admins/${gone.id}`);
+    await api.call('removeAdmin', { params: { id: gone.id } });
     onChanged();
     return null;
   });
@@ -191,7 +189,7 @@ function AdminCard({
 export function AdminsPage() {
   const api = useApi();
   const { admin: self } = useSignedIn();
-  const loaded = useLoad(() => api.get<{ admins: Admin[] }>('/admins'), [api]);
+  const loaded = useLoad(() => api.call('listAdmins'), [api]);
   // The token just made: in this component's state only (SecretNotice), never stored.
   const [shown, setShown] = useState<ShownToken | null>(null);
   return (

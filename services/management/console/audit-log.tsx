@@ -1,6 +1,6 @@
 /** The audit log: who changed what through the API (and so the console), and when. */
 import { useState } from 'preact/hooks';
-import type { Admin, AuditEntry, AuditPage } from '../../../libs/contracts/index.js';
+import type { AuditEntry } from '../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi, type Query } from './admin-api.js';
@@ -23,7 +23,7 @@ interface Filter {
 const NO_FILTER: Filter = { admin: '', action: '', target: '', from: '', to: '' };
 const PER_PAGE = 50;
 
-const queryOf = (filter: Filter): Query => ({
+const queryOf = (filter: Filter): Query<'exportAuditLog'> => ({
   admin: filter.admin,
   action: filter.action.trim(),
   target: filter.target.trim(),
@@ -90,7 +90,7 @@ function AdminFilter({ value, onValue }: { value: string; onValue: (value: strin
   const api = useApi();
   const can = useCan();
   const admins = useLoad(
-    async () => (can('listAdmins') ? (await api.get<{ admins: Admin[] }>('/admins')).admins : null),
+    async () => (can('listAdmins') ? (await api.call('listAdmins')).admins : null),
     [api, can],
   );
   if (admins.data === null) {
@@ -121,7 +121,7 @@ export function AuditLogPage() {
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
   const [page, setPage] = useState(1);
   const log = useLoad(
-    () => api.get<AuditPage>('/audit-log', { ...queryOf(filter), page, per_page: PER_PAGE }),
+    () => api.call('listAuditLog', { query: { ...queryOf(filter), page, per_page: PER_PAGE } }),
     [api, filter, page],
   );
   const exporting = useAction();
@@ -177,7 +177,9 @@ export function AuditLogPage() {
           disabled={exporting.busy}
           onClick={() =>
             void exporting.run(async () => {
-              const { blob, filename } = await api.file('/audit-log.csv', queryOf(filter));
+              const { blob, filename } = await api.file('exportAuditLog', {
+                query: queryOf(filter),
+              });
               saveFile(blob, filename);
               return `Saved ${filename}: the entries of this filter.`;
             })

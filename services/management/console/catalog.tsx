@@ -66,8 +66,8 @@ function ProductForm({
       const body = { ...draft, title: draft.title.trim() };
       const saved =
         product === null
-          ? await api.call<Product>('POST', '/products', body)
-          : await api.call<Product>('PATCH', `/products/${product.id}`, body);
+          ? await api.call('createProduct', { body })
+          : await api.call('updateProduct', { params: { id: product.id }, body });
       if (product === null) setDraft(NEW_PRODUCT);
       onSaved(saved);
       return product === null ? `Created ${saved.title}.` : `Saved ${saved.title}.`;

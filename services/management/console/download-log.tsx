@@ -1,8 +1,5 @@
 import { useState } from 'preact/hooks';
-import type {
-  DownloadLogEntry,
-  DownloadLogPage as LogPage,
-} from '../../../libs/contracts/index.js';
+import type { DownloadLogEntry } from '../../../libs/contracts/index.js';
 import {
   DEFAULT_DOWNLOAD_LOG_SORT,
   type DownloadLogSortField,
@@ -136,10 +133,8 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
     () =>
       backwards
         ? Promise.reject(new Error(LIST_WORDS.logBackwards))
-        : api.get<LogPage>('/download-log', {
-            ...query,
-            page: filter.page,
-            per_page: filter.perPage,
+        : api.call('listDownloadLog', {
+            query: { ...query, page: filter.page, per_page: filter.perPage },
           }),
     [api, filter],
   );
@@ -194,7 +189,7 @@ export function DownloadLogPage({ onOpenLicense }: { onOpenLicense: (key: string
       </div>
       <div class="row list-tools">
         <PageSizeSelect value={filter.perPage} onChange={(perPage) => change({ perPage })} />
-        <ExportButton path="/exports/download-log" query={query} disabled={backwards} />
+        <ExportButton file={() => api.file('exportDownloadLog', { query })} disabled={backwards} />
       </div>
       <LoadView loaded={log} what="the download log">
         {(page) =>

@@ -4,7 +4,7 @@ import type { LicenseDetail, LicenseStatus } from '../../../libs/contracts/index
 import { ApiError } from '../../../libs/web/ui/api.js';
 import { Field } from '../../../libs/web/ui/components.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
-import { segment, useApi } from './admin-api.js';
+import { useApi, type Body } from './admin-api.js';
 import { ConfirmDialog } from './controls.js';
 import { useDirectory } from './directory.js';
 import {
@@ -42,13 +42,12 @@ export function Settings({ license, onChange }: { license: LicenseDetail; onChan
   useEffect(() => setStatus(license.status), [license.status]);
   useEffect(() => setExpires(isoToLocalInput(license.expires_at)), [license.expires_at]);
   const action = useAction();
-  const patch = (body: Record<string, unknown>, done: (changed: LicenseDetail) => string) =>
+  const patch = (body: Body<'updateLicense'>, done: (changed: LicenseDetail) => string) =>
     action.run(async () => {
-      const changed = await api.call<LicenseDetail>(
-        'PATCH',
-        `/licenses/${segment(license.license_key)}`,
+      const changed = await api.call('updateLicense', {
+        params: { key: license.license_key },
         body,
-      );
+      });
       onChange(changed);
       return done(changed);
     });
@@ -145,11 +144,10 @@ export function PlanChange({ license, onChange }: { license: LicenseDetail; onCh
       setAsked(null);
       let changed: LicenseDetail;
       try {
-        changed = await api.call<LicenseDetail>(
-          'POST',
-          `/licenses/${segment(license.license_key)}/plan-change`,
-          { plan_id: Number(planId), when, confirm },
-        );
+        changed = await api.call('changePlan', {
+          params: { key: license.license_key },
+          body: { plan_id: Number(planId), when, confirm },
+        });
       } catch (error) {
         const effects =
           !confirm && error instanceof ApiError && error.code === 'CONFIRMATION_REQUIRED'
@@ -254,15 +252,14 @@ function RenewalForm({ license, onChange }: { license: LicenseDetail; onChange: 
       const expiresAt = localInputToIso(expires);
       if (expiresAt === null) throw new Error('Give the new expiry date and time.');
       const nextPaymentAt = localInputToIso(nextPayment);
-      const changed = await api.call<LicenseDetail>(
-        'POST',
-        `/licenses/${segment(license.license_key)}/renewals`,
-        {
+      const changed = await api.call('renewLicense', {
+        params: { key: license.license_key },
+        body: {
           expires_at: expiresAt,
           source,
           ...(nextPaymentAt === null ? {} : { next_payment_at: nextPaymentAt }),
         },
-      );
+      });
       onChange(changed);
       setExpires('');
       setNextPayment('');

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { LicenseDetail } from '../../../libs/contracts/index.js';
 import { MAX_METADATA_KEYS } from '../../../libs/contracts/bounds.js';
 import { Field } from '../../../libs/web/ui/components.js';
-import { segment, useApi } from './admin-api.js';
+import { useApi } from './admin-api.js';
 import { Input } from './fields.js';
 import { useAction } from './hooks.js';
 import type { Change } from './license-changes.js';
@@ -74,14 +74,13 @@ export function CustomerAndMetadata({
     void action.run(async () => {
       const body = metadataBody(rows);
       if ('problem' in body) throw new Error(body.problem);
-      const changed = await api.call<LicenseDetail>(
-        'PATCH',
-        `/licenses/${segment(license.license_key)}`,
-        {
+      const changed = await api.call('updateLicense', {
+        params: { key: license.license_key },
+        body: {
           customer: email.trim() === '' ? null : { email, name: name.trim() === '' ? null : name },
           metadata: body.metadata,
         },
-      );
+      });
       onChange(changed);
       return CUSTOMER_WORDS.saved;
     });

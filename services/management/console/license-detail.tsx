@@ -1,14 +1,9 @@
 import { useState } from 'preact/hooks';
-import type {
-  Activation,
-  ActivationPage,
-  ActivationType,
-  LicenseDetail,
-} from '../../../libs/contracts/index.js';
+import type { Activation, ActivationType, LicenseDetail } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
-import { segment, useApi } from './admin-api.js';
+import { useApi } from './admin-api.js';
 import { DETAIL_ACTIVATIONS } from '../../../libs/contracts/bounds.js';
 import { ConfirmRemoval, Pager, ReloadButton, RemoveButton } from './controls.js';
 import { useDirectory } from './directory.js';
@@ -221,10 +216,9 @@ function PagedActivations({
   const [search, setSearch] = useState({ q: '', page: 1 });
   const loaded = useLoad(
     () =>
-      api.get<ActivationPage>(`/licenses/${segment(license.license_key)}/activations`, {
-        q: search.q,
-        page: search.page,
-        per_page: DETAIL_ACTIVATIONS,
+      api.call('listActivations', {
+        params: { key: license.license_key },
+        query: { q: search.q, page: search.page, per_page: DETAIL_ACTIVATIONS },
       }),
     [api, license, search],
   );
@@ -300,9 +294,13 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
   const [identifier, setIdentifier] = useState('');
   const [name, setName] = useState('');
   const action = useAction();
-  const path = `/licenses/${segment(license.license_key)}/activations`;
+  const key = license.license_key;
   const removal = useRemoval(action, async (activation: Activation) => {
-    onChange(await api.call<LicenseDetail>('DELETE', `${path}/${segment(activation.identifier)}`));
+    onChange(
+      await api.call('removeActivation', {
+        params: { key, identifier: activation.identifier },
+      }),
+    );
     return `Removed ${activation.identifier}; its slot is free.`;
   });
   // The detail holds the first activations only; exempt ones are counted apart.
@@ -315,9 +313,9 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
     await action.run(async () => {
       let changed: LicenseDetail;
       try {
-        changed = await api.call<LicenseDetail>('POST', path, {
-          identifier,
-          name: name.trim() === '' ? null : name,
+        changed = await api.call('addActivation', {
+          params: { key },
+          body: { identifier, name: name.trim() === '' ? null : name },
         });
       } catch (error) {
         // Refused for the license's state, which changed since it was shown: shown as it is
@@ -325,7 +323,7 @@ function Activations({ license, onChange }: { license: LicenseDetail; onChange: 
         if (!(error instanceof ApiError) || addRefusalWords(error.code, license) === null) {
           throw error;
         }
-        const now = await api.get<LicenseDetail>(`/licenses/${segment(license.license_key)}`).then(
+        const now = await api.call('getLicense', { params: { key } }).then(
           (fresh) => {
             onChange(fresh);
             return fresh;
@@ -452,7 +450,7 @@ export function LicenseDetailPage({
 }) {
   const api = useApi();
   const loaded = useLoad(
-    () => api.get<LicenseDetail>(`/licenses/${segment(licenseKey)}`),
+    () => api.call('getLicense', { params: { key: licenseKey } }),
     [api, licenseKey],
   );
   return (

@@ -1,8 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type {
   BulkLicenseChangeResult,
-  LicenseDetail,
-  LicensePage,
   LicenseStatus,
   LicenseSummary,
 } from '../../../libs/contracts/index.js';
@@ -17,7 +15,7 @@ import { Empty, Field, Table, type ColumnHead } from '../../../libs/web/ui/compo
 import { Time } from '../../../libs/web/ui/time.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { licenseColumns } from '../csv-columns.js';
-import { useApi } from './admin-api.js';
+import { useApi, type Body } from './admin-api.js';
 import { Pager } from './controls.js';
 import { useDirectory } from './directory.js';
 import { Input, PlanSelect, ProductSelect, WordSelect, localInputToIso } from './fields.js';
@@ -268,13 +266,10 @@ function SelectionBar({
   const [expires, setExpires] = useState('');
   const [refused, setRefused] = useState<BulkLicenseChangeResult['results']>([]);
   const keys = licenses.map((license) => license.license_key);
-  const change = (body: Record<string, unknown>) =>
+  const change = (body: Body<'changeLicenses'>) =>
     action.run(async () => {
       setRefused([]);
-      const result = await api.call<BulkLicenseChangeResult>('POST', '/licenses/bulk-changes', {
-        ...body,
-        license_keys: keys,
-      });
+      const result = await api.call('changeLicenses', { body });
       setRefused(result.results.filter((outcome) => !outcome.ok));
       onChanged();
       return bulkOutcomeWords(result);
@@ -309,7 +304,7 @@ function SelectionBar({
           method="post"
           onSubmit={(event) => {
             event.preventDefault();
-            void change({ action: 'set_status', status });
+            void change({ action: 'set_status', status, license_keys: keys });
           }}
         >
           <Field label={SELECTION_WORDS.status}>
@@ -323,7 +318,7 @@ function SelectionBar({
           method="post"
           onSubmit={(event) => {
             event.preventDefault();
-            void change({ action: 'extend_expiry', days: Number(days) });
+            void change({ action: 'extend_expiry', days: Number(days), license_keys: keys });
           }}
         >
           <Field label={SELECTION_WORDS.days} hint={SELECTION_WORDS.daysHint}>
@@ -346,7 +341,11 @@ function SelectionBar({
           method="post"
           onSubmit={(event) => {
             event.preventDefault();
-            void change({ action: 'set_expiry', expires_at: localInputToIso(expires) });
+            void change({
+              action: 'set_expiry',
+              expires_at: localInputToIso(expires),
+              license_keys: keys,
+            });
           }}
         >
           <Field label={SELECTION_WORDS.expiry} hint={SELECTION_WORDS.expiryHint}>
@@ -389,15 +388,19 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
+    // Issue is offered once both are chosen.
+    if (productId === null || planId === null) return;
     await action.run(async () => {
-      const license = await api.call<LicenseDetail>('POST', '/licenses', {
-        product_id: productId,
-        plan_id: planId,
-        expires_at: localInputToIso(expires),
-        ...(key.trim() === '' ? {} : { license_key: key.trim() }),
-        ...(email.trim() === ''
-          ? {}
-          : { customer: { email, name: name.trim() === '' ? null : name } }),
+      const license = await api.call('createLicense', {
+        body: {
+          product_id: productId,
+          plan_id: planId,
+          expires_at: localInputToIso(expires),
+          ...(key.trim() === '' ? {} : { license_key: key.trim() }),
+          ...(email.trim() === ''
+            ? {}
+            : { customer: { email, name: name.trim() === '' ? null : name } }),
+        },
       });
       onIssued(license.license_key);
       return null;
@@ -480,7 +483,9 @@ export function LicensesPage({
   };
   const result = useLoad(
     () =>
-      api.get<LicensePage>('/licenses', { ...query, page: search.page, per_page: search.per_page }),
+      api.call('searchLicenses', {
+        query: { ...query, page: search.page, per_page: search.per_page },
+      }),
     [api, search],
   );
   // A selection is of the page shown: another page, order or search starts without one.
@@ -499,7 +504,7 @@ export function LicensesPage({
           value={search.per_page}
           onChange={(per_page) => onSearch({ ...search, per_page, page: 1 })}
         />
-        <ExportButton path="/exports/licenses" query={query} />
+        <ExportButton file={() => api.file('exportLicenses', { query })} />
       </div>
       {chosen.length > 0 && (
         <SelectionBar

@@ -1,7 +1,6 @@
 /** The console's pieces of lists: sortable headings, the page size, CSV files to save. */
 import type { SortOf } from '../../../libs/contracts/bounds.js';
 import type { ColumnHead } from '../../../libs/web/ui/components.js';
-import { useApi, type Query } from './admin-api.js';
 import { useAction } from './hooks.js';
 import { PAGE_SIZES, nextSort, sortState, type PageSize } from './list-state.js';
 import { LIST_WORDS, SORT_ARROWS, sortButtonLabel } from './list-words.js';
@@ -87,19 +86,17 @@ export function saveFile(blob: Blob, filename: string): void {
 
 /** Exports the list as the API streams it (every row of the search, in its order). */
 export function ExportButton({
-  path,
-  query,
+  file,
   disabled = false,
 }: {
-  path: string;
-  query: Query;
+  /** The export's call (`AdminApi.file`). */
+  file: () => Promise<{ blob: Blob; filename: string }>;
   disabled?: boolean;
 }) {
-  const api = useApi();
   const action = useAction();
   const run = () =>
     action.run(async () => {
-      const { blob, filename } = await api.file(path, query);
+      const { blob, filename } = await file();
       saveFile(blob, filename);
       return LIST_WORDS.exported(filename);
     });

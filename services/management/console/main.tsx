@@ -1,6 +1,5 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Plan, Product, SignedInAdmin } from '../../../libs/contracts/index.js';
 import { ErrorNote } from '../../../libs/web/ui/components.js';
 import '../../../libs/web/ui/styles.css';
 import './console.css';
@@ -62,8 +61,8 @@ const SECTION_OPERATION: Partial<Record<View['section'], string>> = {
 function useDirectoryData(api: AdminApi): { directory: Directory; error: unknown } {
   const loaded = useLoad(async () => {
     const [{ products }, { plans }] = await Promise.all([
-      api.get<{ products: Product[] }>('/products'),
-      api.get<{ plans: Plan[] }>('/plans'),
+      api.call('listProducts'),
+      api.call('listPlans'),
     ]);
     return { products, plans };
   }, [api]);
@@ -82,7 +81,7 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
   const [view, setView] = useState<View>(currentView);
   const [search, setSearch] = useState<LicenseSearch>(NO_SEARCH);
   const { directory, error } = useDirectoryData(api);
-  const me = useLoad(() => api.get<SignedInAdmin>('/me'), [api]);
+  const me = useLoad(() => api.call('signedInAdmin'), [api]);
   const session = useMemo(() => signedIn(me.data), [me.data]);
   const sections = SECTIONS.filter(({ section }) => {
     const operation = SECTION_OPERATION[section];

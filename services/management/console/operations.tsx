@@ -1,10 +1,4 @@
-import type {
-  ScheduledTask,
-  ServiceName,
-  SigningKeysView,
-  TaskName,
-  TaskRun,
-} from '../../../libs/contracts/index.js';
+import type { ServiceName, TaskName } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
 import { Empty, ErrorNote, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
@@ -46,12 +40,12 @@ const SERVICES = {
 
 function Tasks() {
   const api = useApi();
-  const tasks = useLoad(() => api.get<{ tasks: ScheduledTask[] }>('/jobs'), [api]);
+  const tasks = useLoad(() => api.call('listJobs'), [api]);
   const can = useCan();
   const action = useAction();
   const run = (name: TaskName) =>
     action.run(async () => {
-      const result = await api.call<TaskRun>('POST', `/jobs/${name}`);
+      const result = await api.call('runJob', { params: { name } });
       tasks.reload();
       const task = TASKS[result.name];
       return `${task.title} ran: ${task.result(result.affected)}.`;
@@ -123,11 +117,6 @@ function Tasks() {
   );
 }
 
-interface HealthReport {
-  status: 'ok';
-  services: Partial<Record<ServiceName, { status: 'ok'; uptime_seconds: number }>>;
-}
-
 function uptime(seconds: number): string {
   const s = Math.floor(seconds);
   if (s < 60) return `${s} s`;
@@ -148,7 +137,7 @@ function silentServices(error: unknown): Set<string> | null {
 
 function Health() {
   const api = useApi();
-  const health = useLoad(() => api.get<HealthReport>('/health'), [api]);
+  const health = useLoad(() => api.call('health'), [api]);
   const silent = silentServices(health.error);
   const names = Object.keys(SERVICES) as ServiceName[];
   return (
@@ -189,7 +178,7 @@ function Health() {
  */
 function SigningKeys() {
   const api = useApi();
-  const keys = useLoad(() => api.get<SigningKeysView>('/signing-keys'), [api]);
+  const keys = useLoad(() => api.call('signingKeys'), [api]);
   const data = keys.data;
   return (
     <section aria-labelledby="signing-keys-heading">

@@ -56,7 +56,7 @@ export function OverviewPage() {
   const [days, setDays] = useState<OverviewPeriod>(30);
   const [tables, setTables] = useState(false);
   const overview = useLoad(
-    () => api.get<Overview>('/overview', { product_id: productId, days }),
+    () => api.call('overview', { query: { product_id: productId, days } }),
     [api, productId, days],
   );
   // The chart library (about half of the console's code) is fetched with this page only.

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import type { PackageFile, Version } from '../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
-import { useApi } from './admin-api.js';
+import { useApi, type Body } from './admin-api.js';
 import { ConfirmRemoval, RemoveButton } from './controls.js';
 import { useDirectory } from './directory.js';
 import { Check, IdSelect } from './fields.js';
@@ -52,8 +52,12 @@ export function Upload({ version, onChanged }: { version: Version; onChanged: Ch
     setProgress({ name: file.name, sent: 0, total: file.size });
     await action.run(async () => {
       const stored = await api.upload(
-        version.id,
-        { file, plan_id: planId, include_in_updates: include },
+        'uploadFile',
+        {
+          params: { id: version.id },
+          fields: { plan_id: planId, include_in_updates: include },
+          file,
+        },
         (sent, total) => setProgress({ name: file.name, sent, total }),
       );
       setProgress((last) => (last === null ? null : { ...last, sent: last.total }));
@@ -109,14 +113,14 @@ export function Files({ version, onChanged }: { version: Version; onChanged: Cha
   const api = useApi();
   const can = useCan();
   const action = useAction();
-  const patch = (file: PackageFile, body: Record<string, unknown>, done: string) =>
+  const patch = (file: PackageFile, body: Body<'updateFile'>, done: string) =>
     action.run(async () => {
-      await api.call<PackageFile>('PATCH', `/files/${file.id}`, body);
+      await api.call('updateFile', { params: { id: file.id }, body });
       onChanged();
       return done;
     });
   const removal = useRemoval(action, async (file: PackageFile) => {
-    await api.call<PackageFile>('DELETE', `/files/${file.id}`);
+    await api.call('deleteFile', { params: { id: file.id } });
     onChanged();
     return `Deleted ${file.filename}.`;
   });

@@ -89,11 +89,13 @@ function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const plan = await api.call<Plan>('POST', '/plans', {
-        name: name.trim(),
-        activation_type: type,
-        activation_limit: Number(limit),
-        ...termsBody(terms),
+      const plan = await api.call('createPlan', {
+        body: {
+          name: name.trim(),
+          activation_type: type,
+          activation_limit: Number(limit),
+          ...termsBody(terms),
+        },
       });
       setName('');
       setTerms(NEW_PLAN_TERMS);
@@ -156,9 +158,9 @@ function EditPlanForm({
     event.preventDefault();
     await action.run(async () => {
       // Every field, so the request is never an empty PATCH, which the API refuses.
-      const saved = await api.call<Plan>('PATCH', `/plans/${plan.id}`, {
-        name: name.trim(),
-        ...termsBody(terms),
+      const saved = await api.call('updatePlan', {
+        params: { id: plan.id },
+        body: { name: name.trim(), ...termsBody(terms) },
       });
       onSaved(saved);
       return null;

@@ -31,7 +31,7 @@ export function SignIn({
       }
       try {
         // Not signed in yet: a refused token is answered here, not by signing out.
-        await new AdminApi(candidate, () => {}).get<unknown>('/plans');
+        await new AdminApi(candidate, () => {}).call('listPlans');
       } catch (failure) {
         throw failure instanceof ApiError && failure.status === 401
           ? new Error('This admin token was not accepted. Check it and try again.')

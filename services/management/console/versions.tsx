@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Version } from '../../../libs/contracts/index.js';
+import type { UpdateOffers, Version } from '../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { useApi } from './admin-api.js';
@@ -12,17 +12,8 @@ import { Files, Upload, type Changed } from './package-files.js';
 import { formatBytes } from './words.js';
 import { useCan } from './permissions.js';
 
-/** What the update check would offer now (GET /products/:id/offers), per plan. */
-interface Offer {
-  /** Null: a caller without a key (files for every plan). */
-  plan_id: number | null;
-  plan: string | null;
-  version: string | null;
-  file: { id: number; filename: string; size: number } | null;
-}
-
 /** Spec 4.4: which version and file the update check gives each kind of caller right now. */
-function Offers({ offers }: { offers: Loaded<{ offers: Offer[] }> }) {
+function Offers({ offers }: { offers: Loaded<UpdateOffers> }) {
   return (
     <section aria-labelledby="offers-heading" class="panel">
       <div class="title-row">
@@ -74,11 +65,14 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const created = await api.call<Version>('POST', `/products/${productId}/versions`, {
-        version: version.trim(),
-        release_notes: notes.trim() === '' ? null : notes,
-        release_date: date === '' ? null : date,
-        published,
+      const created = await api.call('createVersion', {
+        params: { id: productId },
+        body: {
+          version: version.trim(),
+          release_notes: notes.trim() === '' ? null : notes,
+          release_date: date === '' ? null : date,
+          published,
+        },
       });
       setVersion('');
       setNotes('');
@@ -124,8 +118,9 @@ function VersionCard({ version, onChanged }: { version: Version; onChanged: Chan
   const action = useAction();
   const toggle = () =>
     action.run(async () => {
-      const changed = await api.call<Version>('PATCH', `/versions/${version.id}`, {
-        published: !version.published,
+      const changed = await api.call('updateVersion', {
+        params: { id: version.id },
+        body: { published: !version.published },
       });
       onChanged();
       return changed.published
@@ -175,11 +170,11 @@ function VersionCard({ version, onChanged }: { version: Version; onChanged: Chan
 function ProductVersions({ productId }: { productId: number }) {
   const api = useApi();
   const versions = useLoad(
-    () => api.get<{ versions: Version[] }>(`/products/${productId}/versions`),
+    () => api.call('listVersions', { params: { id: productId } }),
     [api, productId],
   );
   const offers = useLoad(
-    () => api.get<{ offers: Offer[] }>(`/products/${productId}/offers`),
+    () => api.call('listUpdateOffers', { params: { id: productId } }),
     [api, productId],
   );
   const changed = () => {

@@ -4,11 +4,10 @@ import type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookEndpoint,
-  WebhookEndpointWithSecret,
 } from '../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
-import { useApi } from './admin-api.js';
+import { useApi, type Answer } from './admin-api.js';
 import { ConfirmRemoval, Pager, ReloadButton } from './controls.js';
 import { WordSelect } from './fields.js';
 import { useAction, useLoad, useRemoval, type Loaded } from './hooks.js';
@@ -24,12 +23,7 @@ import {
 } from './webhook-words.js';
 import { useCan } from './permissions.js';
 
-interface DeliveryPage {
-  deliveries: WebhookDelivery[];
-  page: number;
-  per_page: number;
-  total: number;
-}
+type DeliveryPage = Answer<'listWebhookDeliveries'>;
 
 const PER_PAGE = 20;
 
@@ -118,11 +112,10 @@ function EditForm({
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const saved = await api.call<WebhookEndpoint>(
-        'PATCH',
-        `/webhooks/${endpoint.id}`,
-        endpointBody(draft),
-      );
+      const saved = await api.call('updateWebhook', {
+        params: { id: endpoint.id },
+        body: endpointBody(draft),
+      });
       onSaved(saved);
       return null;
     });
@@ -259,10 +252,9 @@ function Deliveries({
   const action = useAction();
   const retry = (delivery: WebhookDelivery) =>
     action.run(async () => {
-      const retried = await api.call<WebhookDelivery>(
-        'POST',
-        `/webhooks/${endpointId}/deliveries/${delivery.id}/retry`,
-      );
+      const retried = await api.call('retryWebhookDelivery', {
+        params: { id: endpointId, delivery_id: delivery.id },
+      });
       deliveries.reload();
       return `Trying ${retried.id} again now; its attempt is listed below once made.`;
     });
@@ -323,17 +315,16 @@ export function WebhookEndpointPage({
 }) {
   const api = useApi();
   const can = useCan();
-  const path = `/webhooks/${endpointId}`;
-  const loaded = useLoad(() => api.get<WebhookEndpoint>(path), [api, path]);
+  const params = { id: endpointId };
+  const loaded = useLoad(() => api.call('getWebhook', { params }), [api, endpointId]);
   const [filter, setFilter] = useState<DeliveryFilter>({ status: null, page: 1 });
   const deliveries = useLoad(
     () =>
-      api.get<DeliveryPage>(`${path}/deliveries`, {
-        status: filter.status,
-        page: filter.page,
-        per_page: PER_PAGE,
+      api.call('listWebhookDeliveries', {
+        params,
+        query: { status: filter.status, page: filter.page, per_page: PER_PAGE },
       }),
-    [api, path, filter],
+    [api, endpointId, filter],
   );
   // The endpoint too: its state (failing since) changes with the attempts.
   const reloadBoth = useCallback(() => {
@@ -349,12 +340,12 @@ export function WebhookEndpointPage({
   const editButton = useRef<HTMLButtonElement>(null);
   const action = useAction();
   const removal = useRemoval(action, async (endpoint: WebhookEndpoint) => {
-    const gone = await api.call<WebhookEndpoint>('DELETE', path);
+    const gone = await api.call('deleteWebhook', { params });
     setDeleted(gone);
     return `Deleted the endpoint ${endpoint.url}; nothing more is sent to it.`;
   });
   const rotation = useRemoval(action, async (_endpoint: WebhookEndpoint) => {
-    const changed = await api.call<WebhookEndpointWithSecret>('POST', `${path}/secret`);
+    const changed = await api.call('rotateWebhookSecret', { params });
     const { secret, ...endpoint } = changed;
     loaded.replace(endpoint);
     setRotated(secret);
@@ -366,13 +357,13 @@ export function WebhookEndpointPage({
   };
   const setEnabled = (endpoint: WebhookEndpoint, enabled: boolean) =>
     action.run(async () => {
-      const changed = await api.call<WebhookEndpoint>('PATCH', path, { enabled });
+      const changed = await api.call('updateWebhook', { params, body: { enabled } });
       loaded.replace(changed);
       return enabled ? `Enabled ${changed.url}.` : `Disabled ${endpoint.url}.`;
     });
   const sendTest = () =>
     action.run(async () => {
-      const delivery = await api.call<WebhookDelivery>('POST', `${path}/test`);
+      const delivery = await api.call('sendWebhookTest', { params });
       setFilter({ status: null, page: 1 });
       deliveries.reload();
       return `Queued a test event as ${delivery.id}; its attempts are listed below.`;

@@ -58,7 +58,7 @@ export function eventsDraftOf(events: readonly string[]): EventsDraft {
 }
 
 /** What the API takes: `["*"]`, or the ticked events in the order they are listed. */
-export function eventsBody(draft: EventsDraft): string[] {
+export function eventsBody(draft: EventsDraft): (EventType | typeof ALL_EVENTS)[] {
   return draft.all ? [ALL_EVENTS] : domainEventTypes.filter((type) => draft.chosen.includes(type));
 }
 

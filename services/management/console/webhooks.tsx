@@ -32,11 +32,7 @@ function NewEndpointForm({
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const created = await api.call<WebhookEndpointWithSecret>(
-        'POST',
-        '/webhooks',
-        endpointBody(draft),
-      );
+      const created = await api.call('createWebhook', { body: endpointBody(draft) });
       setDraft(EMPTY_ENDPOINT);
       onCreated(created);
       return null;
@@ -108,7 +104,7 @@ function Endpoints({
 function WebhookList({ onOpen }: { onOpen: (id: number) => void }) {
   const api = useApi();
   const can = useCan();
-  const loaded = useLoad(() => api.get<{ webhooks: WebhookEndpoint[] }>('/webhooks'), [api]);
+  const loaded = useLoad(() => api.call('listWebhooks'), [api]);
   // The secret of the endpoint just made: in this component's state only (SecretNotice).
   const [created, setCreated] = useState<WebhookEndpointWithSecret | null>(null);
   const count = loaded.data?.webhooks.length ?? 0;
