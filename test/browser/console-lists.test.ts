@@ -336,12 +336,15 @@ describe('the download log', () => {
       await page.getByText('1–3 of 3 downloads').waitFor();
 
       await page.getByRole('button', { name: 'Sort by license key' }).click();
+      // The heading says its order at once; the rows, when the list in that order arrives.
       await until(
         page,
         `document.querySelector('th[aria-sort="ascending"]')?.textContent.startsWith('License key')`,
       );
-      const keyCells = page.locator('main tbody tr td:nth-child(5)');
-      expect(await keyCells.allInnerTexts()).toEqual(['LOG-A', 'LOG-B', 'LOG-C']);
+      await until(
+        page,
+        `[...document.querySelectorAll('main tbody tr td:nth-child(5)')].map((cell) => cell.innerText).join() === 'LOG-A,LOG-B,LOG-C'`,
+      );
       await expect(heading(page, 'When').getAttribute('aria-sort')).resolves.toBe('none');
 
       const file = await downloaded(page, () =>
