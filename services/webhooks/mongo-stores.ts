@@ -49,7 +49,7 @@ export async function openMongoWebhookStores(
     async create(endpoint, limit) {
       if ((await Endpoint.countDocuments()) >= limit) return null;
       const { secret, ...fields } = endpoint;
-      return sequences.insertNext(
+      const created = await sequences.insertNext(
         'webhook_endpoint',
         async (id) =>
           endpointOf(
@@ -67,6 +67,14 @@ export async function openMongoWebhookStores(
           ),
         () => {},
       );
+      // Creations at the same time may all have passed the count above. Each counts again once
+      // its own is in and takes it back when over: of any set kept, the last to count saw them
+      // all, so the set never grows past the limit (a race may refuse one that would have fit).
+      if ((await Endpoint.countDocuments()) > limit) {
+        await Endpoint.deleteOne({ _id: created.id });
+        return null;
+      }
+      return created;
     },
 
     async list() {

@@ -61,6 +61,22 @@ describeStoreContract('webhook stores', implementations, (stores) => {
     expect(await stores().endpoints.list()).toHaveLength(2);
   });
 
+  test('endpoints created at the same time never outnumber the limit; each one answered is kept', async () => {
+    await stores().endpoints.create(endpoint(), 3);
+    const made = await Promise.all(
+      Array.from({ length: 6 }, () => stores().endpoints.create(endpoint(), 3)),
+    );
+    const kept = made.filter((created) => created !== null);
+    const listed = await stores().endpoints.list();
+    expect(listed.length).toBeLessThanOrEqual(3);
+    expect(listed.slice(1).map(({ id }) => id)).toEqual(kept.map(({ id }) => id));
+    // Once the race is over, the room left is taken as usual.
+    while ((await stores().endpoints.list()).length < 3) {
+      expect(await stores().endpoints.create(endpoint(), 3)).not.toBeNull();
+    }
+    expect(await stores().endpoints.create(endpoint(), 3)).toBeNull();
+  });
+
   test('the endpoints wanting an event are the enabled ones that named it or `*`', async () => {
     const all = (await stores().endpoints.create(endpoint(['*']), MAX_WEBHOOK_ENDPOINTS))!;
     const named = (await stores().endpoints.create(
