@@ -1150,14 +1150,13 @@ describe('the admin console', () => {
     const { page } = session;
     try {
       await signIn(page, system.adminToken, 'Licenses');
-      // Every chooser of a plan says its type and limit.
-      await expect(
-        page
-          .getByRole('search')
-          .getByLabel('Plan', { exact: true })
-          .locator('option')
-          .allInnerTexts(),
-      ).resolves.toEqual(
+      // Every chooser of a plan says its type and limit (once the plans have arrived).
+      const planOptions = page
+        .getByRole('search')
+        .getByLabel('Plan', { exact: true })
+        .locator('option');
+      await planOptions.nth(1).waitFor({ state: 'attached' });
+      await expect(planOptions.allInnerTexts()).resolves.toEqual(
         expect.arrayContaining(['Single site (domain, limit 1)', 'Devices (device, limit 5)']),
       );
       await page.getByRole('link', { name: 'Products and plans' }).click();
