@@ -265,7 +265,8 @@ export const MetadataKey = z.string().regex(METADATA_KEY_PATTERN, {
  */
 export const Metadata = z
   .preprocess(
-    (value, context) => {
+    // Typed as what a client sends; checked as anything (the record below refuses the rest).
+    (value: Record<string, string>, context) => {
       // A record drops a `__proto__` key silently; sent as a key, it is refused like any other.
       if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
         context.addIssue({

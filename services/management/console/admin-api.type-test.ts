@@ -20,6 +20,8 @@ export async function callsTheClientRefuses(api: AdminApi, file: File): Promise<
   await api.call('createProduct', { body: { name: 'Plugin' } });
   // @ts-expect-error the answer is the route's: a license, not a number
   const answer: number = await api.call('getLicense', { params: { key: 'K' } });
+  // @ts-expect-error metadata values are text
+  await api.call('updateLicense', { params: { key: 'K' }, body: { metadata: { order: 5 } } });
   // @ts-expect-error a CSV export is a file, not a JSON answer
   await api.call('exportLicenses');
   // @ts-expect-error only an export answers a file
@@ -36,6 +38,7 @@ export async function callsTheClientTakes(api: AdminApi, file: File): Promise<vo
     query: { page: 2, product_id: null, q: license.license_key },
   });
   await api.call('overview', { query: { days: 90 } });
+  await api.call('updateLicense', { params: { key: 'K' }, body: { metadata: { order: 'A-1' } } });
   await api.file('exportAuditLog', { query: { admin: '0' } });
   await api.upload(
     'uploadFile',
