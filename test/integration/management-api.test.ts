@@ -1,13 +1,12 @@
 import request from 'supertest';
+import { managementApp } from '../support/management-app.js';
 import { generateSigningKey, parseSigningKeys } from '../../libs/config/index.js';
 import type { LicenseDetail, Plan, Product } from '../../libs/contracts/index.js';
 import { publishedKeySet } from '../../libs/http/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
-import { createManagementApp } from '../../services/management/app.js';
 import { signingKeysView } from '../../services/management/signing-keys.js';
 import { ADMIN_TOKEN, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
-import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 let system: TestSystem;
 beforeAll(async () => {
@@ -100,13 +99,7 @@ describe('authentication: every /admin/v1 route needs a bearer admin token', () 
   });
 
   test('any of several configured tokens works', async () => {
-    const app = createManagementApp({
-      transport: system.transport,
-      logger: createLogger('management', 'silent'),
-      adminTokens: ['first-token', 'second-token'],
-      stores: memoryManagementStores(),
-      trustProxy: false,
-    });
+    const app = managementApp(system.transport, { adminTokens: ['first-token', 'second-token'] });
     for (const token of ['first-token', 'second-token']) {
       const res = await request(app).get(`${BASE}/plans`).set('Authorization', `Bearer ${token}`);
       expect(res.status).toBe(200);
@@ -1133,13 +1126,7 @@ describe('health', () => {
     bus.register('license', { 'license.health': health('license') });
     bus.register('update-catalog', { 'update-catalog.health': health('update-catalog') });
     const transport = new InProcessTransport(bus, { timeoutMs: 10_000, logger });
-    const app = createManagementApp({
-      transport,
-      logger,
-      adminTokens: ['t'],
-      stores: memoryManagementStores(),
-      trustProxy: false,
-    });
+    const app = managementApp(transport);
     const started = Date.now();
     const res = await request(app).get(`${BASE}/health`).set('Authorization', 'Bearer t');
     expectError(res, 503, 'SERVICE_UNAVAILABLE');
@@ -1152,16 +1139,8 @@ describe('health', () => {
 });
 
 describe('signing keys (GET /admin/v1/signing-keys)', () => {
-  const logger = createLogger('management', 'silent');
   const app = (signingKeys?: ReturnType<typeof signingKeysView>) =>
-    createManagementApp({
-      transport: system.transport,
-      logger,
-      adminTokens: ['t'],
-      stores: memoryManagementStores(),
-      trustProxy: false,
-      ...(signingKeys ? { signingKeys } : {}),
-    });
+    managementApp(system.transport, { ...(signingKeys ? { signingKeys } : {}) });
   const shown = async (signingKeys?: ReturnType<typeof signingKeysView>) => {
     const res = await request(app(signingKeys))
       .get(`${BASE}/signing-keys`)

@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { managementApp } from '../support/management-app.js';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,6 @@ import path from 'node:path';
 import supertest, { type default as request } from 'supertest';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
-import { createManagementApp } from '../../services/management/app.js';
 import { PART_SIZE } from '../../services/download/storage.js';
 import {
   AUTH,
@@ -20,7 +20,6 @@ import {
   uploadFile,
 } from '../support/packages.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
-import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 /**
  * Management API additions of the issue: versions, package files (multipart uploads streamed to
@@ -487,14 +486,7 @@ describe('an upload whose answer is lost after the object was stored', () => {
     });
     const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
     try {
-      const app = createManagementApp({
-        transport,
-        logger,
-        adminTokens: ['t'],
-        stores: memoryManagementStores(),
-        trustProxy: false,
-        maxUploadBytes: 1024 * 1024,
-      });
+      const app = managementApp(transport, { maxUploadBytes: 1024 * 1024 });
       const res = await supertest(app)
         .post(`${BASE}/versions/1/files`)
         .set('Authorization', 'Bearer t')

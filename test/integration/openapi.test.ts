@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { managementApp } from '../support/management-app.js';
 import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
@@ -7,7 +8,6 @@ import request from 'supertest';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 import { publicOpenApi } from '../../services/gateway/openapi.js';
-import { createManagementApp } from '../../services/management/app.js';
 import { managementOpenApi } from '../../services/management/openapi.js';
 import {
   compile,
@@ -26,7 +26,6 @@ import {
   type TestSystem,
 } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 
@@ -368,15 +367,7 @@ describe('(c) real responses match the documented schemas', () => {
 
   /** The management app over the running system's transport, with a tiny upload limit. */
   function createManagementAppWithLimit(maxUploadBytes: number) {
-    const logger = createLogger('openapi-test', 'silent');
-    const app = createManagementApp({
-      transport: system.transport,
-      logger,
-      adminTokens: ['t'],
-      stores: memoryManagementStores(),
-      trustProxy: false,
-      maxUploadBytes,
-    });
+    const app = managementApp(system.transport, { maxUploadBytes });
     return request(app);
   }
 
@@ -910,13 +901,7 @@ describe('(c) real responses match the documented schemas', () => {
       'license.health': async () => ({ service: 'license', status: 'ok', uptime_seconds: 1 }),
     });
     const transport = new InProcessTransport(bus, { timeoutMs: 5000, logger });
-    const app = createManagementApp({
-      transport,
-      logger,
-      adminTokens: ['t'],
-      stores: memoryManagementStores(),
-      trustProxy: false,
-    });
+    const app = managementApp(transport);
     const res = await request(app).get('/admin/v1/health').set('Authorization', 'Bearer t');
     expect(res.status).toBe(503);
     expectDocumented(mgmt, 'get', '/admin/v1/health', res);

@@ -1,12 +1,11 @@
 import request from 'supertest';
+import { managementApp } from '../support/management-app.js';
 import { LicenseRef, LicensingError } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 import type { Endpoint } from '../../services/management/api-contract.js';
-import { createManagementApp } from '../../services/management/app.js';
 import { endpointsOf, pathOf } from '../../services/management/console/endpoints.js';
 import { adminEndpoints, managementRoutes } from '../../services/management/routes.js';
-import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 /**
  * The admin console's client (services/management/console/admin-api.ts) names operations, never
@@ -29,13 +28,7 @@ bus.register('license', {
 const transport = new InProcessTransport(bus, { timeoutMs: 2000, logger });
 afterAll(() => transport.close());
 
-const app = createManagementApp({
-  transport,
-  logger,
-  adminTokens: ['t'],
-  stores: memoryManagementStores(),
-  trustProxy: false,
-});
+const app = managementApp(transport);
 
 const endpoints = adminEndpoints(managementRoutes);
 function endpoint(operationId: string): Endpoint {
