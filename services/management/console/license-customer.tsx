@@ -2,7 +2,7 @@
 import { useCan } from './permissions.js';
 import { useEffect, useState } from 'preact/hooks';
 import type { LicenseDetail } from '../../../libs/contracts/index.js';
-import { MAX_METADATA_KEYS } from '../../../libs/contracts/bounds.js';
+import { MAX_EMAIL_LENGTH, MAX_METADATA_KEYS } from '../../../libs/contracts/bounds.js';
 import { Field } from '../../../libs/web/ui/components.js';
 import { useApi } from './admin-api.js';
 import { Input } from './fields.js';
@@ -11,6 +11,48 @@ import type { Change } from './license-changes.js';
 import { metadataBody, metadataRows, type MetadataRow } from './list-state.js';
 import { CUSTOMER_WORDS } from './list-words.js';
 import { Outcome } from './notices.js';
+
+/**
+ * A customer's e-mail address and name, as a license is issued or changed: the name only with an
+ * address (the API keeps no customer without one).
+ */
+export function CustomerFields({
+  email,
+  onEmail,
+  name,
+  onName,
+}: {
+  email: string;
+  onEmail: (value: string) => void;
+  name: string;
+  onName: (value: string) => void;
+}) {
+  return (
+    <>
+      <Field label={CUSTOMER_WORDS.email} hint={CUSTOMER_WORDS.emailHint}>
+        <Input
+          type="email"
+          name="customer_email"
+          autocomplete="off"
+          spellcheck={false}
+          maxLength={MAX_EMAIL_LENGTH}
+          value={email}
+          onValue={onEmail}
+        />
+      </Field>
+      <Field label={CUSTOMER_WORDS.name}>
+        <Input
+          name="customer_name"
+          autocomplete="off"
+          maxLength={255}
+          disabled={email.trim() === ''}
+          value={name}
+          onValue={onName}
+        />
+      </Field>
+    </>
+  );
+}
 
 /** The customer and metadata among a license's facts (a `dl`'s terms and details). */
 export function CustomerFacts({ license }: { license: LicenseDetail }) {
@@ -93,27 +135,7 @@ export function CustomerAndMetadata({
       <p class="muted">{CUSTOMER_WORDS.hidden}</p>
       <form method="post" onSubmit={save}>
         <div class="row">
-          <Field label={CUSTOMER_WORDS.email} hint={CUSTOMER_WORDS.emailHint}>
-            <Input
-              type="email"
-              name="customer_email"
-              autocomplete="off"
-              spellcheck={false}
-              maxLength={254}
-              value={email}
-              onValue={setEmail}
-            />
-          </Field>
-          <Field label={CUSTOMER_WORDS.name}>
-            <Input
-              name="customer_name"
-              autocomplete="off"
-              maxLength={255}
-              disabled={email.trim() === ''}
-              value={name}
-              onValue={setName}
-            />
-          </Field>
+          <CustomerFields email={email} onEmail={setEmail} name={name} onName={setName} />
         </div>
         <fieldset>
           <legend>{CUSTOMER_WORDS.metadata}</legend>

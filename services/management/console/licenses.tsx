@@ -17,16 +17,12 @@ import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
 import { licenseColumns } from '../csv-columns.js';
 import { useApi, type Body } from './admin-api.js';
 import { Pager } from './controls.js';
+import { CustomerFields } from './license-customer.js';
 import { useDirectory } from './directory.js';
 import { Input, PlanSelect, ProductSelect, WordSelect, localInputToIso } from './fields.js';
 import { useAction, useLoad } from './hooks.js';
 import { DEFAULT_PAGE_SIZE, bulkOutcomeWords, type PageSize } from './list-state.js';
-import {
-  CUSTOMER_WORDS,
-  LICENSE_SORT_HEADINGS,
-  LIST_WORDS,
-  SELECTION_WORDS,
-} from './list-words.js';
+import { LICENSE_SORT_HEADINGS, LIST_WORDS, SELECTION_WORDS } from './list-words.js';
 import { ExportButton, PageSizeSelect, saveFile, sortableColumn } from './lists.js';
 import { LoadView, Outcome } from './notices.js';
 import { StatusBadge, usage } from './words.js';
@@ -432,25 +428,7 @@ function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
               onValue={setKey}
             />
           </Field>
-          <Field label={CUSTOMER_WORDS.email} hint={CUSTOMER_WORDS.emailHint}>
-            <Input
-              type="email"
-              autocomplete="off"
-              spellcheck={false}
-              maxLength={254}
-              value={email}
-              onValue={setEmail}
-            />
-          </Field>
-          <Field label={CUSTOMER_WORDS.name}>
-            <Input
-              autocomplete="off"
-              maxLength={255}
-              disabled={email.trim() === ''}
-              value={name}
-              onValue={setName}
-            />
-          </Field>
+          <CustomerFields email={email} onEmail={setEmail} name={name} onName={setName} />
           <div class="field submit">
             <button type="submit" disabled={action.busy || productId === null || planId === null}>
               Issue
