@@ -141,14 +141,15 @@ export function webApp<Deps>(options: {
     errors: {},
     handlers: (deps) => {
       const page = options.page?.(deps) ?? {};
+      // The same page for every request: written once its bundle is built.
+      let html: string | undefined;
       return [
         pageSecurityHeaders,
         async (_req, res) => {
-          const { assets: built } = await load();
-          const html = pageHtml({
+          html ??= pageHtml({
             app: options.app,
             assetsPath,
-            hasCss: built.has('app.css'),
+            hasCss: (await load()).assets.has('app.css'),
             page,
           });
           res.set('Cache-Control', 'no-store').type('html').send(html);
