@@ -1,6 +1,8 @@
+import { DAILY_COUNTS_COLLECTION } from '../../libs/daily-counts/index.js';
 import {
   monitorCommands,
   monitoredMongoUrl,
+  requestCommands as causedByRequests,
   type MonitoredCommand,
 } from '../support/command-monitor.js';
 import { createVersion, download, packageBytes, uploadFile } from '../support/packages.js';
@@ -26,16 +28,13 @@ beforeAll(async () => {
 afterAll(() => system?.stop());
 
 /**
- * The daily counts of the overview are written by a timer, once a second whatever the number of
- * requests, not by any request (the last test here).
+ * What the requests sent: the commands but the timer's writes of the daily counts (the last test
+ * here looks at those).
  */
-const DAILY_COUNTS = 'daily_counts';
-
-/** What the requests sent: the commands but the timer's writes of the daily counts. */
 const requestCommands = () =>
-  commands
-    .filter((command) => command.collection !== DAILY_COUNTS)
-    .map((command) => `${command.database}.${command.collection} ${command.name}`);
+  causedByRequests(commands).map(
+    (command) => `${command.database}.${command.collection} ${command.name}`,
+  );
 
 /** The commands `work` causes, once the same work has run once (caches warm). */
 async function commandsOf(work: (round: number) => Promise<unknown>): Promise<string[]> {
@@ -176,7 +175,9 @@ describe('the daily counts of the overview', () => {
     /** The statements of the daily counts' writes for this product, and what each added. */
     const writes = () =>
       commands
-        .filter((command) => command.collection === DAILY_COUNTS && command.name === 'update')
+        .filter(
+          (command) => command.collection === DAILY_COUNTS_COLLECTION && command.name === 'update',
+        )
         .flatMap((command) => command.command.updates as Array<{ q: object; u: object }>)
         .filter(({ q }) => (q as { product_id?: number }).product_id === product.id);
     const validations = () =>

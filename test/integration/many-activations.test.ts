@@ -1,4 +1,3 @@
-import { DAILY_COUNTS_COLLECTION } from '../../libs/daily-counts/index.js';
 import { randomBytes } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import type { Connection } from 'mongoose';
@@ -18,6 +17,7 @@ import type { ActivationRecord } from '../../services/license/stores.js';
 import {
   monitorCommands,
   monitoredMongoUrl,
+  requestCommands,
   type MonitoredCommand,
 } from '../support/command-monitor.js';
 import { databaseOf } from '../support/databases.js';
@@ -132,7 +132,7 @@ afterAll(async () => {
 /**
  * The database commands `work` causes, with their replies' sizes, and the RPC replies it gets.
  * Whatever ran before has settled first, and what `work` might write after its answer is waited
- * for (database-commands.test.ts counts the same way).
+ * for (database-commands.test.ts counts the same way); the daily counts' timer is no request's.
  */
 async function observe(work: () => Promise<unknown>) {
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -140,17 +140,12 @@ async function observe(work: () => Promise<unknown>) {
   rpcReplies.length = 0;
   await work();
   await new Promise((resolve) => setTimeout(resolve, 50));
-  return { commands: [...commands], replies: [...rpcReplies] };
+  return { commands: requestCommands(commands), replies: [...rpcReplies] };
 }
 
-/**
- * What database-commands.test.ts compares: database, collection and command, in order; the daily
- * counts of the overview are written by a timer once a second, by no request.
- */
+/** What database-commands.test.ts compares: database, collection and command, in order. */
 const named = (seen: readonly MonitoredCommand[]) =>
-  seen
-    .filter((command) => command.collection !== DAILY_COUNTS_COLLECTION)
-    .map((command) => `${command.database}.${command.collection} ${command.name}`);
+  seen.map((command) => `${command.database}.${command.collection} ${command.name}`);
 
 /** The commands of the same work on the small license, its caches warmed by a first round. */
 async function onSmallLicense(work: (round: number) => Promise<unknown>) {

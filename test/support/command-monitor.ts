@@ -1,6 +1,7 @@
 import { BSON } from 'mongodb';
 import mongoose from 'mongoose';
 import type { Db } from 'mongodb';
+import { DAILY_COUNTS_COLLECTION } from '../../libs/daily-counts/index.js';
 import type { Filter } from './filter-branches.js';
 
 /** A command a service sent to MongoDB, as the driver's command monitoring saw it. */
@@ -71,6 +72,15 @@ export function monitorCommands(
     client.on('commandFailed', (event) => waiting.delete(event.requestId));
   }
   return commands;
+}
+
+/**
+ * The commands requests caused: all but the writes of the overview's daily counts, which a timer
+ * sends once a second whatever the requests (libs/daily-counts), so that one may land, or still
+ * be waiting for its reply, inside any window a test observes.
+ */
+export function requestCommands(commands: readonly MonitoredCommand[]): MonitoredCommand[] {
+  return commands.filter((command) => command.collection !== DAILY_COUNTS_COLLECTION);
 }
 
 /** The filters a command selects documents with. */
