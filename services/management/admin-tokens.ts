@@ -7,6 +7,7 @@ import {
 } from 'node:crypto';
 import type { AdminRole } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
+import { FailedAttempts } from './failed-attempts.js';
 import type { AdminRecord, AdminStore, StoredToken } from './stores.js';
 
 /**
@@ -68,12 +69,22 @@ function scrypt(secret: string, salt: Buffer, options: ScryptOptions): Promise<B
 }
 
 /** `scrypt$N$r$p$salt$hash`, so that a later cost still reads the hashes written before it. */
-export async function hashSecret(secret: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(secret, salt, SCRYPT);
+function hashText(salt: Buffer, key: Buffer): string {
   const { N, r, p } = SCRYPT;
   return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
+
+export async function hashSecret(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  return hashText(salt, await scrypt(secret, salt, SCRYPT));
+}
+
+/**
+ * What a secret is checked against when there is no hash to check it against (no such token id,
+ * or the id is refused for its failed attempts): the same cost as a real hash, matching nothing,
+ * so the time taken does not tell an existing token id from another.
+ */
+const STAND_IN_HASH = hashText(randomBytes(16), randomBytes(KEY_LENGTH));
 
 export async function verifySecret(secret: string, hash: string): Promise<boolean> {
   const [scheme, N, r, p, salt, key] = hash.split('$');
@@ -113,6 +124,13 @@ const actingAs = (admin: AdminRecord, tokenId: string): ActingAdmin => ({
   token_id: tokenId,
 });
 
+/** What a test may replace: the time, the secret's check, the bound on failed attempts. */
+export interface AuthenticatorOptions {
+  clock?: () => Date;
+  verify?: (secret: string, hash: string) => Promise<boolean>;
+  failures?: FailedAttempts;
+}
+
 /**
  * Tells who a bearer token belongs to: a token of ADMIN_TOKENS is the bootstrap owner; a named
  * admin's token is looked up by its id and its secret checked with scrypt once, then trusted for
@@ -122,14 +140,22 @@ export class AdminAuthenticator {
   private readonly bootstrap: Buffer[];
   /** Verified tokens by the digest of the whole token (never the token itself). */
   private readonly verified = new Map<string, { admin: ActingAdmin; until: number }>();
+  /** Counts the changes to admins made on this replica (forgetAdmin, forgetToken). */
+  private generation = 0;
+  private readonly clock: () => Date;
+  private readonly verify: (secret: string, hash: string) => Promise<boolean>;
+  private readonly failures: FailedAttempts;
 
   constructor(
     bootstrapTokens: readonly string[],
     private readonly admins: AdminStore,
     private readonly logger: Logger,
-    private readonly clock: () => Date = () => new Date(),
+    options: AuthenticatorOptions = {},
   ) {
     this.bootstrap = bootstrapTokens.map(digest);
+    this.clock = options.clock ?? (() => new Date());
+    this.verify = options.verify ?? verifySecret;
+    this.failures = options.failures ?? new FailedAttempts();
   }
 
   /** The admin the token belongs to, or null when it is no valid token. */
@@ -148,14 +174,32 @@ export class AdminAuthenticator {
     if (cached && cached.until > now) return cached.admin;
     this.verified.delete(key);
 
+    const generation = this.generation;
     const admin = await this.admins.findByToken(parsed.id);
     const token = admin?.tokens.find(({ id }) => id === parsed.id);
-    if (!admin || !token || !(await verifySecret(parsed.secret, token.hash))) return null;
-    const acting = actingAs(admin, token.id);
-    if (this.verified.size >= MAX_VERIFIED_TOKENS) {
-      this.verified.delete(this.verified.keys().next().value!);
+    const refused = this.failures.refuses(parsed.id, now);
+    // One scrypt for every token of this form: unknown id, refused id and wrong secret alike.
+    const matches = await this.verify(
+      parsed.secret,
+      token && !refused ? token.hash : STAND_IN_HASH,
+    );
+    if (!admin || !token || refused) return null;
+    if (!matches) {
+      this.failures.record(parsed.id, now);
+      return null;
     }
-    this.verified.set(key, { admin: acting, until: now + VERIFIED_TOKEN_TTL_MS });
+    const current = await this.asChanged(admin, token, generation);
+    if (current === null) return null;
+    const acting = actingAs(current.admin, token.id);
+    // Kept only when no admin changed here since the read: a read older than a change whose
+    // forgetting is done already would be trusted past it.
+    if (current.generation === this.generation) {
+      if (this.verified.size >= MAX_VERIFIED_TOKENS) {
+        this.verified.delete(this.verified.keys().next().value!);
+      }
+      // The time counts from before the read, which bounds a change made on another replica.
+      this.verified.set(key, { admin: acting, until: now + VERIFIED_TOKEN_TTL_MS });
+    }
     // When it was last used, for the Admins page: written with each full check, not awaited.
     this.admins.touchToken(token.id, this.clock()).catch((error: unknown) => {
       this.logger.warn({ err: error, token_id: token.id }, 'could not record a token use');
@@ -163,8 +207,27 @@ export class AdminAuthenticator {
     return acting;
   }
 
+  /**
+   * The admin as they are after the changes made on this replica while the secret was checked:
+   * the one read when none was, otherwise read again (the token gone: null), so a request
+   * answered after a revocation, a removal or a new role is judged by it. The secret was checked
+   * against this very hash, so no scrypt again.
+   */
+  private async asChanged(
+    admin: AdminRecord,
+    token: StoredToken,
+    readAt: number,
+  ): Promise<{ admin: AdminRecord; generation: number } | null> {
+    if (readAt === this.generation) return { admin, generation: readAt };
+    const generation = this.generation;
+    const again = await this.admins.findByToken(token.id);
+    const same = again?.tokens.some(({ id, hash }) => id === token.id && hash === token.hash);
+    return again && same ? { admin: again, generation } : null;
+  }
+
   /** Drops what this replica trusts of an admin's tokens (their role changed, they left). */
   forgetAdmin(adminId: number): void {
+    this.generation++;
     for (const [key, { admin }] of this.verified) {
       if (admin.id === adminId) this.verified.delete(key);
     }
@@ -172,6 +235,7 @@ export class AdminAuthenticator {
 
   /** Drops what this replica trusts of one token (revoked). */
   forgetToken(tokenId: string): void {
+    this.generation++;
     for (const [key, { admin }] of this.verified) {
       if (admin.token_id === tokenId) this.verified.delete(key);
     }

@@ -109,7 +109,9 @@ describe('signing in', () => {
   beforeEach(() => {
     stores = memoryManagementStores();
     now = new Date('2026-05-01T12:00:00Z');
-    authenticator = new AdminAuthenticator(['bootstrap-token'], stores.admins, logger, () => now);
+    authenticator = new AdminAuthenticator(['bootstrap-token'], stores.admins, logger, {
+      clock: () => now,
+    });
     directory = new AdminDirectory(stores.admins, authenticator, () => now);
   });
 
