@@ -27,6 +27,8 @@ export const errorStatus = {
   // A change with consequences an admin has not confirmed (a plan change; docs/api-decisions.md).
   CONFIRMATION_REQUIRED: 409,
   LAST_OWNER: 409,
+  // A webhook delivery retried while one of its attempts is under way (docs/webhooks.md).
+  ATTEMPT_IN_PROGRESS: 409,
   // HTTP edge: requests refused before any route reads them (docs/api-decisions.md).
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,

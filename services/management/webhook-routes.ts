@@ -215,13 +215,20 @@ export const webhookRoutes = [
     summary:
       'Try a delivery again now, whatever its state (a failed one too), with the same id, so ' +
       'a receiver that got it before can tell. The answer is the delivery pending again, before ' +
-      'that attempt; it counts as one attempt more of its retry schedule.',
+      'that attempt; it counts as one attempt more of its retry schedule. Refused while an ' +
+      'attempt of it is under way.',
     tag: 'Webhooks',
     params: DeliveryPath,
     success: { status: 200, description: 'The delivery, queued again.', data: WebhookDelivery },
     errors: {
       400: adminErrors[400]('The id is not a positive integer, or the delivery id is malformed.'),
       404: adminErrors[404]('No webhook endpoint with this id, or no such delivery of it.'),
+      409: {
+        codes: ['ATTEMPT_IN_PROGRESS'],
+        description:
+          'An attempt of the delivery is under way: it is sent once at a time. Retry it once ' +
+          'that attempt is listed.',
+      },
     },
     handle: async ({ params }, { transport }) => ({
       data: await transport.call('webhooks.retryDelivery', {

@@ -154,6 +154,13 @@ export function createWebhookHandlers({
           `Webhook endpoint ${endpoint_id} has no delivery ${delivery_id}.`,
         );
       }
+      if (delivery === 'attempting') {
+        throw new LicensingError(
+          'ATTEMPT_IN_PROGRESS',
+          `Delivery ${delivery_id} is being attempted right now: retry it, if still needed, ` +
+            'once that attempt is listed.',
+        );
+      }
       nudge();
       return deliveryView(delivery);
     },

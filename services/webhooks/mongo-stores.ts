@@ -186,12 +186,18 @@ export async function openMongoWebhookStores(
     },
 
     async retryNow(endpointId, id, now) {
+      // One conditional update, so a sender's claim and a retry never both take the delivery.
       const doc = await Delivery.findOneAndUpdate(
-        { _id: id, endpoint_id: endpointId },
+        {
+          _id: id,
+          endpoint_id: endpointId,
+          $or: [{ claim: null }, { next_attempt_at: { $lte: now } }],
+        },
         { $set: { status: 'pending', next_attempt_at: now, claim: null } },
         { returnDocument: 'after' },
       ).lean();
-      return doc && deliveryOf(doc);
+      if (doc) return deliveryOf(doc);
+      return (await Delivery.exists({ _id: id, endpoint_id: endpointId })) ? 'attempting' : null;
     },
 
     async removeForEndpoint(endpointId) {

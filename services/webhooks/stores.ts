@@ -107,8 +107,17 @@ export interface WebhookDeliveryStore {
     perPage: number,
   ): Promise<{ deliveries: WebhookDeliveryRecord[]; total: number }>;
   find(endpointId: number, id: string): Promise<WebhookDeliveryRecord | null>;
-  /** The delivery, pending and due at `now` whatever its state, its claim dropped. */
-  retryNow(endpointId: number, id: string, now: Date): Promise<WebhookDeliveryRecord | null>;
+  /**
+   * The delivery, pending and due at `now` whatever its state, its lapsed claim dropped; or
+   * `attempting`, changing nothing, while a sender holds its claim: a retry then would send it
+   * a second time at once, and the attempt under way could no longer be recorded. Null when the
+   * endpoint has no such delivery.
+   */
+  retryNow(
+    endpointId: number,
+    id: string,
+    now: Date,
+  ): Promise<WebhookDeliveryRecord | 'attempting' | null>;
   /** Forgets an endpoint's deliveries (the endpoint was deleted). */
   removeForEndpoint(endpointId: number): Promise<void>;
 }

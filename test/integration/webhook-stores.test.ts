@@ -192,4 +192,31 @@ describeStoreContract('webhook stores', implementations, (stores) => {
     expect(await stores().deliveries.find(1, 'msg_1')).toBeNull();
     expect(await stores().deliveries.find(2, 'msg_2')).not.toBeNull();
   });
+
+  test('a retry while a sender holds the delivery changes nothing, so the attempt under way is recorded; after it, or once the claim lapsed, the retry takes it', async () => {
+    await stores().deliveries.add([delivery('msg_1', 1, at(1))]);
+    await stores().deliveries.claimDue(at(1), [1], 'c', at(30));
+    expect(await stores().deliveries.retryNow(1, 'msg_1', at(5))).toBe('attempting');
+    expect(await stores().deliveries.retryNow(2, 'msg_1', at(5))).toBeNull();
+    // Not due again: no other sender sends it meanwhile.
+    expect(await stores().deliveries.claimDue(at(5), [1], 'd', at(35))).toBeNull();
+    const failed = { status: 'pending' as const, next_attempt_at: at(600) };
+    expect(await stores().deliveries.recordAttempt('msg_1', 'c', attempt(at(6), 503), failed)).toBe(
+      true,
+    );
+    expect(await stores().deliveries.retryNow(1, 'msg_1', at(7))).toMatchObject({
+      status: 'pending',
+      next_attempt_at: at(7),
+      attempts: [attempt(at(6), 503)],
+    });
+    // A sender that died holding it: once its claim lapsed, a retry takes it.
+    await stores().deliveries.claimDue(at(7), [1], 'e', at(37));
+    expect(await stores().deliveries.retryNow(1, 'msg_1', at(36))).toBe('attempting');
+    expect(await stores().deliveries.retryNow(1, 'msg_1', at(37))).toMatchObject({
+      next_attempt_at: at(37),
+    });
+    expect(
+      await stores().deliveries.recordAttempt('msg_1', 'e', attempt(at(38), 200), failed),
+    ).toBe(false);
+  });
 });

@@ -142,6 +142,8 @@ export function memoryWebhookStores(): WebhookStores & {
       async retryNow(endpointId, id, now) {
         const found = deliveries.get(id);
         if (!found || found.endpoint_id !== endpointId) return null;
+        const lapsed = found.next_attempt_at !== null && found.next_attempt_at <= now;
+        if (found.claim !== null && !lapsed) return 'attempting';
         found.status = 'pending';
         found.next_attempt_at = new Date(now.getTime());
         found.claim = null;

@@ -11,8 +11,11 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-/** What a receiver answers a request with: a status, or `hang` (no answer at all). */
-export type Answer = number | 'hang';
+/**
+ * What a receiver answers a request with: a status, `hang` (no answer at all), or a status once
+ * the promise gives it (the request is held open until then).
+ */
+export type Answer = number | 'hang' | Promise<number>;
 
 /**
  * A webhook endpoint on the loopback that records every request and answers as told: by default
@@ -44,8 +47,17 @@ export class WebhookReceiver {
         };
         receiver.received.push(got);
         const answer = receiver.answer(got, receiver.received.length - 1);
+        const send = (status: number) =>
+          res.writeHead(status, { 'content-type': 'text/plain' }).end(`answered ${status}`);
         if (answer === 'hang') receiver.hung.add(res);
-        else res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
+        else if (typeof answer === 'number') send(answer);
+        else {
+          receiver.hung.add(res);
+          void answer.then((status) => {
+            receiver.hung.delete(res);
+            if (!res.destroyed) send(status);
+          });
+        }
         for (const wake of receiver.waiters.splice(0)) wake();
       });
     });

@@ -6,7 +6,6 @@ import {
   type CallContext,
 } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { isPublicAddress, literalAddress } from '../../services/webhooks/address-rules.js';
 import type { AttemptOutcome } from '../../services/webhooks/destination.js';
 import { createWebhookHandlers } from '../../services/webhooks/handlers.js';
 import { takeDomainEvent } from '../../services/webhooks/intake.js';
@@ -108,37 +107,14 @@ describe('Standard Webhooks signatures', () => {
 
 describe('where webhooks may be sent', () => {
   test.each([
-    ['127.0.0.1', false],
-    ['10.1.2.3', false],
-    ['172.16.0.1', false],
-    ['192.168.1.1', false],
-    ['169.254.169.254', false],
-    ['100.64.0.1', false],
-    ['0.0.0.0', false],
-    ['255.255.255.255', false],
-    ['::1', false],
-    ['::ffff:127.0.0.1', false],
-    ['fe80::1', false],
-    ['fd00:ec2::254', false],
-    ['8.8.8.8', true],
-    ['2606:4700:4700::1111', true],
-  ])('%s is public: %s', (address, expected) => {
-    expect(isPublicAddress(address)).toBe(expected);
-  });
-
-  test('a URL host is an address whatever way it was written, or a name', () => {
-    expect(literalAddress(new URL('http://2130706433/').hostname)).toBe('127.0.0.1');
-    expect(literalAddress(new URL('http://0x7f.1/').hostname)).toBe('127.0.0.1');
-    expect(literalAddress(new URL('http://[::1]/').hostname)).toBe('::1');
-    expect(literalAddress(new URL('http://hooks.example/').hostname)).toBeNull();
-  });
-
-  test.each([
     'http://127.0.0.1:9000/hook',
     'http://[::1]/hook',
     'http://169.254.169.254/latest/meta-data',
     'http://10.0.0.5/hook',
     'http://localhost/hook',
+    'http://[::127.0.0.1]/hook',
+    'http://[::a9fe:a9fe]/latest/meta-data',
+    'http://[64:ff9b::a00:5]/hook',
   ])('registering %s is refused with INVALID_REQUEST and changes nothing', async (url) => {
     const { handlers, stores } = system();
     await expect(

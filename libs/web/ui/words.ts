@@ -68,6 +68,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RANGE_NOT_SATISFIABLE: 'The part of the file asked for lies beyond its end',
   ALREADY_EXISTS: 'That already exists',
   LAST_OWNER: 'The last owner must stay an owner',
+  ATTEMPT_IN_PROGRESS: 'The delivery is being attempted right now',
   PAYLOAD_TOO_LARGE: 'The file or request is too large',
   REQUEST_HEADERS_TOO_LARGE: 'The request headers are too large',
   REQUEST_TIMEOUT: 'The request did not arrive in time',
