@@ -4,10 +4,10 @@ import type { Logger } from '../logging/index.js';
 /**
  * CSV exports of the admin lists (docs/api-decisions.md, "Lists: order, pages, exports"): RFC
  * 4180 text in UTF-8 with a header row, lines ending in CRLF, a field quoted when it holds a
- * comma, a double quote (doubled inside) or a line break. A text field that a spreadsheet would
- * read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written
- * with a `'` before it, so opening an export runs nothing a customer typed. Nothing here reads
- * Node or Express at run time: the console builds its CSV of a selection with it too.
+ * comma, a semicolon, a tab, a double quote (doubled inside) or a line break. Text that a
+ * spreadsheet would read as a formula is written with a `'` before it (OWASP's advice), so opening
+ * an export runs nothing a customer typed: see `inert`. Nothing here reads Node or Express at run
+ * time: the console builds its CSV of a selection with it too.
  */
 
 export type CsvValue = string | number | boolean | null;
@@ -21,14 +21,32 @@ export interface CsvColumn<Row> {
 /** What an export answers with; `header=present` says the first line names the columns. */
 export const CSV_MEDIA_TYPE = 'text/csv; charset=utf-8; header=present';
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]/;
+/**
+ * Where a spreadsheet may start a cell in a field: at its start, and after a `;` (the list
+ * separator where the comma is the decimal mark, as in much of Europe), a tab (a file read as
+ * tab-separated) or a line break. Such a reader splits there wherever it stands, since the
+ * field's quotes, in the middle of its cell, mean nothing to it; and it ends the row at a line
+ * break. A `,` starts no cell inside a field: a field holding one is quoted, its quote right
+ * after the `,` or the line start before it, where every reader that splits at `,` honours it.
+ */
+const CELL_BREAK = '[;\t\r\n]';
+/** A cell starting so is read as a formula; the quotes before, a reader may take as quoting. */
+const FORMULA = '"*[=+\\-@\t\r]';
+const FORMULA_START = new RegExp(`^${FORMULA}`);
+const FORMULA_AFTER_BREAK = new RegExp(`${CELL_BREAK}(?=${FORMULA})`, 'g');
+const NEEDS_QUOTES = /[",;\t\r\n]/;
+
+/** The text with a `'` before each cell of it a spreadsheet would read as a formula. */
+function inert(text: string): string {
+  const inside = text.replace(FORMULA_AFTER_BREAK, "$&'");
+  return FORMULA_START.test(text) ? `'${inside}` : inside;
+}
 
 /** One field: empty for null, a number as written, text made inert and quoted when needed. */
 export function csvField(value: CsvValue): string {
   if (value === null) return '';
   if (typeof value !== 'string') return String(value);
-  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  const text = inert(value);
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

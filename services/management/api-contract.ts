@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { HttpMethod } from '../../libs/http/index.js';
-import type { ContractOf, RouteContract } from './deps.js';
+import type { ContractOf, RouteContract } from './route-contract.js';
 import type { managementRoutes } from './routes.js';
 
 /** Where an operation is: its method and its path, `:name` for each path parameter. */

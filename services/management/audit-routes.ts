@@ -20,10 +20,10 @@ import {
   absentIfEmpty,
   adminErrors,
   adminRoute,
-  managementRoute,
   pageFields,
   type ManagementDeps,
 } from './deps.js';
+import { managementRoute } from './route-contract.js';
 import type { AuditFilter, StoredAuditRecord } from './stores.js';
 
 const DAY_MS = 86_400_000;

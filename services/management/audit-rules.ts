@@ -66,6 +66,20 @@ export function changedFields(
 }
 
 /**
+ * Whether a change left the record as it was: there before and after, and no field differs. A
+ * change of many records (a bulk change) keeps an entry only for each record it did change.
+ */
+export function leftAsItWas(kept: { before: Fields | null; after: Fields | null }): boolean {
+  const { before, after } = kept;
+  return (
+    before !== null &&
+    after !== null &&
+    Object.keys(before).length === 0 &&
+    Object.keys(after).length === 0
+  );
+}
+
+/**
  * What a change is about, from the path of the record (the route's own path, or the `Location`
  * of a record it created): the kind, from the first segment under the API's base, and the
  * record's id; a license by its key's fingerprint. `/admin/v1/licenses/K/activations/x` is

@@ -1,8 +1,8 @@
 import { withTimeout } from '../../libs/process/timeout.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { ActingAdmin } from './admin-tokens.js';
-import { changedFields } from './audit-rules.js';
-import type { AuditLogStore } from './stores.js';
+import { changedFields, leftAsItWas } from './audit-rules.js';
+import type { AuditLogStore, AuditRecord } from './stores.js';
 
 /** How long the answer to a change waits for its audit entry to be written. */
 const AUDIT_WRITE_TIMEOUT_MS = 5_000;
@@ -16,10 +16,11 @@ export interface Change {
 }
 
 /**
- * Writes the audit log: one entry per change made through the management API, written before
- * the change is answered. The change itself is made by another service, and there is no
- * transaction across the two: an entry that cannot be written is logged as an error, whole but
- * for its before and after, and the change is answered as made, since it was.
+ * Writes the audit log: one entry per change made through the management API (one per record
+ * that a bulk change changed), written before the change is answered. The change itself is made
+ * by another service, and there is no transaction across the two: an entry that cannot be
+ * written is logged as an error, whole but for its before and after, and the change is answered
+ * as made, since it was.
  */
 export class AuditTrail {
   constructor(
@@ -29,15 +30,31 @@ export class AuditTrail {
   ) {}
 
   async record(admin: ActingAdmin, change: Change): Promise<void> {
-    const { before, after } = changedFields(change.before, change.after);
-    const entry = {
+    await this.write(this.entryOf(admin, change));
+  }
+
+  /**
+   * A change of many records (a bulk change): an entry for each record it changed, and none for
+   * a record it left as it was, so a change that changed nothing writes nothing.
+   */
+  async recordEach(admin: ActingAdmin, changes: readonly Change[]): Promise<void> {
+    const entries = changes
+      .map((change) => this.entryOf(admin, change))
+      .filter((entry) => !leftAsItWas(entry));
+    await Promise.all(entries.map((entry) => this.write(entry)));
+  }
+
+  private entryOf(admin: ActingAdmin, change: Change): AuditRecord {
+    return {
       at: this.clock(),
       admin: { id: admin.id, name: admin.name },
       action: change.action,
       target: change.target,
-      before,
-      after,
+      ...changedFields(change.before, change.after),
     };
+  }
+
+  private async write(entry: AuditRecord): Promise<void> {
     try {
       await withTimeout(
         this.store.record(entry),

@@ -13,12 +13,10 @@ import {
   defineRoute,
   sendData,
   type ErrorAnswer,
-  type FieldsSchema,
   type HealthDeps,
   type HttpMethod,
   type NoFields,
   type Route,
-  type RouteDefinition,
   type RouteDeps,
   type RouteInput,
   type SuccessAnswer,
@@ -29,6 +27,7 @@ import type { AdminDirectory } from './admin-directory.js';
 import type { ActingAdmin } from './admin-tokens.js';
 import type { AuditTrail } from './audit.js';
 import { targetOf } from './audit-rules.js';
+import type { ManagementRoute } from './route-contract.js';
 import type { AuditLogStore } from './stores.js';
 
 /** Every management route lives under this prefix and needs an admin token. */
@@ -55,40 +54,6 @@ export interface ManagementDeps extends HealthDeps, RouteDeps {
   /** The operation ids a role may call (roles.ts), for the console. */
   allowedOperations: (role: AdminRole) => string[];
 }
-
-declare const contract: unique symbol;
-
-/**
- * What a client of a route sends and is answered, as the route's own schemas. Types only: no
- * value carries it. The console's client is typed from it (api-contract.ts `ManagementApi`), so a
- * call cannot name a path, a field or an answer the route does not have.
- */
-export interface RouteContract {
-  operationId: string;
-  method: HttpMethod;
-  /** The path template, `:name` for each path parameter. */
-  path: string;
-  params: FieldsSchema;
-  query: FieldsSchema;
-  /** The JSON body (z.ZodUndefined: none), or the fields of a multipart form (an upload). */
-  body: z.ZodType;
-  sends: 'json' | 'multipart';
-  /** The `data` of the JSON answer; a CSV export answers a file (z.ZodNever). */
-  data: z.ZodType;
-  answers: 'json' | 'csv';
-}
-
-/**
- * A route with its contract: what `adminRoute` and `managementRoute` make. A table of them keeps
- * each one's contract when it is checked with `satisfies`, not annotated as `Route[]`.
- */
-export type ManagementRoute<Contract extends RouteContract = RouteContract> =
-  Route<ManagementDeps> & { readonly [contract]?: Contract };
-
-/** The contract of a route; never for a route made without one (a page, the documentation). */
-export type ContractOf<R> = R extends { readonly [contract]?: infer C }
-  ? Extract<C, RouteContract>
-  : never;
 
 /** The admin making the request, as the credential check found them (auth.ts). */
 export function actingAdmin(res: Response): ActingAdmin {
@@ -179,6 +144,8 @@ interface Answer {
   location?: string;
   /** What the audit entry keeps as the record after the change, when it is not `data`. */
   audited?: unknown;
+  /** A change of many records: each one's path (its target), before and after; an entry each. */
+  changes?: readonly { path: string; before: unknown; after: unknown }[];
 }
 
 /**
@@ -298,6 +265,18 @@ export function adminRoute<
       const audit = route.audit ?? {};
       const before = audit.before ? await audit.before(input, deps) : null;
       const answer = await route.handle(input, deps, context);
+      if (answer.changes !== undefined) {
+        await deps.audit.recordEach(
+          context.admin,
+          answer.changes.map((change) => ({
+            action: route.operationId,
+            target: targetOf(change.path, ADMIN_BASE),
+            before: change.before,
+            after: change.after,
+          })),
+        );
+        return sendData(res, answer.data, status);
+      }
       const after = audit.after
         ? audit.after(answer.data, input)
         : 'audited' in answer
@@ -316,47 +295,4 @@ export function adminRoute<
       sendData(res, answer.data, status);
     },
   });
-}
-
-/** The `data` schema of a route's success answer; z.ZodNever for one that answers CSV text. */
-type DataOf<Success extends Route['success']> = Success[keyof Success] extends {
-  data: infer Data extends z.ZodType;
-}
-  ? Data
-  : z.ZodNever;
-
-/**
- * A route of the management API that is not JSON in and out (a CSV export, the upload): made by
- * `defineRoute`, with its contract kept as `adminRoute` keeps it. Its body, if any, is a
- * multipart form it streams; its answer the `data` it declares, or CSV text.
- */
-export function managementRoute<
-  const OperationId extends string,
-  const Method extends HttpMethod,
-  const Path extends string,
-  Success extends Route['success'],
-  Params extends FieldsSchema = NoFields,
-  Query extends FieldsSchema = NoFields,
-  Form extends z.ZodType = z.ZodUndefined,
->(
-  definition: RouteDefinition<ManagementDeps, Params, Query, NoFields, z.ZodUndefined> & {
-    operationId: OperationId;
-    method: Method;
-    path: Path;
-    body?: never;
-    streamedBody?: { contentType: 'multipart/form-data'; schema: Form };
-    success: Success;
-  },
-): ManagementRoute<{
-  operationId: OperationId;
-  method: Method;
-  path: Path;
-  params: Params;
-  query: Query;
-  body: Form;
-  sends: [Form] extends [z.ZodUndefined] ? 'json' : 'multipart';
-  data: DataOf<Success>;
-  answers: Success[keyof Success] extends { text: string } ? 'csv' : 'json';
-}> {
-  return defineRoute(definition);
 }

@@ -8,7 +8,8 @@ import {
   type NoFields,
   type RouteInput,
 } from '../../libs/http/index.js';
-import { adminErrors, managementRoute, type ManagementDeps } from './deps.js';
+import { adminErrors, type ManagementDeps } from './deps.js';
+import { managementRoute } from './route-contract.js';
 
 /**
  * The CSV exports of the admin lists (docs/api-decisions.md, "Lists: order, pages, exports"):

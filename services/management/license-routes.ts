@@ -12,7 +12,6 @@ import {
   LicensePage,
   LicenseSort,
   LicenseStatus,
-  LicenseSummary,
   LicensingError,
   ListActivationsRequest,
   MAX_BULK_LICENSES,
@@ -21,12 +20,9 @@ import {
   RenewLicenseRequest,
   SearchLicensesRequest,
   UpdateLicenseRequest,
-  type BulkLicenseOutcome,
-  type RequestOf,
 } from '../../libs/contracts/index.js';
 import { parseWith, type Route } from '../../libs/http/index.js';
-import type { Logger } from '../../libs/logging/index.js';
-import type { Transport } from '../../libs/transport/index.js';
+import { changeEach } from './bulk-changes.js';
 import { licenseColumns } from './csv-columns.js';
 import {
   ADMIN_BASE,
@@ -68,65 +64,6 @@ const LicenseListQuery = z.strictObject({
 /** The license search's query: the list's, and the page bounds of the contract. */
 const LicenseSearchQuery = LicenseListQuery.extend(pageFields('Licenses'));
 
-/**
- * How many changes of a bulk change are under way at once: a hundred are done in a few round
- * trips, while one admin's bulk change leaves the license service room for everyone else.
- */
-const BULK_CONCURRENCY = 8;
-
-/** The change each license of a bulk change gets, as the single change (PATCH) makes it. */
-function bulkChangeOf(request: BulkLicenseChangeRequest) {
-  switch (request.action) {
-    case 'set_status':
-      return { status: request.status };
-    case 'extend_expiry':
-      return { extend_expiry_days: request.days };
-    case 'set_expiry':
-      return { expires_at: request.expires_at };
-  }
-}
-
-/**
- * A bulk change: each license changed by its own `license.updateLicense` call, the same rules
- * and events as a single change, a few at a time; what became of each, in the order named.
- */
-async function changeEach(
-  transport: Transport,
-  logger: Logger,
-  request: BulkLicenseChangeRequest,
-): Promise<BulkLicenseChangeResult> {
-  const change = bulkChangeOf(request);
-  const keys = request.license_keys;
-  const results: BulkLicenseOutcome[] = new Array(keys.length);
-  const changeOne = async (licenseKey: string): Promise<BulkLicenseOutcome> => {
-    const update: RequestOf<'license.updateLicense'> = { license_key: licenseKey, ...change };
-    try {
-      const license = await transport.call('license.updateLicense', update);
-      return { license_key: licenseKey, ok: true, license: LicenseSummary.parse(license) };
-    } catch (error) {
-      const refused =
-        error instanceof LicensingError
-          ? error
-          : new LicensingError('INTERNAL_ERROR', 'An unexpected server failure.');
-      if (!(error instanceof LicensingError)) logger.error({ err: error }, 'a bulk change failed');
-      return {
-        license_key: licenseKey,
-        ok: false,
-        error: { code: refused.code, message: refused.message },
-      };
-    }
-  };
-  let next = 0;
-  const worker = async () => {
-    while (next < keys.length) {
-      const at = next++;
-      results[at] = await changeOne(keys[at]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(BULK_CONCURRENCY, keys.length) }, worker));
-  const succeeded = results.filter((result) => result.ok).length;
-  return { results, succeeded, failed: results.length - succeeded };
-}
 const ActivationToAdd = AddActivationRequest.omit({ license_key: true });
 
 /** The listing of a license's activations: known fields once each; the page bounds. */
@@ -253,9 +190,15 @@ export const licenseRoutes = [
           'or one named twice. Nothing is changed.',
       ),
     },
-    handle: async ({ body }, { transport, logger }) => ({
-      data: await changeEach(transport, logger, body),
-    }),
+    handle: async ({ body }, { transport, logger }) => {
+      const { result, changed } = await changeEach(transport, logger, body);
+      const changes = changed.map(({ license_key, before, after }) => ({
+        path: licensePath(license_key),
+        before,
+        after,
+      }));
+      return { data: result, changes };
+    },
   }),
   adminRoute({
     method: 'get',

@@ -30,12 +30,12 @@ import {
   adminErrors,
   adminRoute,
   byIdErrors,
-  managementRoute,
   nonEmptyPatch,
   pageFields,
   recordChange,
   type ManagementDeps,
 } from './deps.js';
+import { managementRoute } from './route-contract.js';
 import { downloadLogColumns } from './csv-columns.js';
 import { EXPORT_BATCH, batchesAfter, csvRoute } from './exports.js';
 import { FileUpload, receivePackage, requirePlan } from './upload.js';

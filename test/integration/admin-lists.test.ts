@@ -427,6 +427,28 @@ describe('CSV exports', () => {
     );
     expect(csvRecords(earlier.text)).toEqual([]);
   });
+
+  test('a key and an identifier sent to the download route come out inert, whatever the separator a spreadsheet splits at', async () => {
+    const { product: logProduct } = await productAndPlan();
+    const dlid = `K;=HYPERLINK("http://evil.example","open")`;
+    const identifier = 'shop.example;@SUM(1+1)\n-2';
+    const refused = await system
+      .api()
+      .get(`${API_BASE}/downloads/${logProduct.id}`)
+      .query({ dlid, identifier })
+      .set('Accept', 'application/json');
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const res = await get(`/exports/download-log?product_id=${logProduct.id}`);
+    expect(csvRecords(res.text)).toEqual([
+      expect.objectContaining({
+        license_key: `K;'=HYPERLINK("http://evil.example","open")`,
+        identifier: "shop.example;'@SUM(1+1)\n'-2",
+      }),
+    ]);
+    // A reader whose list separator is `;` starts a cell at each one, quotes or not.
+    const cells = res.text.split(/[;\r\n]/);
+    expect(cells.filter((cell) => /^"*[=+\-@]/.test(cell))).toEqual([]);
+  });
 });
 
 describe('the download log: a date range and an order', () => {

@@ -116,8 +116,8 @@ describe('every change route of the route table writes an entry', () => {
       () =>
         ok(
           olga.post('/licenses/bulk-changes', {
-            action: 'set_status',
-            status: 'active',
+            action: 'set_expiry',
+            expires_at: '2098-01-01T00:00:00Z',
             license_keys: [key()],
           }),
         ),
@@ -282,6 +282,53 @@ describe('what an entry keeps', () => {
       before: { activation: { identifier: 'gone.example' } },
       after: null,
     });
+  });
+
+  const licenseTarget = (key: string) => encodeURIComponent(`license:${keyFingerprint(key)}`);
+  const bulkChange = async (status: string, keys: string[]) =>
+    ok(olga.post('/licenses/bulk-changes', { action: 'set_status', status, license_keys: keys }));
+  const bulkEntries = async () =>
+    (await ok(olga.get('/audit-log?action=changeLicenses'))).total as number;
+
+  test('a bulk change: an entry for each license it changed, with its fields before and after', async () => {
+    const keys = await Promise.all([1, 2, 3].map(async () => (await system.license()).key));
+    const before = await bulkEntries();
+    await bulkChange('suspended', keys);
+    expect(await bulkEntries()).toBe(before + keys.length);
+    for (const key of keys) {
+      const found = await entries(`action=changeLicenses&target=${licenseTarget(key)}`);
+      expect(found).toEqual([
+        expect.objectContaining({
+          admin: { id: owner.id, name: 'Olga Owner' },
+          target: `license:${keyFingerprint(key)}`,
+          before: { status: 'active' },
+          after: { status: 'suspended' },
+        }),
+      ]);
+    }
+    const all = await ok(olga.get('/audit-log?action=changeLicenses&per_page=500'));
+    for (const key of keys) expect(JSON.stringify(all)).not.toContain(key);
+  });
+
+  test('a bulk change that leaves every license as it was writes no entry', async () => {
+    const keys = await Promise.all([1, 2].map(async () => (await system.license()).key));
+    const before = await bulkEntries();
+    const result = await bulkChange('active', keys);
+    expect(result.succeeded).toBe(2);
+    expect(await bulkEntries()).toBe(before);
+  });
+
+  test('a bulk change that changes some: entries for those only, none for the unchanged or refused', async () => {
+    const { key: changed } = await system.license();
+    const { key: already } = await system.license({ status: 'suspended' });
+    const missing = `no-such-${unique('key').replace(/ /g, '-')}`;
+    const before = await bulkEntries();
+    const result = await bulkChange('suspended', [changed, already, missing]);
+    expect([result.succeeded, result.failed]).toEqual([2, 1]);
+    expect(await bulkEntries()).toBe(before + 1);
+    const [entry] = await entries(`action=changeLicenses&target=${licenseTarget(changed)}`);
+    expect(entry).toMatchObject({ before: { status: 'active' }, after: { status: 'suspended' } });
+    expect(await entries(`action=changeLicenses&target=${licenseTarget(already)}`)).toEqual([]);
   });
 
   test('no secret is kept: webhook secrets and admin tokens', async () => {

@@ -1,6 +1,14 @@
 import { csvField, csvLine } from '../../libs/http/index.js';
-import { keyFingerprint } from '../../libs/logging/index.js';
-import { changedFields, redact, targetOf } from '../../services/management/audit-rules.js';
+import { createLogger, keyFingerprint } from '../../libs/logging/index.js';
+import { BOOTSTRAP_OWNER } from '../../services/management/admin-tokens.js';
+import { AuditTrail } from '../../services/management/audit.js';
+import {
+  changedFields,
+  leftAsItWas,
+  redact,
+  targetOf,
+} from '../../services/management/audit-rules.js';
+import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 describe('what the audit log keeps of a change', () => {
   test('secrets are never kept: webhook secrets, tokens, hashes, keys, payloads', () => {
@@ -71,6 +79,72 @@ describe('what the audit log keeps of a change', () => {
     const key = 'key with/slash';
     const path = `/admin/v1/licenses/${encodeURIComponent(key)}/activations/a.test`;
     expect(targetOf(path, '/admin/v1')).toBe(`license:${keyFingerprint(key)}`);
+  });
+});
+
+describe('a change of many records (a bulk change)', () => {
+  test.each([
+    { what: 'the same before and after', before: { s: 'a' }, after: { s: 'a' }, left: true },
+    { what: 'a field changed', before: { s: 'a' }, after: { s: 'b' }, left: false },
+    { what: 'a field added', before: {}, after: { s: 'a' }, left: false },
+    { what: 'a record created', before: null, after: { s: 'a' }, left: false },
+    { what: 'a record removed', before: { s: 'a' }, after: null, left: false },
+  ])('$what: left as it was, $left (no entry when true)', ({ before, after, left }) => {
+    expect(leftAsItWas(changedFields(before, after))).toBe(left);
+  });
+
+  const license = (key: string, status: string, expires_at: string | null = null) => ({
+    license_key: key,
+    status,
+    expires_at,
+    activations: [{ identifier: 'a.test' }],
+  });
+
+  async function recordEach(changes: Array<{ target: string; before: unknown; after: unknown }>) {
+    const stores = memoryManagementStores();
+    const trail = new AuditTrail(stores.audit, createLogger('test', 'silent'));
+    await trail.recordEach(
+      BOOTSTRAP_OWNER,
+      changes.map((change) => ({ action: 'changeLicenses', ...change })),
+    );
+    const { entries } = await stores.audit.page({}, 1, 100);
+    return entries.sort((a, b) => a.target.localeCompare(b.target));
+  }
+
+  test('an entry for each record changed, with the fields that moved before and after', async () => {
+    const entries = await recordEach([
+      { target: 'license:A', before: license('A', 'active'), after: license('A', 'revoked') },
+      {
+        target: 'license:B',
+        before: license('B', 'suspended', '2030-01-01T00:00:00.000Z'),
+        after: license('B', 'revoked', '2030-01-01T00:00:00.000Z'),
+      },
+    ]);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: 'changeLicenses',
+        target: 'license:A',
+        before: { status: 'active' },
+        after: { status: 'revoked' },
+      }),
+      expect.objectContaining({
+        target: 'license:B',
+        before: { status: 'suspended' },
+        after: { status: 'revoked' },
+      }),
+    ]);
+  });
+
+  test('a record left as it was has no entry; a change that changed none writes nothing', async () => {
+    const partly = await recordEach([
+      { target: 'license:A', before: license('A', 'active'), after: license('A', 'revoked') },
+      { target: 'license:B', before: license('B', 'revoked'), after: license('B', 'revoked') },
+    ]);
+    expect(partly.map((entry) => entry.target)).toEqual(['license:A']);
+    const none = await recordEach([
+      { target: 'license:B', before: license('B', 'revoked'), after: license('B', 'revoked') },
+    ]);
+    expect(none).toEqual([]);
   });
 });
 

@@ -47,7 +47,43 @@ describe('RFC 4180 fields and lines', () => {
   test('a formula sign later in the text changes nothing', () => {
     expect(csvField('a=1')).toBe('a=1');
     expect(csvField('x-y@z')).toBe('x-y@z');
+    expect(csvField('a;b=1')).toBe('"a;b=1"');
   });
+
+  test('a field with a semicolon or a tab is quoted: a reader that splits there keeps it whole', () => {
+    expect(csvField('a;b')).toBe('"a;b"');
+    expect(csvField('a\tb')).toBe('"a\tb"');
+  });
+
+  test.each([
+    ['x;=1+1', "x;'=1+1"],
+    ['a;+1;-1;@SUM(A1)', "a;'+1;'-1;'@SUM(A1)"],
+    ['=a;=b', "'=a;'=b"],
+    ['a;;=1', "a;;'=1"],
+    ['x;\tcmd', "x;'\tcmd"],
+    ['x;\rcmd', "x;'\rcmd"],
+    ['x;"=1+1', `x;'"=1+1`],
+    ['x\t=1', "x\t'=1"],
+    ['x\n=1', "x\n'=1"],
+    ['x\r\n@A1', "x\r\n'@A1"],
+    ['\r=1', "'\r'=1"],
+    ['a,=1', 'a,=1'],
+  ])(
+    'a part after a `;`, a tab or a line break starting as a formula would (%j) gets a quote before it: %j',
+    (text, written) => {
+      const field = csvField(text);
+      expect(field.startsWith('"')).toBe(true);
+      expect(parseCsv(`${field}\r\n`)).toEqual([[written]]);
+    },
+  );
+
+  test.each(['x;=1+1', 'a;"=2', 'x\n-1', 'x\r\n+1', 'x\t@A1', 'a,b;=c,d', '\r=1'])(
+    'a reader that starts a cell at each `;`, tab and line break, quotes or not, sees no formula in %j',
+    (text) => {
+      const cells = csvLine(['K-1', text, '=z']).split(/[;\t\r\n]/);
+      for (const cell of cells) expect(cell.replace(/^"*/, '')).not.toMatch(/^[=+\-@]/);
+    },
+  );
 
   test('whatever the text, what is written reads back as it was (inert formulas aside)', () => {
     const values = ['', ' ', '"', '""', ',', 'a\r\nb', 'a"b,c\nd', 'é', '\u2028', "'=x"];
