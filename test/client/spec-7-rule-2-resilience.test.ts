@@ -71,7 +71,8 @@ describe('spec 7 rule 2: the offline grace keeps the last verified validation us
   ])('%s: the last good answer is given with stale: true and checked_at', async (mode, _name) => {
     const server = await store();
     const cache = memoryStore();
-    const client = clientOf(server, { cache, timeout: 400, retries: 0, negativeCacheTtl: 0 });
+    // Long enough for a loaded machine's first answer; a hang is given up after it.
+    const client = clientOf(server, { cache, timeout: 2000, retries: 0, negativeCacheTtl: 0 });
     const fresh = await client.validate('K', 'example.com');
     expect(fresh).toMatchObject({ success: true, data: { valid: true } });
     expect(fresh).not.toHaveProperty('stale');
@@ -89,7 +90,7 @@ describe('spec 7 rule 2: the offline grace keeps the last verified validation us
     });
     expect(Date.now() - Date.parse(result.success ? result.checked_at! : '')).toBeLessThan(10_000);
     expect(classifyResult(result)).toBe('ok');
-    expect(took).toBeLessThan(1500);
+    expect(took).toBeLessThan(4000);
   });
 
   test('a new client on the same store (the next start of the software) still has it', async () => {
@@ -240,14 +241,14 @@ describe('spec 7 rule 2: the offline grace keeps the last verified validation us
       get: () => new Promise(() => undefined),
       set: () => new Promise(() => undefined),
     };
-    const client = clientOf(server, { cache: silent, timeout: 300, retries: 0 });
+    const client = clientOf(server, { cache: silent, timeout: 2000, retries: 0 });
     const [fresh, first] = await elapsed(() => client.validate('K'));
     expect(fresh.success).toBe(true);
-    expect(first).toBeLessThan(1000);
+    expect(first).toBeLessThan(4000);
     server.mode = 'refuse';
     const [failed, second] = await elapsed(() => client.validate('K'));
     expect(failed).toMatchObject({ success: false, code: '' });
-    expect(second).toBeLessThan(1000);
+    expect(second).toBeLessThan(4000);
   });
 });
 
@@ -321,11 +322,11 @@ describe('retries: only safe calls, only after transient failures, at most 2, wi
   test('every wait is bounded by the timeout: a backoff that does not fit is not waited for', async () => {
     const server = await store();
     server.mode = 'internal-error';
-    const client = clientOf(server, { timeout: 500, retryBaseDelay: 10_000 });
+    const client = clientOf(server, { timeout: 3000, retryBaseDelay: 10_000 });
     const [result, took] = await elapsed(() => client.validate('K'));
     expect(result).toMatchObject({ code: 'INTERNAL_ERROR' });
     expect(server.requests).toHaveLength(1);
-    expect(took).toBeLessThan(500);
+    expect(took).toBeLessThan(3000);
   });
 
   test('a server that hangs uses the whole timeout once: no retry after it', async () => {
