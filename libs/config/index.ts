@@ -8,6 +8,7 @@ import {
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { togetherProblems } from './together.js';
 
 /** A URL with one of these schemes, or unset (empty counts as unset). */
 function optionalUrl(...schemes: [string, ...string[]]) {
@@ -424,12 +425,14 @@ function readSettingFiles(env: NodeJS.ProcessEnv) {
 
 /**
  * The configuration of `env`, or a ConfigError naming every problem at once: each invalid
- * setting, and each of `required` left unset or empty (a process of its own cannot do without
- * them), so that one attempt shows all there is to fix.
+ * setting, each of `required` left unset or empty (a process of its own cannot do without
+ * them), and settings wrong together among those the process `reads`, so that one attempt shows
+ * all there is to fix.
  */
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   required: readonly ConfigVariable[] = [],
+  reads: readonly ConfigVariable[] = configVariables,
 ): Config {
   const { read, problems, fromFile } = readSettingFiles(env);
   const parsed = EnvSchema.safeParse(read);
@@ -450,6 +453,16 @@ export function loadConfig(
       problems.push(`${named}: required when this service runs as its own process`);
     }
   }
+  const valueOf = <K extends ConfigVariable>(name: K) => {
+    const value = EnvSchema.shape[name].safeParse(read[name]);
+    return value.success && !isUnset(value.data) ? String(value.data) : undefined;
+  };
+  problems.push(
+    ...togetherProblems(
+      { DOWNLOAD_DELIVERY: valueOf('DOWNLOAD_DELIVERY'), S3_ENDPOINT: valueOf('S3_ENDPOINT') },
+      (name) => reads.includes(name),
+    ),
+  );
   if (problems.length > 0 || !parsed.success)
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`, problems);
   return parsed.data;

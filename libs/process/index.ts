@@ -73,7 +73,7 @@ export function runProcess<S extends ConfigVariable, R extends S = never>(
 ): void {
   let config: Config;
   try {
-    config = loadConfig(process.env, spec.required ?? []);
+    config = loadConfig(process.env, spec.required ?? [], [...processSettings, ...spec.settings]);
   } catch (error) {
     // Every setting to fix, one a line and at once, and no stack: nothing here is a fault.
     if (error instanceof ConfigError) {

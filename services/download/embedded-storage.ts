@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,10 +6,10 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import S3rver, { type FilesystemStore, type StoreObject } from 's3rver';
+import { signatureProblem } from './embedded-signature.js';
 
-/** s3rver's fixed credentials. */
+/** The access key of s3rver's one account (it refuses any other); the secret is made per start. */
 const ACCESS_KEY = 'S3RVER';
-const SECRET_KEY = 'S3RVER';
 
 export interface EmbeddedStorage {
   endpoint: string;
@@ -22,13 +22,17 @@ export interface EmbeddedStorage {
 /**
  * The embedded default when S3_ENDPOINT is unset (`npm start`, the tests): an S3-compatible server
  * (s3rver) in this process on a loopback port, so the same `minio` client code runs everywhere.
- * Data lives under `directory`, or a fresh temporary directory that is removed at stop.
+ * Data lives under `directory`, or a fresh temporary directory that is removed at stop. s3rver
+ * checks no SigV4 signature and takes unsigned requests, and any local process reaches the port:
+ * every request is refused here, before anything else reads it, unless its signature verifies
+ * under a secret key made at this start (docs/operations.md, The embedded package store).
  */
 export async function startEmbeddedStorage(directory?: string): Promise<EmbeddedStorage> {
   const temporary = !directory;
   const root = directory ? path.resolve(directory) : await mkdtemp(path.join(tmpdir(), 'pkgs-'));
   await mkdir(root, { recursive: true });
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: root });
+  const credentials = { accessKey: ACCESS_KEY, secretKey: randomBytes(32).toString('hex') };
 
   // s3rver implements neither ListMultipartUploads (`GET /bucket?uploads`), which the minio
   // client asks before every multipart upload and to find one to remove, nor
@@ -65,6 +69,19 @@ export async function startEmbeddedStorage(directory?: string): Promise<Embedded
     }
     await next();
   });
+  // First of all: the multipart answers above, and s3rver's own, only see verified requests.
+  server.middleware.unshift(async (ctx, next) => {
+    const problem = signatureProblem(
+      { method: ctx.method, url: ctx.req.url ?? '', headers: ctx.req.headers },
+      credentials,
+    );
+    if (problem === null) return next();
+    ctx.status = 403;
+    ctx.type = 'application/xml';
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>' +
+      `${xmlText(problem)}</Message></Error>`;
+  });
   fixPutObject(server.store);
 
   let address;
@@ -76,8 +93,7 @@ export async function startEmbeddedStorage(directory?: string): Promise<Embedded
   }
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
-    accessKey: ACCESS_KEY,
-    secretKey: SECRET_KEY,
+    ...credentials,
     directory: root,
     stop: async () => {
       const closed = server.close().catch(() => {});

@@ -121,6 +121,19 @@ export function createDownloadHandlers({
         throw LicensingError.from(decision.refusal);
       }
       const { file, version } = decision.selection;
+      // Signed before the log entry: a store that sends no client to itself refuses redirect mode
+      // (docs/operations.md), a refusal logged as such rather than a download served.
+      const url = await storage
+        .readUrl(file.object_key, {
+          disposition: contentDisposition(file.filename),
+          ttlSeconds: DOWNLOAD_URL_TTL_SECONDS,
+          forClients: request.delivery === 'redirect',
+          method: request.delivery === 'redirect' ? request.method : 'GET',
+        })
+        .catch((error: unknown) => {
+          void logWriter.refused({ request, reason: 'INTERNAL_ERROR', context });
+          throw error;
+        });
       // Logged as served now; this handler (or the gateway) turns the entry into a refusal when
       // the file does not reach the client after all (docs/api-decisions.md, The log). The
       // object's size and date come from the store, which may lack it (a failed clean-up): the
@@ -153,12 +166,6 @@ export function createDownloadHandlers({
         }
         throw new LicensingError('NOT_FOUND', 'The file of this version is missing from storage.');
       }
-      const url = await storage.readUrl(file.object_key, {
-        disposition: contentDisposition(file.filename),
-        ttlSeconds: DOWNLOAD_URL_TTL_SECONDS,
-        forClients: request.delivery === 'redirect',
-        method: request.delivery === 'redirect' ? request.method : 'GET',
-      });
       return authorizedDownloadView({
         selection: { ...decision.selection, file: { ...file, size: info.size } },
         url,

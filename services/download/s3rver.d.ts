@@ -1,6 +1,6 @@
 /** The part of s3rver (an S3-compatible server on the file system) the embedded storage uses. */
 declare module 's3rver' {
-  import type { Server } from 'node:http';
+  import type { IncomingMessage, Server } from 'node:http';
   import type { AddressInfo } from 'node:net';
 
   interface S3rverOptions {
@@ -12,6 +12,7 @@ declare module 's3rver' {
   }
 
   interface KoaContext {
+    req: IncomingMessage;
     method: string;
     query: Record<string, unknown>;
     path: string;

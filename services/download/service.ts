@@ -100,6 +100,7 @@ export async function downloadFromConfig(
       bucket: config.S3_BUCKET,
       region: config.S3_REGION,
       ...(config.S3_PUBLIC_ENDPOINT ? { publicEndpoint: config.S3_PUBLIC_ENDPOINT } : {}),
+      servesClients: Boolean(config.S3_ENDPOINT),
     });
 
     const downloadLog = await openMongoDownloadLog(deps.db);

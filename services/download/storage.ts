@@ -19,6 +19,8 @@ export interface StorageSettings {
   region: string;
   /** The store's address as clients reach it, for the URLs they are redirected to. */
   publicEndpoint?: string;
+  /** False for the embedded store, which no client is sent to (docs/operations.md). */
+  servesClients?: boolean;
 }
 
 export interface StoredObject {
@@ -99,8 +101,11 @@ async function* exactly(source: Readable, length: number): AsyncGenerator<Buffer
 export class PackageStorage {
   private constructor(
     private readonly client: Client,
-    /** The client that signs the URLs clients are sent to (the same one without a public endpoint). */
-    private readonly publicClient: Client,
+    /**
+     * The client that signs the URLs clients are sent to (the same one without a public
+     * endpoint); null when no client is sent to the store.
+     */
+    private readonly publicClient: Client | null,
     readonly bucket: string,
   ) {}
 
@@ -121,7 +126,12 @@ export class PackageStorage {
       });
     };
     const client = clientFor(settings.endpoint);
-    const publicClient = settings.publicEndpoint ? clientFor(settings.publicEndpoint) : client;
+    const publicClient =
+      settings.servesClients === false
+        ? null
+        : settings.publicEndpoint
+          ? clientFor(settings.publicEndpoint)
+          : client;
     const storage = new PackageStorage(client, publicClient, settings.bucket);
     await storage.ensureBucket(settings.region);
     return storage;
@@ -241,7 +251,8 @@ export class PackageStorage {
    * A URL that reads this one object with a plain GET (any `Range`) until it expires, answered
    * with `Content-Disposition: <disposition>`: the gateway relays from it, or a client is
    * redirected to it. Signing is local (the region is set), no request to the store.
-   * `forClients`: signed for the address clients reach (S3_PUBLIC_ENDPOINT).
+   * `forClients`: signed for the address clients reach (S3_PUBLIC_ENDPOINT); refused when no
+   * client is sent to the store.
    */
   async readUrl(
     key: string,
@@ -253,6 +264,11 @@ export class PackageStorage {
     },
   ): Promise<string> {
     const client = options.forClients ? this.publicClient : this.client;
+    if (client === null) {
+      throw new Error(
+        'DOWNLOAD_DELIVERY=redirect needs S3_ENDPOINT: no client is sent to the embedded store',
+      );
+    }
     // The method is part of the signature: a HEAD on a URL signed for GET is refused.
     return client.presignedUrl(options.method ?? 'GET', this.bucket, key, options.ttlSeconds, {
       'response-content-disposition': options.disposition,

@@ -14,7 +14,8 @@ import { API_BASE, bootSystem, gatewayOn, type TestSystem } from '../support/sys
 
 let system: TestSystem;
 beforeAll(async () => {
-  system = await bootSystem();
+  // Its package store through S3_ENDPOINT, as redirect mode needs (below).
+  system = await bootSystem({}, { ownStore: true });
 });
 afterAll(() => system?.stop());
 
@@ -133,8 +134,8 @@ describe.each(CASES)('Range: $range', ({ range, status, contentRange, expected }
 /**
  * DOWNLOAD_DELIVERY=redirect, on a gateway of its own over the same services: after the same
  * decision and log entry, GET and HEAD alike get a 302 to the object, whatever their Range; the
- * store answers the Range itself (docs/api-decisions.md). The embedded store (s3rver) reads only
- * single `a-b` and `a-` ranges, so only those are followed here.
+ * store answers the Range itself (docs/api-decisions.md). The store here is s3rver reached
+ * through S3_ENDPOINT, which reads only single `a-b` and `a-` ranges, so only those are followed.
  */
 describe('redirect mode', () => {
   let server: Server;

@@ -288,6 +288,24 @@ describe('npm start (the embedded default)', () => {
     }
   }, 120_000);
 
+  test('DOWNLOAD_DELIVERY=redirect on the embedded package store is refused: S3_ENDPOINT is named', async () => {
+    const child = spawn('npm', ['start', '--silent'], {
+      env: embeddedEnv({ DATA_DIR: '', DOWNLOAD_DELIVERY: 'redirect' }),
+      stdio: 'pipe',
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+    const lines = output
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !/^npm warn/i.test(line));
+    expect(lines).toEqual([
+      'all-in-one cannot start; fix these settings:',
+      expect.stringMatching(/^ {2}DOWNLOAD_DELIVERY: redirect needs S3_ENDPOINT \(MinIO or S3\)/),
+    ]);
+  }, 60_000);
+
   test('an embedded MongoDB that cannot start is one line saying what to set, no stack trace', async () => {
     const child = spawn('npm', ['start', '--silent'], {
       env: embeddedEnv({ DATA_DIR: '', MONGOMS_SYSTEM_BINARY: '/nonexistent/mongod' }),

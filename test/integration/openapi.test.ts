@@ -136,7 +136,8 @@ beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   const listen = jest.spyOn(Server.prototype, 'listen');
   try {
-    system = await bootSystem({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    // Its package store through S3_ENDPOINT, as redirect mode needs (the downloads test).
+    system = await bootSystem({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, { ownStore: true });
     // Read before mockRestore(), which also clears what the spy recorded. Each server's request
     // listener is the Express app it serves.
     for (const server of listen.mock.contexts as Server[]) {

@@ -20,6 +20,10 @@ import { Signer, type AnswerSigning } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { startSystem, type RunningSystem } from '../../services/all-in-one/system.js';
+import {
+  startEmbeddedStorage,
+  type EmbeddedStorage,
+} from '../../services/download/embedded-storage.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
 import type { PortalConfig } from '../../services/gateway/portal-config.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
@@ -31,15 +35,28 @@ export const ADMIN_TOKEN = 'test-admin-token';
 /**
  * Boots the whole system in this process on free ports, against the test MongoDB server and,
  * when AMQP_URL is set (always in CI), real RabbitMQ. Databases and queues get a prefix of their
- * own, so test files run in parallel without seeing each other.
+ * own, so test files run in parallel without seeing each other. `ownStore`: the package store is
+ * reached through S3_ENDPOINT with its credentials, as MinIO would be (what redirect mode needs),
+ * the embedded store started apart for the purpose.
  */
 export async function bootSystem(
   overrides: Partial<Record<string, string>> = {},
-  options: { licenseReplicas?: number; webhooksReplicas?: number; logger?: Logger } = {},
+  options: {
+    licenseReplicas?: number;
+    webhooksReplicas?: number;
+    logger?: Logger;
+    ownStore?: boolean;
+  } = {},
 ): Promise<TestSystem> {
   const id = randomBytes(4).toString('hex');
+  const store = options.ownStore ? await startEmbeddedStorage() : undefined;
   const config: Config = loadConfig({
     ...process.env,
+    ...(store && {
+      S3_ENDPOINT: store.endpoint,
+      S3_ACCESS_KEY: store.accessKey,
+      S3_SECRET_KEY: store.secretKey,
+    }),
     PORT: '0',
     ADMIN_PORT: '0',
     HOST: '127.0.0.1',
@@ -60,13 +77,18 @@ export async function bootSystem(
     DATA_DIR: '',
     ...overrides,
   });
-  const system = await startSystem({
-    config,
-    licenseReplicas: options.licenseReplicas,
-    webhooksReplicas: options.webhooksReplicas,
-    logger: options.logger,
-  });
-  return new TestSystem(system, config);
+  try {
+    const system = await startSystem({
+      config,
+      licenseReplicas: options.licenseReplicas,
+      webhooksReplicas: options.webhooksReplicas,
+      logger: options.logger,
+    });
+    return new TestSystem(system, config, store);
+  } catch (error) {
+    await store?.stop();
+    throw error;
+  }
 }
 
 let seq = 0;
@@ -114,6 +136,7 @@ export class TestSystem {
   constructor(
     readonly running: RunningSystem,
     readonly config: Config,
+    private readonly store?: EmbeddedStorage,
   ) {}
 
   get transport() {
@@ -202,6 +225,7 @@ export class TestSystem {
 
   async stop() {
     await this.running.stop();
+    await this.store?.stop();
     await deleteQueuesOf([this.config.AMQP_URL && this.config.AMQP_PREFIX]);
   }
 }
