@@ -57,11 +57,12 @@ export type ProcessConfig<S extends ConfigVariable, R extends S> = Pick<Config, 
 const STOP_TIMEOUT_MS = 30_000;
 
 /**
- * The start-up frame of every entry point (`services/<name>/main.ts`): load the configuration,
- * open the operations port (METRICS_PORT: /healthz, /readyz, /metrics), check the settings the
- * process requires, start, and stop cleanly on SIGINT/SIGTERM. `start` sees only the settings
- * the process reads, and adds the dependencies it needs to its readiness; it is ready once
- * `start` has returned, and no longer once it is stopping. A failed start exits with status 1.
+ * The start-up frame of every entry point (`services/<name>/main.ts`): close the files it writes
+ * to other users (umask 077), load the configuration, open the operations port (METRICS_PORT:
+ * /healthz, /readyz, /metrics), check the settings the process requires, start, and stop
+ * cleanly on SIGINT/SIGTERM. `start` sees only the settings the process reads, and adds the
+ * dependencies it needs to its readiness; it is ready once `start` has returned, and no longer
+ * once it is stopping. A failed start exits with status 1.
  */
 export function runProcess<S extends ConfigVariable, R extends S = never>(
   spec: ProcessSpec<S, R>,
@@ -71,6 +72,9 @@ export function runProcess<S extends ConfigVariable, R extends S = never>(
     ops: OperationsPort,
   ) => Promise<() => Promise<void>>,
 ): void {
+  // What a process writes (npm start's DATA_DIR: the database, packages, keys; the embedded
+  // database's server inherits it) is readable by its user only, whoever's code makes the file.
+  process.umask(0o077);
   let config: Config;
   try {
     config = loadConfig(process.env, spec.required ?? [], [...processSettings, ...spec.settings]);

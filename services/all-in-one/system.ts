@@ -35,6 +35,7 @@ import { licenseFromConfig } from '../license/service.js';
 import { managementFromConfig } from '../management/service.js';
 import { updateCatalogFromConfig } from '../update-catalog/service.js';
 import { webhooksFromConfig } from '../webhooks/service.js';
+import { makeDataDirectories } from './data-directories.js';
 
 export interface SystemOptions {
   config: Config;
@@ -96,6 +97,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     }
   };
   try {
+    await makeDataDirectories(config, logger);
     let mongoUrl = config.MONGODB_URL;
     if (!mongoUrl) {
       const embedded = await startEmbeddedDatabase(embeddedDatabaseDirectory(config));

@@ -130,7 +130,8 @@ export const CheckoutForm = z
       description:
         'Seconds the file should hold: a positive integer, at most LICENSE_FILE_MAX_TTL_SECONDS ' +
         '(30 days unless configured), which is also the lease when none is asked. The license ' +
-        'expiring first ends the lease then.',
+        'expiring first ends the lease then; on a plan with activation leases, so does the ' +
+        "activation's lease, which the checkout renews.",
     }),
   })
   .refine(sameKeys, SAME_KEYS)

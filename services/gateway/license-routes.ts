@@ -103,7 +103,8 @@ export const licenseRoutes: readonly Route<GatewayDeps>[] = [
     summary:
       'An offline license file for an activated identifier: a JWT signed with a key of ' +
       'GET {api_base}/keys, holding the license as validate reports it, for one product, for a ' +
-      'lease (docs/api-decisions.md, "License files"). Recorded on the activation.',
+      'lease (docs/api-decisions.md, "License files"). Recorded on the activation, whose lease ' +
+      '(on a plan with one) it renews and the file never outlasts.',
     form: CheckoutForm,
     call: async ({ transport, signing, licenseFileMaxTtlSeconds }, { ttl, ...input }) => {
       const ttl_seconds = licenseFileTtl(ttl, licenseFileMaxTtlSeconds);

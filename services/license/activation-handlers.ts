@@ -244,10 +244,14 @@ export function activationHandlers(
         const decision = decideCheckout({ license, product, request, now });
         if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
         context.beforeWrite();
+        // On a plan with a lease the checkout renews the activation's, which the file never
+        // outlasts: a slot the identifier lets lapse is free only once its file has expired.
         const recorded = await licenses.recordCheckout({
           licenseKey: request.license_key,
           identifier: decision.identifier,
           at: decision.lease.issuedAt,
+          leaseSeconds: license!.lease_seconds,
+          leaseExpiresAt: decision.activationLeaseEnd,
         });
         if (recorded) {
           return checkoutView({

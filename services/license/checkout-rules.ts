@@ -10,7 +10,8 @@ import {
 
 /**
  * Offline license files (docs/api-decisions.md, "License files"): a file is issued for an
- * identifier activated on a license of one product, and holds for a lease.
+ * identifier activated on a license of one product, and holds for a lease, never past the
+ * activation's own lease on a plan with one ("Leases").
  */
 
 /** A lease in whole seconds, as a JWT's `iat` and `exp` name it. */
@@ -22,19 +23,21 @@ export interface Lease {
 const wholeSecond = (date: Date) => new Date(Math.floor(date.getTime() / 1000) * 1000);
 
 /**
- * The lease of a file issued `now` for `ttlSeconds`: from now to the earlier of now + the time to
- * live and the license's own expiry, both in whole seconds (rounded down: a lease never outlasts
- * the license).
+ * The lease of a file issued `now` for `ttlSeconds`: from now to the earliest of now + the time to
+ * live, the license's own expiry and the end of the activation's lease (when it has one), all in
+ * whole seconds (rounded down: a lease never outlasts the license or the activation).
  */
 export function licenseFileLease(
   now: Date,
   ttlSeconds: number,
   licenseExpiresAt: Date | null,
+  activationLeaseEnd: Date | null = null,
 ): Lease {
   const issuedAt = wholeSecond(now);
-  const asked = new Date(issuedAt.getTime() + ttlSeconds * 1000);
-  const expiresAt =
-    licenseExpiresAt !== null && licenseExpiresAt < asked ? wholeSecond(licenseExpiresAt) : asked;
+  let expiresAt = new Date(issuedAt.getTime() + ttlSeconds * 1000);
+  for (const end of [licenseExpiresAt, activationLeaseEnd]) {
+    if (end !== null && end < expiresAt) expiresAt = wholeSecond(end);
+  }
   return { issuedAt, expiresAt };
 }
 
@@ -47,6 +50,11 @@ export type CheckoutDecision =
       status: LicenseStatus;
       valid: boolean;
       lease: Lease;
+      /**
+       * On a plan with a lease, the activation's lease end as the checkout renews it (the issue
+       * plus the plan's `lease_seconds`), which the file's lease never passes; null without one.
+       */
+      activationLeaseEnd: Date | null;
     }
   | { outcome: 'refuse'; refusal: Refusal };
 
@@ -62,7 +70,7 @@ export function decideCheckout({
   request,
   now,
 }: {
-  license: LicenseState | null;
+  license: (LicenseState & { lease_seconds: number | null }) | null;
   product: LicensedProduct | null;
   request: { identifier: string; product_id: number; ttl_seconds: number };
   now: Date;
@@ -72,11 +80,15 @@ export function decideCheckout({
   const activation = findActivation(use.license.activations, use.identifier.key);
   if (!activation) return { outcome: 'refuse', refusal: activationNotFound() };
   const status = effectiveStatus(use.license, now);
+  const seconds = license!.lease_seconds;
+  const activationLeaseEnd =
+    seconds === null ? null : new Date(wholeSecond(now).getTime() + seconds * 1000);
   return {
     outcome: 'issue',
     identifier: activation.identifier,
     status,
     valid: status === 'active',
-    lease: licenseFileLease(now, request.ttl_seconds, use.license.expires_at),
+    lease: licenseFileLease(now, request.ttl_seconds, use.license.expires_at, activationLeaseEnd),
+    activationLeaseEnd,
   };
 }

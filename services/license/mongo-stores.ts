@@ -674,20 +674,31 @@ export class MongoLicenseStore implements LicenseStore {
     licenseKey,
     identifier,
     at,
+    leaseSeconds,
+    leaseExpiresAt,
   }: {
     licenseKey: string;
     identifier: string;
     at: Date;
+    leaseSeconds: number | null;
+    leaseExpiresAt: Date | null;
   }): Promise<boolean> {
     // `$` is the activation the filter matched: one document, one update, as a claim is.
     const { matchedCount } = await this.licenses.updateOne(
       {
         license_key: licenseKey,
         status: 'active',
+        lease_seconds: leaseSeconds,
         $or: [{ expires_at: null }, { expires_at: { $gt: at } }],
         activations: { $elemMatch: liveActivation(identifierKey(identifier), at) },
       },
-      { $set: { 'activations.$.last_checkout_at': at, updated_at: at } },
+      {
+        $set: {
+          'activations.$.last_checkout_at': at,
+          ...(leaseExpiresAt === null ? {} : { 'activations.$.lease_expires_at': leaseExpiresAt }),
+          updated_at: at,
+        },
+      },
     );
     return matchedCount === 1;
   }

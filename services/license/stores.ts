@@ -379,11 +379,19 @@ export interface LicenseStore {
   withLapsedActivations(query: { now: Date; limit: number }): Promise<string[]>;
 
   /**
-   * A license file issued for an activation (checkout): sets its `last_checkout_at` to `at`, if the
-   * license is active and unexpired at `at` and the identifier (in any letter case) is activated
-   * on it. Whether it was written: false when either does not hold (or the license is unknown).
+   * A license file issued for an activation (checkout): sets its `last_checkout_at` to `at` and,
+   * when `leaseExpiresAt` is not null, renews its lease to it, if the license is active and
+   * unexpired at `at`, its `lease_seconds` is still `leaseSeconds` (the lease the file was decided
+   * on) and the identifier (in any letter case) is activated on it and not lapsed at `at`. Whether
+   * it was written: false when any of these does not hold (or the license is unknown).
    */
-  recordCheckout(checkout: { licenseKey: string; identifier: string; at: Date }): Promise<boolean>;
+  recordCheckout(checkout: {
+    licenseKey: string;
+    identifier: string;
+    at: Date;
+    leaseSeconds: number | null;
+    leaseExpiresAt: Date | null;
+  }): Promise<boolean>;
 
   /**
    * Spec 4.2 rule 3 in one round trip: counts a check (sets last_check_at and last_check_ip,

@@ -1,11 +1,16 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { groupGone } from '../support/child-group.js';
-import { adminTokenOf } from '../support/started-system.js';
+import {
+  embeddedEnv,
+  running,
+  start,
+  stop,
+  stopAll,
+  tempDir,
+  type Started,
+} from '../support/npm-start.js';
 import { signatureProblem } from '../support/signed-answers.js';
 
 /**
@@ -14,92 +19,10 @@ import { signatureProblem } from '../support/signed-answers.js';
  * exactly as a person would, with nothing configured but free ports.
  */
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  banner: {
-    publicApi: string;
-    gateway: string;
-    managementApi: string;
-    management: string;
-    token: string;
-    lines: Record<string, string>;
-  };
-}
-
-const running = new Set<ChildProcess>();
-
-function embeddedEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    ADMIN_PORT: '0',
-    LOG_LEVEL: 'warn',
-    AMQP_PREFIX: `test.start.${randomBytes(4).toString('hex')}`,
-    ...extra,
-  };
-  // The embedded default: no admin tokens, MongoDB server, RabbitMQ or bind address configured.
-  for (const name of ['ADMIN_TOKENS', 'MONGODB_URL', 'AMQP_URL', 'HOST', 'S3_ENDPOINT']) {
-    delete env[name];
-  }
-  return env;
-}
-
-function start(extra: Record<string, string>, args: string[] = []): Promise<Started> {
-  const child = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
-    env: embeddedEnv(extra),
-    detached: true,
-    stdio: 'pipe',
-  });
-  running.add(child);
-  let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise<Started>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!/Stop with Ctrl\+C/.test(output)) return;
-      const lines: Record<string, string> = {};
-      for (const m of output.matchAll(/^ {2}([A-Z][A-Za-z ]+):\s+(.+)$/gm)) lines[m[1]!] = m[2]!;
-      const publicApi = lines['Public API']!;
-      const managementApi = lines['Management API']!;
-      resolve({
-        child,
-        output: () => output,
-        banner: {
-          publicApi,
-          gateway: new URL(publicApi).origin,
-          managementApi,
-          management: new URL(managementApi).origin,
-          token: adminTokenOf(lines['Admin token']!),
-          lines,
-        },
-      });
-    });
-    child.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${output}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (!child.pid || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(-child.pid, 'SIGTERM');
-  await exited;
-  // npm exits before the system it ran has finished stopping (the database writes its files
-  // as it stops): the data directory is only let go once the whole group is gone.
-  await groupGone(child.pid, 60_000);
-  running.delete(child);
-}
-
-afterAll(async () => {
-  for (const child of running) await stop(child);
-});
+afterAll(stopAll);
 
 /** The public API's path, `{api_base}`, as the banner names it. */
 const pathOf = (started: Started) => new URL(started.banner.publicApi).pathname;
-
-function tempDir(): string {
-  return mkdtempSync(path.join(tmpdir(), 'npm-start-'));
-}
 
 /** Command lines of this machine's processes: the embedded mongod is one of them. */
 function processArgs(): string {

@@ -126,8 +126,32 @@ export function describeLeaseStores(implementation: string, open: OpenStores): v
           licenseKey,
           identifier: 'a.example',
           at: later(HOUR),
+          leaseSeconds: 3600,
+          leaseExpiresAt: later(2 * HOUR),
         }),
       ).toBe(false);
+    });
+
+    test('a checkout renews the lease it was decided on with its record; on another lease it records nothing', async () => {
+      const licenseKey = await issue();
+      await claim(licenseKey, activation('a.example'));
+      const record = (leaseSeconds: number | null, leaseExpiresAt: Date | null) =>
+        stores().licenses.recordCheckout({
+          licenseKey,
+          identifier: 'a.example',
+          at: later(HOUR / 2),
+          leaseSeconds,
+          leaseExpiresAt,
+        });
+      const leaseEnd = async () =>
+        (await stores().licenses.findWithActivations({ licenseKey, identifierKeys: ['a.example'] }))
+          ?.activations[0]?.lease_expires_at;
+      // The plan's lease changed since the file was decided on: nothing is written.
+      expect(await record(null, null)).toBe(false);
+      expect(await record(900, later(HOUR / 2 + 900_000))).toBe(false);
+      expect(await leaseEnd()).toEqual(later(HOUR));
+      expect(await record(3600, later(HOUR / 2 + HOUR))).toBe(true);
+      expect(await leaseEnd()).toEqual(later(HOUR / 2 + HOUR));
     });
 
     test('lapsed activations are released once each, freeing their slots; live and lease-less ones stay', async () => {

@@ -383,20 +383,26 @@ class MemoryLicenseStore implements LicenseStore {
     licenseKey,
     identifier,
     at,
+    leaseSeconds,
+    leaseExpiresAt,
   }: {
     licenseKey: string;
     identifier: string;
     at: Date;
+    leaseSeconds: number | null;
+    leaseExpiresAt: Date | null;
   }): Promise<boolean> {
     await roundTrip();
     const license = this.byKey.get(licenseKey);
     if (!license || license.status !== 'active' || !unexpiredAt(license, at)) return false;
+    if (license.lease_seconds !== leaseSeconds) return false;
     const key = identifierKey(identifier);
     const activation = this.activationsOf
       .get(licenseKey)
       ?.find((a) => a.identifier_key === key && liveAt(a, at));
     if (!activation) return false;
     activation.last_checkout_at = copy(at);
+    if (leaseExpiresAt !== null) activation.lease_expires_at = copy(leaseExpiresAt);
     this.counter.writes++;
     return true;
   }

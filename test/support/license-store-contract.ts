@@ -71,6 +71,8 @@ function activation(identifier: string, overrides: Partial<NewActivation> = {}):
 
 /** What a plan applied to a license sets besides its id, limit and type: no lease, no exemptions. */
 const NO_LEASE = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
+/** A checkout on a license without a lease: none decided on, none renewed. */
+const NO_LEASE_CHECKOUT = { leaseSeconds: null, leaseExpiresAt: null };
 
 /** Releases the activation of an identifier as a handler does: as read, then released. */
 async function releaseIdentifier(
@@ -843,7 +845,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     test('a checkout is recorded on its activation, in any letter case; the others are left alone', async () => {
       const licenseKey = await issued({ activation_type: 'device' }, 'PC-One', 'PC-Two');
       const record = (identifier: string, at: Date) =>
-        stores().licenses.recordCheckout({ licenseKey, identifier, at });
+        stores().licenses.recordCheckout({ licenseKey, identifier, at, ...NO_LEASE_CHECKOUT });
       expect(await record('pc-two', NOW)).toBe(true);
       expect(await checkoutTimes(licenseKey)).toEqual({ 'PC-One': null, 'PC-Two': NOW });
       const later = new Date(NOW.getTime() + DAY);
@@ -854,7 +856,12 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
     test('an identifier not activated, or an unknown key, records nothing', async () => {
       const licenseKey = await issued({}, 'a.com');
       const record = (key: string, identifier: string) =>
-        stores().licenses.recordCheckout({ licenseKey: key, identifier, at: NOW });
+        stores().licenses.recordCheckout({
+          licenseKey: key,
+          identifier,
+          at: NOW,
+          ...NO_LEASE_CHECKOUT,
+        });
       expect(await record(licenseKey, 'b.com')).toBe(false);
       expect(await record(uniqueKey(), 'a.com')).toBe(false);
       expect(await checkoutTimes(licenseKey)).toEqual({ 'a.com': null });
@@ -862,7 +869,12 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a license that is not active, or is expired at the time, records nothing', async () => {
       const record = (licenseKey: string, at: Date) =>
-        stores().licenses.recordCheckout({ licenseKey, identifier: 'a.com', at });
+        stores().licenses.recordCheckout({
+          licenseKey,
+          identifier: 'a.com',
+          at,
+          ...NO_LEASE_CHECKOUT,
+        });
       const expiring = await issued({ expires_at: NOW }, 'a.com');
       expect(await record(expiring, NOW)).toBe(false);
       expect(await checkoutTimes(expiring)).toEqual({ 'a.com': null });

@@ -4,9 +4,12 @@ import type { LicenseState, LicensedProduct } from '../../services/license/rules
 const now = new Date('2026-06-01T12:00:00.750Z');
 const DAY = 86_400;
 
-function license(overrides: Partial<LicenseState> = {}): LicenseState {
+type LeasedState = LicenseState & { lease_seconds: number | null };
+
+function license(overrides: Partial<LeasedState> = {}): LeasedState {
   return {
     status: 'active',
+    lease_seconds: null,
     expires_at: null,
     activation_type: 'domain',
     activation_limit: 2,
@@ -24,7 +27,7 @@ const bundle: LicensedProduct = { id: 20, title: 'Bundle', bundle_items: [10, 30
 const request = { identifier: 'shop.example', product_id: 10, ttl_seconds: 7 * DAY };
 
 function decide(
-  overrides: { license?: LicenseState | null; product?: LicensedProduct } = {},
+  overrides: { license?: LeasedState | null; product?: LicensedProduct } = {},
   asked: Partial<typeof request> = {},
 ) {
   return decideCheckout({
@@ -112,6 +115,37 @@ describe('license files: the lease', () => {
       expiresAt: at('2026-06-02T08:30:15.000Z'),
     });
     expect(licenseFileLease(now, 60, expiry).expiresAt).toEqual(at('2026-06-01T12:01:00.000Z'));
+  });
+
+  test("ending at the activation's lease end when that comes first, in whole seconds, never after it", () => {
+    const leaseEnd = at('2026-06-01T12:10:00.500Z');
+    expect(licenseFileLease(now, 7 * DAY, null, leaseEnd).expiresAt).toEqual(
+      at('2026-06-01T12:10:00.000Z'),
+    );
+    expect(licenseFileLease(now, 60, null, leaseEnd).expiresAt).toEqual(
+      at('2026-06-01T12:01:00.000Z'),
+    );
+  });
+
+  test("on a plan with a lease, the file ends with the activation's lease as the checkout renews it", () => {
+    const decision = decide({ license: license({ lease_seconds: 900 }) });
+    const renewed = at('2026-06-01T12:15:00.000Z');
+    expect(decision).toMatchObject({
+      outcome: 'issue',
+      lease: { issuedAt: at('2026-06-01T12:00:00.000Z'), expiresAt: renewed },
+      activationLeaseEnd: renewed,
+    });
+    // A shorter time to live, or the license's expiry, still comes first; the lease is renewed.
+    expect(decide({ license: license({ lease_seconds: 900 }) }, { ttl_seconds: 60 })).toMatchObject(
+      { lease: { expiresAt: at('2026-06-01T12:01:00.000Z') }, activationLeaseEnd: renewed },
+    );
+  });
+
+  test('without a lease, nothing is renewed and the file is the time to live asked', () => {
+    expect(decide({}, { ttl_seconds: 60 })).toMatchObject({
+      lease: { expiresAt: at('2026-06-01T12:01:00.000Z') },
+      activationLeaseEnd: null,
+    });
   });
 
   test('the decision carries the lease of the time to live asked and the license expiry', () => {

@@ -423,8 +423,10 @@ export class LicensingClient {
 
   /**
    * `POST /licenses/checkout`: an offline license file for an activated identifier, for `ttl`
-   * seconds (optional; the server refuses one over its maximum, 30 days by default). With keys the file is verified as `verifyLicenseFile`
-   * does (without the identifier, which the server normalised) before it is handed out. Not retried.
+   * seconds (optional; the server refuses one over its maximum, 30 days by default), at most
+   * until the activation's lease on a plan with one (the checkout renews it): `data.expires_at`
+   * is when the file ends. With keys the file is verified as `verifyLicenseFile` does (without
+   * the identifier, which the server normalised) before it is handed out. Not retried.
    */
   async checkout(
     key: string,

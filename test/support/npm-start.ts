@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { groupGone } from './child-group.js';
+import { adminTokenOf } from './started-system.js';
+
+/**
+ * `npm start` as a person runs it, with nothing configured but free ports and the settings a
+ * test gives, for the tests of the embedded default (test/integration/npm-start*.test.ts).
+ */
+
+export interface Started {
+  child: ChildProcess;
+  output: () => string;
+  banner: {
+    publicApi: string;
+    gateway: string;
+    managementApi: string;
+    management: string;
+    token: string;
+    lines: Record<string, string>;
+  };
+}
+
+export const running = new Set<ChildProcess>();
+
+export function embeddedEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    ADMIN_PORT: '0',
+    LOG_LEVEL: 'warn',
+    AMQP_PREFIX: `test.start.${randomBytes(4).toString('hex')}`,
+    ...extra,
+  };
+  // The embedded default: no admin tokens, MongoDB server, RabbitMQ or bind address configured.
+  for (const name of ['ADMIN_TOKENS', 'MONGODB_URL', 'AMQP_URL', 'HOST', 'S3_ENDPOINT']) {
+    delete env[name];
+  }
+  return env;
+}
+
+export function start(extra: Record<string, string>, args: string[] = []): Promise<Started> {
+  const child = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
+    env: embeddedEnv(extra),
+    detached: true,
+    stdio: 'pipe',
+  });
+  running.add(child);
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise<Started>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!/Stop with Ctrl\+C/.test(output)) return;
+      const lines: Record<string, string> = {};
+      for (const m of output.matchAll(/^ {2}([A-Z][A-Za-z ]+):\s+(.+)$/gm)) lines[m[1]!] = m[2]!;
+      const publicApi = lines['Public API']!;
+      const managementApi = lines['Management API']!;
+      resolve({
+        child,
+        output: () => output,
+        banner: {
+          publicApi,
+          gateway: new URL(publicApi).origin,
+          managementApi,
+          management: new URL(managementApi).origin,
+          token: adminTokenOf(lines['Admin token']!),
+          lines,
+        },
+      });
+    });
+    child.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${output}`)));
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (!child.pid || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  process.kill(-child.pid, 'SIGTERM');
+  await exited;
+  // npm exits before the system it ran has finished stopping (the database writes its files
+  // as it stops): the data directory is only let go once the whole group is gone.
+  await groupGone(child.pid, 60_000);
+  running.delete(child);
+}
+
+/** Stops every `npm start` a test left running (its afterAll). */
+export async function stopAll(): Promise<void> {
+  for (const child of running) await stop(child);
+}
+
+export function tempDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'npm-start-'));
+}
