@@ -37,6 +37,7 @@ import {
   type ScheduledJobDocument,
   type TaskRunDocument,
 } from './models.js';
+import { COUNT_STORED_ACTIVATIONS, runOnce } from './migrations.js';
 import {
   MAX_ACTIVATION_BYTES,
   RECENT_CHECKS,
@@ -71,13 +72,14 @@ import {
 
 /**
  * The stores on the service's own database: its models are created, their indexes built, and
- * licenses stored before their activations were counted get their counts.
+ * licenses stored before their activations were counted get their counts, at the first start
+ * only (migrations.ts).
  */
 export async function openMongoStores(db: Connection): Promise<LicenseStores> {
   const models = licenseModels(db);
   await Promise.all(Object.values(models).map((model) => model.init()));
   const licenses = licenseCollection(models.License);
-  await countStoredActivations(licenses);
+  await runOnce(db, COUNT_STORED_ACTIVATIONS, () => countStoredActivations(licenses));
   return {
     licenses: new MongoLicenseStore(licenses),
     plans: new MongoPlanStore(models.Plan, new Sequences(db)),
