@@ -55,6 +55,8 @@ export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'custo
    * is not counted again; licenses stored before have none.
    */
   recent_checks?: string[];
+  /** The expiry task's write that expired it (mongo-stores.ts `expirePastDue`), if one did. */
+  expiry_batch?: Types.ObjectId;
   updated_at: Date;
 }
 

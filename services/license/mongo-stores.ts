@@ -1,5 +1,6 @@
 import {
   BSON,
+  ObjectId,
   type Abortable,
   type Collection,
   type Filter,
@@ -914,14 +915,50 @@ export class MongoLicenseStore implements LicenseStore {
     };
   }
 
-  async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {
-    // The filter is the rule itself, so a license renewed meanwhile is left alone.
-    const doc = await this.licenses.findOneAndUpdate(
-      { status: 'active', expires_at: { $ne: null, $lte: now } },
-      { $set: { status: 'expired', updated_at: now } },
-      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
+  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
+    const docs = await this.licenses
+      .find(
+        { status: 'active', expires_at: { $ne: null, $lte: now } },
+        { projection: WITHOUT_ACTIVATIONS },
+      )
+      .limit(limit)
+      .toArray();
+    return docs.map(licenseRecord);
+  }
+
+  async expirePastDue({
+    licenses,
+    now,
+  }: {
+    licenses: LicenseRecord[];
+    now: Date;
+  }): Promise<LicenseRecord[]> {
+    const due = licenses.filter((l) => l.expires_at !== null && l.expires_at <= now);
+    if (due.length === 0) return [];
+    // Marks what this write changed, for when another write changed some of them first.
+    const batch = new ObjectId();
+    const { modifiedCount } = await this.licenses.bulkWrite(
+      due.map(({ license_key, expires_at }) => ({
+        updateOne: {
+          // The rule as read: a license renewed meanwhile is left alone.
+          filter: { license_key, status: 'active' as const, expires_at },
+          update: { $set: { status: 'expired' as const, updated_at: now, expiry_batch: batch } },
+        },
+      })),
+      { ordered: false },
     );
-    return doc && licenseRecord(doc);
+    let expired = due;
+    if (modifiedCount < due.length) {
+      const written = await this.licenses
+        .find(
+          { license_key: { $in: due.map((l) => l.license_key) }, expiry_batch: batch },
+          { projection: { license_key: 1 } },
+        )
+        .toArray();
+      const keys = new Set(written.map((doc) => doc.license_key));
+      expired = due.filter((license) => keys.has(license.license_key));
+    }
+    return expired.map((license) => ({ ...license, status: 'expired' }));
   }
 
   async currentFigures({

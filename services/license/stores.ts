@@ -460,12 +460,18 @@ export interface LicenseStore {
   scan(scan: LicenseScan): Promise<LicenseBatch>;
 
   /**
-   * Spec 3.1: one active license whose expiry date is `now` or earlier becomes `expired`, in one
-   * conditional update whose filter is the rule itself, so that concurrent runs expire each
-   * license once and a license renewed meanwhile is left alone. The license after it, or null
-   * when none is left to expire.
+   * Spec 3.1, the expiry task's selection: up to `limit` active licenses whose expiry date is
+   * `now` or earlier.
    */
-  expireOnePastDue(now: Date): Promise<LicenseRecord | null>;
+  pastDue(query: { now: Date; limit: number }): Promise<LicenseRecord[]>;
+
+  /**
+   * Spec 3.1: the licenses given, as `pastDue` read them at `now`, become `expired` in one write,
+   * each only while it is still as read: active, with the expiry date read, `now` or earlier. So a
+   * license renewed since is left alone, and of runs at once each license is expired by one. The
+   * licenses this write expired, as written.
+   */
+  expirePastDue(batch: { licenses: LicenseRecord[]; now: Date }): Promise<LicenseRecord[]>;
 
   /**
    * What is in use at `now` (the admin overview), of one product's licenses or (null) all of

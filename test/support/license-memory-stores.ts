@@ -582,20 +582,45 @@ class MemoryLicenseStore implements LicenseStore {
     return { licenses: records.map(copy), next };
   }
 
-  async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {
+  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
     await roundTrip();
-    for (const license of this.byKey.values()) {
+    return [...this.byKey.values()]
+      .filter(
+        (license) =>
+          license.status === 'active' &&
+          license.expires_at !== null &&
+          license.expires_at.getTime() <= now.getTime(),
+      )
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async expirePastDue({
+    licenses,
+    now,
+  }: {
+    licenses: LicenseRecord[];
+    now: Date;
+  }): Promise<LicenseRecord[]> {
+    await roundTrip();
+    const expired: LicenseRecord[] = [];
+    for (const read of licenses) {
+      const license = this.byKey.get(read.license_key);
+      const readExpiry = read.expires_at?.getTime() ?? null;
       if (
-        license.status === 'active' &&
-        license.expires_at !== null &&
-        license.expires_at.getTime() <= now.getTime()
+        license?.status !== 'active' ||
+        readExpiry === null ||
+        readExpiry > now.getTime() ||
+        license.expires_at?.getTime() !== readExpiry
       ) {
-        license.status = 'expired';
-        this.counter.writes++;
-        return copy(license);
+        continue;
       }
+      license.status = 'expired';
+      expired.push(copy(license));
     }
-    return null;
+    // One write, however many licenses it expires.
+    if (expired.length > 0) this.counter.writes++;
+    return expired;
   }
 
   async currentFigures({

@@ -892,14 +892,15 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       };
       for (const license of Object.values(keys))
         await stores().licenses.issue({ license: license, now: NOW });
-      const expired = [
-        await stores().licenses.expireOnePastDue(NOW),
-        await stores().licenses.expireOnePastDue(NOW),
-      ];
-      expect(expired.map((license) => license?.license_key).sort()).toEqual(
+      const due = await stores().licenses.pastDue({ now: NOW, limit: 10 });
+      expect(due.map((license) => license.license_key).sort()).toEqual(
         [keys.due.license_key, keys.dueNow.license_key].sort(),
       );
-      expect(expired.map((license) => license?.status)).toEqual(['expired', 'expired']);
+      const expired = await stores().licenses.expirePastDue({ licenses: due, now: NOW });
+      expect(expired.map((license) => license.license_key).sort()).toEqual(
+        [keys.due.license_key, keys.dueNow.license_key].sort(),
+      );
+      expect(expired.map((license) => license.status)).toEqual(['expired', 'expired']);
       const status = async (license: NewLicense) =>
         (await stores().licenses.findByKey(license.license_key))?.status;
       expect(await status(keys.due)).toBe('expired');
@@ -907,16 +908,20 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       expect(await status(keys.later)).toBe('active');
       expect(await status(keys.never)).toBe('active');
       expect(await status(keys.suspended)).toBe('suspended');
-      expect(await stores().licenses.expireOnePastDue(NOW)).toBeNull();
+      expect(await stores().licenses.pastDue({ now: NOW, limit: 10 })).toEqual([]);
     });
 
     test('concurrent expiries expire each license once', async () => {
       const keys = Array.from({ length: 3 }, () => newLicense({ expires_at: EARLIER }));
       for (const license of keys) await stores().licenses.issue({ license, now: NOW });
-      const expired = await Promise.all(
-        Array.from({ length: 6 }, () => stores().licenses.expireOnePastDue(NOW)),
+      // Each run selected them all before any wrote.
+      const selected = await Promise.all(
+        Array.from({ length: 6 }, () => stores().licenses.pastDue({ now: NOW, limit: 10 })),
       );
-      const expiredKeys = expired.flatMap((license) => (license ? [license.license_key] : []));
+      const expired = await Promise.all(
+        selected.map((licenses) => stores().licenses.expirePastDue({ licenses, now: NOW })),
+      );
+      const expiredKeys = expired.flat().map((license) => license.license_key);
       expect(expiredKeys.sort()).toEqual(keys.map((license) => license.license_key).sort());
     });
   });
