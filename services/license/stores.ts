@@ -492,22 +492,41 @@ export interface LicenseFigures {
   expiring: number;
 }
 
+/**
+ * Plan names are unique (docs/api-decisions.md, "Plan names", compared as rules.ts `planNameKey`
+ * compares them), kept so by the write itself: of creations or renames to one name at the same
+ * time, one is written, and the others are told the plan that has it.
+ */
+export interface PlanNameTakenOutcome {
+  outcome: 'name-taken';
+  holder: PlanRecord;
+}
+
 export interface PlanStore {
   /**
    * Under the id an admin chose, or under the next id of the plan sequence (skipping ids admins
-   * chose). A chosen id already taken creates nothing. Created at `now`.
+   * chose). A chosen id already taken, or a name another plan has, creates nothing. Created at
+   * `now`.
    */
   create(creation: {
     plan: Omit<PlanRecord, 'id' | 'created_at'>;
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
-  }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }>;
+  }): Promise<
+    { outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' } | PlanNameTakenOutcome
+  >;
 
   find(id: number): Promise<PlanRecord | null>;
 
-  /** Changes what an admin may change of a plan. The plan after, or null when unknown. */
-  update(update: { id: number; changes: PlanChanges }): Promise<PlanRecord | null>;
+  /**
+   * Changes what an admin may change of a plan. The plan after, or null when unknown; a name that
+   * another plan has changes nothing.
+   */
+  update(update: {
+    id: number;
+    changes: PlanChanges;
+  }): Promise<{ outcome: 'updated'; plan: PlanRecord } | PlanNameTakenOutcome | null>;
 
   /** Every plan, by id. */
   list(): Promise<PlanRecord[]>;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { connectDatabase } from '../../libs/database/index.js';
+import { createLogger } from '../../libs/logging/index.js';
 import { openMongoStores } from '../../services/license/mongo-stores.js';
 import { expireLicenses } from '../../services/license/scheduled-tasks.js';
 import type { LicenseStores } from '../../services/license/stores.js';
@@ -16,6 +17,7 @@ import { describeStoreContract } from '../support/store-contract.js';
  * expired a batch at a time, one write per batch, one `license.expired` event per license.
  */
 
+const silent = createLogger('test', 'silent');
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const EARLIER = new Date('2026-05-01T00:00:00.000Z');
 const LATER = new Date('2027-01-01T00:00:00.000Z');
@@ -35,7 +37,11 @@ async function issuePastDue(stores: LicenseStores, count: number): Promise<strin
 
 describeStoreContract(
   'spec 3.1: the expiry task, a batch at a time',
-  { service: 'license', openMongo: openMongoStores, inMemory: memoryLicenseStores },
+  {
+    service: 'license',
+    openMongo: (db) => openMongoStores(db, silent),
+    inMemory: memoryLicenseStores,
+  },
   (stores) => {
     test('a license renewed between its selection and the write is not expired; the others are', async () => {
       const [renewed, ...others] = await issuePastDue(stores(), 3);
@@ -74,7 +80,7 @@ describe('spec 3.1: the expiry task on MongoDB, in commands', () => {
   let stores: LicenseStores;
   beforeAll(async () => {
     db = await connectDatabase(monitoredMongoUrl(), prefix, 'license');
-    stores = await openMongoStores(db);
+    stores = await openMongoStores(db, silent);
   });
   afterAll(async () => {
     if (db) await dropOwnDatabase(db);

@@ -12,18 +12,20 @@ import {
 } from '../../services/license/mongo-stores.js';
 import { NEWEST_FIRST, type LicenseStores } from '../../services/license/stores.js';
 import { connectDatabase } from '../../libs/database/index.js';
+import { createLogger } from '../../libs/logging/index.js';
 import { monitorCommands, monitoredMongoUrl } from '../support/command-monitor.js';
 import { dropOwnDatabase, ownDatabase } from '../support/databases.js';
 import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeLicenseStores, type OpenStores } from '../support/license-store-contract.js';
 
 const openDatabase = () => ownDatabase('license');
+const silent = createLogger('test', 'silent');
 
 // The license service's MongoDB stores, each group on a database of its own, dropped after.
 const openMongo: OpenStores = async () => {
   const db = await openDatabase();
   return {
-    stores: await openMongoStores(db),
+    stores: await openMongoStores(db, silent),
     close: () => dropOwnDatabase(db),
     fillRecord: async (licenseKey, bytes) => {
       await db
@@ -51,7 +53,7 @@ describe('MongoDB stores: the stored documents', () => {
   let stores: LicenseStores;
   beforeAll(async () => {
     db = await openDatabase();
-    stores = await openMongoStores(db);
+    stores = await openMongoStores(db, silent);
   });
   afterAll(async () => {
     if (db) await dropOwnDatabase(db);
@@ -223,13 +225,13 @@ describe('MongoDB stores: start-up steps done once (services/license/migrations.
       created_at: at,
       updated_at: at,
     });
-    const stores = await openMongoStores(first);
+    const stores = await openMongoStores(first, silent);
     expect(await stores.licenses.findByKey(licenseKey)).toMatchObject({ activations_used: 1 });
     await first.close();
 
     later = await start();
     const commands = monitorCommands(prefix);
-    const reopened = await openMongoStores(later);
+    const reopened = await openMongoStores(later, silent);
     // Only the collection's and its indexes' set-up: no read of a license, no write.
     const setUp = new Set(['create', 'createIndexes', 'listIndexes']);
     const onLicenses = commands.filter((c) => c.collection === 'licenses');

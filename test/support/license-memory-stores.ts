@@ -24,6 +24,7 @@ import type {
   NewActivation,
   NewLicense,
   PlanChanges,
+  PlanNameTakenOutcome,
   PlanRecord,
   PlanStore,
   PlanTerms,
@@ -34,6 +35,7 @@ import type {
   TaskRunStore,
 } from '../../services/license/stores.js';
 import { activationBytes } from '../../services/license/mongo-stores.js';
+import { planNameKey } from '../../services/license/rules.js';
 import { MAX_ACTIVATION_BYTES, RECENT_CHECKS } from '../../services/license/stores.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { batchAfter, sortedBy, type Place } from './memory-lists.js';
@@ -667,7 +669,9 @@ class MemoryPlanStore implements PlanStore {
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
-  }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
+  }): Promise<
+    { outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' } | PlanNameTakenOutcome
+  > {
     await roundTrip();
     let chosen = id;
     if (chosen === undefined) {
@@ -679,6 +683,8 @@ class MemoryPlanStore implements PlanStore {
     }
     beforeEachWrite();
     if (this.byId.has(chosen)) return { outcome: 'id-taken' };
+    const taken = this.nameTaken(plan.name, chosen);
+    if (taken) return taken;
     const created: PlanRecord = { ...copy(plan), id: chosen, created_at: copy(now) };
     this.byId.set(chosen, created);
     this.counter.writes++;
@@ -696,15 +702,30 @@ class MemoryPlanStore implements PlanStore {
     return [...this.byId.values()].sort((a, b) => a.id - b.id).map(copy);
   }
 
-  async update({ id, changes }: { id: number; changes: PlanChanges }): Promise<PlanRecord | null> {
+  async update({
+    id,
+    changes,
+  }: {
+    id: number;
+    changes: PlanChanges;
+  }): Promise<{ outcome: 'updated'; plan: PlanRecord } | PlanNameTakenOutcome | null> {
     await roundTrip();
     const plan = this.byId.get(id);
     if (!plan) return null;
+    const taken = changes.name === undefined ? null : this.nameTaken(changes.name, id);
+    if (taken) return taken;
     for (const [field, value] of Object.entries(copy(changes))) {
       if (value !== undefined) Object.assign(plan, { [field]: value });
     }
     this.counter.writes++;
-    return copy(plan);
+    return { outcome: 'updated', plan: copy(plan) };
+  }
+
+  /** The unique index of the MongoDB store on the name's key (rules.ts `planNameKey`). */
+  private nameTaken(name: string, id: number): PlanNameTakenOutcome | null {
+    const key = planNameKey(name);
+    const holder = [...this.byId.values()].find((p) => p.id !== id && planNameKey(p.name) === key);
+    return holder ? { outcome: 'name-taken', holder: copy(holder) } : null;
   }
 }
 

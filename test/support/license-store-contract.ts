@@ -969,16 +969,18 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
   describe(`${implementation}: plans (spec 2.1)`, () => {
     const stores = withStores();
-    const plan = {
-      name: 'Agency',
+    // Plan names are unique: each plan of the group has its own.
+    const plans = () => ({
+      name: `Agency ${randomBytes(4).toString('hex')}`,
       activation_type: 'domain' as const,
       activation_limit: 25,
       ...NO_LEASE,
-    };
+    });
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {
+      const plan = plans();
       const first = await stores().plans.create({ now: NOW, plan });
-      const second = await stores().plans.create({ now: NOW, plan: { ...plan, name: 'Solo' } });
+      const second = await stores().plans.create({ now: NOW, plan: plans() });
       if (first.outcome !== 'created' || second.outcome !== 'created')
         throw new Error('not created');
       expect(first.plan).toEqual({ ...plan, id: expect.any(Number), created_at: expect.any(Date) });
@@ -991,23 +993,22 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a chosen id is used; a chosen id already taken creates nothing', async () => {
       const id = 900_000 + Math.floor(Math.random() * 1000);
+      const plan = plans();
       expect(await stores().plans.create({ now: NOW, plan, id })).toMatchObject({
         outcome: 'created',
         plan: { id },
       });
-      expect(
-        await stores().plans.create({ now: NOW, plan: { ...plan, name: 'Other' }, id }),
-      ).toEqual({
+      expect(await stores().plans.create({ now: NOW, plan: plans(), id })).toEqual({
         outcome: 'id-taken',
       });
-      expect((await stores().plans.find(id))?.name).toBe('Agency');
+      expect((await stores().plans.find(id))?.name).toBe(plan.name);
     });
 
     test('the sequence skips ids an admin chose', async () => {
-      const before = await stores().plans.create({ now: NOW, plan });
+      const before = await stores().plans.create({ now: NOW, plan: plans() });
       if (before.outcome !== 'created') throw new Error('not created');
-      await stores().plans.create({ now: NOW, plan, id: before.plan.id + 1 });
-      const after = await stores().plans.create({ now: NOW, plan });
+      await stores().plans.create({ now: NOW, plan: plans(), id: before.plan.id + 1 });
+      const after = await stores().plans.create({ now: NOW, plan: plans() });
       expect(after).toMatchObject({ outcome: 'created', plan: { id: before.plan.id + 2 } });
     });
 
@@ -1017,6 +1018,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a write check that throws stops the creation before anything is written', async () => {
       const count = (await stores().plans.list()).length;
+      const plan = plans();
       const stop = () => {
         throw new Error('deadline passed');
       };
