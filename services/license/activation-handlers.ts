@@ -128,6 +128,7 @@ export function activationHandlers(
           deadline: context.deadline,
         });
         if (counted) {
+          // The overview counts a validate as its check is counted: once per call.
           counts.count('validations', counted.product_id, now);
           const product = await productOf(counted);
           // It matched: the identifier is activated under its key for the license's type.
@@ -162,8 +163,6 @@ export function activationHandlers(
         now,
         context,
       );
-      // The overview counts every validate of a license, whatever it answers.
-      if (license) counts.count('validations', license.product_id, now);
       const product = license && (await productOf(license));
       const decision = decideValidation({ license, product, request, now });
       if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
@@ -175,7 +174,7 @@ export function activationHandlers(
         context.beforeWrite();
         // The license was read and decided on as it is: a plain count on its key (none when
         // this call was counted already).
-        await licenses.touchCheckIfMatching({
+        const counted = await licenses.touchCheckIfMatching({
           licenseKey: license.license_key,
           productId: null,
           identifierKeys: null,
@@ -184,6 +183,7 @@ export function activationHandlers(
           checkId: context.callId,
           deadline: context.deadline,
         });
+        if (counted) counts.count('validations', counted.product_id, now);
         // An activated identifier's lease is renewed (rule 3's path).
         const sent =
           request.identifier === null

@@ -115,8 +115,6 @@ export function adminHandlers(
     // ---- Plans ----
     'license.createPlan': async ({ id, ...plan }, context) => {
       refuseUnmatchablePatterns(plan.activation_type, plan.exempt_identifiers);
-      const nameTaken = planNameTaken(await plans.list(), plan.name);
-      if (nameTaken) throw LicensingError.from(nameTaken);
       const created = await plans.create({
         plan,
         id,
@@ -127,6 +125,8 @@ export function adminHandlers(
       if (created.outcome === 'id-taken') {
         throw LicensingError.from(refusal('ALREADY_EXISTS', `Plan ${id} already exists.`));
       }
+      if (created.outcome === 'name-taken')
+        throw LicensingError.from(planNameTaken(created.holder));
       return planView(created.plan);
     },
 
@@ -144,15 +144,13 @@ export function adminHandlers(
       if (changes.exempt_identifiers !== undefined) {
         refuseUnmatchablePatterns(current.activation_type, changes.exempt_identifiers);
       }
-      if (changes.name !== undefined) {
-        const nameTaken = planNameTaken(await plans.list(), changes.name, id);
-        if (nameTaken) throw LicensingError.from(nameTaken);
-      }
       context.beforeWrite();
       const updated = await plans.update({ id, changes });
       if (!updated) throw LicensingError.from(unknownPlan(id));
+      if (updated.outcome === 'name-taken')
+        throw LicensingError.from(planNameTaken(updated.holder));
       knownPlans.invalidate(id);
-      return planView(updated);
+      return planView(updated.plan);
     },
 
     // ---- Licenses (admin) ----

@@ -26,6 +26,12 @@ import type {
 /** The stored shapes: the records of stores.ts under MongoDB's ids. */
 export interface PlanDocument extends Omit<PlanRecord, 'id'> {
   _id: number;
+  /**
+   * The name as names are compared (rules.ts `planNameKey`), under a unique index: plan names
+   * are unique (docs/api-decisions.md, "Plan names"). Plans stored before have none until the
+   * service starts (mongo-plan-store.ts `keepPlanNamesUnique`).
+   */
+  name_key: string;
 }
 
 /**
@@ -55,6 +61,8 @@ export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'custo
    * is not counted again; licenses stored before have none.
    */
   recent_checks?: string[];
+  /** The expiry task's write that expired it (mongo-stores.ts `expirePastDue`), if one did. */
+  expiry_batch?: Types.ObjectId;
   updated_at: Date;
 }
 
@@ -129,6 +137,7 @@ export function licenseModels(connection: Connection): LicenseModels {
     {
       _id: { type: Number, required: true },
       name: { type: String, required: true },
+      name_key: { type: String, required: true },
       activation_type: { type: String, enum: activationTypes, required: true },
       activation_limit: { type: Number, required: true, min: 0 },
       lease_seconds: { type: Number, default: null },
@@ -137,8 +146,10 @@ export function licenseModels(connection: Connection): LicenseModels {
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
     },
-    { collection: 'plans', versionKey: false },
+    // Its index is built once the plans stored under one name are renamed (`keepPlanNamesUnique`).
+    { collection: 'plans', versionKey: false, autoIndex: false },
   );
+  planSchema.index({ name_key: 1 }, { unique: true });
 
   const activationSchema = new Schema<ActivationRecord>(
     {

@@ -1,5 +1,6 @@
 import {
   BSON,
+  ObjectId,
   type Abortable,
   type Collection,
   type Filter,
@@ -21,10 +22,10 @@ import {
   isDuplicateKey,
   setOf,
   sortOf,
-  withId,
   type StoredOrder,
 } from '../../libs/database/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
+import type { Logger } from '../../libs/logging/index.js';
 import {
   SCHEDULED_TASKS_COLLECTION,
   licenseCollection,
@@ -32,11 +33,12 @@ import {
   type LicenseDocument,
   type LicenseModels,
   type MetadataEntry,
-  type PlanDocument,
   type RejectedAttemptDocument,
   type ScheduledJobDocument,
   type TaskRunDocument,
 } from './models.js';
+import { COUNT_STORED_ACTIVATIONS, runOnce } from './migrations.js';
+import { MongoPlanStore, keepPlanNamesUnique } from './mongo-plan-store.js';
 import {
   MAX_ACTIVATION_BYTES,
   RECENT_CHECKS,
@@ -58,9 +60,6 @@ import {
   type LicenseUpdate,
   type NewActivation,
   type NewLicense,
-  type PlanChanges,
-  type PlanRecord,
-  type PlanStore,
   type PlanTerms,
   type RejectedAttemptRecord,
   type RejectedAttemptStore,
@@ -70,14 +69,17 @@ import {
 } from './stores.js';
 
 /**
- * The stores on the service's own database: its models are created, their indexes built, and
- * licenses stored before their activations were counted get their counts.
+ * The stores on the service's own database: its models are created, their indexes built, plans
+ * stored under one name before names were unique renamed (and said in `logger`) before the
+ * index that keeps them unique is built, and licenses stored before their activations were
+ * counted get their counts, at the first start only (migrations.ts).
  */
-export async function openMongoStores(db: Connection): Promise<LicenseStores> {
+export async function openMongoStores(db: Connection, logger: Logger): Promise<LicenseStores> {
   const models = licenseModels(db);
   await Promise.all(Object.values(models).map((model) => model.init()));
+  await keepPlanNamesUnique(models.Plan, logger);
   const licenses = licenseCollection(models.License);
-  await countStoredActivations(licenses);
+  await runOnce(db, COUNT_STORED_ACTIVATIONS, () => countStoredActivations(licenses));
   return {
     licenses: new MongoLicenseStore(licenses),
     plans: new MongoPlanStore(models.Plan, new Sequences(db)),
@@ -260,21 +262,6 @@ function licenseRecord(doc: LicenseDocument): LicenseRecord {
 /** Metadata as stored: its entries in the order given (models.ts `MetadataEntry`). */
 function metadataEntries(metadata: Record<string, string>): MetadataEntry[] {
   return Object.entries(metadata).map(([key, value]) => ({ key, value }));
-}
-
-function planRecord(doc: PlanDocument): PlanRecord {
-  const { id, name, activation_type, activation_limit, created_at } = withId(doc);
-  return {
-    id,
-    name,
-    activation_type,
-    activation_limit,
-    // Plans stored before leases and exemptions existed have no such fields.
-    lease_seconds: doc.lease_seconds ?? null,
-    exempt_identifiers: doc.exempt_identifiers ?? [],
-    exempt_limit: doc.exempt_limit ?? DEFAULT_EXEMPT_LIMIT,
-    created_at,
-  };
 }
 
 function rejectedAttemptRecord(doc: RejectedAttemptDocument): RejectedAttemptRecord {
@@ -923,14 +910,50 @@ export class MongoLicenseStore implements LicenseStore {
     };
   }
 
-  async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {
-    // The filter is the rule itself, so a license renewed meanwhile is left alone.
-    const doc = await this.licenses.findOneAndUpdate(
-      { status: 'active', expires_at: { $ne: null, $lte: now } },
-      { $set: { status: 'expired', updated_at: now } },
-      { returnDocument: 'after', projection: WITHOUT_ACTIVATIONS, includeResultMetadata: false },
+  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
+    const docs = await this.licenses
+      .find(
+        { status: 'active', expires_at: { $ne: null, $lte: now } },
+        { projection: WITHOUT_ACTIVATIONS },
+      )
+      .limit(limit)
+      .toArray();
+    return docs.map(licenseRecord);
+  }
+
+  async expirePastDue({
+    licenses,
+    now,
+  }: {
+    licenses: LicenseRecord[];
+    now: Date;
+  }): Promise<LicenseRecord[]> {
+    const due = licenses.filter((l) => l.expires_at !== null && l.expires_at <= now);
+    if (due.length === 0) return [];
+    // Marks what this write changed, for when another write changed some of them first.
+    const batch = new ObjectId();
+    const { modifiedCount } = await this.licenses.bulkWrite(
+      due.map(({ license_key, expires_at }) => ({
+        updateOne: {
+          // The rule as read: a license renewed meanwhile is left alone.
+          filter: { license_key, status: 'active' as const, expires_at },
+          update: { $set: { status: 'expired' as const, updated_at: now, expiry_batch: batch } },
+        },
+      })),
+      { ordered: false },
     );
-    return doc && licenseRecord(doc);
+    let expired = due;
+    if (modifiedCount < due.length) {
+      const written = await this.licenses
+        .find(
+          { license_key: { $in: due.map((l) => l.license_key) }, expiry_batch: batch },
+          { projection: { license_key: 1 } },
+        )
+        .toArray();
+      const keys = new Set(written.map((doc) => doc.license_key));
+      expired = due.filter((license) => keys.has(license.license_key));
+    }
+    return expired.map((license) => ({ ...license, status: 'expired' }));
   }
 
   async currentFigures({
@@ -985,52 +1008,6 @@ function planFields(plan: PlanTerms) {
     exempt_identifiers: plan.exempt_identifiers,
     exempt_limit: plan.exempt_limit,
   };
-}
-
-class MongoPlanStore implements PlanStore {
-  constructor(
-    private readonly Plan: LicenseModels['Plan'],
-    private readonly sequences: Sequences,
-  ) {}
-
-  async create({
-    plan,
-    id,
-    now,
-    beforeEachWrite = noWriteCheck,
-  }: {
-    plan: Omit<PlanRecord, 'id' | 'created_at'>;
-    id?: number;
-    now: Date;
-    beforeEachWrite?: BeforeEachWrite;
-  }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
-    const created = await this.sequences.insert(
-      'plan',
-      id,
-      async (chosen) =>
-        planRecord((await this.Plan.create({ _id: chosen, ...plan, created_at: now })).toObject()),
-      beforeEachWrite,
-    );
-    return created.outcome === 'created' ? { outcome: 'created', plan: created.record } : created;
-  }
-
-  async find(id: number): Promise<PlanRecord | null> {
-    const doc = await this.Plan.findById(id).lean<PlanDocument>();
-    return doc && planRecord(doc);
-  }
-
-  async list(): Promise<PlanRecord[]> {
-    return (await this.Plan.find().sort({ _id: 1 }).lean<PlanDocument[]>()).map(planRecord);
-  }
-
-  async update({ id, changes }: { id: number; changes: PlanChanges }): Promise<PlanRecord | null> {
-    const doc = await this.Plan.findByIdAndUpdate(
-      id,
-      { $set: setOf(changes) },
-      { returnDocument: 'after' },
-    ).lean<PlanDocument>();
-    return doc && planRecord(doc);
-  }
 }
 
 export class MongoRejectedAttemptStore implements RejectedAttemptStore {

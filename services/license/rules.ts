@@ -208,22 +208,13 @@ export function planNameKey(name: string): string {
 }
 
 /**
- * Plan names are unique (docs/api-decisions.md, "Plan names"): the plan among `plans` that
- * already has `name` (the plan being renamed, `except`, aside) refuses it with ALREADY_EXISTS.
- * Duplicates stored before stay as they are, and readable.
+ * Plan names are unique (docs/api-decisions.md, "Plan names"): a name the plan `holder` already
+ * has is refused with ALREADY_EXISTS, naming that plan.
  */
-export function planNameTaken(
-  plans: ReadonlyArray<{ id: number; name: string }>,
-  name: string,
-  except: number | null = null,
-): Refusal | null {
-  const key = planNameKey(name);
-  const taken = plans.find((plan) => plan.id !== except && planNameKey(plan.name) === key);
-  return taken
-    ? refusal('ALREADY_EXISTS', `Plan ${taken.id} is already named "${taken.name}".`, {
-        plan_id: taken.id,
-      })
-    : null;
+export function planNameTaken(holder: { id: number; name: string }): Refusal {
+  return refusal('ALREADY_EXISTS', `Plan ${holder.id} is already named "${holder.name}".`, {
+    plan_id: holder.id,
+  });
 }
 
 // ---- Admin search ----

@@ -18,20 +18,31 @@ export interface TaskDeps {
 /** How many licenses the lease task takes at a time. */
 const LAPSED_BATCH = 200;
 
+/** How many licenses the expiry task expires in one write. */
+export const EXPIRY_BATCH = 500;
+
 /**
  * Spec 3.1: an active license whose expiry date has passed becomes `expired`, each a
  * `license.expired` event. Until this runs, validate and the update check already report
- * `expired` (rules.ts `effectiveStatus`). One update per license whose condition is the rule
- * itself, so a license renewed meanwhile is left alone, replicas running it at once expire each
- * once, and a run cut short is simply done again.
+ * `expired` (rules.ts `effectiveStatus`). A batch of licenses selected by the rule is expired in
+ * one write whose every update's condition is the rule as read, so a license renewed meanwhile
+ * is left alone, replicas running it at once expire each once, and a run cut short is simply
+ * done again.
  */
-export async function expireLicenses({ stores, events }: TaskDeps, now: Date): Promise<number> {
+export async function expireLicenses(
+  { stores, events }: TaskDeps,
+  now: Date,
+  batchSize = EXPIRY_BATCH,
+): Promise<number> {
   let expired = 0;
   for (;;) {
-    const license = await stores.licenses.expireOnePastDue(now);
-    if (!license) return expired;
-    events.licenseExpired({ license, at: now });
-    expired++;
+    const due = await stores.licenses.pastDue({ now, limit: batchSize });
+    const written =
+      due.length === 0 ? [] : await stores.licenses.expirePastDue({ licenses: due, now });
+    for (const license of written) events.licenseExpired({ license, at: now });
+    expired += written.length;
+    // A short batch was the last; one that expired nothing cannot make progress.
+    if (due.length < batchSize || written.length === 0) return expired;
   }
 }
 

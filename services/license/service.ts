@@ -48,7 +48,7 @@ export async function licenseFromConfig(
   deps: { db: Connection; transport: Transport; logger: Logger },
 ): Promise<{ stop(): Promise<void> }> {
   const schedule = scheduleSettings(config);
-  const stores = await openMongoStores(deps.db);
+  const stores = await openMongoStores(deps.db, deps.logger);
   const products = new CatalogProducts(deps.transport, config.PRODUCT_CACHE_TTL_MS);
   await products.start();
   // The admin overview's daily counts, held in memory and written every second.

@@ -468,12 +468,18 @@ export interface LicenseStore {
   scan(scan: LicenseScan): Promise<LicenseBatch>;
 
   /**
-   * Spec 3.1: one active license whose expiry date is `now` or earlier becomes `expired`, in one
-   * conditional update whose filter is the rule itself, so that concurrent runs expire each
-   * license once and a license renewed meanwhile is left alone. The license after it, or null
-   * when none is left to expire.
+   * Spec 3.1, the expiry task's selection: up to `limit` active licenses whose expiry date is
+   * `now` or earlier.
    */
-  expireOnePastDue(now: Date): Promise<LicenseRecord | null>;
+  pastDue(query: { now: Date; limit: number }): Promise<LicenseRecord[]>;
+
+  /**
+   * Spec 3.1: the licenses given, as `pastDue` read them at `now`, become `expired` in one write,
+   * each only while it is still as read: active, with the expiry date read, `now` or earlier. So a
+   * license renewed since is left alone, and of runs at once each license is expired by one. The
+   * licenses this write expired, as written.
+   */
+  expirePastDue(batch: { licenses: LicenseRecord[]; now: Date }): Promise<LicenseRecord[]>;
 
   /**
    * What is in use at `now` (the admin overview), of one product's licenses or (null) all of
@@ -494,22 +500,41 @@ export interface LicenseFigures {
   expiring: number;
 }
 
+/**
+ * Plan names are unique (docs/api-decisions.md, "Plan names", compared as rules.ts `planNameKey`
+ * compares them), kept so by the write itself: of creations or renames to one name at the same
+ * time, one is written, and the others are told the plan that has it.
+ */
+export interface PlanNameTakenOutcome {
+  outcome: 'name-taken';
+  holder: PlanRecord;
+}
+
 export interface PlanStore {
   /**
    * Under the id an admin chose, or under the next id of the plan sequence (skipping ids admins
-   * chose). A chosen id already taken creates nothing. Created at `now`.
+   * chose). A chosen id already taken, or a name another plan has, creates nothing. Created at
+   * `now`.
    */
   create(creation: {
     plan: Omit<PlanRecord, 'id' | 'created_at'>;
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
-  }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }>;
+  }): Promise<
+    { outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' } | PlanNameTakenOutcome
+  >;
 
   find(id: number): Promise<PlanRecord | null>;
 
-  /** Changes what an admin may change of a plan. The plan after, or null when unknown. */
-  update(update: { id: number; changes: PlanChanges }): Promise<PlanRecord | null>;
+  /**
+   * Changes what an admin may change of a plan. The plan after, or null when unknown; a name that
+   * another plan has changes nothing.
+   */
+  update(update: {
+    id: number;
+    changes: PlanChanges;
+  }): Promise<{ outcome: 'updated'; plan: PlanRecord } | PlanNameTakenOutcome | null>;
 
   /** Every plan, by id. */
   list(): Promise<PlanRecord[]>;

@@ -90,8 +90,8 @@ describe('every query of the hot paths is served by a declared index', () => {
     for (const command of [...commands]) {
       // Agenda's own collection: the library declares and uses its indexes.
       if (command.collection === 'agendaJobs') continue;
-      // The plans are an admin's short list, read whole to keep their names unique (an admin's
-      // create or rename, never a client's request).
+      // The plans are an admin's short list, read whole (the list of plans, the names of a list
+      // of licenses' plans, the check of their names at start), never for a client's request.
       if (command.collection === 'plans' && commandFilters(command).every(isEmptyFilter)) continue;
       const indexes = await indexesOf(system.config.MONGODB_DB_PREFIX, command);
       const firstFields = new Set(indexes.map((fields) => fields[0]));

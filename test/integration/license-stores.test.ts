@@ -11,17 +11,21 @@ import {
   openMongoStores,
 } from '../../services/license/mongo-stores.js';
 import { NEWEST_FIRST, type LicenseStores } from '../../services/license/stores.js';
+import { connectDatabase } from '../../libs/database/index.js';
+import { createLogger } from '../../libs/logging/index.js';
+import { monitorCommands, monitoredMongoUrl } from '../support/command-monitor.js';
 import { dropOwnDatabase, ownDatabase } from '../support/databases.js';
 import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeLicenseStores, type OpenStores } from '../support/license-store-contract.js';
 
 const openDatabase = () => ownDatabase('license');
+const silent = createLogger('test', 'silent');
 
 // The license service's MongoDB stores, each group on a database of its own, dropped after.
 const openMongo: OpenStores = async () => {
   const db = await openDatabase();
   return {
-    stores: await openMongoStores(db),
+    stores: await openMongoStores(db, silent),
     close: () => dropOwnDatabase(db),
     fillRecord: async (licenseKey, bytes) => {
       await db
@@ -49,7 +53,7 @@ describe('MongoDB stores: the stored documents', () => {
   let stores: LicenseStores;
   beforeAll(async () => {
     db = await openDatabase();
-    stores = await openMongoStores(db);
+    stores = await openMongoStores(db, silent);
   });
   afterAll(async () => {
     if (db) await dropOwnDatabase(db);
@@ -177,5 +181,61 @@ describe('MongoDB stores: the stored documents', () => {
       activations_used: 1,
       activations_bytes: activationBytes(stored[1]!),
     });
+  });
+});
+
+describe('MongoDB stores: start-up steps done once (services/license/migrations.ts)', () => {
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const start = () => connectDatabase(monitoredMongoUrl(), prefix, 'license');
+  const at = new Date('2026-01-01T00:00:00.000Z');
+  const licenseKey = `old-shape-${randomBytes(4).toString('hex')}`;
+  let later: Connection | undefined;
+  afterAll(async () => {
+    if (later) await dropOwnDatabase(later);
+  });
+
+  test('a license stored without counts before the first start is counted by it; a later start reads no license', async () => {
+    const first = await start();
+    // As the service stored licenses before their activations were counted.
+    await first.collection('licenses').insertOne({
+      license_key: licenseKey,
+      product_id: 10,
+      plan_id: 1,
+      status: 'active',
+      expires_at: null,
+      auto_renew: false,
+      next_payment_at: null,
+      activation_type: 'domain',
+      activation_limit: 2,
+      activations: [
+        {
+          identifier: 'a.example',
+          identifier_key: 'a.example',
+          name: null,
+          ip: '192.0.2.1',
+          activated_at: at,
+          last_checkout_at: null,
+          lease_expires_at: null,
+          exempt: false,
+        },
+      ],
+      last_check_at: null,
+      last_check_ip: null,
+      check_count: 0,
+      created_at: at,
+      updated_at: at,
+    });
+    const stores = await openMongoStores(first, silent);
+    expect(await stores.licenses.findByKey(licenseKey)).toMatchObject({ activations_used: 1 });
+    await first.close();
+
+    later = await start();
+    const commands = monitorCommands(prefix);
+    const reopened = await openMongoStores(later, silent);
+    // Only the collection's and its indexes' set-up: no read of a license, no write.
+    const setUp = new Set(['create', 'createIndexes', 'listIndexes']);
+    const onLicenses = commands.filter((c) => c.collection === 'licenses');
+    expect(onLicenses.filter((c) => !setUp.has(c.name))).toEqual([]);
+    expect(await reopened.licenses.findByKey(licenseKey)).toMatchObject({ activations_used: 1 });
   });
 });

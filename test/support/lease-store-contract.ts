@@ -240,13 +240,14 @@ export function describeLeaseStores(implementation: string, open: OpenStores): v
         id: created.plan.id,
         changes: { lease_seconds: 900, exempt_identifiers: ['ci.*'] },
       });
-      expect(updated).toMatchObject({
+      if (updated?.outcome !== 'updated') throw new Error('not updated');
+      expect(updated.plan).toMatchObject({
         name: 'Fleet',
         lease_seconds: 900,
         exempt_identifiers: ['ci.*'],
         exempt_limit: 3,
       });
-      expect(await stores().plans.find(created.plan.id)).toEqual(updated);
+      expect(await stores().plans.find(created.plan.id)).toEqual(updated.plan);
       expect(await stores().plans.update({ id: 987_654, changes: { name: 'x' } })).toBeNull();
     });
   });

@@ -24,6 +24,7 @@ import type {
   NewActivation,
   NewLicense,
   PlanChanges,
+  PlanNameTakenOutcome,
   PlanRecord,
   PlanStore,
   PlanTerms,
@@ -34,6 +35,7 @@ import type {
   TaskRunStore,
 } from '../../services/license/stores.js';
 import { activationBytes } from '../../services/license/mongo-stores.js';
+import { planNameKey } from '../../services/license/rules.js';
 import { MAX_ACTIVATION_BYTES, RECENT_CHECKS } from '../../services/license/stores.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { batchAfter, sortedBy, type Place } from './memory-lists.js';
@@ -588,20 +590,45 @@ class MemoryLicenseStore implements LicenseStore {
     return { licenses: records.map(copy), next };
   }
 
-  async expireOnePastDue(now: Date): Promise<LicenseRecord | null> {
+  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
     await roundTrip();
-    for (const license of this.byKey.values()) {
+    return [...this.byKey.values()]
+      .filter(
+        (license) =>
+          license.status === 'active' &&
+          license.expires_at !== null &&
+          license.expires_at.getTime() <= now.getTime(),
+      )
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async expirePastDue({
+    licenses,
+    now,
+  }: {
+    licenses: LicenseRecord[];
+    now: Date;
+  }): Promise<LicenseRecord[]> {
+    await roundTrip();
+    const expired: LicenseRecord[] = [];
+    for (const read of licenses) {
+      const license = this.byKey.get(read.license_key);
+      const readExpiry = read.expires_at?.getTime() ?? null;
       if (
-        license.status === 'active' &&
-        license.expires_at !== null &&
-        license.expires_at.getTime() <= now.getTime()
+        license?.status !== 'active' ||
+        readExpiry === null ||
+        readExpiry > now.getTime() ||
+        license.expires_at?.getTime() !== readExpiry
       ) {
-        license.status = 'expired';
-        this.counter.writes++;
-        return copy(license);
+        continue;
       }
+      license.status = 'expired';
+      expired.push(copy(license));
     }
-    return null;
+    // One write, however many licenses it expires.
+    if (expired.length > 0) this.counter.writes++;
+    return expired;
   }
 
   async currentFigures({
@@ -648,7 +675,9 @@ class MemoryPlanStore implements PlanStore {
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
-  }): Promise<{ outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' }> {
+  }): Promise<
+    { outcome: 'created'; plan: PlanRecord } | { outcome: 'id-taken' } | PlanNameTakenOutcome
+  > {
     await roundTrip();
     let chosen = id;
     if (chosen === undefined) {
@@ -660,6 +689,8 @@ class MemoryPlanStore implements PlanStore {
     }
     beforeEachWrite();
     if (this.byId.has(chosen)) return { outcome: 'id-taken' };
+    const taken = this.nameTaken(plan.name, chosen);
+    if (taken) return taken;
     const created: PlanRecord = { ...copy(plan), id: chosen, created_at: copy(now) };
     this.byId.set(chosen, created);
     this.counter.writes++;
@@ -677,15 +708,30 @@ class MemoryPlanStore implements PlanStore {
     return [...this.byId.values()].sort((a, b) => a.id - b.id).map(copy);
   }
 
-  async update({ id, changes }: { id: number; changes: PlanChanges }): Promise<PlanRecord | null> {
+  async update({
+    id,
+    changes,
+  }: {
+    id: number;
+    changes: PlanChanges;
+  }): Promise<{ outcome: 'updated'; plan: PlanRecord } | PlanNameTakenOutcome | null> {
     await roundTrip();
     const plan = this.byId.get(id);
     if (!plan) return null;
+    const taken = changes.name === undefined ? null : this.nameTaken(changes.name, id);
+    if (taken) return taken;
     for (const [field, value] of Object.entries(copy(changes))) {
       if (value !== undefined) Object.assign(plan, { [field]: value });
     }
     this.counter.writes++;
-    return copy(plan);
+    return { outcome: 'updated', plan: copy(plan) };
+  }
+
+  /** The unique index of the MongoDB store on the name's key (rules.ts `planNameKey`). */
+  private nameTaken(name: string, id: number): PlanNameTakenOutcome | null {
+    const key = planNameKey(name);
+    const holder = [...this.byId.values()].find((p) => p.id !== id && planNameKey(p.name) === key);
+    return holder ? { outcome: 'name-taken', holder: copy(holder) } : null;
   }
 }
 

@@ -904,14 +904,15 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       };
       for (const license of Object.values(keys))
         await stores().licenses.issue({ license: license, now: NOW });
-      const expired = [
-        await stores().licenses.expireOnePastDue(NOW),
-        await stores().licenses.expireOnePastDue(NOW),
-      ];
-      expect(expired.map((license) => license?.license_key).sort()).toEqual(
+      const due = await stores().licenses.pastDue({ now: NOW, limit: 10 });
+      expect(due.map((license) => license.license_key).sort()).toEqual(
         [keys.due.license_key, keys.dueNow.license_key].sort(),
       );
-      expect(expired.map((license) => license?.status)).toEqual(['expired', 'expired']);
+      const expired = await stores().licenses.expirePastDue({ licenses: due, now: NOW });
+      expect(expired.map((license) => license.license_key).sort()).toEqual(
+        [keys.due.license_key, keys.dueNow.license_key].sort(),
+      );
+      expect(expired.map((license) => license.status)).toEqual(['expired', 'expired']);
       const status = async (license: NewLicense) =>
         (await stores().licenses.findByKey(license.license_key))?.status;
       expect(await status(keys.due)).toBe('expired');
@@ -919,16 +920,20 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
       expect(await status(keys.later)).toBe('active');
       expect(await status(keys.never)).toBe('active');
       expect(await status(keys.suspended)).toBe('suspended');
-      expect(await stores().licenses.expireOnePastDue(NOW)).toBeNull();
+      expect(await stores().licenses.pastDue({ now: NOW, limit: 10 })).toEqual([]);
     });
 
     test('concurrent expiries expire each license once', async () => {
       const keys = Array.from({ length: 3 }, () => newLicense({ expires_at: EARLIER }));
       for (const license of keys) await stores().licenses.issue({ license, now: NOW });
-      const expired = await Promise.all(
-        Array.from({ length: 6 }, () => stores().licenses.expireOnePastDue(NOW)),
+      // Each run selected them all before any wrote.
+      const selected = await Promise.all(
+        Array.from({ length: 6 }, () => stores().licenses.pastDue({ now: NOW, limit: 10 })),
       );
-      const expiredKeys = expired.flatMap((license) => (license ? [license.license_key] : []));
+      const expired = await Promise.all(
+        selected.map((licenses) => stores().licenses.expirePastDue({ licenses, now: NOW })),
+      );
+      const expiredKeys = expired.flat().map((license) => license.license_key);
       expect(expiredKeys.sort()).toEqual(keys.map((license) => license.license_key).sort());
     });
   });
@@ -976,16 +981,18 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
   describe(`${implementation}: plans (spec 2.1)`, () => {
     const stores = withStores();
-    const plan = {
-      name: 'Agency',
+    // Plan names are unique: each plan of the group has its own.
+    const plans = () => ({
+      name: `Agency ${randomBytes(4).toString('hex')}`,
       activation_type: 'domain' as const,
       activation_limit: 25,
       ...NO_LEASE,
-    };
+    });
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {
+      const plan = plans();
       const first = await stores().plans.create({ now: NOW, plan });
-      const second = await stores().plans.create({ now: NOW, plan: { ...plan, name: 'Solo' } });
+      const second = await stores().plans.create({ now: NOW, plan: plans() });
       if (first.outcome !== 'created' || second.outcome !== 'created')
         throw new Error('not created');
       expect(first.plan).toEqual({ ...plan, id: expect.any(Number), created_at: expect.any(Date) });
@@ -998,23 +1005,22 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a chosen id is used; a chosen id already taken creates nothing', async () => {
       const id = 900_000 + Math.floor(Math.random() * 1000);
+      const plan = plans();
       expect(await stores().plans.create({ now: NOW, plan, id })).toMatchObject({
         outcome: 'created',
         plan: { id },
       });
-      expect(
-        await stores().plans.create({ now: NOW, plan: { ...plan, name: 'Other' }, id }),
-      ).toEqual({
+      expect(await stores().plans.create({ now: NOW, plan: plans(), id })).toEqual({
         outcome: 'id-taken',
       });
-      expect((await stores().plans.find(id))?.name).toBe('Agency');
+      expect((await stores().plans.find(id))?.name).toBe(plan.name);
     });
 
     test('the sequence skips ids an admin chose', async () => {
-      const before = await stores().plans.create({ now: NOW, plan });
+      const before = await stores().plans.create({ now: NOW, plan: plans() });
       if (before.outcome !== 'created') throw new Error('not created');
-      await stores().plans.create({ now: NOW, plan, id: before.plan.id + 1 });
-      const after = await stores().plans.create({ now: NOW, plan });
+      await stores().plans.create({ now: NOW, plan: plans(), id: before.plan.id + 1 });
+      const after = await stores().plans.create({ now: NOW, plan: plans() });
       expect(after).toMatchObject({ outcome: 'created', plan: { id: before.plan.id + 2 } });
     });
 
@@ -1024,6 +1030,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
 
     test('a write check that throws stops the creation before anything is written', async () => {
       const count = (await stores().plans.list()).length;
+      const plan = plans();
       const stop = () => {
         throw new Error('deadline passed');
       };

@@ -9,7 +9,14 @@ import {
 import { createLogger } from '../../libs/logging/index.js';
 import { overviewRange, overviewView } from '../../services/management/overview.js';
 import { contractMetrics, describeDailyCountStore } from '../support/daily-count-store-contract.js';
-import { DAY, FUTURE, PAST, service, waiting } from '../support/license-handler-harness.js';
+import {
+  DAY,
+  FUTURE,
+  PAST,
+  service,
+  waiting,
+  waitingCall,
+} from '../support/license-handler-harness.js';
 import { memoryDailyCountStore } from '../support/memory-daily-counts.js';
 
 /**
@@ -194,8 +201,8 @@ describe('what the license service counts, each on the day it happened, under th
     });
   });
 
-  test('every validate of a license counts, whatever it answers; one of an unknown key does not', async () => {
-    const { handlers, license, activate, validate } = service();
+  test('a validate counts when it counts as a check (spec 4.2 rule 3); one that does not, or of an unknown key, does not', async () => {
+    const { handlers, license, activate, validate, detail } = service();
     const key = await license();
     const expired = await license({ expires_at: PAST });
     await activate({ license_key: key, identifier: 'one.example' });
@@ -206,7 +213,26 @@ describe('what the license service counts, each on the day it happened, under th
     await expect(validate({ license_key: key, product_id: 11 })).rejects.toThrow();
     await validate({ license_key: 'no-such-key' });
     const overview = await handlers['license.overview'](days(), waiting);
-    expect(overview.days).toEqual([expect.objectContaining({ validations: 5 })]);
+    const checks = (await detail(key)).check_count + (await detail(expired)).check_count;
+    expect(overview.days).toEqual([expect.objectContaining({ validations: 3 })]);
+    expect(checks).toBe(3);
+  });
+
+  test('a validate delivered again (the same call) counts once, as its check does', async () => {
+    const { handlers, license, activate, validate } = service();
+    const key = await license();
+    const bundleKey = await license({ product_id: 20 });
+    await activate({ license_key: key, identifier: 'one.example' });
+    // RabbitMQ hands the request of a replica that died to another: the same call id. The first
+    // is counted in the validate's first write; the second on a fresh read (a bundle key).
+    const again = waitingCall();
+    await validate({ license_key: key, identifier: 'one.example' }, again);
+    await validate({ license_key: key, identifier: 'one.example' }, again);
+    const bundleAgain = waitingCall();
+    await validate({ license_key: bundleKey, product_id: 10 }, bundleAgain);
+    await validate({ license_key: bundleKey, product_id: 10 }, bundleAgain);
+    const overview = await handlers['license.overview'](days(), waiting);
+    expect(overview.days).toEqual([expect.objectContaining({ validations: 2 })]);
   });
 
   test('counts are kept per product; a bundle license counts under its bundle', async () => {

@@ -19,6 +19,7 @@ import {
   waitingCall,
 } from '../support/license-handler-harness.js';
 import { fixedClock } from '../support/fake-services.js';
+import { duplicatePlanRenames } from '../../services/license/plan-names.js';
 
 /**
  * The license service's handlers on in-memory stores, a fixed clock and a fixed catalog: the
@@ -939,29 +940,42 @@ describe('plan names are unique, compared without letter case and extra white sp
     ).toMatchObject({ name: 'Single Site' });
   });
 
-  test('duplicates stored before names were unique stay readable, and licenses are issued on them', async () => {
-    const { handlers, stores } = service();
-    const plan = { ...fields, lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
-    for (const name of ['Single site', 'Single site']) {
-      await stores.plans.create({ plan: { ...plan, name }, now: NOW });
-    }
-    const listed = (await handlers['license.listPlans']({}, waiting)).plans;
-    expect(listed.map((p) => p.name)).toEqual(['Single site', 'Single site']);
-    await expect(
-      handlers['license.createLicense'](
-        {
-          product_id: 10,
-          plan_id: listed[1]!.id,
-          status: 'active',
-          expires_at: null,
-          auto_renew: false,
-          next_payment_at: null,
-          customer: null,
-          metadata: {},
-        },
-        waiting,
-      ),
-    ).resolves.toMatchObject({ plan: 'Single site' });
+  test('creations of one name at the same time: one is created, the other refused as any duplicate is', async () => {
+    const { handlers } = service();
+    const outcomes = await Promise.allSettled([
+      handlers['license.createPlan']({ name: 'Single site', ...fields }, waitingCall()),
+      handlers['license.createPlan']({ name: 'single SITE', ...fields }, waitingCall()),
+    ]);
+    const created = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+    expect(created).toHaveLength(1);
+    expect(refused).toEqual([refusedWith('ALREADY_EXISTS', 409)]);
+    expect(refused[0]).toMatchObject({
+      message: `Plan ${created[0]!.id} is already named "${created[0]!.name}".`,
+      details: { plan_id: created[0]!.id },
+    });
+    expect((await handlers['license.listPlans']({}, waiting)).plans).toEqual(created);
+  });
+
+  test('plans stored under one name before the rule: the first keeps it, the others become Name (2), (3)... on names no plan has', () => {
+    expect(
+      duplicatePlanRenames([
+        { id: 4, name: 'Basic' },
+        { id: 1, name: 'Basic' },
+        { id: 2, name: 'basic (2)' },
+        { id: 3, name: 'Pro' },
+        { id: 5, name: ' BASIC ' },
+      ]),
+    ).toEqual([
+      { id: 4, previousName: 'Basic', name: 'Basic (3)', keptBy: 1 },
+      { id: 5, previousName: ' BASIC ', name: 'BASIC (4)', keptBy: 1 },
+    ]);
+    expect(
+      duplicatePlanRenames([
+        { id: 1, name: 'Basic' },
+        { id: 2, name: 'Pro' },
+      ]),
+    ).toEqual([]);
   });
 });
 

@@ -561,7 +561,7 @@ describe('spec 2.5 and 3.1 scheduled tasks on demand (license.runTask, license.l
 
   test('a failed run is answered as the failure and listed with its error', async () => {
     const { handlers, stores } = service();
-    stores.licenses.expireOnePastDue = async () => {
+    stores.licenses.pastDue = async () => {
       throw new Error('database unavailable');
     };
     await expect(handlers['license.runTask']({ name: 'license-expiry' }, waiting)).rejects.toThrow(

@@ -24,7 +24,7 @@ const activations = (n: number) => count(n, ['activation', 'activations']);
 
 /**
  * A plan in a chooser: its name, activation type and limit, so plans are told apart by what they
- * allow (and two of one name, stored before names were unique, by more than their name).
+ * allow.
  */
 export function planChoiceWords(plan: {
   name: string;
