@@ -113,7 +113,37 @@ export async function openSection(page: Page, label: string): Promise<void> {
     .getByRole('navigation', { name: 'Sections' })
     .getByRole('link', { name: label })
     .click();
-  await page.getByRole('heading', { name: label, level: 1 }).waitFor();
+  try {
+    await page.getByRole('heading', { name: label, level: 1 }).waitFor();
+  } catch (error) {
+    throw new Error(`The ${label} section did not open: ${await pageState(page)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * What the page shows, for a failure's message (a failure that happens once in many runs is
+ * found from it): the title, the main headings, the navigation's links and the alerts.
+ */
+async function pageState(page: Page): Promise<string> {
+  try {
+    const texts = (selector: string) =>
+      page.locator(selector).evaluateAll((nodes) =>
+        nodes.map((node) => {
+          const current = node.getAttribute('aria-current');
+          return (node.textContent ?? '').trim() + (current ? ` [${current}]` : '');
+        }),
+      );
+    return JSON.stringify({
+      title: await page.title(),
+      headings: await texts('h1'),
+      navigation: await texts('nav a'),
+      alerts: await texts('[role="alert"], [role="status"]'),
+    });
+  } catch (error) {
+    return `(the page could not be read: ${String(error)})`;
+  }
 }
 
 /**
