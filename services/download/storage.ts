@@ -167,7 +167,6 @@ export class PackageStorage {
   ): Promise<StoredObject> {
     const first = await firstChunk(source);
     if (first === null) throw new LicensingError('INVALID_REQUEST', 'The file is empty.');
-    source.unshift(first);
 
     const hash = createHash('sha256');
     let size = 0;
@@ -207,6 +206,9 @@ export class PackageStorage {
     const upload = this.client.putObject(this.bucket, key, meter, undefined, {
       'Content-Type': options.contentType,
     });
+    // The first chunk goes in ahead of the rest; not back into `source`, which may have ended
+    // with it (a stream can no longer take back a chunk once its end has been told).
+    meter.write(first);
     source.pipe(meter);
     try {
       await Promise.race([upload, failure]);

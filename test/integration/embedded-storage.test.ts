@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import {
   startEmbeddedStorage,
@@ -41,6 +41,21 @@ afterAll(() => store?.stop());
 const content = async (key: string) => text(await storage.read(key, 0, 7));
 const readUrl = (key: string) =>
   storage.readUrl(key, { disposition: 'attachment', ttlSeconds: 60, forClients: false });
+
+describe('package uploads', () => {
+  test('a body that ends with its first chunk is stored whole', async () => {
+    const bytes = Buffer.from('one chunk and its end');
+    await expect(
+      storage.put('packages/c/plugin.zip', Readable.from([bytes]), {
+        contentType: 'application/zip',
+        maxBytes: 1024,
+      }),
+    ).resolves.toMatchObject({ size: bytes.length });
+    await expect(text(await storage.read('packages/c/plugin.zip', 0, bytes.length))).resolves.toBe(
+      bytes.toString(),
+    );
+  });
+});
 
 describe('the embedded package store takes no request without its signature', () => {
   test('anonymous listing, reading, writing and removing are refused (403), nothing changes', async () => {
