@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type {
   DomainEvent,
   DomainEventConsumer,
-  DomainEventType,
   EventName,
   EventOf,
   MethodName,
@@ -10,7 +9,7 @@ import type {
   ResponseOf,
   ServiceName,
 } from '../contracts/index.js';
-import { domainEventConsumers, rpcMethods } from '../contracts/index.js';
+import { rpcMethods } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
 import { metrics } from '../observability/index.js';
 import {
@@ -26,28 +25,15 @@ import {
 } from './codec.js';
 import {
   DOMAIN_EVENT_OUTBOX_LIMIT,
-  DOMAIN_EVENT_RETRY_MS,
   encodeDomainEvent,
   handleDomainEvent,
 } from './domain-events.js';
+import {
+  DomainEventQueues,
+  type DomainEventTaker,
+  type QueuedDomainEvent,
+} from './in-process/domain-event-queues.js';
 import type { CallOptions, ServedHandlers, Transport } from './transport.js';
-
-/** A domain event waiting in a consumer's queue: its JSON, with what a log of its loss names. */
-interface QueuedDomainEvent {
-  id: string;
-  type: DomainEventType;
-  text: string;
-}
-
-/** Takes one event; resolves false when it is to be delivered again. */
-type DomainEventTaker = (text: string) => Promise<boolean>;
-
-interface DomainEventQueue {
-  events: QueuedDomainEvent[];
-  /** The replicas consuming the queue, each with one event at most in hand. */
-  takers: Array<{ take: DomainEventTaker; busy: boolean }>;
-  next: number;
-}
 
 /**
  * The message bus of one process, for the embedded default (no AMQP_URL). Replicas registered for
@@ -59,9 +45,7 @@ export class InProcessBus {
   private readonly servers = new Map<ServiceName, HandlerTable[]>();
   private readonly nextServer = new Map<ServiceName, number>();
   private readonly subscribers = new Set<(text: string) => void>();
-  private readonly domainEventQueues = new Map<DomainEventConsumer, DomainEventQueue>(
-    domainEventConsumers.map((consumer) => [consumer, { events: [], takers: [], next: 0 }]),
-  );
+  private readonly domainEventQueues = new DomainEventQueues();
 
   register(service: ServiceName, handlers: HandlerTable): () => void {
     const list = this.servers.get(service) ?? [];
@@ -99,57 +83,12 @@ export class InProcessBus {
    * oldest of a queue that is full).
    */
   publishDomainEvent(event: QueuedDomainEvent): QueuedDomainEvent[] {
-    const dropped: QueuedDomainEvent[] = [];
-    for (const queue of this.domainEventQueues.values()) {
-      if (queue.events.length >= DOMAIN_EVENT_OUTBOX_LIMIT) dropped.push(queue.events.shift()!);
-      queue.events.push(event);
-      setImmediate(() => this.deliverDomainEvents(queue));
-    }
-    return dropped;
+    return this.domainEventQueues.publish(event);
   }
 
   /** Adds a replica consuming a queue; returns its removal. */
   consumeDomainEvents(consumer: DomainEventConsumer, take: DomainEventTaker): () => void {
-    const queue = this.domainEventQueues.get(consumer)!;
-    const taker = { take, busy: false };
-    queue.takers.push(taker);
-    setImmediate(() => this.deliverDomainEvents(queue));
-    return () => {
-      queue.takers = queue.takers.filter((t) => t !== taker);
-    };
-  }
-
-  /** Hands waiting events to the idle replicas, in turn. */
-  private deliverDomainEvents(queue: DomainEventQueue): void {
-    while (queue.events.length > 0) {
-      const taker = this.nextIdle(queue);
-      if (!taker) return;
-      const event = queue.events.shift()!;
-      taker.busy = true;
-      void taker.take(event.text).then((done) => {
-        taker.busy = false;
-        if (!done) {
-          // Back at the head of the queue a while later, as RabbitMQ requeues a nacked message.
-          setTimeout(() => {
-            queue.events.unshift(event);
-            this.deliverDomainEvents(queue);
-          }, DOMAIN_EVENT_RETRY_MS);
-        }
-        this.deliverDomainEvents(queue);
-      });
-    }
-  }
-
-  private nextIdle(queue: DomainEventQueue): DomainEventQueue['takers'][number] | undefined {
-    const { takers } = queue;
-    for (let i = 0; i < takers.length; i++) {
-      const index = (queue.next + i) % takers.length;
-      const taker = takers[index]!;
-      if (taker.busy) continue;
-      queue.next = index + 1;
-      return taker;
-    }
-    return undefined;
+    return this.domainEventQueues.consume(consumer, take);
   }
 }
 
