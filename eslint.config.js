@@ -1,5 +1,40 @@
 import js from '@eslint/js';
+import { builtinRules } from 'eslint/use-at-your-own-risk';
 import tseslint from 'typescript-eslint';
+
+/**
+ * Lines that count towards a file's length: its code, not its blank lines or comments
+ * (docs/architecture.md, "Folders").
+ */
+const counted = { skipBlankLines: true, skipComments: true };
+
+/**
+ * ESLint takes one severity per rule, so the limit past which a file is refused is ESLint's
+ * `max-lines` again, under a name of its own.
+ */
+const house = { rules: { 'max-lines-refused': builtinRules.get('max-lines') } };
+
+/**
+ * TEMPORARY: files past their limit today, each being divided by its job. Remove an entry as its
+ * file is divided; the list ends empty.
+ */
+const OVER_THE_LIMIT_TODAY = [
+  'libs/client/src/cli-main.ts',
+  'libs/client/src/client.ts',
+  'libs/config/index.ts',
+  'libs/contracts/license.ts',
+  'libs/transport/amqp.ts',
+  'services/license/mongo-stores.ts',
+  'services/management/console/license-detail.tsx',
+  'services/management/console/licenses.tsx',
+  'services/management/console/webhook-endpoint.tsx',
+  'test/browser/admin-console.test.ts',
+  'test/integration/management-api.test.ts',
+  'test/integration/openapi.test.ts',
+  'test/support/license-store-contract.ts',
+  'test/unit/docker-compose.test.ts',
+  'test/unit/license-handlers.test.ts',
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'libs/client/dist/', 'node_modules/', 'coverage/'] },
@@ -16,6 +51,27 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    files: ['services/**/*.{ts,tsx}', 'libs/**/*.{ts,tsx}', 'bench/**/*.{ts,tsx}'],
+    plugins: { house },
+    rules: {
+      'max-lines': ['warn', { max: 300, ...counted }],
+      'house/max-lines-refused': ['error', { max: 400, ...counted }],
+    },
+  },
+  {
+    files: ['test/**/*.{ts,tsx}'],
+    rules: { 'max-lines': ['error', { max: 800, ...counted }] },
+  },
+  ...(OVER_THE_LIMIT_TODAY.length === 0
+    ? []
+    : [
+        {
+          files: OVER_THE_LIMIT_TODAY,
+          plugins: { house },
+          rules: { 'max-lines': 'off', 'house/max-lines-refused': 'off' },
+        },
+      ]),
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {

@@ -19,7 +19,7 @@ import {
   type Measured,
 } from './cpu.js';
 import type { Fixture } from './fixture.js';
-import { API_BASE } from './paths.js';
+import { API_BASE } from '../libs/contracts/api-base.js';
 import type { RunningSystem } from './system.js';
 import { withTimeout } from '../libs/process/timeout.js';
 

@@ -11,11 +11,12 @@ import { pipeline } from 'node:stream/promises';
 import { connectDatabase } from '../libs/database/index.js';
 import type { LicenseDocument } from '../services/license/models.js';
 import { storeManyActivations } from '../test/support/many-activations.js';
-import { MANY_ACTIVATIONS } from './paths.js';
 import type { RunningSystem } from './system.js';
 
 const CALL_TIMEOUT_MS = 30_000;
 export const MB = 1024 * 1024;
+/** The activations of the license of the `validate-many` path. */
+export const MANY_ACTIVATIONS = 20_000;
 
 export interface Fixture {
   productId: number;

@@ -4,13 +4,10 @@
  * for the measured run, so a path that adds data starts the measured run on a fresh license.
  */
 import { createHash } from 'node:crypto';
-import type { Fixture } from './fixture.js';
+import { MANY_ACTIVATIONS, type Fixture } from './fixture.js';
 import { EACH_CYCLE_ID, EACH_REQUEST_ID, type LoadRequest } from './load-protocol.js';
+import { API_BASE } from '../libs/contracts/api-base.js';
 
-export const API_BASE = '/api/index.php/v1/licensing';
-
-/** The activations of the license of the `validate-many` path. */
-export const MANY_ACTIVATIONS = 20_000;
 /**
  * Its connections: the database takes longer over that license than over others, and on a slow
  * one ten requests waiting for it in turn wait past the RPC timeout and are answered 500.

@@ -38,13 +38,13 @@ import {
 } from './measure.js';
 import {
   ACTIVATION_NOTE,
-  API_BASE,
   benchPaths,
   DOWNLOAD_DECISION_NOTE,
   MANY_ACTIVATIONS_NOTE,
   PATH_KEYS,
 } from './paths.js';
 import { Children } from './processes.js';
+import { API_BASE } from '../libs/contracts/api-base.js';
 import { comparisonNote, renderReport, type RunInfo } from './report.js';
 import { readSettings, SettingsError, type BenchSettings } from './settings.js';
 import {

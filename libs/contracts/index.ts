@@ -11,3 +11,4 @@ export * from './signing.js';
 export * from './http.js';
 export * from './bounds.js';
 export * from './admins.js';
+export * from './api-base.js';

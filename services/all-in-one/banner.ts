@@ -1,4 +1,4 @@
-import { API_BASE } from '../gateway/paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 import { ADMIN_BASE } from '../management/routes.js';
 import type { RunningSystem } from './system.js';
 

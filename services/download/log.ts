@@ -7,18 +7,12 @@ import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { withTimeout } from '../../libs/process/timeout.js';
 import type { DownloadEvents } from './events.js';
-import type { DownloadLogStore, DownloadRequestRecord } from './stores.js';
+import type { DownloadLogStore, DownloadRequestRecord, LoggedRequest } from './stores.js';
 
 /** Writing the log must never hold up the client's answer for long (docs/api-decisions.md). */
 const LOG_WRITE_TIMEOUT_MS = 2000;
 /** A batch of refusals this large is written at once. */
 export const REFUSALS_BATCH_MAX = 200;
-
-/**
- * A download request as it was sent: the writer stamps the time and cuts over-long values (and
- * its events carry it so cut, as the entry holds it).
- */
-export type LoggedRequest = Omit<DownloadRequestRecord, 'at'>;
 
 type RefusalRecord = DownloadRequestRecord & {
   reason: string;

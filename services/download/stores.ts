@@ -36,6 +36,12 @@ export type DownloadRequestRecord = Pick<
   'at' | 'product_id' | 'license_key' | 'identifier' | 'ip'
 >;
 
+/**
+ * A download request as it was sent: the log writer stamps the time and cuts over-long values (and
+ * its events carry it so cut, as the entry holds it).
+ */
+export type LoggedRequest = Omit<DownloadRequestRecord, 'at'>;
+
 /** Which entries an admin's view of the log holds (every filter given holds). */
 export interface DownloadLogFilters {
   /** Null: every product. */

@@ -19,12 +19,10 @@ import { publicCors } from './cors.js';
 import { reportDownloadRefusals } from './download-routes.js';
 import { publicOpenApi } from './openapi.js';
 import { NO_STORE, type PortalConfig } from './portal-config.js';
-import { API_BASE } from './paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 import type { RateLimits } from './rate-limits.js';
 import { portalPage, publicRoutes } from './routes.js';
 import { localAddressUrl, unknownProductOnUndecodablePath } from './update-routes.js';
-
-export { API_BASE };
 
 /** Spec 1: POST bodies are form fields. Field values are short, so bodies are small. */
 const MAX_FORM_BYTES = 16 * 1024;

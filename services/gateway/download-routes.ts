@@ -26,7 +26,7 @@ import {
 import { clientIp } from './client-ip.js';
 import { publicErrors, type GatewayDeps } from './deps.js';
 import { DownloadHeaders, DownloadQuery, ProductPath } from './inputs.js';
-import { API_BASE } from './paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /** Where in the object an answer of the store starts, or null when it is not the object's bytes. */
 function firstByteOf(answer: ObjectAnswer): number | null {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { defineRoute, sendData, type Route } from '../../libs/http/index.js';
 import type { GatewayDeps } from './deps.js';
-import { API_BASE } from './paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * The project's package.json: the nearest one above this file, so it is found from the sources

@@ -8,7 +8,7 @@ import { clientIp } from './client-ip.js';
 import { formRoute, type FormOperation, type GatewayDeps } from './deps.js';
 import { ActivateForm, CheckoutForm, DeactivateForm, ValidateForm } from './inputs.js';
 import { licenseFileTtl, signedLicenseFile } from './license-files.js';
-import { API_BASE } from './paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * Spec 4.1 to 4.3: the license operations, under `{api_base}/licenses/`, and the offline license

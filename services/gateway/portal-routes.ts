@@ -2,7 +2,7 @@ import { PortalLicense } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
 import { formRoute, type GatewayDeps } from './deps.js';
 import { PortalForm } from './inputs.js';
-import { API_BASE } from './paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * Spec 1 and 2.3: the customer portal's data. A customer sees their license and its activated

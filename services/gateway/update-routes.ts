@@ -9,7 +9,7 @@ import {
 } from '../../libs/http/index.js';
 import { publicErrors, type GatewayDeps } from './deps.js';
 import { UpdateCheckPath, UpdateCheckQuery } from './inputs.js';
-import { API_BASE } from './paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * The gateway's own address as this connection reached it (its local socket address), for apps

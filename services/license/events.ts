@@ -7,10 +7,9 @@ import type {
 import type { Logger } from '../../libs/logging/index.js';
 import type { PublishDomainEvent } from '../../libs/transport/domain-events.js';
 import type { LicenseChangeSet } from './lifecycle-rules.js';
-import type { ActivationRecord, LapsedRelease, LicenseRecord } from './stores.js';
+import type { ActivationRecord, ActivationSource, LapsedRelease, LicenseRecord } from './stores.js';
 
-/** Who made an activation: a client's activate, or an admin's Add (spec 3.2). */
-export type ActivationSource = 'api' | 'admin';
+export type { ActivationSource };
 
 /** Why an activation was removed. */
 export type ActivationRemovalSource = 'deactivate' | 'admin' | 'lease';

@@ -6,10 +6,13 @@ import type {
   RejectionReason,
   TaskName,
 } from '../../libs/contracts/index.js';
-import type { ActivationSource } from './events.js';
-import type { IdentifierKeys } from './rules.js';
+import type { CustomerRecord, IdentifierKeys } from './rules.js';
 
-export type { IdentifierKeys };
+export { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from './rules.js';
+export type { CustomerRecord, IdentifierKeys };
+
+/** Who made an activation: a client's activate, or an admin's Add (spec 3.2). */
+export type ActivationSource = 'api' | 'admin';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -35,22 +38,6 @@ export interface PlanRecord {
   exempt_limit: number;
   created_at: Date;
 }
-
-/**
- * How much of a license's stored record its activations may take (docs/architecture.md,
- * "Activations"): MongoDB keeps a record to 16 MiB, and the license's other fields and the
- * updates' room need the rest. Some 80,000 activations of a short domain name, at least 14,000 of
- * the longest identifiers and names the spec allows.
- */
-export const MAX_ACTIVATION_BYTES = 12 * 1024 * 1024;
-
-/**
- * More than an activation can take of the record (255 UTF-16 units of up to 3 UTF-8 bytes each in
- * its identifier and its name, its key up to twice that once lower-cased, a 45-character IP, its
- * dates and field names): the rules refuse a claim, before any write, once the activations are
- * within this of MAX_ACTIVATION_BYTES.
- */
-export const MAX_ACTIVATION_ENTRY_BYTES = 4096;
 
 export interface ActivationRecord {
   /** Normalised identifier as stored and shown (spec 2.3). */
@@ -108,12 +95,6 @@ export interface LicenseRecord {
   customer: CustomerRecord | null;
   /** An admin's text by key (an order id), in the order given; never shown to clients. */
   metadata: Record<string, string>;
-}
-
-/** A license's customer: the e-mail address normalised (libs/identifier `checkEmailAddress`). */
-export interface CustomerRecord {
-  email: string;
-  name: string | null;
 }
 
 /** Spec 2.5: one row per identifier and license, with a count of tries. */

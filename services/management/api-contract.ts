@@ -3,24 +3,11 @@
  * imports these as types only, so none of the server (nor zod) is bundled with it. What a call
  * may send and what it is answered are the schemas the route validates with (`RouteContract`,
  * kept by `adminRoute` and `managementRoute`); where each operation is, the console page's
- * config says (`adminEndpoints`, routes.ts), from the same table.
+ * config says (`adminEndpoints`, routes.ts; console-config.ts), from the same table.
  */
 import type { z } from 'zod';
-import type { HttpMethod } from '../../libs/http/index.js';
 import type { ContractOf, RouteContract } from './route-contract.js';
 import type { managementRoutes } from './routes.js';
-
-/** Where an operation is: its method and its path, `:name` for each path parameter. */
-export interface Endpoint {
-  method: HttpMethod;
-  path: string;
-}
-
-/** Every operation of the admin API (under /admin/v1), by operation id. */
-export type Endpoints = Record<string, Endpoint>;
-
-/** What the console page is served with (libs/web/web-app.ts `PageSettings`). */
-export type ConsoleConfig = { endpoints: Endpoints };
 
 /**
  * Path or query fields as a client gives them: the text the schema reads or, where the schema

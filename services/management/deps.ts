@@ -7,53 +7,26 @@ import {
   MAX_PER_PAGE,
   internalError,
   type AdminRole,
-  type SigningKeysView,
 } from '../../libs/contracts/index.js';
 import {
   defineRoute,
   sendData,
   type ErrorAnswer,
-  type HealthDeps,
   type HttpMethod,
   type NoFields,
   type Route,
-  type RouteDeps,
   type RouteInput,
   type SuccessAnswer,
 } from '../../libs/http/index.js';
-import type { Logger } from '../../libs/logging/index.js';
-import type { Transport } from '../../libs/transport/index.js';
-import type { AdminDirectory } from './admin-directory.js';
 import type { ActingAdmin } from './admin-tokens.js';
-import type { AuditTrail } from './audit.js';
 import { targetOf } from './audit-rules.js';
+import type { ManagementDeps } from './management-deps.js';
 import type { ManagementRoute } from './route-contract.js';
-import type { AuditLogStore } from './stores.js';
+
+export type { ManagementDeps };
 
 /** Every management route lives under this prefix and needs an admin token. */
 export const ADMIN_BASE = '/admin/v1';
-
-/**
- * What the management API's handlers run on. Its bodies are read before the routes, for every
- * path under /admin/v1 (app.ts), so it gives the routes no body limits.
- */
-export interface ManagementDeps extends HealthDeps, RouteDeps {
-  transport: Transport;
-  logger: Logger;
-  /** The largest package file accepted (MAX_UPLOAD_BYTES). */
-  maxUploadBytes: number;
-  /** The OpenAPI document of this surface, served at /openapi.json. */
-  document: object;
-  /** The public API's signing keys, by id, and where it publishes them (read-only). */
-  signingKeys: SigningKeysView;
-  /** Named admins and their tokens. */
-  directory: AdminDirectory;
-  /** Where every change is recorded (adminRoute does it), and the log as it is read. */
-  audit: AuditTrail;
-  auditLog: AuditLogStore;
-  /** The operation ids a role may call (roles.ts), for the console. */
-  allowedOperations: (role: AdminRole) => string[];
-}
 
 /** The admin making the request, as the credential check found them (auth.ts). */
 export function actingAdmin(res: Response): ActingAdmin {

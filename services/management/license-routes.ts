@@ -23,7 +23,7 @@ import {
 } from '../../libs/contracts/index.js';
 import { parseWith, type Route } from '../../libs/http/index.js';
 import { changeEach } from './bulk-changes.js';
-import { licenseColumns } from './csv-columns.js';
+import { licenseColumns } from '../../libs/http/csv-columns.js';
 import {
   ADMIN_BASE,
   absentIfEmpty,

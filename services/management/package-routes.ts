@@ -36,7 +36,7 @@ import {
   type ManagementDeps,
 } from './deps.js';
 import { managementRoute } from './route-contract.js';
-import { downloadLogColumns } from './csv-columns.js';
+import { downloadLogColumns } from '../../libs/http/csv-columns.js';
 import { EXPORT_BATCH, batchesAfter, csvRoute } from './exports.js';
 import { FileUpload, receivePackage, requirePlan } from './upload.js';
 

@@ -2,7 +2,7 @@ import { HealthReport, LicensingError, serviceNames } from '../../libs/contracts
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { adminRoutes } from './admin-routes.js';
-import type { ConsoleConfig, Endpoints } from './api-contract.js';
+import type { ConsoleConfig, Endpoints } from './console-config.js';
 import { auditRoutes } from './audit-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
@@ -56,7 +56,7 @@ const healthRoute = adminRoute({
   },
 });
 
-/** Where each admin operation of `routes` is, by operation id (api-contract.ts `Endpoints`). */
+/** Where each admin operation of `routes` is, by operation id (console-config.ts `Endpoints`). */
 export function adminEndpoints(routes: readonly Route<ManagementDeps>[]): Endpoints {
   return Object.fromEntries(
     routes

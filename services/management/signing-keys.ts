@@ -1,6 +1,6 @@
 import type { SigningKeysView } from '../../libs/contracts/index.js';
 import type { JwkSet } from '../../libs/signatures/index.js';
-import { API_BASE } from '../gateway/paths.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * What the admin sees of the public API's signing keys: their ids from the key set the gateway

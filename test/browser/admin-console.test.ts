@@ -6,6 +6,7 @@ import {
   startLikeNpmStart,
   type StartedSystem,
 } from '../support/started-system.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * The admin console (the management service's page at `/`) in a real browser, on the system as
@@ -15,7 +16,6 @@ import {
  * errors and `alert` dialogs.
  */
 
-const API = '/api/index.php/v1/licensing';
 const TOKEN_ITEM = 'licensing-console.admin-token';
 const MARKUP = '<img src=x onerror=alert(1)>';
 
@@ -40,7 +40,7 @@ async function issue(planId: number, productId = product.id, extra: object = {})
 
 /** The public activate call, as client software makes it (form fields). */
 async function activate(key: string, identifier: string, name?: string): Promise<Response> {
-  return fetch(`${system.gatewayUrl}${API}/licenses/activate`, {
+  return fetch(`${system.gatewayUrl}${API_BASE}/licenses/activate`, {
     method: 'POST',
     body: new URLSearchParams({ license_key: key, identifier, ...(name ? { name } : {}) }),
   });
@@ -474,7 +474,7 @@ describe('the admin console', () => {
     const key = await issue(plans.three);
     await activated(key, 'offline.example');
     await activated(key, 'online.example');
-    const checkout = await fetch(`${system.gatewayUrl}${API}/licenses/checkout`, {
+    const checkout = await fetch(`${system.gatewayUrl}${API_BASE}/licenses/checkout`, {
       method: 'POST',
       body: new URLSearchParams({
         license_key: key,
@@ -681,7 +681,7 @@ describe('the admin console', () => {
       await withoutKey.filter({ hasText: 'upload-plugin-2.0.0.zip' }).waitFor();
       await expect(withoutKey.innerText()).resolves.toMatch(/2\.0\.0\s+upload-plugin-2\.0\.0\.zip/);
       await screenshot(page, 'console-versions-and-offers');
-      const check = await fetch(`${system.gatewayUrl}${API}/updates/${uploaded.id}`);
+      const check = await fetch(`${system.gatewayUrl}${API_BASE}/updates/${uploaded.id}`);
       const update = ((await check.json()) as { data: Record<string, unknown> }).data;
       expect(update).toMatchObject({
         update_available: true,
@@ -701,7 +701,7 @@ describe('the admin console', () => {
       await expect(
         offers.locator('tbody tr', { hasText: 'A key of Three sites' }).innerText(),
       ).resolves.toMatch(/Nothing is offered/);
-      const after = await fetch(`${system.gatewayUrl}${API}/updates/${uploaded.id}`);
+      const after = await fetch(`${system.gatewayUrl}${API_BASE}/updates/${uploaded.id}`);
       await expect(after.json()).resolves.toMatchObject({ data: { update_available: false } });
       expectClean(session);
     } finally {
@@ -725,7 +725,7 @@ describe('the admin console', () => {
     const revoked = await issue(plans.single, gated.id, { status: 'revoked' });
     // Oldest first: an unknown key, a revoked license, no key at all.
     for (const query of ['?dlid=no-such-key', `?dlid=${revoked}`, '']) {
-      const refused = await fetch(`${system.gatewayUrl}${API}/downloads/${gated.id}${query}`, {
+      const refused = await fetch(`${system.gatewayUrl}${API_BASE}/downloads/${gated.id}${query}`, {
         headers: { Accept: 'application/json' },
       });
       expect(refused.status).toBe(403);
@@ -819,7 +819,7 @@ describe('the admin console', () => {
   });
 
   test('the operations page shows the key that signs and where the key set is published', async () => {
-    const published = (await (await fetch(`${system.gatewayUrl}${API}/keys`)).json()) as {
+    const published = (await (await fetch(`${system.gatewayUrl}${API_BASE}/keys`)).json()) as {
       keys: Array<{ kid: string }>;
     };
     const kid = published.keys[0]!.kid;
@@ -834,7 +834,7 @@ describe('the admin console', () => {
       const text = await facts.innerText();
       expect(text).toMatch(new RegExp(`Signing now\\s+${kid}`));
       expect(text).toMatch(new RegExp(`Published\\s+${kid}`));
-      expect(text).toContain(`${system.gatewayUrl}${API}/keys`);
+      expect(text).toContain(`${system.gatewayUrl}${API_BASE}/keys`);
       await screenshot(page, 'console-signing-keys');
       expectClean(session);
     } finally {
@@ -1194,12 +1194,12 @@ describe('the admin console', () => {
       await activated(key, 'shop.example', 'Main shop');
       await activated(key, 'blog.example');
       expect((await activate(key, 'fourth.example', 'Refused')).status).toBe(403);
-      await fetch(`${system.gatewayUrl}${API}/licenses/validate`, {
+      await fetch(`${system.gatewayUrl}${API_BASE}/licenses/validate`, {
         method: 'POST',
         body: new URLSearchParams({ license_key: key }),
       });
       await fetch(
-        `${system.gatewayUrl}${API}/downloads/${product.id}?dlid=${key}&identifier=elsewhere.example`,
+        `${system.gatewayUrl}${API_BASE}/downloads/${product.id}?dlid=${key}&identifier=elsewhere.example`,
         {
           headers: { Accept: 'application/json' },
         },

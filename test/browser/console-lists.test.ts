@@ -15,6 +15,7 @@ import {
   startLikeNpmStart,
   type StartedSystem,
 } from '../support/started-system.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * The admin console's lists in a real browser, on the system as `npm start` starts it: the
@@ -25,7 +26,6 @@ import {
  * console errors and dialogs.
  */
 
-const API = '/api/index.php/v1/licensing';
 const WIDE = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const LICENSES = 30;
@@ -305,7 +305,7 @@ describe('the download log', () => {
   test('dates keep the entries of those days; a heading orders them; Export CSV saves them in that order', async () => {
     for (const key of ['LOG-B', 'LOG-C', 'LOG-A']) {
       const refused = await fetch(
-        `${system.gatewayUrl}${API}/downloads/${product.id}?dlid=${key}`,
+        `${system.gatewayUrl}${API_BASE}/downloads/${product.id}?dlid=${key}`,
         {
           headers: { Accept: 'application/json' },
         },

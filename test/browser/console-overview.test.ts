@@ -13,6 +13,7 @@ import {
   startLikeNpmStart,
   type StartedSystem,
 } from '../support/started-system.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * The console's overview, the first page after sign-in, in a real browser on the system as
@@ -20,8 +21,6 @@ import {
  * chart library under the strict Content-Security-Policy, the same numbers as tables behind a
  * toggle usable by keyboard, a product filter and the 30 or 90 days switch.
  */
-
-const API = '/api/index.php/v1/licensing';
 
 let system: StartedSystem;
 let browser: Browser;
@@ -33,7 +32,7 @@ const admin = <T>(method: string, path: string, body?: object) =>
 
 /** A public call of client software (form fields), as the gateway answers it. */
 async function publicCall(operation: string, fields: Record<string, string>): Promise<number> {
-  const response = await fetch(`${system.gatewayUrl}${API}/licenses/${operation}`, {
+  const response = await fetch(`${system.gatewayUrl}${API_BASE}/licenses/${operation}`, {
     method: 'POST',
     body: new URLSearchParams(fields),
   });
@@ -42,7 +41,7 @@ async function publicCall(operation: string, fields: Record<string, string>): Pr
 }
 
 async function download(productId: number, query: string): Promise<number> {
-  const response = await fetch(`${system.gatewayUrl}${API}/downloads/${productId}?${query}`, {
+  const response = await fetch(`${system.gatewayUrl}${API_BASE}/downloads/${productId}?${query}`, {
     headers: { Accept: 'application/json' },
   });
   await response.arrayBuffer();

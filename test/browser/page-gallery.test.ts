@@ -19,6 +19,7 @@ import {
   type StartedSystem,
 } from '../support/started-system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * The page gallery: every page of the admin console, every state of the customer portal and the
@@ -31,7 +32,6 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
  * fails the test.
  */
 
-const API = '/api/index.php/v1/licensing';
 const SCREENS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
@@ -63,7 +63,7 @@ const data = {
 
 /** The public API, as client software calls it; the answer's status. */
 async function publicCall(path: string, init?: RequestInit): Promise<number> {
-  const response = await fetch(`${system.gatewayUrl}${API}${path}`, init);
+  const response = await fetch(`${system.gatewayUrl}${API_BASE}${path}`, init);
   await response.arrayBuffer();
   return response.status;
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { EXIT, main } from '../../libs/client/src/cli-main.js';
-import { API, UNKNOWN_KEY, sendJson, serve, type LocalServer } from './servers.js';
+import { UNKNOWN_KEY, sendJson, serve, type LocalServer } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * `npx licensing ...` from the repository root after `npm install`: npm runs the root
@@ -92,7 +93,10 @@ describe('npx licensing from the repository root', () => {
       (await inProcess(['validate', '--store', server.url, '--product', '1', '--key', 'unknown']))
         .stdout,
     );
-    expect(server.requests[0]).toMatchObject({ method: 'POST', path: `${API}/licenses/validate` });
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      path: `${API_BASE}/licenses/validate`,
+    });
     expect(new URLSearchParams(server.requests[0]!.body).get('license_key')).toBe('unknown');
   }, 60_000);
 

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, main } from '../../libs/client/src/cli-main.js';
 import {
-  API,
   keySetOf,
   refusedUrl,
   signedStore,
@@ -14,6 +13,7 @@ import {
   type SignedStore,
   type SigningKey,
 } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * `licensing heartbeat`: one heartbeat, printed with when the lease now ends, exit codes as the
@@ -68,7 +68,7 @@ const args = (server: LocalServer, identifier = 'example.com') => [
 ];
 
 const validations = (server: LocalServer) =>
-  server.requests.filter((r) => r.path === `${API}/licenses/validate`);
+  server.requests.filter((r) => r.path === `${API_BASE}/licenses/validate`);
 
 const leaseEnd = (stdout: string) => Date.parse(/Lease: renewed; ends (\S+)/.exec(stdout)![1]!);
 

@@ -12,7 +12,6 @@ import {
   type ValidationData,
 } from '../../libs/client/src/index.js';
 import {
-  API,
   keySetOf,
   signedStore,
   signingKey,
@@ -20,6 +19,7 @@ import {
   type SignedStore,
   type SigningKey,
 } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * Activation leases: `heartbeat` renews one (a validate with the identifier) and `startHeartbeat`
@@ -52,7 +52,7 @@ const clientOf = (server: LocalServer, options: ClientOptions = {}) =>
   new LicensingClient(server.url, 12, { timeout: 3000, keys: keySetOf(key), ...options });
 
 const validations = (server: LocalServer) =>
-  server.requests.filter((r) => r.path === `${API}/licenses/validate`);
+  server.requests.filter((r) => r.path === `${API_BASE}/licenses/validate`);
 
 /** Timers fired by the test: what the heartbeat asked for, one pending at a time. */
 function manualTimers() {

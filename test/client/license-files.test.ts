@@ -11,7 +11,6 @@ import {
 } from '../../libs/client/src/index.js';
 import { toBase64Url } from '../../libs/signatures/index.js';
 import {
-  API,
   keySetOf,
   licenseFileOf,
   signedStore,
@@ -20,6 +19,7 @@ import {
   type SignedStore,
   type SigningKey,
 } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * Offline license files: `checkout` gets one, `verifyLicenseFile` checks it against the pinned
@@ -84,7 +84,7 @@ describe('checkout: an offline license file for an activated identifier', () => 
     });
     expect(Date.parse(result.data.expires_at) - Date.parse(result.data.issued_at)).toBe(3_600_000);
     const request = server.requests.at(-1)!;
-    expect(request).toMatchObject({ method: 'POST', path: `${API}/licenses/checkout` });
+    expect(request).toMatchObject({ method: 'POST', path: `${API_BASE}/licenses/checkout` });
     expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
       license_key: 'K',
       identifier: 'example.com',

@@ -20,8 +20,7 @@ import {
   type JwkSet,
   type LicenseFilePayload,
 } from '../../libs/signatures/index.js';
-
-export const API = '/api/index.php/v1/licensing';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 export interface Recorded {
   method: string;
@@ -136,8 +135,8 @@ export function specServer(options: SpecServerOptions): Promise<LocalServer> {
   const refuse = (res: ServerResponse, code: string, status = 403) =>
     sendJson(res, status, { error: { code, message: `Refused: ${code}.` } });
   const started = serve((_req, res, { path, query }) => {
-    const updates = new RegExp(`^${API}/updates/(\\d+)$`).exec(path);
-    const downloads = new RegExp(`^${API}/downloads/(\\d+)$`).exec(path);
+    const updates = new RegExp(`^${API_BASE}/updates/(\\d+)$`).exec(path);
+    const downloads = new RegExp(`^${API_BASE}/downloads/(\\d+)$`).exec(path);
     if (updates) {
       if (Number(updates[1]) !== options.productId) {
         sendJson(res, 200, {
@@ -153,7 +152,7 @@ export function specServer(options: SpecServerOptions): Promise<LocalServer> {
           name: 'Test Plugin',
           version: '2.1.0',
           download_url:
-            access === 'account' ? null : `${origin}${API}/downloads/${options.productId}`,
+            access === 'account' ? null : `${origin}${API_BASE}/downloads/${options.productId}`,
           download_requires: access === 'public' ? null : access,
           release_notes: 'Fixes.',
           date: '2026-01-15',
@@ -500,7 +499,7 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
     const identifier = (fields.get('identifier') ?? '').replace(/^https?:\/\/(www\.)?/, '');
     const license = licenses[licenseKey];
     lapse(licenseKey);
-    const path = recorded.path.slice(API.length);
+    const path = recorded.path.slice(API_BASE.length);
     let status = 200;
     let body: unknown;
     if (path === '/keys') {
@@ -574,7 +573,7 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
           update_available: true,
           name: 'Test Plugin',
           version: '2.1.0',
-          download_url: `${server.url}${API}/downloads/${options.productId}`,
+          download_url: `${server.url}${API_BASE}/downloads/${options.productId}`,
           download_requires: 'license_key',
           release_notes: null,
           date: '2026-01-15',

@@ -9,7 +9,6 @@ import {
 } from '../../libs/client/src/index.js';
 import { NONCE_PATTERN } from '../../libs/signatures/index.js';
 import {
-  API,
   keySetOf,
   sendJson,
   sendSigned,
@@ -21,6 +20,7 @@ import {
   type SignOverrides,
   type SigningKey,
 } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * Verification: with the server's keys pinned, every answer is checked before it is read. The
@@ -214,12 +214,16 @@ describe('verification: what a signature binds', () => {
   });
 
   test.each<[string, SignOverrides, (c: LicensingClient) => Promise<LicensingResult<unknown>>]>([
-    ['another path', { target: `${API}/licenses/activate` }, (c) => c.validate('K')],
+    ['another path', { target: `${API_BASE}/licenses/activate` }, (c) => c.validate('K')],
     ['another method', { method: 'GET' }, (c) => c.validate('K')],
-    ['another query', { target: `${API}/updates/12?license_key=OTHER` }, (c) => c.checkUpdate('K')],
+    [
+      'another query',
+      { target: `${API_BASE}/updates/12?license_key=OTHER` },
+      (c) => c.checkUpdate('K'),
+    ],
     [
       'no query where the request had one',
-      { target: `${API}/updates/12` },
+      { target: `${API_BASE}/updates/12` },
       (c) => c.checkUpdate('K'),
     ],
   ])('a signature moved to another request (%s) is refused', async (_name, overrides, call) => {
@@ -367,6 +371,6 @@ describe('verification: the pinned keys', () => {
       code: '',
       httpStatus: 200,
     });
-    expect(server.requests.at(-1)).toMatchObject({ method: 'GET', path: `${API}/keys` });
+    expect(server.requests.at(-1)).toMatchObject({ method: 'GET', path: `${API_BASE}/keys` });
   });
 });

@@ -1,5 +1,6 @@
 import { LicensingClient } from '../../libs/client/src/index.js';
-import { API, packageBytes, sendJson, serve, specServer, type LocalServer } from './servers.js';
+import { packageBytes, sendJson, serve, specServer, type LocalServer } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**
  * The update check against a local server that answers as spec 4.4 and 2.6 say, so every shape
@@ -21,7 +22,7 @@ describe('spec 4.4 GET /updates/{product_id} through the client', () => {
         update_available: true,
         name: 'Test Plugin',
         version: '2.1.0',
-        download_url: `${server.url}${API}/downloads/12`,
+        download_url: `${server.url}${API_BASE}/downloads/12`,
         download_requires: 'license_key',
         release_notes: 'Fixes.',
         date: '2026-01-15',

@@ -12,7 +12,6 @@ import {
   type DownloadProgress,
 } from '../../libs/client/src/index.js';
 import {
-  API,
   keySetOf,
   packageBytes,
   sendJson,
@@ -24,6 +23,7 @@ import {
   specServer,
   type LocalServer,
 } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 const TIMEOUT_MS = 300;
 const file = packageBytes(100_000);
@@ -54,7 +54,7 @@ describe('spec 4.5 download: the request', () => {
     expect(result.success).toBe(true);
     const request = server.requests.at(-1)!;
     expect(request.method).toBe('GET');
-    expect(request.path).toBe(`${API}/downloads/12`);
+    expect(request.path).toBe(`${API_BASE}/downloads/12`);
     expect(Object.fromEntries(request.query)).toEqual({ dlid: 'GOOD', identifier: 'example.com' });
     expect(request.headers.accept).toBe('application/json');
   });
@@ -62,7 +62,7 @@ describe('spec 4.5 download: the request', () => {
   test('built from the download_url of the update check, keeping its own query', async () => {
     const server = await start(specServer({ productId: 12, file, keys: KEYS }));
     const client = new LicensingClient('http://unused.invalid', 12, 2000);
-    const url = `${server.url}${API}/downloads/12?channel=stable`;
+    const url = `${server.url}${API_BASE}/downloads/12?channel=stable`;
     const result = await client.download('GOOD', undefined, join(dir, 'p.zip'), { url });
     expect(result.success).toBe(true);
     expect(Object.fromEntries(server.requests.at(-1)!.query)).toEqual({
@@ -96,7 +96,7 @@ describe('spec 4.5 download: the package the signed update check names', () => {
     expect(update.data).toMatchObject({ file_size: file.length, sha256: sha256Hex(file) });
     const saved = await client.download('GOOD', null, join(dir, 'p.zip'), { update: update.data });
     expect(saved).toMatchObject({ success: true, data: { sha256: sha256Hex(file) } });
-    expect(server.requests.at(-1)!.path).toBe(`${API}/downloads/12`);
+    expect(server.requests.at(-1)!.path).toBe(`${API_BASE}/downloads/12`);
 
     // Another package, served with its own (matching) checksum header: only the signed sha256
     // tells it is not the one the update check named.

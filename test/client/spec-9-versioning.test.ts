@@ -1,5 +1,6 @@
 import { API_PATH, DEFAULT_TIMEOUT_MS, LicensingClient } from '../../libs/client/src/index.js';
-import { API, packageBytes, sendJson, serve, type LocalServer } from './servers.js';
+import { packageBytes, sendJson, serve, type LocalServer } from './servers.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 
 describe('spec 9: the client takes the store root URL, a product id and an optional timeout', () => {
   test('it appends /api/index.php/v1/licensing to the root URL, with or without a trailing slash', () => {
@@ -70,14 +71,14 @@ describe('spec 4 and 9: every operation sends product_id', () => {
       expect(post!.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
       expect(post!.headers.accept).toBe('application/json');
     }
-    expect(activate!.path).toBe(`${API}/licenses/activate`);
+    expect(activate!.path).toBe(`${API_BASE}/licenses/activate`);
     expect(Object.fromEntries(new URLSearchParams(activate!.body))).toEqual({
       license_key: 'KEY',
       identifier: 'https://www.example.com',
       name: 'Main shop',
       product_id: '12',
     });
-    expect(validate!.path).toBe(`${API}/licenses/validate`);
+    expect(validate!.path).toBe(`${API_BASE}/licenses/validate`);
     expect(Object.fromEntries(new URLSearchParams(validate!.body))).toEqual({
       license_key: 'KEY',
       identifier: 'example.com',
@@ -87,7 +88,7 @@ describe('spec 4 and 9: every operation sends product_id', () => {
       license_key: 'KEY',
       product_id: '12',
     });
-    expect(deactivate!.path).toBe(`${API}/licenses/deactivate`);
+    expect(deactivate!.path).toBe(`${API_BASE}/licenses/deactivate`);
     expect(Object.fromEntries(new URLSearchParams(deactivate!.body))).toEqual({
       license_key: 'KEY',
       identifier: 'example.com',
@@ -95,10 +96,10 @@ describe('spec 4 and 9: every operation sends product_id', () => {
     });
 
     expect(update!.method).toBe('GET');
-    expect(update!.path).toBe(`${API}/updates/12`);
+    expect(update!.path).toBe(`${API_BASE}/updates/12`);
     expect(Object.fromEntries(update!.query)).toEqual({ license_key: 'KEY' });
     expect(Object.fromEntries(updateBare!.query)).toEqual({});
-    expect(download!.path).toBe(`${API}/downloads/12`);
+    expect(download!.path).toBe(`${API_BASE}/downloads/12`);
     expect(Object.fromEntries(download!.query)).toEqual({ dlid: 'KEY', identifier: 'example.com' });
   });
 });

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import request from 'supertest';
 import { createLogger } from '../../libs/logging/index.js';
-import { API_BASE, createGatewayApp } from '../../services/gateway/app.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
+import { createGatewayApp } from '../../services/gateway/app.js';
 import { connectRedis, rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
 import { RateLimitCalls, RedisSlidingWindowStore } from '../../services/gateway/sliding-window.js';
 import type { Options } from 'express-rate-limit';

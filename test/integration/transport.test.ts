@@ -14,7 +14,7 @@ import {
   InProcessTransport,
   type Transport,
 } from '../../libs/transport/index.js';
-import { API_BASE } from '../../services/gateway/app.js';
+import { API_BASE } from '../../libs/contracts/api-base.js';
 import { gatewayOn } from '../support/system.js';
 import { deleteQueuesOf, testAmqpPrefix } from '../support/amqp-queues.js';
 import { TcpProxy } from '../support/tcp-proxy.js';

@@ -15,7 +15,7 @@ import {
   parseSigningKeys,
   type Config,
 } from '../../libs/config/index.js';
-import type { ActivationType, LicenseStatus } from '../../libs/contracts/index.js';
+import { API_BASE, type ActivationType, type LicenseStatus } from '../../libs/contracts/index.js';
 import { Signer, type AnswerSigning } from '../../libs/http/index.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
@@ -29,7 +29,7 @@ import type { PortalConfig } from '../../services/gateway/portal-config.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
 import { ADMIN_BASE } from '../../services/management/deps.js';
 
-export const API_BASE = '/api/index.php/v1/licensing';
+export { API_BASE };
 export const ADMIN_TOKEN = 'test-admin-token';
 
 /**

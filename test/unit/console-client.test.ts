@@ -3,7 +3,7 @@ import { managementApp } from '../support/management-app.js';
 import { LicenseRef, LicensingError } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
-import type { Endpoint } from '../../services/management/api-contract.js';
+import type { Endpoint } from '../../services/management/console-config.js';
 import { endpointsOf, pathOf } from '../../services/management/console/endpoints.js';
 import { adminEndpoints, managementRoutes } from '../../services/management/routes.js';
 

@@ -11,7 +11,7 @@ import {
   type CsvColumn,
 } from '../../libs/http/csv.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { licenseColumns } from '../../services/management/csv-columns.js';
+import { licenseColumns } from '../../libs/http/csv-columns.js';
 import { csvRecords, parseCsv } from '../support/csv.js';
 
 /**

@@ -16,6 +16,7 @@ import {
 } from './words.js';
 import '../../../libs/web/ui/styles.css';
 import './portal.css';
+import { API_BASE } from '../../../libs/contracts/api-base.js';
 
 /**
  * The customer portal (spec 1, 2.3): a customer enters their license key and sees their license
@@ -30,10 +31,8 @@ import './portal.css';
 
 const store: PortalConfig = portalConfig();
 
-const API = '/api/index.php/v1/licensing';
-
 async function lookUp(licenseKey: string): Promise<PortalLicense> {
-  const response = await send(`${API}/portal/license`, {
+  const response = await send(`${API_BASE}/portal/license`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/x-www-form-urlencoded',

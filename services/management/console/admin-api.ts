@@ -2,7 +2,8 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { ApiError, errorOf, readAnswer, send } from '../../../libs/web/ui/api.js';
 import { readPageConfig } from '../../../libs/web/ui/page-config.js';
-import type { Endpoint, Endpoints, ManagementApi } from '../api-contract.js';
+import type { ManagementApi } from '../api-contract.js';
+import type { Endpoint, Endpoints } from '../console-config.js';
 import { endpointsOf, pathOf, type FieldValue, type QueryValue } from './endpoints.js';
 
 /**

@@ -3,7 +3,7 @@
  * the route table: routes.ts `adminEndpoints`), and the path of a call to one of them.
  */
 import type { HttpMethod } from '../../../libs/http/index.js';
-import type { Endpoint, Endpoints } from '../api-contract.js';
+import type { Endpoint, Endpoints } from '../console-config.js';
 
 const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
 

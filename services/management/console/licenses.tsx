@@ -14,7 +14,7 @@ import { csvText, exportFilename } from '../../../libs/http/csv.js';
 import { Empty, Field, Table, type ColumnHead } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { STATUS_WORDS } from '../../../libs/web/ui/words.js';
-import { licenseColumns } from '../csv-columns.js';
+import { licenseColumns } from '../../../libs/http/csv-columns.js';
 import { useApi, type Body } from './admin-api.js';
 import { Pager } from './controls.js';
 import { CustomerFields } from './license-customer.js';

@@ -8,7 +8,7 @@ import {
   type ActivationType,
   type LicenseDetail,
 } from '../../../libs/contracts/index.js';
-import { API_BASE } from '../../../services/gateway/paths.js';
+import { API_BASE } from '../../../libs/contracts/api-base.js';
 import { OwnBroker } from './broker.js';
 import { dataOf, http, type Answer } from './http.js';
 import { killEveryGroup } from '../../support/child-group.js';

@@ -1,5 +1,5 @@
-import type { DownloadLogEntry, LicenseSummary } from '../../libs/contracts/index.js';
-import type { CsvColumn } from '../../libs/http/csv.js';
+import type { DownloadLogEntry, LicenseSummary } from '../contracts/index.js';
+import type { CsvColumn } from './csv.js';
 
 /**
  * The columns of the CSV exports: the fields of the console's tables, in their order, each value
