@@ -15,7 +15,8 @@ import { DirectoryContext, type Directory } from './shared/hooks/directory.js';
 import { DownloadLogPage } from './pages/download-log/download-log-page.js';
 import { useLoad } from './shared/hooks/hooks.js';
 import { LicenseDetailPage } from './pages/license-detail/license-detail-page.js';
-import { LicensesPage, NO_SEARCH, type LicenseSearch } from './pages/licenses/licenses-page.js';
+import { NO_SEARCH, type LicenseSearch } from './pages/licenses/license-search.js';
+import { LicensesPage } from './pages/licenses/licenses-page.js';
 import {
   SECTIONS,
   currentView,
@@ -24,12 +25,13 @@ import {
   sectionView,
   type View,
 } from './navigation.js';
-import { OperationsPage } from './pages/jobs/jobs-page.js';
+import { JobsPage } from './pages/jobs/jobs-page.js';
 import { OverviewPage } from './pages/overview/overview-page.js';
 import { SignedInContext, signedIn } from './shared/hooks/permissions.js';
 import { forgetToken, keepToken, storedToken } from './session.js';
 import { SignIn } from './pages/sign-in/sign-in-page.js';
 import { VersionsPage } from './pages/versions/versions-page.js';
+import { WebhookEndpointPage } from './pages/webhook-endpoint/webhook-endpoint-page.js';
 import { WebhooksPage } from './pages/webhooks/webhooks-page.js';
 
 /**
@@ -148,15 +150,20 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
       page = <DownloadLogPage onOpenLicense={openLicense} />;
       break;
     case 'webhooks':
-      page = (
-        <WebhooksPage
-          endpointId={view.endpointId}
-          onOpen={(endpointId) => go({ section: 'webhooks', endpointId })}
-        />
-      );
+      // The endpoints, or one of them with its deliveries.
+      page =
+        view.endpointId === null ? (
+          <WebhooksPage onOpen={(endpointId) => go({ section: 'webhooks', endpointId })} />
+        ) : (
+          <WebhookEndpointPage
+            key={view.endpointId}
+            endpointId={view.endpointId}
+            onBack={() => go({ section: 'webhooks', endpointId: null })}
+          />
+        );
       break;
     case 'jobs':
-      page = <OperationsPage />;
+      page = <JobsPage />;
       break;
     case 'admins':
       page = <AdminsPage />;

@@ -2,57 +2,16 @@
 import { useCan } from '../../shared/hooks/permissions.js';
 import { useEffect, useState } from 'preact/hooks';
 import type { LicenseDetail } from '../../../../../libs/contracts/index.js';
-import { MAX_EMAIL_LENGTH, MAX_METADATA_KEYS } from '../../../../../libs/contracts/bounds.js';
+import { MAX_METADATA_KEYS } from '../../../../../libs/contracts/bounds.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { Input } from '../../shared/components/fields.js';
 import { useAction } from '../../shared/hooks/hooks.js';
-import type { Change } from './license-changes.js';
+import type { Change } from './change.js';
 import { metadataBody, metadataRows, type MetadataRow } from '../../shared/lib/list-state.js';
 import { CUSTOMER_WORDS } from '../../shared/words/list-words.js';
 import { Outcome } from '../../shared/components/notices.js';
-
-/**
- * A customer's e-mail address and name, as a license is issued or changed: the name only with an
- * address (the API keeps no customer without one).
- */
-export function CustomerFields({
-  email,
-  onEmail,
-  name,
-  onName,
-}: {
-  email: string;
-  onEmail: (value: string) => void;
-  name: string;
-  onName: (value: string) => void;
-}) {
-  return (
-    <>
-      <Field label={CUSTOMER_WORDS.email} hint={CUSTOMER_WORDS.emailHint}>
-        <Input
-          type="email"
-          name="customer_email"
-          autocomplete="off"
-          spellcheck={false}
-          maxLength={MAX_EMAIL_LENGTH}
-          value={email}
-          onValue={onEmail}
-        />
-      </Field>
-      <Field label={CUSTOMER_WORDS.name}>
-        <Input
-          name="customer_name"
-          autocomplete="off"
-          maxLength={255}
-          disabled={email.trim() === ''}
-          value={name}
-          onValue={onName}
-        />
-      </Field>
-    </>
-  );
-}
+import { CustomerFields } from '../../shared/components/customer-fields.js';
 
 /** The customer and metadata among a license's facts (a `dl`'s terms and details). */
 export function CustomerFacts({ license }: { license: LicenseDetail }) {

@@ -11,19 +11,14 @@ import { useApi } from '../../shared/api/admin-api.js';
 import { ReloadButton } from '../../shared/components/controls.js';
 import { useAction, useLoad } from '../../shared/hooks/hooks.js';
 import { LoadView, Outcome } from '../../shared/components/notices.js';
-import {
-  EndpointFields,
-  EndpointState,
-  EventList,
-  SecretNotice,
-} from '../../shared/components/webhook-parts.js';
+import { EndpointFields, EndpointState, EventList } from '../../shared/components/webhook-parts.js';
+import { SecretNotice } from '../../shared/components/secret-notice.js';
 import {
   EMPTY_ENDPOINT,
   endpointBody,
   endpointComplete,
   type EndpointDraft,
 } from '../../shared/words/webhook-words.js';
-import { WebhookEndpointPage } from '../webhook-endpoint/webhook-endpoint-page.js';
 import { useCan } from '../../shared/hooks/permissions.js';
 
 function NewEndpointForm({
@@ -109,7 +104,7 @@ function Endpoints({
   );
 }
 
-function WebhookList({ onOpen }: { onOpen: (id: number) => void }) {
+export function WebhooksPage({ onOpen }: { onOpen: (id: number) => void }) {
   const api = useApi();
   const can = useCan();
   const loaded = useLoad(() => api.call('listWebhooks'), [api]);
@@ -145,19 +140,5 @@ function WebhookList({ onOpen }: { onOpen: (id: number) => void }) {
         }}
       />
     </section>
-  );
-}
-
-/** The webhooks section: the endpoints, or one of them with its deliveries. */
-export function WebhooksPage({
-  endpointId,
-  onOpen,
-}: {
-  endpointId: number | null;
-  onOpen: (id: number | null) => void;
-}) {
-  if (endpointId === null) return <WebhookList onOpen={onOpen} />;
-  return (
-    <WebhookEndpointPage key={endpointId} endpointId={endpointId} onBack={() => onOpen(null)} />
   );
 }

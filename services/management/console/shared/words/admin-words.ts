@@ -1,6 +1,5 @@
 /** The console's words for admins, their roles and the audit log. */
 import type { AdminRole } from '../../../../../libs/contracts/index.js';
-import { adminRoles } from '../../../../../libs/contracts/bounds.js';
 
 export const ROLE_WORDS: Record<AdminRole, { name: string; can: string }> = {
   viewer: { name: 'Viewer', can: 'Reads everything; changes nothing.' },
@@ -11,8 +10,10 @@ export const ROLE_WORDS: Record<AdminRole, { name: string; can: string }> = {
   owner: { name: 'Owner', can: 'Does everything, and manages admins.' },
 };
 
-/** The roles, least first, for a select. */
-export const ROLE_CHOICES = adminRoles.map((role) => [role, ROLE_WORDS[role].name] as const);
+/** The roles' names, for a select. */
+export const ROLE_NAMES = Object.fromEntries(
+  Object.entries(ROLE_WORDS).map(([role, words]) => [role, words.name]),
+) as Record<AdminRole, string>;
 
 /** What the audit log names an admin; the bootstrap owner is admin 0. */
 export function adminWords(admin: { id: number; name: string }): string {
