@@ -1,6 +1,7 @@
 import { Plans } from './plans.js';
 import { Products } from './products.js';
 
+/** The Products and plans page. */
 export function CatalogPage({ onVersions }: { onVersions: (productId: number) => void }) {
   return (
     <section aria-labelledby="catalog-heading">

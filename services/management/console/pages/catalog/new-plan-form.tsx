@@ -10,6 +10,7 @@ import { ACTIVATION_TYPE_WORDS, PLAN_WORDS } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
 import { TermsFields, termsReady } from './terms-fields.js';
 
+/** A new plan: its name, activation type and limit, which stay as created, and its terms. */
 export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
   const api = useApi();
   const can = useCan();

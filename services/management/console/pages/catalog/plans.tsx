@@ -31,6 +31,7 @@ function ExemptCell({ plan }: { plan: Plan }) {
   );
 }
 
+/** The plans: their list, the edit panel of one, and the new plan's form. */
 export function Plans() {
   const { plans, reload } = useDirectory();
   const can = useCan();

@@ -7,6 +7,7 @@ import { DOWNLOAD_ACCESS_WORDS } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
 import { ProductForm } from './product-form.js';
 
+/** The products: their list, the edit form of one, and the new product's form. */
 export function Products({ onVersions }: { onVersions: (productId: number) => void }) {
   const { products, productTitle, reload } = useDirectory();
   const can = useCan();

@@ -32,6 +32,7 @@ function silentServices(error: unknown): Set<string> | null {
   return new Set(list.split(';').map((part) => part.trim().split(/\s/)[0] ?? ''));
 }
 
+/** Whether each service behind the management API answers, and how long it has run. */
 export function Health() {
   const api = useApi();
   const health = useLoad(() => api.call('health'), [api]);

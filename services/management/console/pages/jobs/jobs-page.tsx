@@ -2,6 +2,7 @@ import { Tasks } from './tasks.js';
 import { Health } from './health.js';
 import { SigningKeys } from './signing-keys.js';
 
+/** The Jobs and health page: the scheduled tasks, the services' health, the signing keys. */
 export function JobsPage() {
   return (
     <section aria-labelledby="operations-heading">

@@ -28,6 +28,7 @@ const TASKS: Record<TaskName, { title: string; does: string; result: (count: num
     },
   };
 
+/** The scheduled tasks: when each last ran and what it did, and a button to run one now. */
 export function Tasks() {
   const api = useApi();
   const tasks = useLoad(() => api.call('listJobs'), [api]);

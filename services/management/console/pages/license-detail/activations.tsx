@@ -15,6 +15,7 @@ import { NORMALISATION } from './identifier-words.js';
 import { PagedActivations } from './paged-activations.js';
 import type { Change } from './change.js';
 
+/** A license's activations: listed (a page at a time once there are many), added and removed. */
 export function Activations({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
   const can = useCan();

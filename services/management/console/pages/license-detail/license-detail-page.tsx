@@ -10,6 +10,7 @@ import { Settings } from './settings.js';
 import { PlanChange } from './plan-change.js';
 import { Renewal } from './renewal.js';
 
+/** A license's page: its facts, activations and refused attempts, and the panels that change it. */
 export function LicenseDetailPage({
   licenseKey,
   onBack,

@@ -15,6 +15,7 @@ import {
 } from '../../shared/words/words.js';
 import { lapsed } from './activation-table.js';
 
+/** What the license is and holds, as the API answers it. */
 export function LicenseFacts({ license }: { license: LicenseDetail }) {
   const { productTitle, planName } = useDirectory();
   const now = useNow(license.activations.map((activation) => activation.lease_expires_at));

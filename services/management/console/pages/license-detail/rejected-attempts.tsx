@@ -3,6 +3,7 @@ import { Empty, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { rejectionWords } from '../../shared/words/license-words.js';
 
+/** The activations the license refused, by identifier, with why the last try was refused. */
 export function RejectedAttempts({ license }: { license: LicenseDetail }) {
   return (
     <section aria-labelledby="rejected-heading" class="panel">

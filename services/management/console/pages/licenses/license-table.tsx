@@ -11,6 +11,7 @@ import { StatusBadge, usage } from '../../shared/words/words.js';
 /** The dates of the list, which a first press of their heading orders newest first. */
 const DATE_FIELDS: readonly LicenseSortField[] = ['created_at', 'expires_at'];
 
+/** The licenses of a page, each opening its detail, with a box to select it and headings that order the list. */
 export function LicenseTable({
   licenses,
   sort,

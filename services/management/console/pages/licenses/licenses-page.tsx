@@ -11,6 +11,7 @@ import { LicenseTable } from './license-table.js';
 import { SelectionBar } from './selection-bar.js';
 import { IssueLicense } from './issue-license.js';
 
+/** The Licenses page: the search, the issue form, the list a page at a time and its selection. */
 export function LicensesPage({
   search,
   onSearch,

@@ -5,6 +5,7 @@ import { Input, PlanSelect, ProductSelect, WordSelect } from '../../shared/compo
 import { LIST_WORDS } from '../../shared/words/list-words.js';
 import { NO_SEARCH, type LicenseSearch } from './license-search.js';
 
+/** The search of the list (spec 2.2): by key, identifier, customer or metadata, product, plan and status. */
 export function SearchForm({
   search,
   onSearch,

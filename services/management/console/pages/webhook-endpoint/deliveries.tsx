@@ -13,6 +13,7 @@ export type DeliveryPage = Answer<'listWebhookDeliveries'>;
 
 export type DeliveryFilter = { status: DeliveryStatus | null; page: number };
 
+/** The endpoint's deliveries, a page at a time, by status, each with a Retry. */
 export function Deliveries({
   endpointId,
   deliveries,

@@ -38,6 +38,7 @@ function nextAttemptEmpty(status: DeliveryStatus): string {
   return status === 'failed' ? 'none: every attempt failed' : 'none';
 }
 
+/** The deliveries of a page: the event and its payload, the status and every attempt made. */
 export function DeliveryTable({
   deliveries,
   busy,

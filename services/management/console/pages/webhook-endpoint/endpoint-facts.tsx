@@ -2,6 +2,7 @@ import type { WebhookEndpoint } from '../../../../../libs/contracts/index.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { EndpointState, EventList } from '../../shared/components/webhook-parts.js';
 
+/** What the endpoint is: its URL, events, state and dates. */
 export function EndpointFacts({ endpoint }: { endpoint: WebhookEndpoint }) {
   return (
     <dl class="facts">
