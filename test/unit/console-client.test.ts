@@ -4,15 +4,15 @@ import { LicenseRef, LicensingError } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 import type { Endpoint } from '../../services/management/console-config.js';
-import { endpointsOf, pathOf } from '../../services/management/console/endpoints.js';
+import { endpointsOf, pathOf } from '../../services/management/console/shared/api/endpoints.js';
 import { adminEndpoints, managementRoutes } from '../../services/management/routes.js';
 
 /**
- * The admin console's client (services/management/console/admin-api.ts) names operations, never
- * paths: the console page says where each operation is, from the route table, and a call's path
- * is its route's with each path parameter filled in as one segment. What a call may send and is
- * answered is typed from the same routes (api-contract.ts), which the typecheck holds the
- * console's calls to (console/admin-api.type-test.ts).
+ * The admin console's client (services/management/console/shared/api/admin-api.ts) names
+ * operations, never paths: the console page says where each operation is, from the route table,
+ * and a call's path is its route's with each path parameter filled in as one segment. What a call
+ * may send and is answered is typed from the same routes (api-contract.ts), which the typecheck
+ * holds the console's calls to (console/shared/api/admin-api.type-test.ts).
  */
 
 const logger = createLogger('test', 'silent');

@@ -7,16 +7,16 @@ import {
   metadataRows,
   nextSort,
   sortState,
-} from '../../services/management/console/list-state.js';
+} from '../../services/management/console/shared/lib/list-state.js';
 import {
   LICENSE_SORT_HEADINGS,
   sortButtonLabel,
-} from '../../services/management/console/list-words.js';
+} from '../../services/management/console/shared/words/list-words.js';
 
 /**
- * What the console's lists decide without the page (services/management/console/list-state.ts):
- * the order a heading gives, page sizes a bulk change can take whole, the log's days as a
- * range, the metadata form's rows.
+ * What the console's lists decide without the page
+ * (services/management/console/shared/lib/list-state.ts): the order a heading gives, page sizes a
+ * bulk change can take whole, the log's days as a range, the metadata form's rows.
  */
 
 describe('ordering a list by its headings', () => {

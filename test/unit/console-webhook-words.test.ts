@@ -14,7 +14,7 @@ import {
   eventsDraftOf,
   hasEvents,
   stateWords,
-} from '../../services/management/console/webhook-words.js';
+} from '../../services/management/console/shared/words/webhook-words.js';
 
 describe("the console's webhook words and the events its forms send", () => {
   test('the event types and the endpoint bound the console reads are the API’s own', () => {

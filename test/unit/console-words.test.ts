@@ -15,14 +15,14 @@ import {
   planChoiceWords,
   refusalMeaning,
   rejectionWords,
-} from '../../services/management/console/license-words.js';
+} from '../../services/management/console/shared/words/license-words.js';
 import {
   NEW_PLAN_TERMS,
   isExemptLimit,
   isLease,
   termsBody,
   termsDraftOf,
-} from '../../services/management/console/plan-terms.js';
+} from '../../services/management/console/pages/catalog/plan-terms.js';
 
 describe("the web pages' words for leases, and the console's plan form", () => {
   test('the bounds the pages use are those the API checks', () => {

@@ -6,11 +6,6 @@
 const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 
-export function formatLocal(iso: string): string {
-  const date = new Date(iso);
-  return `${day.format(date)}, ${clock.format(date)}`;
-}
-
 /**
  * The day and the time of day each stay whole (styles.css), so in a narrow column the time goes
  * under the day rather than the table growing wider.

@@ -2,20 +2,21 @@ import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ErrorNote } from '../../../libs/web/ui/components.js';
 import '../../../libs/web/ui/styles.css';
-import './console.css';
-import './pieces.css';
-import './admins.css';
-import './lists.css';
-import { AdminApi, ApiContext } from './admin-api.js';
-import { ROLE_WORDS } from './admin-words.js';
-import { AdminsPage } from './admins.js';
-import { AuditLogPage } from './audit-log.js';
-import { CatalogPage } from './catalog.js';
-import { DirectoryContext, type Directory } from './directory.js';
-import { DownloadLogPage } from './download-log.js';
-import { useLoad } from './hooks.js';
-import { LicenseDetailPage } from './license-detail.js';
-import { LicensesPage, NO_SEARCH, type LicenseSearch } from './licenses.js';
+import './styles/console.css';
+import './styles/pieces.css';
+import './styles/admins.css';
+import './styles/lists.css';
+import { AdminApi, ApiContext } from './shared/api/admin-api.js';
+import { ROLE_WORDS } from './shared/words/admin-words.js';
+import { AdminsPage } from './pages/admins/admins-page.js';
+import { AuditLogPage } from './pages/audit-log/audit-log-page.js';
+import { CatalogPage } from './pages/catalog/catalog-page.js';
+import { DirectoryContext, type Directory } from './shared/hooks/directory.js';
+import { DownloadLogPage } from './pages/download-log/download-log-page.js';
+import { useLoad } from './shared/hooks/hooks.js';
+import { LicenseDetailPage } from './pages/license-detail/license-detail-page.js';
+import { NO_SEARCH, type LicenseSearch } from './pages/licenses/license-search.js';
+import { LicensesPage } from './pages/licenses/licenses-page.js';
 import {
   SECTIONS,
   currentView,
@@ -24,13 +25,14 @@ import {
   sectionView,
   type View,
 } from './navigation.js';
-import { OperationsPage } from './operations.js';
-import { OverviewPage } from './overview.js';
-import { SignedInContext, signedIn } from './permissions.js';
+import { JobsPage } from './pages/jobs/jobs-page.js';
+import { OverviewPage } from './pages/overview/overview-page.js';
+import { SignedInContext, signedIn } from './shared/hooks/permissions.js';
 import { forgetToken, keepToken, storedToken } from './session.js';
-import { SignIn } from './sign-in.js';
-import { VersionsPage } from './versions.js';
-import { WebhooksPage } from './webhooks.js';
+import { SignIn } from './pages/sign-in/sign-in-page.js';
+import { VersionsPage } from './pages/versions/versions-page.js';
+import { WebhookEndpointPage } from './pages/webhook-endpoint/webhook-endpoint-page.js';
+import { WebhooksPage } from './pages/webhooks/webhooks-page.js';
 
 /**
  * The admin console: the management API in a browser, for people. Every action is a call of
@@ -148,15 +150,20 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
       page = <DownloadLogPage onOpenLicense={openLicense} />;
       break;
     case 'webhooks':
-      page = (
-        <WebhooksPage
-          endpointId={view.endpointId}
-          onOpen={(endpointId) => go({ section: 'webhooks', endpointId })}
-        />
-      );
+      // The endpoints, or one of them with its deliveries.
+      page =
+        view.endpointId === null ? (
+          <WebhooksPage onOpen={(endpointId) => go({ section: 'webhooks', endpointId })} />
+        ) : (
+          <WebhookEndpointPage
+            key={view.endpointId}
+            endpointId={view.endpointId}
+            onBack={() => go({ section: 'webhooks', endpointId: null })}
+          />
+        );
       break;
     case 'jobs':
-      page = <OperationsPage />;
+      page = <JobsPage />;
       break;
     case 'admins':
       page = <AdminsPage />;

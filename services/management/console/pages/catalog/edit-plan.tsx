@@ -1,0 +1,52 @@
+import { useState } from 'preact/hooks';
+import type { Plan } from '../../../../../libs/contracts/index.js';
+import { Field } from '../../../../../libs/web/ui/components.js';
+import { useApi } from '../../shared/api/admin-api.js';
+import { Input } from '../../shared/components/fields.js';
+import { termsBody, termsDraftOf, type PlanTermsDraft } from './plan-terms.js';
+import { PLAN_WORDS } from '../../shared/words/words.js';
+import { TermsFields, termsReady } from './terms-fields.js';
+import { EditPanel } from '../../shared/components/edit-panel.js';
+
+/**
+ * A plan's name, lease and exempt settings changed (PATCH), in the edit panel the webhook
+ * endpoint's has too.
+ */
+export function EditPlan({
+  plan,
+  onSaved,
+  onCancel,
+}: {
+  plan: Plan;
+  onSaved: (plan: Plan) => void;
+  onCancel: () => void;
+}) {
+  const api = useApi();
+  const [name, setName] = useState(plan.name);
+  const [terms, setTerms] = useState<PlanTermsDraft>(() => termsDraftOf(plan));
+  const save = async () => {
+    // Every field, so the request is never an empty PATCH, which the API refuses.
+    const saved = await api.call('updatePlan', {
+      params: { id: plan.id },
+      body: { name: name.trim(), ...termsBody(terms) },
+    });
+    onSaved(saved);
+  };
+  return (
+    <EditPanel
+      label={`Edit plan ${plan.name}`}
+      first="name"
+      ready={name.trim() !== '' && termsReady(terms)}
+      save={save}
+      onCancel={onCancel}
+    >
+      <Field label="Name">
+        <Input name="name" required maxLength={255} value={name} onValue={setName} />
+      </Field>
+      <TermsFields draft={terms} onDraft={setTerms} />
+      <p class="hint">
+        {PLAN_WORDS.takenWhen} {PLAN_WORDS.fixed}
+      </p>
+    </EditPanel>
+  );
+}

@@ -1,0 +1,37 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Plan, Product } from '../../../../../libs/contracts/index.js';
+
+/**
+ * The products and plans, loaded once after sign-in and again after a change, so every page can
+ * name them and offer them in its filters and forms.
+ */
+export interface Directory {
+  products: readonly Product[];
+  plans: readonly Plan[];
+  reload: () => void;
+}
+
+export const DirectoryContext = createContext<Directory>({
+  products: [],
+  plans: [],
+  reload: () => {},
+});
+
+export function useDirectory(): Directory & {
+  productTitle: (id: number | null) => string;
+  planName: (id: number | null) => string;
+} {
+  const directory = useContext(DirectoryContext);
+  return {
+    ...directory,
+    productTitle: (id) =>
+      id === null
+        ? 'No product'
+        : (directory.products.find((product) => product.id === id)?.title ?? `Product ${id}`),
+    planName: (id) =>
+      id === null
+        ? 'All plans'
+        : (directory.plans.find((plan) => plan.id === id)?.name ?? `Plan ${id}`),
+  };
+}
