@@ -7,10 +7,8 @@ import type {
 import type { Logger } from '../../libs/logging/index.js';
 import type { PublishDomainEvent } from '../../libs/transport/domain-events.js';
 import type { LicenseChangeSet } from './lifecycle-rules.js';
-import type { ActivationRecord, LapsedRelease, LicenseRecord } from './stores.js';
-
-/** Who made an activation: a client's activate, or an admin's Add (spec 3.2). */
-export type ActivationSource = 'api' | 'admin';
+import type { LapsedRelease } from './activation-store.js';
+import type { ActivationRecord, ActivationSource, LicenseRecord } from './records.js';
 
 /** Why an activation was removed. */
 export type ActivationRemovalSource = 'deactivate' | 'admin' | 'lease';
@@ -163,7 +161,7 @@ export function publishedEvents(publish: PublishDomainEvent, logger: Logger): Li
 
 /** The removal of lapsed activations (docs/api-decisions.md, "Leases"), as events. */
 export function announceLapsed(
-  events: LicenseEvents,
+  events: Pick<LicenseEvents, 'activationDeleted'>,
   lapsed: LapsedRelease | null,
   at: Date,
 ): void {

@@ -5,14 +5,14 @@ import {
   type LicenseStatus,
   type Refusal,
 } from '../../libs/contracts/index.js';
-import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from './stores.js';
+import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from './records.js';
 import {
   checkEmailAddress,
   checkIdentifier,
   identifierKey,
   normaliseIdentifier,
 } from '../../libs/identifier/index.js';
-import type { CustomerRecord } from './stores.js';
+import type { CustomerRecord } from './records.js';
 
 /** What the rules need to know about a license; the stored record has more. */
 export interface LicenseState {
@@ -143,6 +143,10 @@ export function isIdentifierActivated(
 export function unknownKey(): Refusal {
   return refusal('LICENSE_INVALID', 'This license key is not valid.');
 }
+
+/** An admin's call on a license key that is not known. */
+export const unknownLicense = () => refusal('NOT_FOUND', 'There is no license with this key.');
+export const unknownPlan = (id: number) => refusal('NOT_FOUND', `Plan ${id} does not exist.`);
 
 export function productMismatch(): Refusal {
   return refusal('PRODUCT_MISMATCH', 'This license key does not cover this product.');
