@@ -15,7 +15,7 @@ import { publishedEvents } from '../services/license/events.js';
 import { EXPIRY_BATCH, expireLicenses } from '../services/license/scheduled-tasks.js';
 import { FakeTransport } from '../test/support/fake-services.js';
 import { memoryLicenseStores } from '../test/support/license-memory-stores.js';
-import { newLicense } from '../test/support/license-store-contract.js';
+import { newLicense } from '../test/support/license-store-fixtures.js';
 
 const count = Number(process.env.BENCH_LICENSES ?? 100_000);
 const issuedAt = new Date('2026-05-01T00:00:00.000Z');

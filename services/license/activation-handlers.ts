@@ -5,32 +5,45 @@ import {
   type HandlersOf,
 } from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
-import { decideValidation } from './activation-rules.js';
+import { MAX_DECISION_ROUNDS, decideValidation, leaseEnd } from './activation-rules.js';
 import { decideCheckout } from './checkout-rules.js';
-import { MAX_DECISION_ROUNDS, leaseEnd, type LicenseHandlerKit } from './handler-kit.js';
-import type { LicenseRecord } from './stores.js';
+import type { LicenseCounts } from './daily-counts.js';
+import type { LicenseStore } from './license-store.js';
+import type { LicenseRecord } from './records.js';
 import {
   findActivation,
   identifierKeysByType,
   isIdentifierActivated,
   isRefusal,
   normaliseOrRefuse,
-  unknownKey,
-  type LicensedProduct,
 } from './rules.js';
+import type { ClaimActivation } from './use-cases/claim-activation.js';
+import type { LicenseReads } from './use-cases/license-reads.js';
+import type { PlanLookup } from './use-cases/plan-lookup.js';
+import type { ReleaseActivation } from './use-cases/release-activation.js';
 import {
   activationResultView,
   checkoutView,
   coverageView,
-  portalLicenseView,
   unknownKeyCoverageView,
   unknownKeyView,
   validationView,
 } from './views.js';
 
-/** The calls that client software and the customer portal make with a license key. */
+/** What the calls made with a license key run on. */
+export interface ActivationHandlerDeps {
+  licenses: Pick<LicenseStore, 'renewLease' | 'touchCheckIfMatching' | 'recordCheckout'>;
+  counts: Pick<LicenseCounts, 'count'>;
+  clock: () => Date;
+  reads: LicenseReads;
+  knownPlans: Pick<PlanLookup, 'planName'>;
+  claimActivation: ClaimActivation;
+  releaseActivation: ReleaseActivation;
+}
+
+/** The calls that client software makes with a license key, and the update check's and downloads'. */
 export function activationHandlers(
-  kit: LicenseHandlerKit,
+  deps: ActivationHandlerDeps,
 ): Pick<
   HandlersOf<'license'>,
   | 'license.activate'
@@ -38,21 +51,10 @@ export function activationHandlers(
   | 'license.deactivate'
   | 'license.checkout'
   | 'license.coverage'
-  | 'license.portalLicense'
 > {
-  const {
-    stores: { licenses },
-    products,
-    counts,
-    clock,
-    productOf,
-    planName,
-    licenseWithActivations,
-    claimActivation,
-    releaseActivation,
-    firstActivations,
-    releaseLapsed,
-  } = kit;
+  const { licenses, counts, clock, claimActivation, releaseActivation } = deps;
+  const { productOf, licenseWithActivations, releaseLapsed } = deps.reads;
+  const { planName } = deps.knownPlans;
 
   /**
    * Validate with an activated identifier on a license with a lease (docs/api-decisions.md,
@@ -276,35 +278,6 @@ export function activationHandlers(
         productId: product_id,
         identifierActivated:
           identifier === null ? null : isIdentifierActivated(license, identifier),
-        now: clock(),
-      });
-    },
-
-    // ---- Spec 1 and 2.3: the customer portal (read-only) ----
-    'license.portalLicense': async ({ license_key }, context) => {
-      const now = clock();
-      const read = await licenseWithActivations(license_key, null, now, context);
-      if (!read) throw LicensingError.from(unknownKey());
-      const { activations: _none, ...license } = read;
-      const [product, plan, activations] = await Promise.all([
-        productOf(license),
-        planName(license.plan_id),
-        firstActivations(license),
-      ]);
-      // Spec 2.2: a bundle key is used with the bundle's products; a bundle item the catalog no
-      // longer has cannot be used, so it is not shown.
-      const usable =
-        product.bundle_items.length === 0
-          ? [product]
-          : (await Promise.all(product.bundle_items.map((id) => products.find(id)))).filter(
-              (item): item is LicensedProduct => item !== null,
-            );
-      return portalLicenseView({
-        license,
-        activations,
-        product,
-        planName: plan,
-        products: usable,
         now: clock(),
       });
     },

@@ -26,6 +26,17 @@ import {
   type NormalisedIdentifier,
 } from './rules.js';
 
+/**
+ * How often an activation, a checkout or a renewal is decided again when the license changed
+ * between the read and the conditional write.
+ */
+export const MAX_DECISION_ROUNDS = 5;
+
+/** When an activation made or renewed `now` lapses under a lease of `seconds`; null without one. */
+export function leaseEnd(seconds: number | null, now: Date): Date | null {
+  return seconds === null ? null : new Date(now.getTime() + seconds * 1000);
+}
+
 /** Spec 4.1 order 3, 4.2 rule 4 and deactivate: `product_id` sent and not covered. */
 function mismatches(product: LicensedProduct | null, productId: number | null): boolean {
   return productId !== null && product !== null && !coversProduct(product, productId);

@@ -2,38 +2,20 @@ import { randomBytes } from 'node:crypto';
 import {
   LicensingError,
   internalError,
-  orderOf,
   refusal,
-  type ActivationType,
   type HandlersOf,
-  type LicenseSummary,
 } from '../../libs/contracts/index.js';
-import { exemptPatternProblem } from './exempt-rules.js';
-import { unknownLicense, unknownPlan, type LicenseHandlerKit } from './handler-kit.js';
+import type { LicenseEvents } from './events.js';
+import type { LicenseChanges, LicenseStore, LicenseUpdate } from './license-store.js';
 import { extendedExpiry, licenseChanges } from './lifecycle-rules.js';
-import {
-  isRefusal,
-  limitBelowActivations,
-  normaliseOrRefuse,
-  planNameTaken,
-  searchText,
-  storedCustomer,
-} from './rules.js';
-import type { CustomerRecord, LicenseChanges, LicenseRecord, LicenseUpdate } from './stores.js';
-import { activationView, licenseSummaryView, planView } from './views.js';
-
-/**
- * Exempt identifiers: a pattern that can never match an identifier of the plan's activation type
- * is refused, rather than stored to silently do nothing.
- */
-function refuseUnmatchablePatterns(type: ActivationType, patterns: readonly string[]): void {
-  for (const pattern of patterns) {
-    const problem = exemptPatternProblem(type, pattern);
-    if (problem !== null) {
-      throw LicensingError.from(refusal('INVALID_REQUEST', `exempt_identifiers: ${problem}`));
-    }
-  }
-}
+import type { CustomerRecord, LicenseRecord } from './records.js';
+import { isRefusal, limitBelowActivations, storedCustomer, unknownLicense } from './rules.js';
+import type { ClaimActivation } from './use-cases/claim-activation.js';
+import type { DetailOf } from './use-cases/license-detail.js';
+import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
+import type { PlanLookup } from './use-cases/plan-lookup.js';
+import type { ReleaseActivation } from './use-cases/release-activation.js';
+import { activationView } from './views.js';
 
 /** A customer as stored, its address normalised; refused (INVALID_REQUEST) when it cannot be. */
 function customerOrRefuse(
@@ -56,103 +38,42 @@ function generateLicenseKey(): string {
   return randomBytes(16).toString('hex');
 }
 
+/** What an admin's calls on a license run on. */
+export interface AdminHandlerDeps {
+  licenses: Pick<LicenseStore, 'issue' | 'update'>;
+  products: ProductLookup;
+  clock: () => Date;
+  events: Pick<LicenseEvents, 'licenseCreated' | 'licenseUpdated'>;
+  knownPlans: Pick<PlanLookup, 'find'>;
+  reads: Pick<LicenseReads, 'requireLicense' | 'licenseWithActivations'>;
+  claimActivation: ClaimActivation;
+  releaseActivation: ReleaseActivation;
+  detail: DetailOf;
+}
+
 /**
- * What an admin does with plans and licenses: creates, reads, changes and searches them, and
- * adds and removes activations (spec 3.2, Add and Remove).
+ * What an admin does with a license: issues, reads and changes it, and adds and removes its
+ * activations (spec 3.2, Add and Remove).
  */
-export function adminHandlers(
-  kit: LicenseHandlerKit,
-): Pick<
+export function adminHandlers({
+  licenses,
+  products,
+  clock,
+  events,
+  knownPlans,
+  reads: { requireLicense, licenseWithActivations },
+  claimActivation,
+  releaseActivation,
+  detail,
+}: AdminHandlerDeps): Pick<
   HandlersOf<'license'>,
-  | 'license.createPlan'
-  | 'license.getPlan'
-  | 'license.listPlans'
-  | 'license.updatePlan'
   | 'license.createLicense'
   | 'license.getLicense'
   | 'license.updateLicense'
   | 'license.addActivation'
-  | 'license.listActivations'
   | 'license.removeActivation'
-  | 'license.searchLicenses'
-  | 'license.exportLicenses'
 > {
-  const {
-    stores: { licenses, plans },
-    products,
-    clock,
-    knownPlans,
-    requireLicense,
-    licenseWithActivations,
-    claimActivation,
-    releaseActivation,
-    detail,
-    events,
-  } = kit;
-
-  /** Licenses as a list shows them, with their products' titles and their plans' names. */
-  async function summaries(found: LicenseRecord[], now: Date): Promise<LicenseSummary[]> {
-    const productIds = [...new Set(found.map((license) => license.product_id))];
-    const [planList, productList] = await Promise.all([
-      found.length === 0 ? [] : plans.list(),
-      Promise.all(productIds.map((id) => products.find(id))),
-    ]);
-    const planNames = new Map(planList.map((plan) => [plan.id, plan.name]));
-    const productsById = new Map(productList.flatMap((p) => (p ? [[p.id, p] as const] : [])));
-    const nameOf = (id: number | null) => (id === null ? null : (planNames.get(id) ?? null));
-    return found.map((license) =>
-      licenseSummaryView({
-        license,
-        product: productsById.get(license.product_id) ?? null,
-        planName: nameOf(license.plan_id),
-        pendingPlanName: nameOf(license.pending_plan_id),
-        now,
-      }),
-    );
-  }
-
   return {
-    // ---- Plans ----
-    'license.createPlan': async ({ id, ...plan }, context) => {
-      refuseUnmatchablePatterns(plan.activation_type, plan.exempt_identifiers);
-      const created = await plans.create({
-        plan,
-        id,
-        now: clock(),
-        // The store writes the sequence counter, then the plan, perhaps more than once.
-        beforeEachWrite: () => context.beforeWrite(),
-      });
-      if (created.outcome === 'id-taken') {
-        throw LicensingError.from(refusal('ALREADY_EXISTS', `Plan ${id} already exists.`));
-      }
-      if (created.outcome === 'name-taken')
-        throw LicensingError.from(planNameTaken(created.holder));
-      return planView(created.plan);
-    },
-
-    'license.getPlan': async ({ id }) => {
-      const plan = await knownPlans.find(id);
-      if (!plan) throw LicensingError.from(unknownPlan(id));
-      return planView(plan);
-    },
-
-    'license.listPlans': async () => ({ plans: (await plans.list()).map(planView) }),
-
-    'license.updatePlan': async ({ id, ...changes }, context) => {
-      const current = await plans.find(id);
-      if (!current) throw LicensingError.from(unknownPlan(id));
-      if (changes.exempt_identifiers !== undefined) {
-        refuseUnmatchablePatterns(current.activation_type, changes.exempt_identifiers);
-      }
-      context.beforeWrite();
-      const updated = await plans.update({ id, changes });
-      if (!updated) throw LicensingError.from(unknownPlan(id));
-      if (updated.outcome === 'name-taken')
-        throw LicensingError.from(planNameTaken(updated.holder));
-      knownPlans.invalidate(id);
-      return planView(updated.plan);
-    },
-
     // ---- Licenses (admin) ----
     'license.createLicense': async (request, context) => {
       const plan = await knownPlans.find(request.plan_id);
@@ -286,29 +207,6 @@ export function adminHandlers(
       };
     },
 
-    'license.listActivations': async ({ license_key, q, page, per_page }) => {
-      const license = await requireLicense(license_key);
-      // Spec 2.4: the identifier searched for, as the license's type normalises it; one that
-      // type cannot take is activated on no license.
-      let identifierKeys: string[] | null = null;
-      if (q !== null) {
-        const identifier = normaliseOrRefuse(license.activation_type, q);
-        identifierKeys = isRefusal(identifier) ? [] : [identifier.key];
-      }
-      const found = await licenses.listActivations({
-        licenseKey: license_key,
-        identifierKeys,
-        page,
-        perPage: per_page,
-      });
-      return {
-        activations: found.activations.map(activationView),
-        page,
-        per_page,
-        total: found.total,
-      };
-    },
-
     'license.removeActivation': async ({ license_key, identifier }, context) => {
       const license = await licenseWithActivations(license_key, identifier, clock(), context);
       if (!license) throw LicensingError.from(unknownLicense());
@@ -320,52 +218,6 @@ export function adminHandlers(
         source: 'admin',
       });
       return detail(removed.license);
-    },
-
-    // ---- Admin search ----
-    'license.searchLicenses': async ({ product_id, plan_id, status, q, sort, page, per_page }) => {
-      // One instant for the filter and the view: a license found as active is shown active.
-      const now = clock();
-      const found = await licenses.search({
-        filters: {
-          productId: product_id,
-          planId: plan_id,
-          status,
-          text: q === null ? null : searchText(q),
-        },
-        now,
-        order: orderOf(sort),
-        page,
-        perPage: per_page,
-      });
-      return { licenses: await summaries(found.licenses, now), page, per_page, total: found.total };
-    },
-
-    'license.exportLicenses': async ({
-      product_id,
-      plan_id,
-      status,
-      q,
-      sort,
-      after,
-      limit,
-      as_of,
-    }) => {
-      // Every batch of one export at the instant it started: its statuses agree from first to last.
-      const now = new Date(as_of);
-      const found = await licenses.scan({
-        filters: {
-          productId: product_id,
-          planId: plan_id,
-          status,
-          text: q === null ? null : searchText(q),
-        },
-        now,
-        order: orderOf(sort),
-        after,
-        limit,
-      });
-      return { licenses: await summaries(found.licenses, now), next: found.next };
     },
   };
 }

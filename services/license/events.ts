@@ -7,9 +7,8 @@ import type {
 import type { Logger } from '../../libs/logging/index.js';
 import type { PublishDomainEvent } from '../../libs/transport/domain-events.js';
 import type { LicenseChangeSet } from './lifecycle-rules.js';
-import type { ActivationRecord, ActivationSource, LapsedRelease, LicenseRecord } from './stores.js';
-
-export type { ActivationSource };
+import type { LapsedRelease } from './activation-store.js';
+import type { ActivationRecord, ActivationSource, LicenseRecord } from './records.js';
 
 /** Why an activation was removed. */
 export type ActivationRemovalSource = 'deactivate' | 'admin' | 'lease';
@@ -162,7 +161,7 @@ export function publishedEvents(publish: PublishDomainEvent, logger: Logger): Li
 
 /** The removal of lapsed activations (docs/api-decisions.md, "Leases"), as events. */
 export function announceLapsed(
-  events: LicenseEvents,
+  events: Pick<LicenseEvents, 'activationDeleted'>,
   lapsed: LapsedRelease | null,
   at: Date,
 ): void {

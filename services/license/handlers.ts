@@ -1,23 +1,63 @@
 import type { ServedHandlers } from '../../libs/transport/index.js';
 import { activationHandlers } from './activation-handlers.js';
 import { adminHandlers } from './admin-handlers.js';
-import { licenseHandlerKit, type LicenseHandlerDeps } from './handler-kit.js';
+import { adminListHandlers } from './admin-list-handlers.js';
+import type { LicenseCounts } from './daily-counts.js';
+import type { LicenseEvents } from './events.js';
 import { lifecycleHandlers } from './lifecycle-handlers.js';
 import { overviewHandlers } from './overview-handlers.js';
+import { planHandlers } from './plan-handlers.js';
+import { portalHandlers } from './portal-handlers.js';
+import type { ScheduleSettings } from './scheduled-tasks.js';
+import type { LicenseStores } from './stores.js';
+import { claimActivation } from './use-cases/claim-activation.js';
+import { licenseDetail } from './use-cases/license-detail.js';
+import { licenseReads, type ProductLookup } from './use-cases/license-reads.js';
+import { planLookup } from './use-cases/plan-lookup.js';
+import { releaseActivation } from './use-cases/release-activation.js';
+
+/** What the license service's handlers are made with. */
+export interface LicenseHandlerDeps {
+  stores: LicenseStores;
+  products: ProductLookup;
+  clock: () => Date;
+  /** This process's schedule of the tasks, as listed by `license.listTasks`. */
+  schedule: ScheduleSettings;
+  /** Where the service's domain events go. */
+  events: LicenseEvents;
+  /** The daily counts of the admin overview (validations; the events count themselves). */
+  counts: LicenseCounts;
+}
 
 /**
  * RPC handlers of the license service: plans, licenses, activations, rejected attempts. They
  * read through the stores, decide with the pure rules (rules.ts, activation-rules.ts,
  * lifecycle-rules.ts), and call `context.beforeWrite()` immediately before each store method that
- * writes. Each use has its file (activation-handlers.ts, admin-handlers.ts,
- * lifecycle-handlers.ts, overview-handlers.ts); the compiler checks that together they answer every method.
+ * writes. Each use has its file (activation-handlers.ts, portal-handlers.ts, plan-handlers.ts,
+ * admin-handlers.ts, admin-list-handlers.ts, lifecycle-handlers.ts, overview-handlers.ts), each
+ * asking for what it runs on; the use cases they share (use-cases/) are made here once, so that
+ * one plan cache serves them all. The compiler checks that together they answer every method.
  */
 export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<'license'> {
-  const kit = licenseHandlerKit(deps);
+  const { stores, products, clock, events } = deps;
+  const knownPlans = planLookup(stores.plans);
+  const reads = licenseReads({ licenses: stores.licenses, products, events });
+  const made = {
+    ...deps,
+    ...stores,
+    knownPlans,
+    reads,
+    claimActivation: claimActivation({ ...stores, events, reads, clock }),
+    releaseActivation: releaseActivation({ licenses: stores.licenses, events, clock }),
+    detail: licenseDetail({ ...stores, products, knownPlans, clock }),
+  };
   return {
-    ...activationHandlers(kit),
-    ...adminHandlers(kit),
-    ...lifecycleHandlers(kit),
-    ...overviewHandlers(kit),
+    ...activationHandlers(made),
+    ...portalHandlers(made),
+    ...planHandlers(made),
+    ...adminHandlers(made),
+    ...adminListHandlers(made),
+    ...lifecycleHandlers(made),
+    ...overviewHandlers(made),
   };
 }

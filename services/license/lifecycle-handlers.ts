@@ -4,27 +4,53 @@ import {
   taskNames,
   type HandlersOf,
 } from '../../libs/contracts/index.js';
-import {
-  MAX_DECISION_ROUNDS,
-  unknownLicense,
-  unknownPlan,
-  type LicenseHandlerKit,
-} from './handler-kit.js';
+import { MAX_DECISION_ROUNDS } from './activation-rules.js';
+import type { LicenseEvents } from './events.js';
+import type { LicenseStore } from './license-store.js';
 import { decidePlanChange, decideRenewal } from './lifecycle-rules.js';
-import { runScheduledTask, scheduledTasks } from './scheduled-tasks.js';
+import { unknownLicense, unknownPlan } from './rules.js';
+import {
+  runScheduledTask,
+  scheduledTasks,
+  type ScheduleSettings,
+  type TaskStores,
+} from './scheduled-tasks.js';
+import type { TaskRunStore } from './stores.js';
+import type { DetailOf } from './use-cases/license-detail.js';
+import type { LicenseReads } from './use-cases/license-reads.js';
+import type { PlanLookup } from './use-cases/plan-lookup.js';
 import { scheduledTaskView } from './views.js';
 
 const dateOrNull = (timestamp: string | null) => (timestamp === null ? null : new Date(timestamp));
 
+/** What a license's changes over time and the scheduled tasks run on. */
+export interface LifecycleHandlerDeps extends TaskStores {
+  licenses: LicenseStore;
+  taskRuns: TaskRunStore;
+  clock: () => Date;
+  schedule: ScheduleSettings;
+  events: LicenseEvents;
+  knownPlans: Pick<PlanLookup, 'find' | 'planOf'>;
+  reads: Pick<LicenseReads, 'requireLicense'>;
+  detail: DetailOf;
+}
+
 /** A license over time: plan changes and renewals (spec 3.3), the scheduled tasks (2.5, 3.1). */
-export function lifecycleHandlers(
-  kit: LicenseHandlerKit,
-): Pick<
+export function lifecycleHandlers({
+  licenses,
+  rejectedAttempts,
+  taskRuns,
+  clock,
+  schedule,
+  events,
+  knownPlans,
+  reads: { requireLicense },
+  detail,
+}: LifecycleHandlerDeps): Pick<
   HandlersOf<'license'>,
   'license.changePlan' | 'license.renewLicense' | 'license.runTask' | 'license.listTasks'
 > {
-  const { stores, clock, schedule, knownPlans, requireLicense, planOf, detail, events } = kit;
-  const { licenses, taskRuns } = stores;
+  const { planOf } = knownPlans;
   return {
     // ---- Spec 3.3: plan changes and renewals ----
     'license.changePlan': async ({ license_key, plan_id, when, confirm }, context) => {
@@ -111,7 +137,7 @@ export function lifecycleHandlers(
       const ranAt = clock();
       const affected = await runScheduledTask({
         name,
-        stores,
+        stores: { licenses, rejectedAttempts, taskRuns },
         events,
         trigger: 'on-demand',
         now: ranAt,

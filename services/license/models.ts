@@ -21,7 +21,7 @@ import type {
   PlanRecord,
   RejectedAttemptRecord,
   TaskRunRecord,
-} from './stores.js';
+} from './records.js';
 
 /** The stored shapes: the records of stores.ts under MongoDB's ids. */
 export interface PlanDocument extends Omit<PlanRecord, 'id'> {
@@ -57,11 +57,11 @@ export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'custo
   /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
   activations_bytes: number;
   /**
-   * The ids of the last checks counted (stores.ts `RECENT_CHECKS`), so a request delivered again
+   * The ids of the last checks counted (activation-store.ts `RECENT_CHECKS`), so a request delivered again
    * is not counted again; licenses stored before have none.
    */
   recent_checks?: string[];
-  /** The expiry task's write that expired it (mongo-stores.ts `expirePastDue`), if one did. */
+  /** The expiry task's write that expired it (mongo-license-store.ts `expirePastDue`), if one did. */
   expiry_batch?: Types.ObjectId;
   updated_at: Date;
 }
@@ -99,7 +99,7 @@ export interface LicenseModels {
 
 /**
  * The indexes of the licenses collection. Every query on it is served by one of them:
- * mongo-stores.ts `licenseSearchFilter` builds admin searches whose every branch starts with
+ * mongo-license-read-model.ts `licenseSearchFilter` builds admin searches whose every branch starts with
  * the first field of one, and every order of the list (`licenseListOrders`) is one's own
  * (test/unit/license-search-filter.test.ts checks both).
  */
@@ -125,8 +125,8 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
 ];
 
 /**
- * The driver's collection under the License model: the license store speaks to it directly
- * (mongo-stores.ts), while the model declares the schema and builds the indexes.
+ * The driver's collection under the License model: the license store and read model speak to it
+ * directly (mongo-license-store.ts, mongo-license-read-model.ts), while the model declares the schema and builds the indexes.
  */
 export function licenseCollection(License: LicenseModels['License']): Collection<LicenseDocument> {
   return License.collection as unknown as Collection<LicenseDocument>;

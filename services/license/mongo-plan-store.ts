@@ -4,13 +4,8 @@ import type { Logger } from '../../libs/logging/index.js';
 import type { LicenseModels, PlanDocument } from './models.js';
 import { duplicatePlanRenames } from './plan-names.js';
 import { planNameKey } from './rules.js';
-import type {
-  BeforeEachWrite,
-  PlanChanges,
-  PlanNameTakenOutcome,
-  PlanRecord,
-  PlanStore,
-} from './stores.js';
+import type { BeforeEachWrite, PlanChanges, PlanNameTakenOutcome, PlanStore } from './stores.js';
+import type { PlanRecord } from './records.js';
 
 function planRecord(doc: PlanDocument): PlanRecord {
   const { id, name, activation_type, activation_limit, created_at } = withId(doc);

@@ -1,5 +1,6 @@
 import type { HandlersOf } from '../../libs/contracts/index.js';
-import type { LicenseHandlerKit } from './handler-kit.js';
+import type { LicenseCounts } from './daily-counts.js';
+import type { LicenseReadModel } from './license-read-model.js';
 
 /** "Expiring soon" on the admin overview: active licenses whose date falls within this. */
 export const EXPIRING_WITHIN_DAYS = 30;
@@ -7,15 +8,20 @@ export const EXPIRING_WITHIN_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The admin overview's share of the license service: what is in use now, and the days. */
-export function overviewHandlers(
-  kit: LicenseHandlerKit,
-): Pick<HandlersOf<'license'>, 'license.overview'> {
-  const { stores, counts, clock } = kit;
+export function overviewHandlers({
+  licenseReads,
+  counts,
+  clock,
+}: {
+  licenseReads: Pick<LicenseReadModel, 'currentFigures'>;
+  counts: Pick<LicenseCounts, 'totals'>;
+  clock: () => Date;
+}): Pick<HandlersOf<'license'>, 'license.overview'> {
   return {
     'license.overview': async ({ product_id, from, to }) => {
       const now = clock();
       const [figures, days] = await Promise.all([
-        stores.licenses.currentFigures({
+        licenseReads.currentFigures({
           productId: product_id,
           now,
           expiringBy: new Date(now.getTime() + EXPIRING_WITHIN_DAYS * DAY_MS),

@@ -5,34 +5,14 @@ import {
   type LicenseStatus,
   type Refusal,
 } from '../../libs/contracts/index.js';
+import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from './records.js';
 import {
   checkEmailAddress,
   checkIdentifier,
   identifierKey,
   normaliseIdentifier,
 } from '../../libs/identifier/index.js';
-
-/**
- * How much of a license's stored record its activations may take (docs/architecture.md,
- * "Activations"): MongoDB keeps a record to 16 MiB, and the license's other fields and the
- * updates' room need the rest. Some 80,000 activations of a short domain name, at least 14,000 of
- * the longest identifiers and names the spec allows.
- */
-export const MAX_ACTIVATION_BYTES = 12 * 1024 * 1024;
-
-/**
- * More than an activation can take of the record (255 UTF-16 units of up to 3 UTF-8 bytes each in
- * its identifier and its name, its key up to twice that once lower-cased, a 45-character IP, its
- * dates and field names): the rules refuse a claim, before any write, once the activations are
- * within this of MAX_ACTIVATION_BYTES.
- */
-export const MAX_ACTIVATION_ENTRY_BYTES = 4096;
-
-/** A license's customer: the e-mail address normalised (libs/identifier `checkEmailAddress`). */
-export interface CustomerRecord {
-  email: string;
-  name: string | null;
-}
+import type { CustomerRecord } from './records.js';
 
 /** What the rules need to know about a license; the stored record has more. */
 export interface LicenseState {
@@ -45,7 +25,7 @@ export interface LicenseState {
   exempt_identifiers: readonly string[];
   exempt_limit: number;
   exempt_used: number;
-  /** What its activations take of its stored record (MAX_ACTIVATION_BYTES). */
+  /** What its activations take of its stored record (stores.ts MAX_ACTIVATION_BYTES). */
   activations_bytes: number;
   /**
    * The license's activations that the decision is about: those under the keys of the identifier
@@ -92,7 +72,7 @@ export function isFull(
 }
 
 /**
- * Its activations fill its stored record (MAX_ACTIVATION_BYTES): however high its limit,
+ * Its activations fill its stored record (stores.ts MAX_ACTIVATION_BYTES): however high its limit,
  * or unlimited, the license takes no more.
  */
 export function isRecordFull(license: Pick<LicenseState, 'activations_bytes'>): boolean {
@@ -163,6 +143,10 @@ export function isIdentifierActivated(
 export function unknownKey(): Refusal {
   return refusal('LICENSE_INVALID', 'This license key is not valid.');
 }
+
+/** An admin's call on a license key that is not known. */
+export const unknownLicense = () => refusal('NOT_FOUND', 'There is no license with this key.');
+export const unknownPlan = (id: number) => refusal('NOT_FOUND', `Plan ${id} does not exist.`);
 
 export function productMismatch(): Refusal {
   return refusal('PRODUCT_MISMATCH', 'This license key does not cover this product.');

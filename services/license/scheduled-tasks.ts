@@ -1,7 +1,8 @@
 import type { TaskName } from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { announceLapsed, type LicenseEvents } from './events.js';
-import type { BeforeEachWrite, LicenseStores, TaskRunRecord } from './stores.js';
+import type { TaskRunRecord } from './records.js';
+import type { BeforeEachWrite, LicenseStores } from './stores.js';
 
 /** Spec 2.5 and 8: rejected-attempt rows untouched for 90 days are removed. */
 export const REJECTED_ATTEMPT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;

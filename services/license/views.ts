@@ -21,7 +21,7 @@ import type {
   PlanRecord,
   RejectedAttemptRecord,
   TaskRunRecord,
-} from './stores.js';
+} from './records.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */
 

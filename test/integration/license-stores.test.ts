@@ -5,18 +5,20 @@ import {
   licenseIndexes,
   type LicenseDocument,
 } from '../../services/license/models.js';
-import {
-  activationBytes,
-  countStoredActivations,
-  openMongoStores,
-} from '../../services/license/mongo-stores.js';
-import { NEWEST_FIRST, type LicenseStores } from '../../services/license/stores.js';
+import { NEWEST_FIRST } from '../../services/license/license-read-model.js';
+import { activationBytes } from '../../services/license/mongo-license-documents.js';
+import { countStoredActivations, openMongoStores } from '../../services/license/mongo-stores.js';
+import type { LicenseStores } from '../../services/license/stores.js';
 import { connectDatabase } from '../../libs/database/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { monitorCommands, monitoredMongoUrl } from '../support/command-monitor.js';
 import { dropOwnDatabase, ownDatabase } from '../support/databases.js';
 import { describeLeaseStores } from '../support/lease-store-contract.js';
-import { describeLicenseStores, type OpenStores } from '../support/license-store-contract.js';
+import { describeActivationStore } from '../support/activation-store-contract.js';
+import { describeLicenseReadModel } from '../support/license-read-model-contract.js';
+import { describeLicenseStores } from '../support/license-store-contract.js';
+import type { OpenStores } from '../support/license-store-fixtures.js';
+import { describePlanAndAttemptStores } from '../support/plan-and-attempt-stores-contract.js';
 
 const openDatabase = () => ownDatabase('license');
 const silent = createLogger('test', 'silent');
@@ -46,6 +48,9 @@ const openMongo: OpenStores = async () => {
 };
 
 describeLicenseStores('MongoDB stores', openMongo);
+describeActivationStore('MongoDB stores', openMongo);
+describeLicenseReadModel('MongoDB stores', openMongo);
+describePlanAndAttemptStores('MongoDB stores', openMongo);
 describeLeaseStores('MongoDB stores', openMongo);
 
 describe('MongoDB stores: the stored documents', () => {
@@ -106,7 +111,7 @@ describe('MongoDB stores: the stored documents', () => {
         now: new Date('2026-06-01T00:00:00.000Z'),
       }),
     ).toMatchObject({ status: 'active', expires_at: expiresAt, pending_plan_id: null });
-    const found = await stores.licenses.search({
+    const found = await stores.licenseReads.search({
       filters: {
         productId: null,
         planId: null,

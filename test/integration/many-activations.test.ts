@@ -12,8 +12,9 @@ import type {
 } from '../../libs/contracts/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { LicenseDocument } from '../../services/license/models.js';
-import { activationBytes, countStoredActivations } from '../../services/license/mongo-stores.js';
-import type { ActivationRecord } from '../../services/license/stores.js';
+import { activationBytes } from '../../services/license/mongo-license-documents.js';
+import { countStoredActivations } from '../../services/license/mongo-stores.js';
+import type { ActivationRecord } from '../../services/license/records.js';
 import {
   monitorCommands,
   monitoredMongoUrl,

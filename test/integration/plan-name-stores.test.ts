@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { connectDatabase } from '../../libs/database/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { openMongoStores } from '../../services/license/mongo-stores.js';
-import type { PlanRecord } from '../../services/license/stores.js';
+import type { PlanRecord } from '../../services/license/records.js';
 import { dropOwnDatabase } from '../support/databases.js';
 import { memoryLicenseStores } from '../support/license-memory-stores.js';
 import { describeStoreContract } from '../support/store-contract.js';

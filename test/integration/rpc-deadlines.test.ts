@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { MongoMemoryServer } from 'mongodb-memory-server';
 import type { LicenseDocument } from '../../services/license/models.js';
-import { MongoLicenseStore } from '../../services/license/mongo-stores.js';
+import { MongoLicenseStore } from '../../services/license/mongo-license-store.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
-import { newLicense } from '../support/license-store-contract.js';
+import { newLicense } from '../support/license-store-fixtures.js';
 
 /**
  * A database that stalls must not turn a request whose client got INTERNAL_ERROR into a change

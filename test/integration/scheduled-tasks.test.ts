@@ -5,10 +5,8 @@ import {
   licenseModels,
   type LicenseModels,
 } from '../../services/license/models.js';
-import {
-  MongoLicenseStore,
-  MongoRejectedAttemptStore,
-} from '../../services/license/mongo-stores.js';
+import { MongoLicenseStore } from '../../services/license/mongo-license-store.js';
+import { MongoRejectedAttemptStore } from '../../services/license/mongo-stores.js';
 import {
   REJECTED_ATTEMPT_RETENTION_MS,
   TASK_EXPIRE_LICENSES,

@@ -14,7 +14,7 @@ import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import { countedEvents, licenseMetrics } from '../../services/license/daily-counts.js';
 import { publishedEvents, type LicenseEvents } from '../../services/license/events.js';
 import { createLicenseHandlers } from '../../services/license/handlers.js';
-import type { ProductLookup } from '../../services/license/handler-kit.js';
+import type { ProductLookup } from '../../services/license/use-cases/license-reads.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
 import type { ScheduleSettings } from '../../services/license/scheduled-tasks.js';
 import { FakeTransport } from './fake-services.js';

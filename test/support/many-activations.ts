@@ -4,7 +4,7 @@ import type { ActivationType } from '../../libs/contracts/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import type { LicenseDocument } from '../../services/license/models.js';
 import { countStoredActivations } from '../../services/license/mongo-stores.js';
-import type { ActivationRecord } from '../../services/license/stores.js';
+import type { ActivationRecord } from '../../services/license/records.js';
 
 export interface ManyActivations {
   licenseKey: string;

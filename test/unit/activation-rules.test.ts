@@ -12,7 +12,10 @@ import {
   type LicenseState,
   type LicensedProduct,
 } from '../../services/license/rules.js';
-import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from '../../services/license/stores.js';
+import {
+  MAX_ACTIVATION_BYTES,
+  MAX_ACTIVATION_ENTRY_BYTES,
+} from '../../services/license/records.js';
 
 const now = new Date('2026-06-01T12:00:00Z');
 const past = new Date('2026-05-01T00:00:00Z');

@@ -549,7 +549,7 @@ describe('the log: one line per event, as before events were published', () => {
     await s.activate({ license_key: key, identifier: 'shop.example', name: 'Shop' });
     const [license, activation] = await Promise.all([
       s.stores.licenses.findByKey(key),
-      s.stores.licenses
+      s.stores.licenseReads
         .listActivations({ licenseKey: key, identifierKeys: null, page: 1, perPage: 1 })
         .then((page) => page.activations[0]),
     ]);

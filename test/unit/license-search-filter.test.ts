@@ -10,9 +10,9 @@ import {
   licenseListOrders,
   licenseSearchFilter,
   storedLicenseOrder,
-} from '../../services/license/mongo-stores.js';
+} from '../../services/license/mongo-license-read-model.js';
 import { searchText } from '../../services/license/rules.js';
-import type { LicenseFilters } from '../../services/license/stores.js';
+import type { LicenseFilters } from '../../services/license/license-read-model.js';
 import { filterBranches, type Filter } from '../support/filter-branches.js';
 
 /**

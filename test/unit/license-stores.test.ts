@@ -1,5 +1,9 @@
 import { describeLeaseStores } from '../support/lease-store-contract.js';
-import { describeLicenseStores, type OpenStores } from '../support/license-store-contract.js';
+import { describeActivationStore } from '../support/activation-store-contract.js';
+import { describeLicenseReadModel } from '../support/license-read-model-contract.js';
+import { describeLicenseStores } from '../support/license-store-contract.js';
+import type { OpenStores } from '../support/license-store-fixtures.js';
+import { describePlanAndAttemptStores } from '../support/plan-and-attempt-stores-contract.js';
 import { memoryLicenseStores } from '../support/license-memory-stores.js';
 
 // The in-memory stores the handler tests use keep the contract of the MongoDB ones
@@ -15,4 +19,7 @@ const openMemoryStores: OpenStores = async () => {
 };
 
 describeLicenseStores('in-memory stores', openMemoryStores);
+describeActivationStore('in-memory stores', openMemoryStores);
+describeLicenseReadModel('in-memory stores', openMemoryStores);
+describePlanAndAttemptStores('in-memory stores', openMemoryStores);
 describeLeaseStores('in-memory stores', openMemoryStores);

@@ -1,0 +1,133 @@
+import type {
+  ActivationType,
+  LicenseStatus,
+  RejectionReason,
+  TaskName,
+} from '../../libs/contracts/index.js';
+
+/**
+ * What the license service's stores keep, in the spec's words: plans (2.1), licenses with their
+ * activations (2.2, 2.3), rejected activation attempts (2.5) and the runs of the scheduled tasks
+ * (stores.ts says how the stores keep them).
+ */
+
+/** Who made an activation: a client's activate, or an admin's Add (spec 3.2). */
+export type ActivationSource = 'api' | 'admin';
+
+export interface PlanRecord {
+  id: number;
+  name: string;
+  activation_type: ActivationType;
+  activation_limit: number;
+  /** Seconds an activation lives unless renewed; null: no lease (docs/api-decisions.md). */
+  lease_seconds: number | null;
+  /** Patterns of identifiers that take no slot, stored normalised (exempt-identifiers.ts). */
+  exempt_identifiers: string[];
+  /** How many exempt activations a license may hold. */
+  exempt_limit: number;
+  created_at: Date;
+}
+
+/**
+ * How much of a license's stored record its activations may take (docs/architecture.md,
+ * "Activations"): MongoDB keeps a record to 16 MiB, and the license's other fields and the
+ * updates' room need the rest. Some 80,000 activations of a short domain name, at least 14,000 of
+ * the longest identifiers and names the spec allows.
+ */
+export const MAX_ACTIVATION_BYTES = 12 * 1024 * 1024;
+
+/**
+ * More than an activation can take of the record (255 UTF-16 units of up to 3 UTF-8 bytes each in
+ * its identifier and its name, its key up to twice that once lower-cased, a 45-character IP, its
+ * dates and field names): the rules refuse a claim, before any write, once the activations are
+ * within this of MAX_ACTIVATION_BYTES.
+ */
+export const MAX_ACTIVATION_ENTRY_BYTES = 4096;
+
+export interface ActivationRecord {
+  /** Normalised identifier as stored and shown (spec 2.3). */
+  identifier: string;
+  /** Lower-cased identifier: identifiers match case-insensitively (spec 2.4). */
+  identifier_key: string;
+  name: string | null;
+  /** Empty for an activation added in admin (spec 2.3). */
+  ip: string;
+  activated_at: Date;
+  /** When the last license file was issued for it (checkout); null when none was. */
+  last_checkout_at: Date | null;
+  /**
+   * When it lapses unless renewed (its license's `lease_seconds` after it was made or last
+   * renewed); null when it has no lease. A lapsed activation is gone for every rule at once.
+   */
+  lease_expires_at: Date | null;
+  /** It matched an exempt pattern of its license when made: it takes no slot. */
+  exempt: boolean;
+}
+
+export interface LicenseRecord {
+  license_key: string;
+  product_id: number;
+  plan_id: number;
+  status: LicenseStatus;
+  expires_at: Date | null;
+  auto_renew: boolean;
+  next_payment_at: Date | null;
+  activation_type: ActivationType;
+  activation_limit: number;
+  /** Taken from the plan with the limit and the type (spec 3.3): see PlanRecord. */
+  lease_seconds: number | null;
+  exempt_identifiers: string[];
+  exempt_limit: number;
+  /**
+   * The slots in use (spec 4.1's `activations_used`): its activations, counted as they are
+   * claimed and released, so that neither the rules nor the answers need to read them all.
+   */
+  activations_used: number;
+  /** Its exempt activations, which take no slot, counted as the others are. */
+  exempt_used: number;
+  /**
+   * What its activations take of its stored record (mongo-license-documents.ts `activationBytes`): a
+   * license's activations are kept with it, so they are bounded by MAX_ACTIVATION_BYTES.
+   */
+  activations_bytes: number;
+  last_check_at: Date | null;
+  last_check_ip: string | null;
+  check_count: number;
+  created_at: Date;
+  /** Spec 3.3: a plan change to be applied by the next checkout renewal; null when none. */
+  pending_plan_id: number | null;
+  /** Who it was sold to (spec 2.2's owner, never shown to clients); null when not recorded. */
+  customer: CustomerRecord | null;
+  /** An admin's text by key (an order id), in the order given; never shown to clients. */
+  metadata: Record<string, string>;
+}
+
+/** A license's customer: the e-mail address normalised (libs/identifier `checkEmailAddress`). */
+export interface CustomerRecord {
+  email: string;
+  name: string | null;
+}
+
+/** Spec 2.5: one row per identifier and license, with a count of tries. */
+export interface RejectedAttemptRecord {
+  license_key: string;
+  identifier: string;
+  identifier_key: string;
+  /** Of the last try: the name sent, why it was refused, and who tried (null in older rows). */
+  name: string | null;
+  reason: RejectionReason | null;
+  source: ActivationSource | null;
+  tries: number;
+  last_attempt_at: Date;
+}
+
+/** The last run of a scheduled task (spec 2.5, 3.1), on a schedule or asked for by an admin. */
+export interface TaskRunRecord {
+  name: TaskName;
+  ran_at: Date;
+  trigger: 'scheduled' | 'on-demand';
+  /** Records changed; null when the run failed. */
+  affected: number | null;
+  /** Why the run failed; null when it succeeded. */
+  error: string | null;
+}

@@ -1,0 +1,98 @@
+import { LicensingError, internalError, type CallContext } from '../../../libs/contracts/index.js';
+import type { LapsedRelease } from '../activation-store.js';
+import { announceLapsed, type LicenseEvents } from '../events.js';
+import type { LicenseStore } from '../license-store.js';
+import type { ActivationRecord, LicenseRecord } from '../records.js';
+import { identifierKeysByType, unknownLicense, type LicensedProduct } from '../rules.js';
+
+/** Where the license service learns a product's title and bundle items (spec 2.2). */
+export interface ProductLookup {
+  /** The product, or null when the catalog says it does not exist. */
+  find(id: number): Promise<LicensedProduct | null>;
+}
+
+/** A license with the activations a decision is about (rules.ts `LicenseState`). */
+export type LicenseView = LicenseRecord & { activations: ActivationRecord[] };
+
+/** What the reads of a license run on. */
+export interface LicenseReadDeps {
+  licenses: Pick<LicenseStore, 'findByKey' | 'findWithActivations' | 'releaseLapsed'>;
+  products: ProductLookup;
+  events: Pick<LicenseEvents, 'activationDeleted'>;
+}
+
+/** A license, its activations and its product, as the handlers read them to decide. */
+export interface LicenseReads {
+  /**
+   * Removes the activations of a license whose lease ran out at `now`: gone for every rule at
+   * once (docs/api-decisions.md, "Leases"), each an `activation.deleted` event. The license after,
+   * or null when unknown.
+   */
+  releaseLapsed(licenseKey: string, now: Date): Promise<LapsedRelease | null>;
+  /**
+   * A license as the rules decide on it at `now`: with its activations under the keys an
+   * identifier has (rules.ts `identifierKeysByType`), read together with it; on a license with a
+   * lease, after its lapsed activations are removed. A caller that stopped waiting writes
+   * nothing: a lapsed activation is then left out of the view instead.
+   */
+  licenseWithActivations(
+    licenseKey: string,
+    identifier: string | null,
+    now: Date,
+    context?: CallContext,
+  ): Promise<LicenseView | null>;
+  /** The license with this key; refused (NOT_FOUND) when there is none. */
+  requireLicense(licenseKey: string): Promise<LicenseRecord>;
+  /** The product a license belongs to: it must exist, so its absence is a server fault. */
+  productOf(license: LicenseRecord): Promise<LicensedProduct>;
+}
+
+export function licenseReads({ licenses, products, events }: LicenseReadDeps): LicenseReads {
+  async function releaseLapsed(licenseKey: string, now: Date): Promise<LapsedRelease | null> {
+    const lapsed = await licenses.releaseLapsed({ licenseKey, now });
+    announceLapsed(events, lapsed, now);
+    return lapsed;
+  }
+
+  async function licenseWithActivations(
+    licenseKey: string,
+    identifier: string | null,
+    now: Date,
+    context?: CallContext,
+  ): Promise<LicenseView | null> {
+    const found = await licenses.findWithActivations({
+      licenseKey,
+      identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
+    });
+    if (!found) return null;
+    const lapses = (a: ActivationRecord) =>
+      a.lease_expires_at !== null && a.lease_expires_at.getTime() <= now.getTime();
+    if (found.license.lease_seconds === null && !found.activations.some(lapses)) {
+      return { ...found.license, activations: found.activations };
+    }
+    if (context?.passed) {
+      return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
+    }
+    // The license after the removal; of the activations read, those it did not remove.
+    const lapsed = await releaseLapsed(licenseKey, now);
+    const removed = new Set(lapsed?.released.map((a) => a.identifier_key));
+    return {
+      ...(lapsed?.license ?? found.license),
+      activations: found.activations.filter((a) => !removed.has(a.identifier_key)),
+    };
+  }
+
+  async function requireLicense(licenseKey: string): Promise<LicenseRecord> {
+    const license = await licenses.findByKey(licenseKey);
+    if (!license) throw LicensingError.from(unknownLicense());
+    return license;
+  }
+
+  async function productOf(license: LicenseRecord): Promise<LicensedProduct> {
+    const product = await products.find(license.product_id);
+    if (product) return product;
+    throw internalError(`The product ${license.product_id} of this license is missing.`);
+  }
+
+  return { releaseLapsed, licenseWithActivations, requireLicense, productOf };
+}
