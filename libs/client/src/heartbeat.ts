@@ -2,7 +2,9 @@
  * The heartbeat timer: keeps a leased activation alive by renewing it at a third of its lease,
  * one call at a time, backing off after failures. It depends on no runtime but `setTimeout`.
  */
+import type { AnswerTime } from './exchange.js';
 import { clientFailure } from './http.js';
+import { nonNegative } from './options.js';
 import { classifyResult, retryDelay, type LicensingResult, type ValidationData } from './result.js';
 
 /** Milliseconds between checks while the answers carry no lease: one hour. */
@@ -104,6 +106,46 @@ export const defaultTimers: HeartbeatTimers = {
     globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]);
   },
 };
+
+/** The settings of `startHeartbeat`'s options, or a `TypeError` naming the one that is wrong. */
+export function heartbeatSettings(
+  options: HeartbeatOptions,
+  negativeCacheTtl: number,
+): HeartbeatSettings {
+  const retryDelay = nonNegative(
+    'retryDelay',
+    options.retryDelay,
+    DEFAULT_HEARTBEAT_RETRY_DELAY_MS,
+  );
+  const noLeaseInterval =
+    options.noLeaseInterval === null
+      ? null
+      : nonNegative('noLeaseInterval', options.noLeaseInterval, DEFAULT_NO_LEASE_INTERVAL_MS);
+  if (noLeaseInterval === 0) {
+    throw new TypeError('noLeaseInterval must be positive, or null to stop without a lease.');
+  }
+  return {
+    onResult: options.onResult,
+    retryDelay,
+    noLeaseInterval,
+    negativeCacheTtl,
+    signal: options.signal,
+    timers: options.timers ?? defaultTimers,
+  };
+}
+
+/** Milliseconds of lease an answer gave, from the server's time of the answer; null without one. */
+export function leaseFrom(data: ValidationData | undefined, time: AnswerTime): number | null {
+  const leaseEnd = data?.lease_expires_at;
+  const end = typeof leaseEnd === 'string' ? Date.parse(leaseEnd) : NaN;
+  if (Number.isNaN(end)) return null;
+  // The device's clock may be off: it is used only within the second the server named.
+  const answered =
+    time.server === null
+      ? time.received
+      : Math.min(Math.max(time.received, time.server), time.server + 999);
+  return end - answered;
+}
 
 const timerDelay = (ms: number) => Math.min(MAX_TIMER_MS, Math.max(0, Math.round(ms)));
 

@@ -3,6 +3,7 @@
  * heartbeats, the update check, downloads and offline license files, for Node 20+ and browsers,
  * with no dependencies beyond `fetch` and WebCrypto.
  */
+export { LicensingClient } from './client.js';
 export {
   API_PATH,
   DEFAULT_CLOCK_TOLERANCE_MS,
@@ -10,13 +11,11 @@ export {
   DEFAULT_OFFLINE_GRACE_MS,
   DEFAULT_RETRY_BASE_DELAY_MS,
   DEFAULT_TIMEOUT_MS,
-  LicensingClient,
   MAX_RETRIES,
-  verifyLicenseFile,
   type ClientOptions,
-  type OfflineVerifyOptions,
   type VerifyLicenseFileOptions,
-} from './client.js';
+} from './options.js';
+export { verifyLicenseFile, type OfflineVerifyOptions } from './offline-check.js';
 export type { DownloadDestination, DownloadOptions, DownloadProgress } from './download.js';
 export {
   DEFAULT_HEARTBEAT_RETRY_DELAY_MS,
