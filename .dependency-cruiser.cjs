@@ -21,7 +21,7 @@ const BENCH_IMPORTS_OF_TEST_TODAY = [
   '^test/support/many-activations\\.ts$',
   '^test/support/fake-services\\.ts$',
   '^test/support/license-memory-stores\\.ts$',
-  '^test/support/license-store-contract\\.ts$',
+  '^test/support/license-store-fixtures\\.ts$',
 ];
 
 /** A package, as resolved from node_modules (its code or its `@types`). */
