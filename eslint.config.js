@@ -18,23 +18,7 @@ const house = { rules: { 'max-lines-refused': builtinRules.get('max-lines') } };
  * TEMPORARY: files past their limit today, each being divided by its job. Remove an entry as its
  * file is divided; the list ends empty.
  */
-const OVER_THE_LIMIT_TODAY = [
-  'libs/client/src/cli-main.ts',
-  'libs/client/src/client.ts',
-  'libs/config/index.ts',
-  'libs/contracts/license.ts',
-  'libs/transport/amqp.ts',
-  'services/license/mongo-stores.ts',
-  'services/management/console/license-detail.tsx',
-  'services/management/console/licenses.tsx',
-  'services/management/console/webhook-endpoint.tsx',
-  'test/browser/admin-console.test.ts',
-  'test/integration/management-api.test.ts',
-  'test/integration/openapi.test.ts',
-  'test/support/license-store-contract.ts',
-  'test/unit/docker-compose.test.ts',
-  'test/unit/license-handlers.test.ts',
-];
+const OVER_THE_LIMIT_TODAY = ['libs/contracts/license.ts', 'test/browser/admin-console.test.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/', 'libs/client/dist/', 'node_modules/', 'coverage/'] },
