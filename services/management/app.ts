@@ -19,7 +19,7 @@ import { AdminDirectory } from './admin-directory.js';
 import { AdminAuthenticator } from './admin-tokens.js';
 import { AuditTrail } from './audit.js';
 import { requireAdminToken, requireRole } from './auth.js';
-import type { ManagementDeps } from './deps.js';
+import type { ManagementDeps } from './management-deps.js';
 import { allowedOperations, requiredRole } from './roles.js';
 import type { ManagementStores } from './stores.js';
 import { managementOpenApi } from './openapi.js';

@@ -7,7 +7,7 @@ import {
   type Route,
   type RouteDefinition,
 } from '../../libs/http/index.js';
-import type { ManagementDeps } from './deps.js';
+import type { ManagementDeps } from './management-deps.js';
 
 /**
  * What each route of the management API promises its clients, kept on the route as a type:

@@ -27,7 +27,7 @@ import {
 import { createGatewayApp } from '../../services/gateway/app.js';
 import type { PortalConfig } from '../../services/gateway/portal-config.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
-import { ADMIN_BASE } from '../../services/management/deps.js';
+import { ADMIN_BASE } from '../../services/management/management-deps.js';
 
 export const API_BASE = '/api/index.php/v1/licensing';
 export const ADMIN_TOKEN = 'test-admin-token';
