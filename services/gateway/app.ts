@@ -18,7 +18,7 @@ import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import { publicCors } from './cors.js';
 import { reportDownloadRefusals } from './download-routes.js';
 import { publicOpenApi } from './openapi.js';
-import { NO_STORE, type PortalConfig } from './portal-config.js';
+import { NO_STORE, type PortalSettings } from './portal-settings.js';
 import { API_BASE } from './paths.js';
 import type { RateLimits } from './rate-limits.js';
 import { portalPage, publicRoutes } from './routes.js';
@@ -56,7 +56,7 @@ export function createGatewayApp(deps: {
   /** DOWNLOAD_DELIVERY: relay the bytes (default), or redirect to the object store. */
   downloadDelivery?: DownloadDelivery;
   /** The customer portal's store; unset, the portal names none and links nowhere. */
-  portal?: PortalConfig;
+  portal?: PortalSettings;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);

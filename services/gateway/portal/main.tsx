@@ -5,7 +5,7 @@ import { readAnswer, send } from '../../../libs/web/ui/api.js';
 import { ErrorNote, Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { EXEMPT_MARK, STATUS_WORDS, durationWords } from '../../../libs/web/ui/words.js';
-import { portalConfig, type PortalConfig } from './config.js';
+import { servedSettings, type PortalSettings } from './served-settings.js';
 import {
   freeSlotWords,
   lookUpFailure,
@@ -28,7 +28,7 @@ import './portal.css';
  * once the tab closes.
  */
 
-const store: PortalConfig = portalConfig();
+const store: PortalSettings = servedSettings();
 
 const API = '/api/index.php/v1/licensing';
 
