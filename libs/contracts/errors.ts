@@ -110,3 +110,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 export function internalError(message = 'Unexpected server failure.'): LicensingError {
   return new LicensingError('INTERNAL_ERROR', message);
 }
+
+/** A request refused as malformed: 400 INVALID_REQUEST, the message naming what is wrong. */
+export function invalidRequest(message: string): LicensingError {
+  return new LicensingError('INVALID_REQUEST', message);
+}

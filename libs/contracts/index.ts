@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './issue-message.js';
 export * from './shared.js';
 export * from './catalog.js';
 export * from './download.js';

@@ -1,4 +1,4 @@
-import { LicensingError } from '../contracts/index.js';
+import { invalidRequest } from '../contracts/index.js';
 
 /**
  * Strict parsing of `application/x-www-form-urlencoded` text (request bodies and query strings).
@@ -17,12 +17,14 @@ export class Form {
       const name = decode(eq === -1 ? pair : pair.slice(0, eq));
       const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
       if (/[[\]]/.test(name)) {
-        throw invalid(`Field ${JSON.stringify(name)} is not accepted: use plain field names.`);
+        throw invalidRequest(
+          `Field ${JSON.stringify(name)} is not accepted: use plain field names.`,
+        );
       }
       if (name.includes('\u0000') || value.includes('\u0000')) {
-        throw invalid('Fields must not contain NUL bytes.');
+        throw invalidRequest('Fields must not contain NUL bytes.');
       }
-      if (fields.has(name)) throw invalid(`Field ${name} is sent more than once.`);
+      if (fields.has(name)) throw invalidRequest(`Field ${name} is sent more than once.`);
       fields.set(name, value);
     }
     return new Form(fields);
@@ -71,10 +73,6 @@ export function decodeFormComponent(component: string): string | undefined {
 
 function decode(component: string): string {
   const value = decodeFormComponent(component);
-  if (value === undefined) throw invalid('The form data is not valid percent-encoding.');
+  if (value === undefined) throw invalidRequest('The form data is not valid percent-encoding.');
   return value;
-}
-
-function invalid(message: string): LicensingError {
-  return new LicensingError('INVALID_REQUEST', message);
 }

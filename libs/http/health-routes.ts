@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { answerHealth, type ReadinessProbe } from '../observability/index.js';
 import { noStore } from './no-store.js';
-import type { Route } from './route-table.js';
+import type { Route } from './route.js';
 
 /** What the health routes need of a surface: the readiness of its process. */
 export interface HealthDeps {

@@ -70,7 +70,10 @@ export function configureApp(
 export * from './body.js';
 export * from './server.js';
 export { requestId, routeTemplate } from './request-log.js';
-export * from './route-table.js';
+export * from './route.js';
+export * from './define-route.js';
+export * from './mount-routes.js';
+export * from './openapi-document.js';
 export * from './reference-pages.js';
 export * from './page-security.js';
 export * from './validation.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import { z } from 'zod';
 import { pageSecurityHeaders } from './page-security.js';
-import type { Route } from './route-table.js';
+import type { Route } from './route.js';
 
 /**
  * The API reference of a surface, readable in a browser at `/docs`: Swagger UI (the

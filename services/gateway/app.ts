@@ -18,11 +18,13 @@ import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import { publicCors } from './cors.js';
 import { reportDownloadRefusals } from './download-routes.js';
 import { publicOpenApi } from './openapi.js';
-import { NO_STORE, type PortalConfig } from './portal-config.js';
+import { NO_STORE, type PortalSettings } from './portal-settings.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 import type { RateLimits } from './rate-limits.js';
 import { portalPage, publicRoutes } from './routes.js';
 import { localAddressUrl, unknownProductOnUndecodablePath } from './update-routes.js';
+
+export { API_BASE };
 
 /** Spec 1: POST bodies are form fields. Field values are short, so bodies are small. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -54,7 +56,7 @@ export function createGatewayApp(deps: {
   /** DOWNLOAD_DELIVERY: relay the bytes (default), or redirect to the object store. */
   downloadDelivery?: DownloadDelivery;
   /** The customer portal's store; unset, the portal names none and links nowhere. */
-  portal?: PortalConfig;
+  portal?: PortalSettings;
 }): Express {
   const app = express();
   configureApp(app, deps.trustProxy, deps.logger);

@@ -24,7 +24,8 @@ import {
   type Transport,
 } from '../../libs/transport/index.js';
 import { clientIp } from './client-ip.js';
-import { publicErrors, type GatewayDeps } from './deps.js';
+import { publicErrors } from './form-route.js';
+import type { GatewayDeps } from './gateway-deps.js';
 import { DownloadHeaders, DownloadQuery, ProductPath } from './inputs.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { defineRoute, sendData, type Route } from '../../libs/http/index.js';
-import type { GatewayDeps } from './deps.js';
+import type { GatewayDeps } from './gateway-deps.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JwkSet } from '../../libs/contracts/index.js';
 import { defineRoute, type Route } from '../../libs/http/index.js';
-import type { GatewayDeps } from './deps.js';
+import type { GatewayDeps } from './gateway-deps.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /** RFC 7517's media type of a key set. */

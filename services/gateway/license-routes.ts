@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import {
   ActivationResult,
   LicenseFileAnswer,
@@ -5,7 +6,8 @@ import {
 } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
 import { clientIp } from './client-ip.js';
-import { formRoute, type FormOperation, type GatewayDeps } from './deps.js';
+import { formRoute, type FormOperation } from './form-route.js';
+import type { GatewayDeps } from './gateway-deps.js';
 import { ActivateForm, CheckoutForm, DeactivateForm, ValidateForm } from './inputs.js';
 import { licenseFileTtl, signedLicenseFile } from './license-files.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
@@ -14,8 +16,8 @@ import { API_BASE } from '../../libs/contracts/api-base.js';
  * Spec 4.1 to 4.3: the license operations, under `{api_base}/licenses/`, and the offline license
  * file (docs/api-decisions.md, "License files").
  */
-function licenseRoute<Input extends { license_key: string }>(
-  operation: Omit<FormOperation<Input>, 'path' | 'operationId' | 'tag'> & {
+function licenseRoute<Input extends { license_key: string }, Result extends z.ZodType>(
+  operation: Omit<FormOperation<Input, Result>, 'path' | 'operationId' | 'tag'> & {
     name: 'activate' | 'validate' | 'deactivate' | 'checkout';
   },
 ): Route<GatewayDeps> {

@@ -1,6 +1,7 @@
 import { PortalLicense } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import { formRoute, type GatewayDeps } from './deps.js';
+import { formRoute } from './form-route.js';
+import type { GatewayDeps } from './gateway-deps.js';
 import { PortalForm } from './inputs.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 

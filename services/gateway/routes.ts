@@ -5,7 +5,7 @@ import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
-import type { GatewayDeps } from './deps.js';
+import type { GatewayDeps } from './gateway-deps.js';
 import { updateCheckRoute } from './update-routes.js';
 
 /** The customer portal (spec 1, 2.3): a page of its own, reading the portal's data route. */

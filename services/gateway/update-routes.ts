@@ -7,7 +7,8 @@ import {
   type AnswerSigning,
   type Route,
 } from '../../libs/http/index.js';
-import { publicErrors, type GatewayDeps } from './deps.js';
+import { publicErrors } from './form-route.js';
+import type { GatewayDeps } from './gateway-deps.js';
 import { UpdateCheckPath, UpdateCheckQuery } from './inputs.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 

@@ -10,15 +10,10 @@ import {
   UpdateAdminRequest,
 } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import {
-  ADMIN_BASE,
-  IdPath,
-  adminErrors,
-  adminRoute,
-  byIdErrors,
-  nonEmptyPatch,
-  type ManagementDeps,
-} from './deps.js';
+import { adminErrors, byIdErrors } from './admin-errors.js';
+import { IdPath, nonEmptyPatch } from './admin-inputs.js';
+import { adminRoute } from './admin-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 
 const AdminPatch = nonEmptyPatch(UpdateAdminRequest);
 const TokenPath = IdPath.extend({

@@ -4,7 +4,6 @@ import {
   configureApp,
   errorHandler,
   mountRoutes,
-  requiredRole,
   type Route,
   noStore,
   readBody,
@@ -20,8 +19,8 @@ import { AdminDirectory } from './admin-directory.js';
 import { AdminAuthenticator } from './admin-tokens.js';
 import { AuditTrail } from './audit.js';
 import { requireAdminToken, requireRole } from './auth.js';
-import type { ManagementDeps } from './deps.js';
-import { allowedOperations } from './roles.js';
+import type { ManagementDeps } from './management-deps.js';
+import { allowedOperations, requiredRole } from './roles.js';
 import type { ManagementStores } from './stores.js';
 import { managementOpenApi } from './openapi.js';
 import { ADMIN_BASE, consolePage, managementRoutes } from './routes.js';

@@ -15,14 +15,10 @@ import {
   type CsvColumn,
   type Route,
 } from '../../libs/http/index.js';
-import {
-  ADMIN_BASE,
-  absentIfEmpty,
-  adminErrors,
-  adminRoute,
-  pageFields,
-  type ManagementDeps,
-} from './deps.js';
+import { adminErrors } from './admin-errors.js';
+import { absentIfEmpty, pageFields } from './admin-inputs.js';
+import { adminRoute } from './admin-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { managementRoute } from './route-contract.js';
 import type { AuditFilter, StoredAuditRecord } from './stores.js';
 

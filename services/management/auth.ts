@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { LicensingError, type AdminRole } from '../../libs/contracts/index.js';
 import type { AdminAuthenticator } from './admin-tokens.js';
-import { actingAdmin } from './deps.js';
+import { actingAdmin } from './admin-route.js';
 import { roleAllows } from './roles.js';
 
 /** RFC 6750 section 3: the challenge that tells a client which scheme to use. */

@@ -1,70 +1,58 @@
 import {
   CreatePlanRequest,
   CreateProductRequest,
-  Plan,
-  PlanList,
   PlanNameTaken,
-  Product,
-  ProductList,
   UpdatePlanRequest,
   UpdateProductRequest,
 } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import {
-  ADMIN_BASE,
-  IdPath,
-  adminErrors,
-  adminRoute,
-  byIdErrors,
-  nonEmptyPatch,
-  type ManagementDeps,
-} from './deps.js';
+import { adminErrors, byIdErrors } from './admin-errors.js';
+import { IdPath, nonEmptyPatch } from './admin-inputs.js';
+import { rpcRoute } from './rpc-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 
 const ProductPatch = nonEmptyPatch(UpdateProductRequest.omit({ id: true }));
 const PlanPatch = nonEmptyPatch(UpdatePlanRequest.omit({ id: true }));
 
 /** Products and bundles (spec 2.2, 2.7), owned by the update catalog; plans (spec 2.1). */
 export const catalogRoutes = [
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/products`,
     operationId: 'createProduct',
     summary: 'Create a product, or a bundle when bundle_items is not empty.',
     tag: 'Products',
     body: CreateProductRequest,
-    success: { status: 201, description: 'The product.', data: Product },
+    rpc: 'update-catalog.createProduct',
+    request: ({ body }) => body,
+    success: { status: 201, description: 'The product.' },
+    location: (product) => `${ADMIN_BASE}/products/${product.id}`,
     errors: { 409: { codes: ['ALREADY_EXISTS'], description: 'The id is taken.' } },
-    handle: async ({ body }, { transport }) => {
-      const product = await transport.call('update-catalog.createProduct', body);
-      return { data: product, location: `${ADMIN_BASE}/products/${product.id}` };
-    },
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/products`,
     operationId: 'listProducts',
     summary: 'All products, by id.',
     tag: 'Products',
-    success: { status: 200, description: 'The products.', data: ProductList },
+    rpc: 'update-catalog.listProducts',
+    request: () => ({}),
+    success: { status: 200, description: 'The products.' },
     errors: {},
-    handle: async (_input, { transport }) => ({
-      data: await transport.call('update-catalog.listProducts', {}),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/products/:id`,
     operationId: 'getProduct',
     summary: 'One product.',
     tag: 'Products',
     params: IdPath,
-    success: { status: 200, description: 'The product.', data: Product },
+    rpc: 'update-catalog.getProduct',
+    request: ({ params }) => params,
+    success: { status: 200, description: 'The product.' },
     errors: byIdErrors(),
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('update-catalog.getProduct', params),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'patch',
     path: `${ADMIN_BASE}/products/:id`,
     operationId: 'updateProduct',
@@ -72,23 +60,25 @@ export const catalogRoutes = [
     tag: 'Products',
     params: IdPath,
     body: ProductPatch,
-    success: { status: 200, description: 'The changed product.', data: Product },
+    rpc: 'update-catalog.updateProduct',
+    request: ({ params, body }) => ({ ...params, ...body }),
+    success: { status: 200, description: 'The changed product.' },
     errors: { 404: adminErrors[404]() },
     audit: {
       before: ({ params }, { transport }) => transport.call('update-catalog.getProduct', params),
     },
-    handle: async ({ params, body }, { transport }) => ({
-      data: await transport.call('update-catalog.updateProduct', { ...params, ...body }),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/plans`,
     operationId: 'createPlan',
     summary: 'Create a plan: its activation type and limit (spec 2.1; 0 means unlimited).',
     tag: 'Plans',
     body: CreatePlanRequest,
-    success: { status: 201, description: 'The plan.', data: Plan },
+    rpc: 'license.createPlan',
+    request: ({ body }) => body,
+    success: { status: 201, description: 'The plan.' },
+    location: (plan) => `${ADMIN_BASE}/plans/${plan.id}`,
     errors: {
       409: {
         codes: ['ALREADY_EXISTS'],
@@ -98,24 +88,19 @@ export const catalogRoutes = [
         details: PlanNameTaken,
       },
     },
-    handle: async ({ body }, { transport }) => {
-      const plan = await transport.call('license.createPlan', body);
-      return { data: plan, location: `${ADMIN_BASE}/plans/${plan.id}` };
-    },
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/plans`,
     operationId: 'listPlans',
     summary: 'All plans, by id.',
     tag: 'Plans',
-    success: { status: 200, description: 'The plans.', data: PlanList },
+    rpc: 'license.listPlans',
+    request: () => ({}),
+    success: { status: 200, description: 'The plans.' },
     errors: {},
-    handle: async (_input, { transport }) => ({
-      data: await transport.call('license.listPlans', {}),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'patch',
     path: `${ADMIN_BASE}/plans/:id`,
     operationId: 'updatePlan',
@@ -125,7 +110,9 @@ export const catalogRoutes = [
     tag: 'Plans',
     params: IdPath,
     body: PlanPatch,
-    success: { status: 200, description: 'The changed plan.', data: Plan },
+    rpc: 'license.updatePlan',
+    request: ({ params, body }) => ({ ...params, ...body }),
+    success: { status: 200, description: 'The changed plan.' },
     errors: {
       400: adminErrors[400](
         'A field that fails validation, or an exempt pattern the plan cannot match.',
@@ -140,21 +127,17 @@ export const catalogRoutes = [
       },
     },
     audit: { before: ({ params }, { transport }) => transport.call('license.getPlan', params) },
-    handle: async ({ params, body }, { transport }) => ({
-      data: await transport.call('license.updatePlan', { ...params, ...body }),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/plans/:id`,
     operationId: 'getPlan',
     summary: 'One plan.',
     tag: 'Plans',
     params: IdPath,
-    success: { status: 200, description: 'The plan.', data: Plan },
+    rpc: 'license.getPlan',
+    request: ({ params }) => params,
+    success: { status: 200, description: 'The plan.' },
     errors: byIdErrors(),
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('license.getPlan', params),
-    }),
   }),
 ] satisfies readonly Route<ManagementDeps>[];

@@ -8,7 +8,8 @@ import {
   type NoFields,
   type RouteInput,
 } from '../../libs/http/index.js';
-import { adminErrors, type ManagementDeps } from './deps.js';
+import { adminErrors } from './admin-errors.js';
+import { type ManagementDeps } from './management-deps.js';
 import { managementRoute } from './route-contract.js';
 
 /**

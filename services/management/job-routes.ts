@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import {
-  LicensingError,
-  ScheduledTaskList,
-  TaskName,
-  TaskRun,
-} from '../../libs/contracts/index.js';
+import { LicensingError, TaskName, TaskRun } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import { ADMIN_BASE, adminErrors, adminRoute, type ManagementDeps } from './deps.js';
+import { adminErrors } from './admin-errors.js';
+import { adminRoute } from './admin-route.js';
+import { rpcRoute } from './rpc-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 
 /** A task named in the path; an unknown name is a route that does not exist (404). */
 const TaskPath = z.object({
@@ -18,17 +16,16 @@ const TaskPath = z.object({
  * one now, on one replica like a scheduled run, and see when each ran and will run.
  */
 export const jobRoutes = [
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/jobs`,
     operationId: 'listJobs',
     summary: 'The scheduled tasks: their interval, last run and its result, next run.',
     tag: 'Jobs',
-    success: { status: 200, description: 'The tasks.', data: ScheduledTaskList },
+    rpc: 'license.listTasks',
+    request: () => ({}),
+    success: { status: 200, description: 'The tasks.' },
     errors: {},
-    handle: async (_input, { transport }) => ({
-      data: await transport.call('license.listTasks', {}),
-    }),
   }),
   adminRoute({
     method: 'post',

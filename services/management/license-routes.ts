@@ -1,7 +1,5 @@
 import { z } from 'zod';
 import {
-  ActivationPage,
-  AddActivationRequest,
   BulkLicenseChangeRequest,
   BulkLicenseChangeResult,
   ChangePlanRequest,
@@ -9,11 +7,8 @@ import {
   ExportLicensesRequest,
   IdText,
   LicenseDetail,
-  LicensePage,
   LicenseSort,
   LicenseStatus,
-  LicensingError,
-  ListActivationsRequest,
   MAX_BULK_LICENSES,
   NonEmptyShortText,
   PlanChangeFacts,
@@ -24,20 +19,15 @@ import {
 import { parseWith, type Route } from '../../libs/http/index.js';
 import { changeEach } from './bulk-changes.js';
 import { licenseColumns } from '../../libs/http/csv-columns.js';
-import {
-  ADMIN_BASE,
-  absentIfEmpty,
-  adminErrors,
-  adminRoute,
-  nonEmptyPatch,
-  pageFields,
-  type ManagementDeps,
-} from './deps.js';
+import { adminErrors, refusalAsConflict } from './admin-errors.js';
+import { absentIfEmpty, nonEmptyPatch, pageFields } from './admin-inputs.js';
+import { adminRoute } from './admin-route.js';
+import { rpcRoute } from './rpc-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { EXPORT_BATCH, batchesAfter, csvRoute } from './exports.js';
 
-const KeyPath = z.object({ key: NonEmptyShortText.meta({ description: 'The license key.' }) });
-const ActivationPath = KeyPath.extend({
-  identifier: NonEmptyShortText.meta({ description: 'The identifier, normalised or not.' }),
+export const KeyPath = z.object({
+  key: NonEmptyShortText.meta({ description: 'The license key.' }),
 });
 const LicensePatch = nonEmptyPatch(
   UpdateLicenseRequest.omit({ license_key: true, extend_expiry_days: true }),
@@ -64,19 +54,7 @@ const LicenseListQuery = z.strictObject({
 /** The license search's query: the list's, and the page bounds of the contract. */
 const LicenseSearchQuery = LicenseListQuery.extend(pageFields('Licenses'));
 
-const ActivationToAdd = AddActivationRequest.omit({ license_key: true });
-
-/** The listing of a license's activations: known fields once each; the page bounds. */
-const ActivationListQuery = z.strictObject({
-  q: absentIfEmpty(NonEmptyShortText).meta({
-    description:
-      "Only the activation of this identifier, normalised as the license's activation type " +
-      'normalises it (https://www.Shop.example/ finds shop.example on a domain license).',
-  }),
-  ...pageFields('Activations'),
-});
-
-const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
+export const licensePath = (key: string) => `${ADMIN_BASE}/licenses/${encodeURIComponent(key)}`;
 
 /** A change of a license: its audit entry keeps the fields that moved (read before the change). */
 const licenseBefore = {
@@ -84,23 +62,9 @@ const licenseBefore = {
     transport.call('license.getLicense', { license_key: params.key }),
 };
 
-/**
- * Admin Add is refused for the reasons activate is (spec 3.2: not active, expired, full), and a
- * renewal for a license that cannot be renewed; to an admin, each is a conflict with the
- * license's state: 409, with the spec's code.
- */
-async function refusalAsConflict<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    if (!(error instanceof LicensingError) || error.status !== 403) throw error;
-    throw new LicensingError(error.code, error.message, { status: 409, details: error.details });
-  }
-}
-
-/** Licenses (spec 2.2, 3.3) and the admin's Add and Remove of activations (spec 3.2). */
+/** Licenses (spec 2.2, 3.3); their activations are activation-routes.ts. */
 export const licenseRoutes = [
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/licenses`,
     operationId: 'createLicense',
@@ -110,17 +74,16 @@ export const licenseRoutes = [
     tag: 'Licenses',
     role: 'support',
     body: CreateLicenseRequest,
-    success: { status: 201, description: 'The license.', data: LicenseDetail },
+    rpc: 'license.createLicense',
+    request: ({ body }) => body,
+    success: { status: 201, description: 'The license.' },
+    location: (license) => licensePath(license.license_key),
     errors: {
       400: adminErrors[400]('A field that fails validation, or an unknown product or plan.'),
       409: { codes: ['ALREADY_EXISTS'], description: 'A license with this key exists.' },
     },
-    handle: async ({ body }, { transport }) => {
-      const license = await transport.call('license.createLicense', body);
-      return { data: license, location: licensePath(license.license_key) };
-    },
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/licenses`,
     operationId: 'searchLicenses',
@@ -130,15 +93,11 @@ export const licenseRoutes = [
       "site they name), the customer's e-mail address or a metadata value (an order id).",
     tag: 'Licenses',
     query: LicenseSearchQuery,
-    success: { status: 200, description: 'One page of licenses.', data: LicensePage },
+    rpc: 'license.searchLicenses',
+    // The contract fills in absent fields and bounds page and per_page.
+    request: ({ query }) => parseWith(SearchLicensesRequest, query, 'query'),
+    success: { status: 200, description: 'One page of licenses.' },
     errors: { 400: adminErrors[400]('An unknown, repeated or malformed parameter.') },
-    handle: async ({ query }, { transport }) => ({
-      // The contract fills in absent fields and bounds page and per_page.
-      data: await transport.call(
-        'license.searchLicenses',
-        parseWith(SearchLicensesRequest, query, 'query'),
-      ),
-    }),
   }),
   csvRoute({
     path: `${ADMIN_BASE}/exports/licenses`,
@@ -200,23 +159,22 @@ export const licenseRoutes = [
       return { data: result, changes };
     },
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/licenses/:key`,
     operationId: 'getLicense',
     summary: 'Every field of spec 2.2, with activations and rejected activation attempts.',
     tag: 'Licenses',
     params: KeyPath,
-    success: { status: 200, description: 'The license.', data: LicenseDetail },
+    rpc: 'license.getLicense',
+    request: ({ params }) => ({ license_key: params.key }),
+    success: { status: 200, description: 'The license.' },
     errors: {
       400: adminErrors[400]('The key is over 255 characters or has NUL.'),
       404: adminErrors[404](),
     },
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('license.getLicense', { license_key: params.key }),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'patch',
     path: `${ADMIN_BASE}/licenses/:key`,
     operationId: 'updateLicense',
@@ -227,7 +185,9 @@ export const licenseRoutes = [
     role: 'support',
     params: KeyPath,
     body: LicensePatch,
-    success: { status: 200, description: 'The changed license.', data: LicenseDetail },
+    rpc: 'license.updateLicense',
+    request: ({ params, body }) => ({ license_key: params.key, ...body }),
+    success: { status: 200, description: 'The changed license.' },
     errors: {
       404: adminErrors[404](),
       409: {
@@ -238,11 +198,8 @@ export const licenseRoutes = [
       },
     },
     audit: licenseBefore,
-    handle: async ({ params, body }, { transport }) => ({
-      data: await transport.call('license.updateLicense', { license_key: params.key, ...body }),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/licenses/:key/plan-change`,
     operationId: 'changePlan',
@@ -256,7 +213,9 @@ export const licenseRoutes = [
     role: 'support',
     params: KeyPath,
     body: PlanChange,
-    success: { status: 200, description: 'The license.', data: LicenseDetail },
+    rpc: 'license.changePlan',
+    request: ({ params, body }) => ({ license_key: params.key, ...body }),
+    success: { status: 200, description: 'The license.' },
     errors: {
       404: adminErrors[404]('No license with this key, or no such plan.'),
       409: {
@@ -272,9 +231,6 @@ export const licenseRoutes = [
       },
     },
     audit: licenseBefore,
-    handle: async ({ params, body }, { transport }) => ({
-      data: await transport.call('license.changePlan', { license_key: params.key, ...body }),
-    }),
   }),
   adminRoute({
     method: 'post',
@@ -303,112 +259,6 @@ export const licenseRoutes = [
       data: await refusalAsConflict(
         transport.call('license.renewLicense', { license_key: params.key, ...body }),
       ),
-    }),
-  }),
-  adminRoute({
-    method: 'post',
-    path: `${ADMIN_BASE}/licenses/:key/activations`,
-    operationId: 'addActivation',
-    summary:
-      'Add an activation (spec 3.2). The identifier is normalised like an API call; the IP is ' +
-      'empty. A refusal for a full or expired license is recorded as a rejected attempt, as ' +
-      "the activate call's is (source admin).",
-    tag: 'Licenses',
-    role: 'support',
-    params: KeyPath,
-    body: ActivationToAdd,
-    success: {
-      status: 201,
-      description: 'The license with the new activation.',
-      data: LicenseDetail,
-    },
-    errors: {
-      404: adminErrors[404]('No license with this key.'),
-      409: {
-        codes: [
-          'LICENSE_INVALID',
-          'LICENSE_EXPIRED',
-          'ACTIVATION_LIMIT_REACHED',
-          'ACTIVATION_EXISTS',
-        ],
-        description:
-          'Not active; expired; full (carries activation_limit and activations_used); or the ' +
-          'identifier is already activated.',
-      },
-    },
-    handle: async ({ params, body }, { transport }) => {
-      const { license, activation } = await refusalAsConflict(
-        transport.call('license.addActivation', { license_key: params.key, ...body }),
-      );
-      return {
-        data: license,
-        location: `${licensePath(license.license_key)}/activations/${encodeURIComponent(activation.identifier)}`,
-        audited: { activation },
-      };
-    },
-  }),
-  adminRoute({
-    method: 'get',
-    path: `${ADMIN_BASE}/licenses/:key/activations`,
-    operationId: 'listActivations',
-    summary:
-      "A license's activations, oldest first, a page at a time: all of them, however many " +
-      'the license holds (its detail shows the first 100).',
-    tag: 'Licenses',
-    params: KeyPath,
-    query: ActivationListQuery,
-    success: { status: 200, description: 'One page of activations.', data: ActivationPage },
-    errors: {
-      400: adminErrors[400]('An unknown, repeated or malformed parameter.'),
-      404: adminErrors[404]('No license with this key.'),
-    },
-    handle: async ({ params, query }, { transport }) => ({
-      data: await transport.call(
-        'license.listActivations',
-        parseWith(ListActivationsRequest, { ...query, license_key: params.key }, 'query'),
-      ),
-    }),
-  }),
-  adminRoute({
-    method: 'delete',
-    path: `${ADMIN_BASE}/licenses/:key/activations/:identifier`,
-    operationId: 'removeActivation',
-    summary: 'Remove an activation and free its slot (spec 3.2). Cannot be undone.',
-    tag: 'Licenses',
-    role: 'support',
-    params: ActivationPath,
-    success: {
-      status: 200,
-      description: 'The license without the activation.',
-      data: LicenseDetail,
-    },
-    errors: {
-      400: adminErrors[400]('A key or identifier that fails validation.'),
-      404: {
-        codes: ['NOT_FOUND', 'ACTIVATION_NOT_FOUND'],
-        description: 'No license with this key, or the identifier is not activated on it.',
-      },
-    },
-    audit: {
-      // The activation as it was; the license without it is the answer.
-      before: async ({ params }, { transport }) => {
-        const { activations } = await transport.call(
-          'license.listActivations',
-          parseWith(
-            ListActivationsRequest,
-            { license_key: params.key, q: params.identifier },
-            'path',
-          ),
-        );
-        return { activation: activations[0] ?? null };
-      },
-      after: () => null,
-    },
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('license.removeActivation', {
-        license_key: params.key,
-        identifier: params.identifier,
-      }),
     }),
   }),
 ] satisfies readonly Route<ManagementDeps>[];

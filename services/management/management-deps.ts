@@ -6,6 +6,9 @@ import type { AdminDirectory } from './admin-directory.js';
 import type { AuditTrail } from './audit.js';
 import type { AuditLogStore } from './stores.js';
 
+/** Every management route lives under this prefix and needs an admin token. */
+export const ADMIN_BASE = '/admin/v1';
+
 /**
  * What the management API's handlers run on. Its bodies are read before the routes, for every
  * path under /admin/v1 (app.ts), so it gives the routes no body limits.

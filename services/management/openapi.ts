@@ -8,6 +8,7 @@ import {
   WebhookEndpoint,
 } from '../../libs/contracts/index.js';
 import { openApiDocument } from '../../libs/http/index.js';
+import { withRoleDocumented } from './roles.js';
 import { managementRoutes } from './routes.js';
 
 /** The management API's OpenAPI 3.1 document, generated from its route table. */
@@ -24,7 +25,7 @@ export const managementOpenApi = openApiDocument({
   // The paths are absolute (`{api_base}` included), so the server is the origin this document
   // is served from, whatever address that is.
   server: { url: '/', description: 'The management API that serves this document.' },
-  routes: managementRoutes,
+  routes: managementRoutes.map(withRoleDocumented),
   components: {
     Product,
     Plan,

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { IdText, Overview, overviewPeriods } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import { ADMIN_BASE, absentIfEmpty, adminErrors, adminRoute, type ManagementDeps } from './deps.js';
+import { adminErrors } from './admin-errors.js';
+import { absentIfEmpty } from './admin-inputs.js';
+import { adminRoute } from './admin-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { overviewRange, overviewView } from './overview.js';
 
 const OverviewQuery = z.strictObject({

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import {
   BooleanText,
   CreateVersionRequest,
-  DownloadLogPage,
   DownloadLogRequest,
   DownloadLogSort,
   ExportDownloadLogRequest,
@@ -13,8 +12,6 @@ import {
   UpdateFileRequest,
   UpdateOffers,
   UpdateVersionRequest,
-  Version,
-  VersionList,
 } from '../../libs/contracts/index.js';
 import {
   declaredLength,
@@ -23,18 +20,11 @@ import {
   sendData,
   type Route,
 } from '../../libs/http/index.js';
-import {
-  ADMIN_BASE,
-  IdPath,
-  absentIfEmpty,
-  adminErrors,
-  adminRoute,
-  byIdErrors,
-  nonEmptyPatch,
-  pageFields,
-  recordChange,
-  type ManagementDeps,
-} from './deps.js';
+import { adminErrors, byIdErrors } from './admin-errors.js';
+import { IdPath, absentIfEmpty, nonEmptyPatch, pageFields } from './admin-inputs.js';
+import { adminRoute, recordChange } from './admin-route.js';
+import { rpcRoute } from './rpc-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { managementRoute } from './route-contract.js';
 import { downloadLogColumns } from '../../libs/http/csv-columns.js';
 import { EXPORT_BATCH, batchesAfter, csvRoute } from './exports.js';
@@ -150,7 +140,7 @@ const uploadRoute = managementRoute({
  * records of the update catalog; their bytes are objects of the download service.
  */
 export const packageRoutes = [
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/products/:id/versions`,
     operationId: 'createVersion',
@@ -158,43 +148,37 @@ export const packageRoutes = [
     tag: 'Versions and files',
     params: IdPath,
     body: VersionToCreate,
-    success: { status: 201, description: 'The version.', data: Version },
+    rpc: 'update-catalog.createVersion',
+    request: ({ params, body }) => ({ product_id: params.id, ...body }),
+    success: { status: 201, description: 'The version.' },
+    location: (version) => `${ADMIN_BASE}/versions/${version.id}`,
     errors: { 404: adminErrors[404]('No product with this id.') },
-    handle: async ({ params, body }, { transport }) => {
-      const version = await transport.call('update-catalog.createVersion', {
-        product_id: params.id,
-        ...body,
-      });
-      return { data: version, location: `${ADMIN_BASE}/versions/${version.id}` };
-    },
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/products/:id/versions`,
     operationId: 'listVersions',
     summary: "A product's versions with their files, most recently uploaded first.",
     tag: 'Versions and files',
     params: IdPath,
-    success: { status: 200, description: 'The versions.', data: VersionList },
+    rpc: 'update-catalog.listVersions',
+    request: ({ params }) => ({ product_id: params.id }),
+    success: { status: 200, description: 'The versions.' },
     errors: byIdErrors('No product with this id.'),
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('update-catalog.listVersions', { product_id: params.id }),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/versions/:id`,
     operationId: 'getVersion',
     summary: 'One version with its files.',
     tag: 'Versions and files',
     params: IdPath,
-    success: { status: 200, description: 'The version.', data: Version },
+    rpc: 'update-catalog.getVersion',
+    request: ({ params }) => params,
+    success: { status: 200, description: 'The version.' },
     errors: byIdErrors(),
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('update-catalog.getVersion', params),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'patch',
     path: `${ADMIN_BASE}/versions/:id`,
     operationId: 'updateVersion',
@@ -202,14 +186,13 @@ export const packageRoutes = [
     tag: 'Versions and files',
     params: IdPath,
     body: VersionPatch,
-    success: { status: 200, description: 'The changed version.', data: Version },
+    rpc: 'update-catalog.updateVersion',
+    request: ({ params, body }) => ({ ...params, ...body }),
+    success: { status: 200, description: 'The changed version.' },
     errors: { 404: adminErrors[404]() },
     audit: {
       before: ({ params }, { transport }) => transport.call('update-catalog.getVersion', params),
     },
-    handle: async ({ params, body }, { transport }) => ({
-      data: await transport.call('update-catalog.updateVersion', { ...params, ...body }),
-    }),
   }),
   adminRoute({
     method: 'get',
@@ -287,7 +270,7 @@ export const packageRoutes = [
       return { data: file };
     },
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/download-log`,
     operationId: 'listDownloadLog',
@@ -297,14 +280,13 @@ export const packageRoutes = [
       'with the error code as the reason.',
     tag: 'Download log',
     query: DownloadLogQuery,
-    success: { status: 200, description: 'One page of the log.', data: DownloadLogPage },
+    rpc: 'download.listLog',
+    // The contract fills in absent fields and bounds page and per_page.
+    request: ({ query }) => parseWith(DownloadLogRequest, query, 'query'),
+    success: { status: 200, description: 'One page of the log.' },
     errors: {
       400: adminErrors[400]('An unknown, repeated or malformed parameter, or to not after from.'),
     },
-    handle: async ({ query }, { transport }) => ({
-      // The contract fills in absent fields and bounds page and per_page.
-      data: await transport.call('download.listLog', parseWith(DownloadLogRequest, query, 'query')),
-    }),
   }),
   csvRoute({
     path: `${ADMIN_BASE}/exports/download-log`,

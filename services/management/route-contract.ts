@@ -11,7 +11,7 @@ import type { ManagementDeps } from './management-deps.js';
 
 /**
  * What each route of the management API promises its clients, kept on the route as a type:
- * `adminRoute` (deps.ts) and `managementRoute` make routes that carry it, and the console's
+ * `adminRoute` (admin-route.ts) and `managementRoute` make routes that carry it, and the console's
  * client is typed from them (api-contract.ts).
  */
 

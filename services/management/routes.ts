@@ -1,11 +1,13 @@
 import { HealthReport, LicensingError, serviceNames } from '../../libs/contracts/index.js';
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
+import { activationRoutes } from './activation-routes.js';
 import { adminRoutes } from './admin-routes.js';
 import type { ConsoleConfig, Endpoints } from './console-config.js';
 import { auditRoutes } from './audit-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
-import { ADMIN_BASE, adminRoute, type ManagementDeps } from './deps.js';
+import { adminRoute } from './admin-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { overviewRoutes } from './overview-routes.js';
@@ -52,7 +54,7 @@ const healthRoute = adminRoute({
     if (down.length > 0) {
       throw new LicensingError('SERVICE_UNAVAILABLE', `Not answering: ${down.join('; ')}`);
     }
-    return { data: { status: 'ok', services } };
+    return { data: { status: 'ok' as const, services } };
   },
 });
 
@@ -93,6 +95,7 @@ export const managementRoutes = [
   ...overviewRoutes,
   ...catalogRoutes,
   ...licenseRoutes,
+  ...activationRoutes,
   ...packageRoutes,
   ...jobRoutes,
   ...webhookRoutes,

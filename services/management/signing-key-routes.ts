@@ -1,5 +1,6 @@
 import { SigningKeysView } from '../../libs/contracts/index.js';
-import { ADMIN_BASE, adminRoute } from './deps.js';
+import { adminRoute } from './admin-route.js';
+import { ADMIN_BASE } from './management-deps.js';
 
 /**
  * The public API's signing keys as an operator checks them (docs/operations.md, "Signing keys"):

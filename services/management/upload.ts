@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { z } from 'zod';
-import { BooleanText, IdText, LicensingError } from '../../libs/contracts/index.js';
+import { BooleanText, IdText, LicensingError, invalidRequest } from '../../libs/contracts/index.js';
 import { parseWith } from '../../libs/http/index.js';
 import {
   bytePortRefusal,
@@ -54,10 +54,6 @@ const TYPES_BY_EXTENSION: Record<string, string> = {
   rpm: 'application/x-rpm',
 };
 
-function invalid(message: string): LicensingError {
-  return new LicensingError('INVALID_REQUEST', message);
-}
-
 function contentTypeOf(filename: string, sent: string): string {
   const type = sent.split(';')[0]?.trim().toLowerCase() ?? '';
   if (/^[a-z0-9][\w!#$&^.+-]{0,126}\/[a-z0-9][\w!#$&^.+-]{0,126}$/.test(type)) {
@@ -81,7 +77,7 @@ export async function requirePlan(transport: Transport, planId: number): Promise
     await transport.call('license.getPlan', { id: planId });
   } catch (error) {
     if (error instanceof LicensingError && error.code === 'NOT_FOUND') {
-      throw invalid(`plan_id: plan ${planId} does not exist.`);
+      throw invalidRequest(`plan_id: plan ${planId} does not exist.`);
     }
     throw error;
   }
@@ -175,7 +171,7 @@ export function receivePackage(
         limits: { files: 1, fields: 4, parts: 6, fieldSize: 1024, fileSize: maxBytes + 1 },
       });
     } catch {
-      reject(invalid('The request body must be multipart/form-data with a boundary.'));
+      reject(invalidRequest('The request body must be multipart/form-data with a boundary.'));
       return;
     }
     const fields = new Map<string, string>();
@@ -205,7 +201,7 @@ export function receivePackage(
       await planCheck;
       const stored = upload ? await upload.catch(() => undefined) : undefined;
       if (failure === undefined && (!file || !stored)) {
-        failure = invalid('file: send the package as a file part named "file".');
+        failure = invalidRequest('file: send the package as a file part named "file".');
       }
       if (failure !== undefined) {
         if (objectKey !== undefined) {
@@ -225,12 +221,13 @@ export function receivePackage(
 
     parser.on('field', (name: string, value: string, info: busboy.FieldInfo) => {
       if (failure !== undefined) return;
-      if (name === 'file') return fail(invalid('file: must be a file part, not a text field.'));
-      if (!UPLOAD_FIELDS.has(name)) return fail(invalid(`unknown field: ${name}`));
+      if (name === 'file')
+        return fail(invalidRequest('file: must be a file part, not a text field.'));
+      if (!UPLOAD_FIELDS.has(name)) return fail(invalidRequest(`unknown field: ${name}`));
       if (info.valueTruncated || value.includes('\u0000')) {
-        return fail(invalid(`${name}: the value is not valid.`));
+        return fail(invalidRequest(`${name}: the value is not valid.`));
       }
-      if (fields.has(name)) return fail(invalid(`${name}: sent more than once.`));
+      if (fields.has(name)) return fail(invalidRequest(`${name}: sent more than once.`));
       fields.set(name, value);
       try {
         // Checked as soon as it arrives, so a bad field stops the upload early.
@@ -245,14 +242,15 @@ export function receivePackage(
     parser.on('file', (name: string, stream: Readable, info: busboy.FileInfo) => {
       const filename = (info.filename ?? '').trim();
       if (failure === undefined) {
-        if (name !== 'file') fail(invalid(`unknown field: ${name}; send the package as "file".`));
-        else if (file) fail(invalid('file: send one file.'));
+        if (name !== 'file')
+          fail(invalidRequest(`unknown field: ${name}; send the package as "file".`));
+        else if (file) fail(invalidRequest('file: send one file.'));
         else if (filename === '' || Array.from(filename).length > 255 || filename.includes('\0')) {
-          fail(invalid('file: the file name must be 1 to 255 characters.'));
+          fail(invalidRequest('file: the file name must be 1 to 255 characters.'));
         } else if (filename.includes('\uFFFD')) {
           // busboy puts U+FFFD where a name's bytes are not UTF-8: refused, as a form's would be,
           // rather than stored as something other than what was sent.
-          fail(invalid('file: the file name is not valid UTF-8.'));
+          fail(invalidRequest('file: the file name is not valid UTF-8.'));
         }
       }
       if (failure !== undefined) {
@@ -261,7 +259,7 @@ export function receivePackage(
       }
       file = { filename, contentType: contentTypeOf(filename, info.mimeType) };
       // busboy fails the file stream of a body that ends mid-file.
-      stream.on('error', () => fail(invalid('The multipart body is malformed.')));
+      stream.on('error', () => fail(invalidRequest('The multipart body is malformed.')));
       stream.on('limit', () => {
         fail(
           new LicensingError(
@@ -289,12 +287,12 @@ export function receivePackage(
     });
 
     const tooMany = () =>
-      fail(invalid('Too many parts: send file, plan_id and include_in_updates.'));
+      fail(invalidRequest('Too many parts: send file, plan_id and include_in_updates.'));
     parser.on('partsLimit', tooMany);
     parser.on('filesLimit', tooMany);
     parser.on('fieldsLimit', tooMany);
     parser.on('error', () => {
-      fail(invalid('The multipart body is malformed.'));
+      fail(invalidRequest('The multipart body is malformed.'));
       req.unpipe(parser);
       req.resume();
       finish();
@@ -302,7 +300,7 @@ export function receivePackage(
     parser.on('close', finish);
     req.on('close', () => {
       if (!req.complete) {
-        fail(invalid('The upload was interrupted.'));
+        fail(invalidRequest('The upload was interrupted.'));
         finish();
       }
     });

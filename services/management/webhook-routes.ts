@@ -4,26 +4,14 @@ import {
   ListWebhookDeliveriesRequest,
   MAX_WEBHOOK_ENDPOINTS,
   UpdateWebhookRequest,
-  WebhookDelivery,
   WebhookDeliveryId,
-  WebhookDeliveryPage,
   WebhookDeliveryStatus,
-  WebhookEndpoint,
-  WebhookEndpointWithSecret,
-  WebhookList,
 } from '../../libs/contracts/index.js';
 import { parseWith, type Route } from '../../libs/http/index.js';
-import {
-  ADMIN_BASE,
-  IdPath,
-  absentIfEmpty,
-  adminErrors,
-  adminRoute,
-  byIdErrors,
-  nonEmptyPatch,
-  pageFields,
-  type ManagementDeps,
-} from './deps.js';
+import { adminErrors, byIdErrors } from './admin-errors.js';
+import { IdPath, absentIfEmpty, nonEmptyPatch, pageFields } from './admin-inputs.js';
+import { rpcRoute } from './rpc-route.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 
 const WebhookPatch = nonEmptyPatch(UpdateWebhookRequest.omit({ id: true }));
 
@@ -58,7 +46,7 @@ const REFUSED_URL =
  * and each delivery's attempts, retried on demand.
  */
 export const webhookRoutes = [
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/webhooks`,
     operationId: 'createWebhook',
@@ -67,48 +55,41 @@ export const webhookRoutes = [
       'description. The answer carries its signing secret, the only time it is shown.',
     tag: 'Webhooks',
     body: CreateWebhookRequest,
-    success: {
-      status: 201,
-      description: 'The endpoint, with its secret.',
-      data: WebhookEndpointWithSecret,
-    },
+    rpc: 'webhooks.createEndpoint',
+    request: ({ body }) => body,
+    success: { status: 201, description: 'The endpoint, with its secret.' },
+    location: (endpoint) => webhookPath(endpoint.id),
     errors: {
       400: adminErrors[400](
         `A field that fails validation, ${REFUSED_URL}, or already ${MAX_WEBHOOK_ENDPOINTS} ` +
           'endpoints.',
       ),
     },
-    handle: async ({ body }, { transport }) => {
-      const endpoint = await transport.call('webhooks.createEndpoint', body);
-      return { data: endpoint, location: webhookPath(endpoint.id) };
-    },
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/webhooks`,
     operationId: 'listWebhooks',
     summary: 'Every webhook endpoint, without its secret.',
     tag: 'Webhooks',
-    success: { status: 200, description: 'The endpoints.', data: WebhookList },
+    rpc: 'webhooks.listEndpoints',
+    request: () => ({}),
+    success: { status: 200, description: 'The endpoints.' },
     errors: {},
-    handle: async (_input, { transport }) => ({
-      data: await transport.call('webhooks.listEndpoints', {}),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/webhooks/:id`,
     operationId: 'getWebhook',
     summary: 'One webhook endpoint, without its secret.',
     tag: 'Webhooks',
     params: IdPath,
-    success: { status: 200, description: 'The endpoint.', data: WebhookEndpoint },
+    rpc: 'webhooks.getEndpoint',
+    request: ({ params }) => params,
+    success: { status: 200, description: 'The endpoint.' },
     errors: byIdErrors(NO_ENDPOINT),
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('webhooks.getEndpoint', params),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'patch',
     path: `${ADMIN_BASE}/webhooks/:id`,
     operationId: 'updateWebhook',
@@ -119,7 +100,9 @@ export const webhookRoutes = [
     tag: 'Webhooks',
     params: IdPath,
     body: WebhookPatch,
-    success: { status: 200, description: 'The changed endpoint.', data: WebhookEndpoint },
+    rpc: 'webhooks.updateEndpoint',
+    request: ({ params, body }) => ({ ...params, ...body }),
+    success: { status: 200, description: 'The changed endpoint.' },
     errors: {
       400: adminErrors[400](`A field that fails validation, or ${REFUSED_URL}.`),
       404: adminErrors[404](NO_ENDPOINT),
@@ -127,24 +110,20 @@ export const webhookRoutes = [
     audit: {
       before: ({ params }, { transport }) => transport.call('webhooks.getEndpoint', params),
     },
-    handle: async ({ params, body }, { transport }) => ({
-      data: await transport.call('webhooks.updateEndpoint', { ...params, ...body }),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'delete',
     path: `${ADMIN_BASE}/webhooks/:id`,
     operationId: 'deleteWebhook',
     summary: 'Remove an endpoint and its deliveries; nothing more is sent to it. Cannot be undone.',
     tag: 'Webhooks',
     params: IdPath,
-    success: { status: 200, description: 'The removed endpoint.', data: WebhookEndpoint },
+    rpc: 'webhooks.deleteEndpoint',
+    request: ({ params }) => params,
+    success: { status: 200, description: 'The removed endpoint.' },
     errors: byIdErrors(NO_ENDPOINT),
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('webhooks.deleteEndpoint', params),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/webhooks/:id/secret`,
     operationId: 'rotateWebhookSecret',
@@ -154,20 +133,15 @@ export const webhookRoutes = [
       'switch without losing any.',
     tag: 'Webhooks',
     params: IdPath,
-    success: {
-      status: 200,
-      description: 'The endpoint, with its new secret.',
-      data: WebhookEndpointWithSecret,
-    },
+    rpc: 'webhooks.rotateSecret',
+    request: ({ params }) => params,
+    success: { status: 200, description: 'The endpoint, with its new secret.' },
     errors: byIdErrors(NO_ENDPOINT),
     audit: {
       before: ({ params }, { transport }) => transport.call('webhooks.getEndpoint', params),
     },
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('webhooks.rotateSecret', params),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/webhooks/:id/test`,
     operationId: 'sendWebhookTest',
@@ -177,13 +151,12 @@ export const webhookRoutes = [
       'its attempts are read from the deliveries.',
     tag: 'Webhooks',
     params: IdPath,
-    success: { status: 202, description: 'The delivery, queued.', data: WebhookDelivery },
+    rpc: 'webhooks.sendTest',
+    request: ({ params }) => params,
+    success: { status: 202, description: 'The delivery, queued.' },
     errors: byIdErrors(NO_ENDPOINT),
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('webhooks.sendTest', params),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'get',
     path: `${ADMIN_BASE}/webhooks/:id/deliveries`,
     operationId: 'listWebhookDeliveries',
@@ -193,22 +166,19 @@ export const webhookRoutes = [
     tag: 'Webhooks',
     params: IdPath,
     query: DeliveryListQuery,
-    success: { status: 200, description: 'One page of deliveries.', data: WebhookDeliveryPage },
+    rpc: 'webhooks.listDeliveries',
+    // The contract fills in absent fields and bounds page and per_page.
+    request: ({ params, query }) =>
+      parseWith(ListWebhookDeliveriesRequest, { ...query, endpoint_id: params.id }, 'query'),
+    success: { status: 200, description: 'One page of deliveries.' },
     errors: {
       400: adminErrors[400](
         'The id is not a positive integer, or an unknown, repeated or ' + 'malformed parameter.',
       ),
       404: adminErrors[404](NO_ENDPOINT),
     },
-    handle: async ({ params, query }, { transport }) => ({
-      // The contract fills in absent fields and bounds page and per_page.
-      data: await transport.call(
-        'webhooks.listDeliveries',
-        parseWith(ListWebhookDeliveriesRequest, { ...query, endpoint_id: params.id }, 'query'),
-      ),
-    }),
   }),
-  adminRoute({
+  rpcRoute({
     method: 'post',
     path: `${ADMIN_BASE}/webhooks/:id/deliveries/:delivery_id/retry`,
     operationId: 'retryWebhookDelivery',
@@ -219,7 +189,9 @@ export const webhookRoutes = [
       'attempt of it is under way.',
     tag: 'Webhooks',
     params: DeliveryPath,
-    success: { status: 200, description: 'The delivery, queued again.', data: WebhookDelivery },
+    rpc: 'webhooks.retryDelivery',
+    request: ({ params }) => ({ endpoint_id: params.id, delivery_id: params.delivery_id }),
+    success: { status: 200, description: 'The delivery, queued again.' },
     errors: {
       400: adminErrors[400]('The id is not a positive integer, or the delivery id is malformed.'),
       404: adminErrors[404]('No webhook endpoint with this id, or no such delivery of it.'),
@@ -230,11 +202,5 @@ export const webhookRoutes = [
           'that attempt is listed.',
       },
     },
-    handle: async ({ params }, { transport }) => ({
-      data: await transport.call('webhooks.retryDelivery', {
-        endpoint_id: params.id,
-        delivery_id: params.delivery_id,
-      }),
-    }),
   }),
 ] satisfies readonly Route<ManagementDeps>[];

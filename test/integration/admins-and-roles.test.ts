@@ -1,7 +1,6 @@
 import request from 'supertest';
 import type { AdminRole, AdminWithToken } from '../../libs/contracts/index.js';
-import { requiredRole } from '../../libs/http/index.js';
-import { roleAllows } from '../../services/management/roles.js';
+import { requiredRole, roleAllows } from '../../services/management/roles.js';
 import { managementRoutes } from '../../services/management/routes.js';
 import { databaseOf } from '../support/databases.js';
 import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';

@@ -25,9 +25,9 @@ import {
   type EmbeddedStorage,
 } from '../../services/download/embedded-storage.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
-import type { PortalConfig } from '../../services/gateway/portal-config.js';
+import type { PortalSettings } from '../../services/gateway/portal-settings.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
-import { ADMIN_BASE } from '../../services/management/deps.js';
+import { ADMIN_BASE } from '../../services/management/management-deps.js';
 
 export { API_BASE };
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -240,7 +240,7 @@ export async function testSigning(ttlSeconds = 300): Promise<AnswerSigning> {
 /** A gateway app of its own on `transport`, with limits no test reaches. */
 export async function gatewayOn(
   transport: Transport,
-  options: { downloadDelivery?: 'relay' | 'redirect'; portal?: PortalConfig } = {},
+  options: { downloadDelivery?: 'relay' | 'redirect'; portal?: PortalSettings } = {},
 ) {
   const logger = createLogger('test', 'silent');
   return createGatewayApp({

@@ -1,5 +1,4 @@
 import { LicensingError } from '../../libs/contracts/index.js';
-import { requiredRole } from '../../libs/http/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { AdminDirectory } from '../../services/management/admin-directory.js';
 import {
@@ -11,7 +10,7 @@ import {
   parseToken,
   verifySecret,
 } from '../../services/management/admin-tokens.js';
-import { allowedOperations, roleAllows } from '../../services/management/roles.js';
+import { allowedOperations, requiredRole, roleAllows } from '../../services/management/roles.js';
 import { managementRoutes } from '../../services/management/routes.js';
 import type { ManagementStores } from '../../services/management/stores.js';
 import { memoryManagementStores } from '../support/management-memory-stores.js';

@@ -1,7 +1,7 @@
 import type { PortalLicense } from '../../libs/contracts/index.js';
 import { ApiError } from '../../libs/web/ui/api.js';
 import { jsonForHtml } from '../../libs/web/web-app.js';
-import { NO_STORE } from '../../services/gateway/portal-config.js';
+import { NO_STORE } from '../../services/gateway/portal-settings.js';
 import {
   freeSlotWords,
   lookUpFailure,

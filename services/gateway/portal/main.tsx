@@ -5,7 +5,7 @@ import { readAnswer, send } from '../../../libs/web/ui/api.js';
 import { ErrorNote, Empty, Field, Table } from '../../../libs/web/ui/components.js';
 import { Time } from '../../../libs/web/ui/time.js';
 import { EXEMPT_MARK, STATUS_WORDS, durationWords } from '../../../libs/web/ui/words.js';
-import { portalConfig, type PortalConfig } from './config.js';
+import { servedSettings, type PortalSettings } from './served-settings.js';
 import {
   freeSlotWords,
   lookUpFailure,
@@ -29,7 +29,7 @@ import { API_BASE } from '../../../libs/contracts/api-base.js';
  * once the tab closes.
  */
 
-const store: PortalConfig = portalConfig();
+const store: PortalSettings = servedSettings();
 
 async function lookUp(licenseKey: string): Promise<PortalLicense> {
   const response = await send(`${API_BASE}/portal/license`, {

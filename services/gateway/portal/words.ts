@@ -6,7 +6,7 @@
 import type { ActivationType, PortalLicense } from '../../../libs/contracts/index.js';
 import { ApiError } from '../../../libs/web/ui/api.js';
 import { durationWords } from '../../../libs/web/ui/words.js';
-import type { PortalConfig } from '../portal-config.js';
+import type { PortalSettings } from '../portal-settings.js';
 
 /** What an activation of each type is to the customer, one and many. */
 const THINGS: Record<ActivationType, [string, string]> = {
@@ -71,7 +71,7 @@ export interface NextStep {
 }
 
 /** The store as the words name it. */
-const storeWords = (store: PortalConfig) => store.store_name ?? 'the store you bought it from';
+const storeWords = (store: PortalSettings) => store.store_name ?? 'the store you bought it from';
 
 /**
  * The next step for a license that cannot be used as it is: an expired one is renewed (RENEW_URL,
@@ -80,7 +80,7 @@ const storeWords = (store: PortalConfig) => store.store_name ?? 'the store you b
  */
 export function nextStep(
   license: PortalLicense,
-  store: PortalConfig,
+  store: PortalSettings,
   now: number,
 ): NextStep | null {
   const named = storeWords(store);

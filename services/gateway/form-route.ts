@@ -3,40 +3,11 @@ import { z } from 'zod';
 import {
   defineRoute,
   sendData,
-  type BodyLimits,
   type ErrorAnswer,
-  type HealthDeps,
-  type AnswerSigning,
   type NoFields,
   type Route,
-  type RouteDeps,
 } from '../../libs/http/index.js';
-import type { DownloadDelivery } from '../../libs/contracts/index.js';
-import type { Logger } from '../../libs/logging/index.js';
-import type { Transport } from '../../libs/transport/index.js';
-import type { PortalConfig } from './portal-config.js';
-import type { RateLimits } from './rate-limits.js';
-
-/** What the public API's handlers run on. */
-export interface GatewayDeps extends HealthDeps, RouteDeps {
-  transport: Transport;
-  rateLimits: RateLimits;
-  logger: Logger;
-  /** The absolute address clients reach the gateway at (download URLs), never the Host header. */
-  publicUrl: (req: Request) => string;
-  /** Spec 1: POST bodies are form fields; read after the per-IP limit, within these. */
-  bodyLimits: BodyLimits;
-  /** The OpenAPI document of this surface, served at /openapi.json. */
-  document: object;
-  /** Signs the answers of the signed routes and license files; publishes the key set. */
-  signing: AnswerSigning;
-  /** LICENSE_FILE_MAX_TTL_SECONDS: the longest lease of a license file, and the default one. */
-  licenseFileMaxTtlSeconds: number;
-  /** DOWNLOAD_DELIVERY: an allowed download relayed, or redirected to the object store. */
-  downloadDelivery: DownloadDelivery;
-  /** The customer portal's store (STORE_NAME, STORE_URL, RENEW_URL, STORE_LOGO_FILE). */
-  portal: PortalConfig;
-}
+import type { GatewayDeps } from './gateway-deps.js';
 
 /** Headers of a 429 (spec 8): when to try again, and the draft-8 RateLimit fields. */
 const RateLimitHeaders = z.object({
@@ -65,25 +36,26 @@ export const publicErrors = {
 } satisfies Record<string, ErrorAnswer | ((description: string) => ErrorAnswer)>;
 
 /** The POST operations of the public API share their form handling, limits and errors. */
-export interface FormOperation<Input extends { license_key: string }> {
+export interface FormOperation<Input extends { license_key: string }, Result extends z.ZodType> {
   path: string;
   operationId: string;
   summary: string;
   tag: string;
   form: z.ZodType<Input>;
-  result: z.ZodType;
+  /** The answer's `data`: what `call` answers is of the type it reads (`z.input`). */
+  result: Result;
   errors: Route['errors'];
   /** Spec 8: the 20 activate calls per license key per hour, beside the per-IP limit. */
   limitedPerKey?: true;
-  call(deps: GatewayDeps, input: Input, req: Request): Promise<unknown>;
+  call(deps: GatewayDeps, input: Input, req: Request): Promise<z.input<Result>>;
 }
 
 /**
  * A POST operation of the public API: signed, the per-IP limit, then the form read and parsed
  * with `form` (`defineRoute`), then one RPC call whose result is sent as `{"data": ...}`.
  */
-export function formRoute<Input extends { license_key: string }>(
-  operation: FormOperation<Input>,
+export function formRoute<Input extends { license_key: string }, Result extends z.ZodType>(
+  operation: FormOperation<Input, Result>,
 ): Route<GatewayDeps> {
   return defineRoute<GatewayDeps, NoFields, NoFields, NoFields, z.ZodType<Input>>({
     method: 'post',

@@ -1,9 +1,9 @@
 /**
  * The customer portal's settings (README: Configuration, STORE_*): the store the portal speaks
  * for, and where a customer goes next. The gateway writes them into the page (routes.ts); the
- * page reads them (portal/config.ts).
+ * page reads them (portal/served-settings.ts).
  */
-export interface PortalConfig {
+export interface PortalSettings {
   /** STORE_NAME: the portal's heading and title; null: none. */
   store_name: string | null;
   /** STORE_URL: a link beside the name, and where a new license is bought. */
@@ -14,7 +14,7 @@ export interface PortalConfig {
   logo: string | null;
 }
 
-export const NO_STORE: PortalConfig = {
+export const NO_STORE: PortalSettings = {
   store_name: null,
   store_url: null,
   renew_url: null,

@@ -1,32 +1,20 @@
 import { z } from 'zod';
 import type { Response } from 'express';
-import {
-  DEFAULT_PER_PAGE,
-  IdText,
-  MAX_PAGE,
-  MAX_PER_PAGE,
-  internalError,
-  type AdminRole,
-} from '../../libs/contracts/index.js';
+import { internalError, type AdminRole } from '../../libs/contracts/index.js';
 import {
   defineRoute,
   sendData,
-  type ErrorAnswer,
   type HttpMethod,
   type NoFields,
   type Route,
   type RouteInput,
   type SuccessAnswer,
 } from '../../libs/http/index.js';
+import { adminErrors } from './admin-errors.js';
 import type { ActingAdmin } from './admin-tokens.js';
 import { targetOf } from './audit-rules.js';
-import type { ManagementDeps } from './management-deps.js';
+import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import type { ManagementRoute } from './route-contract.js';
-
-export type { ManagementDeps };
-
-/** Every management route lives under this prefix and needs an admin token. */
-export const ADMIN_BASE = '/admin/v1';
 
 /** The admin making the request, as the credential check found them (auth.ts). */
 export function actingAdmin(res: Response): ActingAdmin {
@@ -35,85 +23,17 @@ export function actingAdmin(res: Response): ActingAdmin {
   return admin;
 }
 
-/** Error answers the admin routes share. */
-const always = {
-  401: { codes: ['UNAUTHORIZED'], description: 'The admin token is missing or wrong.' },
-  500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected server failure.' },
-} satisfies Record<number, ErrorAnswer>;
-
-const body = {
-  400: {
-    codes: ['INVALID_REQUEST'],
-    description:
-      'Malformed JSON, not application/json, not UTF-8, or a field that fails validation ' +
-      '(the message names it).',
-  },
-  408: {
-    codes: ['REQUEST_TIMEOUT'],
-    description: 'The body did not arrive within HTTP_REQUEST_TIMEOUT_MS.',
-  },
-  413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is over 64 KiB.' },
-  415: {
-    codes: ['UNSUPPORTED_MEDIA_TYPE'],
-    description: 'A charset other than UTF-8, or a content encoding that is not supported.',
-  },
-} satisfies Record<number, ErrorAnswer>;
-
-export const adminErrors = {
-  400: (description: string): ErrorAnswer => ({ codes: ['INVALID_REQUEST'], description }),
-  404: (description = 'There is no such record.'): ErrorAnswer => ({
-    codes: ['NOT_FOUND'],
-    description,
-  }),
-  /** Every route under /admin/v1. */
-  always,
-  /** Every route that reads a JSON body. */
-  body,
-};
-
-/** A record named by its id in the path. */
-export const IdPath = z.object({ id: IdText });
-
-/** The errors of a route whose only input is an id in the path. */
-export const byIdErrors = (notFound?: string): Route['errors'] => ({
-  400: adminErrors[400]('The id is not a positive integer.'),
-  404: adminErrors[404](notFound),
-});
-
-/** An empty query field counts as absent: a client may send the field's text, empty or none. */
-export const absentIfEmpty = <T extends z.ZodType>(schema: T) =>
-  z.preprocess(
-    (value: z.input<T> | '' | undefined) => (value === '' ? undefined : value),
-    schema.optional(),
-  );
-
-/**
- * `page` and `per_page` of a paged query. Absent, they take the defaults of the RPC contract,
- * which also bounds them.
- */
-export const pageFields = (items: string) => ({
-  page: absentIfEmpty(IdText).meta({
-    description: `From 1, at most ${MAX_PAGE.toLocaleString('en-US')}.`,
-  }),
-  per_page: absentIfEmpty(IdText).meta({
-    description: `${items} per page, at most ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`,
-  }),
-});
-
-/** A PATCH that changes nothing is a client mistake, not a no-op. */
-export function nonEmptyPatch<T extends z.ZodObject>(schema: T) {
-  return schema.refine((value) => Object.keys(value).length > 0, {
-    message: 'must change at least one field',
-  });
-}
-
 /** `Location` of a 201: the new record's own path. */
 const LocationHeader = z.object({
   Location: z.string().meta({ description: 'The path of the new record.' }),
 });
 
-interface Answer {
-  data: unknown;
+/**
+ * What an admin route's handler answers: `data` of the type its success schema reads
+ * (`z.input`), so that what the route documents is what it sends.
+ */
+export interface Answer<Data extends z.ZodType> {
+  data: z.input<Data>;
   location?: string;
   /** What the audit entry keeps as the record after the change, when it is not `data`. */
   audited?: unknown;
@@ -160,22 +80,16 @@ export async function recordChange(
   });
 }
 
-/**
- * A JSON route of the management API, for admins: its path parameters, query and body are parsed
- * with the schemas it declares (`defineRoute`, the same ones its OpenAPI entry shows), and what
- * `handle` returns is sent as `{"data": ...}` with the success status (201 with a `Location` for
- * a creation; 202 for work accepted and still to be done, such as a queued delivery). A route
- * other than a GET writes its audit entry (`audit`) once its change is made, before answering.
- */
-export function adminRoute<
-  const OperationId extends string,
-  const Method extends HttpMethod,
-  const Path extends string,
+/** What an admin route declares: the input it parses, its answer, its audit entry, its handler. */
+export interface AdminRouteSpec<
+  OperationId extends string,
+  Method extends HttpMethod,
+  Path extends string,
   Data extends z.ZodType,
-  Params extends z.ZodObject = NoFields,
-  Query extends z.ZodObject = NoFields,
-  Body extends z.ZodType = z.ZodUndefined,
->(route: {
+  Params extends z.ZodObject,
+  Query extends z.ZodObject,
+  Body extends z.ZodType,
+> {
   method: Method;
   path: Path;
   operationId: OperationId;
@@ -194,8 +108,19 @@ export function adminRoute<
     input: RouteInput<Params, Query, NoFields, Body>,
     deps: ManagementDeps,
     context: { admin: ActingAdmin },
-  ) => Promise<Answer>;
-}): ManagementRoute<{
+  ) => Promise<Answer<Data>>;
+}
+
+/** An admin route with its contract (route-contract.ts): JSON in, `{"data": ...}` out. */
+export type AdminRoute<
+  OperationId extends string,
+  Method extends HttpMethod,
+  Path extends string,
+  Data extends z.ZodType,
+  Params extends z.ZodObject,
+  Query extends z.ZodObject,
+  Body extends z.ZodType,
+> = ManagementRoute<{
   operationId: OperationId;
   method: Method;
   path: Path;
@@ -205,7 +130,27 @@ export function adminRoute<
   sends: 'json';
   data: Data;
   answers: 'json';
-}> {
+}>;
+
+/**
+ * A JSON route of the management API, for admins: its path parameters, query and body are parsed
+ * with the schemas it declares (`defineRoute`, the same ones its OpenAPI entry shows), and what
+ * `handle` returns, of the type of its success schema, is sent as `{"data": ...}` with the
+ * success status (201 with a `Location` for a creation; 202 for work accepted and still to be
+ * done, such as a queued delivery). A route other than a GET writes its audit entry (`audit`)
+ * once its change is made, before answering.
+ */
+export function adminRoute<
+  const OperationId extends string,
+  const Method extends HttpMethod,
+  const Path extends string,
+  Data extends z.ZodType,
+  Params extends z.ZodObject = NoFields,
+  Query extends z.ZodObject = NoFields,
+  Body extends z.ZodType = z.ZodUndefined,
+>(
+  route: AdminRouteSpec<OperationId, Method, Path, Data, Params, Query, Body>,
+): AdminRoute<OperationId, Method, Path, Data, Params, Query, Body> {
   const { status, description, data } = route.success;
   const success: SuccessAnswer = {
     description,

@@ -1,14 +1,14 @@
-/** The portal's settings as the page was served with them (../portal-config.ts). */
+/** The portal's settings as the page was served with them (../portal-settings.ts). */
 import { readPageConfig, textSetting } from '../../../libs/web/ui/page-config.js';
-import type { PortalConfig } from '../portal-config.js';
+import type { PortalSettings } from '../portal-settings.js';
 
-export type { PortalConfig };
+export type { PortalSettings };
 
 const webAddress = (value: string | null) =>
   value !== null && /^https?:\/\//i.test(value) ? value : null;
 
 /** The config the page was served with: links of http(s) only, a logo only as an image. */
-export function portalConfig(): PortalConfig {
+export function servedSettings(): PortalSettings {
   const config = readPageConfig();
   const logo = textSetting(config, 'logo');
   return {
