@@ -22,6 +22,7 @@ import {
   uploadFile,
 } from '../support/packages.js';
 import { deleteQueuesOf, testAmqpPrefix } from '../support/amqp-queues.js';
+import { stopChildGroup } from '../support/child-group.js';
 import { API_BASE, bootSystem, gatewayOn, type TestSystem } from '../support/system.js';
 
 /**
@@ -722,11 +723,7 @@ describe('npm run start:download without S3_ENDPOINT (the embedded store)', () =
   let directory: string | undefined;
   let prefix: string | undefined;
   afterAll(async () => {
-    if (child?.pid !== undefined && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      process.kill(-child.pid, 'SIGTERM');
-      await exited;
-    }
+    if (child) await stopChildGroup(child);
     await deleteQueuesOf([prefix]);
     if (directory) await rm(directory, { recursive: true, force: true });
   });

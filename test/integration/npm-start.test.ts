@@ -2,15 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import {
-  embeddedEnv,
-  running,
-  start,
-  stop,
-  stopAll,
-  tempDir,
-  type Started,
-} from '../support/npm-start.js';
+import { embeddedEnv, start, stop, stopAll, tempDir, type Started } from '../support/npm-start.js';
 import { signatureProblem } from '../support/signed-answers.js';
 
 /**
@@ -183,10 +175,7 @@ describe('npm start (the embedded default)', () => {
         .set('Accept', 'application/json');
       expect(refused.status).toBeGreaterThanOrEqual(400);
       // Ctrl+C in a terminal: SIGINT to the whole process group, the database's too.
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      process.kill(-child.pid!, 'SIGINT');
-      await exited;
-      running.delete(child);
+      await stop(child, 'SIGINT');
       expect(output()).not.toMatch(/could not write the download log/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

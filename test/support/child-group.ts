@@ -69,6 +69,21 @@ export async function groupGone(pgid: number, timeoutMs: number): Promise<boolea
 }
 
 /**
+ * Stops a detached child's whole group with `signal` and waits until nothing of it is left (up to
+ * `timeoutMs`): `npm` exits before the system it ran has finished stopping, and the database
+ * writes its files as it stops, so its data directory can only be removed after that.
+ */
+export async function stopChildGroup(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  timeoutMs = 60_000,
+): Promise<void> {
+  if (child.pid === undefined) return;
+  signalGroup(child.pid, signal);
+  await groupGone(child.pid, timeoutMs);
+}
+
+/**
  * `count` distinct TCP ports nobody listens on right now on the loopback interface (the kernel
  * picks them; each is held until all are picked, so none is picked twice).
  */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { groupGone } from './child-group.js';
+import { stopChildGroup } from './child-group.js';
 import { adminTokenOf } from './started-system.js';
 
 /**
@@ -76,14 +76,8 @@ export function start(extra: Record<string, string>, args: string[] = []): Promi
   });
 }
 
-export async function stop(child: ChildProcess): Promise<void> {
-  if (!child.pid || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(-child.pid, 'SIGTERM');
-  await exited;
-  // npm exits before the system it ran has finished stopping (the database writes its files
-  // as it stops): the data directory is only let go once the whole group is gone.
-  await groupGone(child.pid, 60_000);
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  await stopChildGroup(child, signal);
   running.delete(child);
 }
 

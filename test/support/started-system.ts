@@ -4,6 +4,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { stopChildGroup } from './child-group.js';
 
 /**
  * The system as `npm start` starts it (every service in one process, embedded defaults, its
@@ -83,11 +84,7 @@ export async function startLikeNpmStart(
     managementUrl: new URL(lines['Management API']!).origin,
     adminToken: adminTokenOf(lines['Admin token']!),
     stop: async () => {
-      if (child.pid && child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        process.kill(-child.pid, 'SIGTERM');
-        await exited;
-      }
+      await stopChildGroup(child);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
