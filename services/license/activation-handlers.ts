@@ -53,7 +53,7 @@ export function activationHandlers(
   | 'license.coverage'
 > {
   const { licenses, counts, clock, claimActivation, releaseActivation } = deps;
-  const { productOf, licenseWithActivations, releaseLapsed } = deps.reads;
+  const { productOf, licenseWithActivations, licenseAsRead, releaseLapsed } = deps.reads;
   const { planName } = deps.knownPlans;
 
   /**
@@ -269,8 +269,9 @@ export function activationHandlers(
     },
 
     // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----
-    'license.coverage': async ({ license_key, product_id, identifier }, context) => {
-      const license = await licenseWithActivations(license_key, identifier, clock(), context);
+    // A read: it writes nothing (spec 4.4 and 4.5 decide nothing about the license).
+    'license.coverage': async ({ license_key, product_id, identifier }) => {
+      const license = await licenseAsRead(license_key, identifier, clock());
       if (!license) return unknownKeyCoverageView(identifier !== null);
       return coverageView({
         license,

@@ -111,6 +111,25 @@ describe('leases: an activation lives lease_seconds unless renewed', () => {
     ]);
   });
 
+  test('the coverage the update check and the download ask for is a read: a lapsed activation is not activated there, and nothing is written', async () => {
+    const { license, activate, coverage, at, events, stores } = leased();
+    const key = await license(1);
+    await activate({ license_key: key, identifier: 'node-1.example' });
+    await activate({ license_key: key, identifier: 'node-1.example' });
+    const released: unknown[] = [];
+    const releaseLapsed = stores.licenses.releaseLapsed.bind(stores.licenses);
+    stores.licenses.releaseLapsed = (query) => {
+      released.push(query);
+      return releaseLapsed(query);
+    };
+    at(NOW.getTime() + 30 * 60_000);
+    expect((await coverage(key, 'node-1.example')).identifier_activated).toBe(true);
+    at(NOW.getTime() + HOUR);
+    expect((await coverage(key, 'node-1.example')).identifier_activated).toBe(false);
+    expect(released).toEqual([]);
+    expect(events.ofType('activation.deleted')).toEqual([]);
+  });
+
   test('the activation-lease-release task removes lapsed activations, each an event, and leaves live ones', async () => {
     const { license, activate, detail, at, events, stores } = leased();
     const one = await license(3);

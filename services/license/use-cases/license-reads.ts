@@ -41,6 +41,17 @@ export interface LicenseReads {
     now: Date,
     context?: CallContext,
   ): Promise<LicenseView | null>;
+  /**
+   * A license as the rules decide on it at `now`, with its activations under the keys an
+   * identifier has, the lapsed ones left out of the view: a read for the answers that decide
+   * nothing about the license (the update check's and the download's coverage), which writes
+   * nothing. The lease task and the paths that change a license remove lapsed activations.
+   */
+  licenseAsRead(
+    licenseKey: string,
+    identifier: string | null,
+    now: Date,
+  ): Promise<LicenseView | null>;
   /** The license with this key; refused (NOT_FOUND) when there is none. */
   requireLicense(licenseKey: string): Promise<LicenseRecord>;
   /** The product a license belongs to: it must exist, so its absence is a server fault. */
@@ -54,19 +65,36 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
     return lapsed;
   }
 
+  async function readWithActivations(licenseKey: string, identifier: string | null) {
+    return licenses.findWithActivations({
+      licenseKey,
+      identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
+    });
+  }
+
+  const lapsesAt = (now: Date) => (a: ActivationRecord) =>
+    a.lease_expires_at !== null && a.lease_expires_at.getTime() <= now.getTime();
+
+  async function licenseAsRead(
+    licenseKey: string,
+    identifier: string | null,
+    now: Date,
+  ): Promise<LicenseView | null> {
+    const found = await readWithActivations(licenseKey, identifier);
+    if (!found) return null;
+    const lapses = lapsesAt(now);
+    return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
+  }
+
   async function licenseWithActivations(
     licenseKey: string,
     identifier: string | null,
     now: Date,
     context?: CallContext,
   ): Promise<LicenseView | null> {
-    const found = await licenses.findWithActivations({
-      licenseKey,
-      identifierKeys: identifier === null ? [] : Object.values(identifierKeysByType(identifier)),
-    });
+    const found = await readWithActivations(licenseKey, identifier);
     if (!found) return null;
-    const lapses = (a: ActivationRecord) =>
-      a.lease_expires_at !== null && a.lease_expires_at.getTime() <= now.getTime();
+    const lapses = lapsesAt(now);
     if (found.license.lease_seconds === null && !found.activations.some(lapses)) {
       return { ...found.license, activations: found.activations };
     }
@@ -94,5 +122,5 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
     throw internalError(`The product ${license.product_id} of this license is missing.`);
   }
 
-  return { releaseLapsed, licenseWithActivations, requireLicense, productOf };
+  return { releaseLapsed, licenseWithActivations, licenseAsRead, requireLicense, productOf };
 }
