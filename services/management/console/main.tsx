@@ -11,7 +11,10 @@ import { ROLE_WORDS } from './shared/words/admin-words.js';
 import { AdminsPage } from './pages/admins/admins-page.js';
 import { AuditLogPage } from './pages/audit-log/audit-log-page.js';
 import { CatalogPage } from './pages/catalog/catalog-page.js';
-import { DirectoryContext, type Directory } from './shared/hooks/directory.js';
+import {
+  ProductsAndPlansContext,
+  type ProductsAndPlans,
+} from './shared/hooks/products-and-plans.js';
 import { DownloadLogPage } from './pages/download-log/download-log-page.js';
 import { useLoad } from './shared/hooks/hooks.js';
 import { LicenseDetailPage } from './pages/license-detail/license-detail-page.js';
@@ -60,7 +63,10 @@ const SECTION_OPERATION: Partial<Record<View['section'], string>> = {
   'audit-log': 'listAuditLog',
 };
 
-function useDirectoryData(api: AdminApi): { directory: Directory; error: unknown } {
+function useProductsAndPlansData(api: AdminApi): {
+  productsAndPlans: ProductsAndPlans;
+  error: unknown;
+} {
   const loaded = useLoad(async () => {
     const [{ products }, { plans }] = await Promise.all([
       api.call('listProducts'),
@@ -68,7 +74,7 @@ function useDirectoryData(api: AdminApi): { directory: Directory; error: unknown
     ]);
     return { products, plans };
   }, [api]);
-  const directory = useMemo(
+  const productsAndPlans = useMemo(
     () => ({
       products: loaded.data?.products ?? [],
       plans: loaded.data?.plans ?? [],
@@ -76,13 +82,13 @@ function useDirectoryData(api: AdminApi): { directory: Directory; error: unknown
     }),
     [loaded.data, loaded.reload],
   );
-  return { directory, error: loaded.error };
+  return { productsAndPlans, error: loaded.error };
 }
 
 function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) {
   const [view, setView] = useState<View>(currentView);
   const [search, setSearch] = useState<LicenseSearch>(NO_SEARCH);
-  const { directory, error } = useDirectoryData(api);
+  const { productsAndPlans, error } = useProductsAndPlansData(api);
   const me = useLoad(() => api.call('signedInAdmin'), [api]);
   const session = useMemo(() => signedIn(me.data), [me.data]);
   const sections = SECTIONS.filter(({ section }) => {
@@ -176,7 +182,7 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
   const current = view.section === 'license' ? 'licenses' : view.section;
   return (
     <SignedInContext.Provider value={session}>
-      <DirectoryContext.Provider value={directory}>
+      <ProductsAndPlansContext.Provider value={productsAndPlans}>
         <header class="topbar">
           <button type="button" class="skip" onClick={() => main.current?.focus()}>
             Skip to content
@@ -213,7 +219,7 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
           <ErrorNote error={error ?? me.error} />
           {page}
         </main>
-      </DirectoryContext.Provider>
+      </ProductsAndPlansContext.Provider>
     </SignedInContext.Provider>
   );
 }

@@ -3,7 +3,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { Plan } from '../../../../../libs/contracts/index.js';
 import { Empty, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { Done } from '../../shared/components/notices.js';
 import {
   ACTIVATION_TYPE_WORDS,
@@ -33,7 +33,7 @@ function ExemptCell({ plan }: { plan: Plan }) {
 
 /** The plans: their list, the edit panel of one, and the new plan's form. */
 export function Plans() {
-  const { plans, reload } = useDirectory();
+  const { plans, reload } = useProductsAndPlans();
   const can = useCan();
   const [editing, setEditing] = useState<number | null>(null);
   const [saved, setSaved] = useState<string | null>(null);

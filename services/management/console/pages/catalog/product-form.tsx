@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { DownloadAccess, Product } from '../../../../../libs/contracts/index.js';
 import { Empty, Field } from '../../../../../libs/web/ui/components.js';
 import { useApi } from '../../shared/api/admin-api.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { Check, Input, WordSelect } from '../../shared/components/fields.js';
 import { useAction } from '../../shared/hooks/hooks.js';
 import { Outcome } from '../../shared/components/notices.js';
@@ -35,7 +35,7 @@ export function ProductForm({
 }) {
   const api = useApi();
   const can = useCan();
-  const { products } = useDirectory();
+  const { products } = useProductsAndPlans();
   const [draft, setDraft] = useState<ProductDraft>(
     product === null
       ? NEW_PRODUCT

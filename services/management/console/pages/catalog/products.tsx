@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Empty, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { Done } from '../../shared/components/notices.js';
 import { DOWNLOAD_ACCESS_WORDS } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
@@ -9,7 +9,7 @@ import { ProductForm } from './product-form.js';
 
 /** The products: their list, the edit form of one, and the new product's form. */
 export function Products({ onVersions }: { onVersions: (productId: number) => void }) {
-  const { products, productTitle, reload } = useDirectory();
+  const { products, productTitle, reload } = useProductsAndPlans();
   const can = useCan();
   const [editing, setEditing] = useState<number | null>(null);
   const [saved, setSaved] = useState<string | null>(null);

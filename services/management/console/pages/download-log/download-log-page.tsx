@@ -9,7 +9,7 @@ import { Empty, Field, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { Pager, ReloadButton } from '../../shared/components/controls.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { Input, ProductSelect } from '../../shared/components/fields.js';
 import { useLoad } from '../../shared/hooks/hooks.js';
 import { refusalMeaning } from '../../shared/words/license-words.js';
@@ -52,7 +52,7 @@ function Entries({
   onSort: (sort: SortOf<DownloadLogSortField>) => void;
   onOpenLicense: (key: string) => void;
 }) {
-  const { productTitle } = useDirectory();
+  const { productTitle } = useProductsAndPlans();
   const sortable = (field: DownloadLogSortField) =>
     sortableColumn({ field, heading: LOG_SORT_HEADINGS[field], sort, onSort, newestFirst: ['at'] });
   return (

@@ -1,6 +1,6 @@
 import type { LicenseDetail } from '../../../../../libs/contracts/index.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { useNow } from '../../shared/hooks/hooks.js';
 import { overLimitNote } from '../../shared/words/license-words.js';
 import { CustomerFacts } from './customer.js';
@@ -17,7 +17,7 @@ import { lapsed } from './activation-table.js';
 
 /** What the license is and holds, as the API answers it. */
 export function LicenseFacts({ license }: { license: LicenseDetail }) {
-  const { productTitle, planName } = useDirectory();
+  const { productTitle, planName } = useProductsAndPlans();
   const now = useNow(license.activations.map((activation) => activation.lease_expires_at));
   const gone = license.activations.filter((activation) => lapsed(activation, now));
   const goneExempt = gone.filter((activation) => activation.exempt).length;

@@ -4,7 +4,7 @@ import { ApiError } from '../../../../../libs/web/ui/api.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { ConfirmDialog } from '../../shared/components/controls.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { Radios } from '../../shared/components/fields.js';
 import { useAction } from '../../shared/hooks/hooks.js';
 import { Outcome } from '../../shared/components/notices.js';
@@ -25,7 +25,7 @@ import type { Change } from './change.js';
 export function PlanChange({ license, onChange }: { license: LicenseDetail; onChange: Change }) {
   const api = useApi();
   const can = useCan();
-  const { plans, planName } = useDirectory();
+  const { plans, planName } = useProductsAndPlans();
   const [planId, setPlanId] = useState('');
   const [when, setWhen] = useState<'now' | 'renewal'>('now');
   const [asked, setAsked] = useState<PlanChangeEffects | null>(null);

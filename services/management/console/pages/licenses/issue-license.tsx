@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { Empty, Field } from '../../../../../libs/web/ui/components.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { CustomerFields } from '../../shared/components/customer-fields.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import {
   Input,
   PlanSelect,
@@ -17,7 +17,7 @@ import { useCan } from '../../shared/hooks/permissions.js';
 export function IssueLicense({ onIssued }: { onIssued: (key: string) => void }) {
   const api = useApi();
   const can = useCan();
-  const { products, plans } = useDirectory();
+  const { products, plans } = useProductsAndPlans();
   const [productId, setProductId] = useState<number | null>(null);
   const [planId, setPlanId] = useState<number | null>(null);
   const [expires, setExpires] = useState('');

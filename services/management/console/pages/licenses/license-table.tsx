@@ -3,7 +3,7 @@ import type { LicenseSummary } from '../../../../../libs/contracts/index.js';
 import { type LicenseSortField, type SortOf } from '../../../../../libs/contracts/bounds.js';
 import { Table, type ColumnHead } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { LICENSE_SORT_HEADINGS, SELECTION_WORDS } from '../../shared/words/list-words.js';
 import { sortableColumn } from '../../shared/components/lists.js';
 import { StatusBadge, usage } from '../../shared/words/words.js';
@@ -27,7 +27,7 @@ export function LicenseTable({
   onSelect: (keys: ReadonlySet<string>) => void;
   onOpen: (key: string) => void;
 }) {
-  const { productTitle, planName } = useDirectory();
+  const { productTitle, planName } = useProductsAndPlans();
   const sortable = (field: LicenseSortField) =>
     sortableColumn({
       field,

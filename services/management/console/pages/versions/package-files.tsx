@@ -6,7 +6,7 @@ import { Empty, Field, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { useApi, type Body } from '../../shared/api/admin-api.js';
 import { ConfirmRemoval, RemoveButton } from '../../shared/components/controls.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { Check, IdSelect } from '../../shared/components/fields.js';
 import { planChoiceWords } from '../../shared/words/license-words.js';
 import { useAction, useRemoval } from '../../shared/hooks/hooks.js';
@@ -22,7 +22,7 @@ function FilePlanSelect({
   label,
   ...props
 }: Omit<ComponentProps<typeof IdSelect>, 'none' | 'choices'> & { label?: string }) {
-  const { plans } = useDirectory();
+  const { plans } = useProductsAndPlans();
   // The rest (`id`, `aria-describedby`) comes from the Field around it, which labels it.
   return (
     <IdSelect
@@ -124,7 +124,7 @@ export function Files({ version, onChanged }: { version: Version; onChanged: Cha
     onChanged();
     return `Deleted ${file.filename}.`;
   });
-  const { planName } = useDirectory();
+  const { planName } = useProductsAndPlans();
   return (
     <>
       <h4 ref={removal.heading} tabIndex={-1}>

@@ -4,7 +4,7 @@ import { Empty, Field, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { ReloadButton } from '../../shared/components/controls.js';
-import { useDirectory } from '../../shared/hooks/directory.js';
+import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
 import { Check, Input, ProductSelect } from '../../shared/components/fields.js';
 import { useAction, useLoad, type Loaded } from '../../shared/hooks/hooks.js';
 import { LoadView, Outcome } from '../../shared/components/notices.js';
@@ -208,7 +208,7 @@ export function VersionsPage({
   productId: number | null;
   onProduct: (productId: number | null) => void;
 }) {
-  const { products, productTitle } = useDirectory();
+  const { products, productTitle } = useProductsAndPlans();
   return (
     <section aria-labelledby="versions-heading">
       <h1 id="versions-heading">

@@ -1,6 +1,6 @@
 /** The console's form fields; libs/web/ui/components.tsx labels them (Field). */
 import type { InputHTMLAttributes, SelectHTMLAttributes } from 'preact';
-import { useDirectory } from '../hooks/directory.js';
+import { useProductsAndPlans } from '../hooks/products-and-plans.js';
 import { planChoiceWords } from '../words/license-words.js';
 
 /** A `datetime-local` value (the viewer's time zone) as an ISO timestamp, or null when empty. */
@@ -174,13 +174,13 @@ export function IdSelect({
 }
 
 export function ProductSelect(props: IdSelectProps) {
-  const { products } = useDirectory();
+  const { products } = useProductsAndPlans();
   return <IdSelect {...props} choices={products.map(({ id, title }) => ({ id, text: title }))} />;
 }
 
 /** A plan by its name, type and limit (license-words.ts `planChoiceWords`). */
 export function PlanSelect(props: IdSelectProps) {
-  const { plans } = useDirectory();
+  const { plans } = useProductsAndPlans();
   return (
     <IdSelect
       {...props}

@@ -6,32 +6,32 @@ import type { Plan, Product } from '../../../../../libs/contracts/index.js';
  * The products and plans, loaded once after sign-in and again after a change, so every page can
  * name them and offer them in its filters and forms.
  */
-export interface Directory {
+export interface ProductsAndPlans {
   products: readonly Product[];
   plans: readonly Plan[];
   reload: () => void;
 }
 
-export const DirectoryContext = createContext<Directory>({
+export const ProductsAndPlansContext = createContext<ProductsAndPlans>({
   products: [],
   plans: [],
   reload: () => {},
 });
 
-export function useDirectory(): Directory & {
+export function useProductsAndPlans(): ProductsAndPlans & {
   productTitle: (id: number | null) => string;
   planName: (id: number | null) => string;
 } {
-  const directory = useContext(DirectoryContext);
+  const loaded = useContext(ProductsAndPlansContext);
   return {
-    ...directory,
+    ...loaded,
     productTitle: (id) =>
       id === null
         ? 'No product'
-        : (directory.products.find((product) => product.id === id)?.title ?? `Product ${id}`),
+        : (loaded.products.find((product) => product.id === id)?.title ?? `Product ${id}`),
     planName: (id) =>
       id === null
         ? 'All plans'
-        : (directory.plans.find((plan) => plan.id === id)?.name ?? `Plan ${id}`),
+        : (loaded.plans.find((plan) => plan.id === id)?.name ?? `Plan ${id}`),
   };
 }
