@@ -306,7 +306,8 @@ describe('retries: only safe calls, only after transient failures, at most 2, wi
     const [result, took] = await elapsed(() => clientOf(server).validate('K'));
     expect(result).toMatchObject({ success: false, code: 'RATE_LIMITED', retryAfter: 30 });
     expect(server.requests).toHaveLength(1);
-    expect(took).toBeLessThan(1000);
+    // Far from the 30 s asked for, whatever the machine's load.
+    expect(took).toBeLessThan(10_000);
   });
 
   test('license problems and refused signatures are not retried', async () => {
@@ -335,7 +336,7 @@ describe('retries: only safe calls, only after transient failures, at most 2, wi
     const [result, took] = await elapsed(() => clientOf(server, { timeout: 300 }).validate('K'));
     expect(result.message).toBe('Connection error: no answer from the server within 0.3 seconds.');
     expect(server.requests).toHaveLength(1);
-    expect(took).toBeLessThan(1000);
+    expect(took).toBeLessThan(5000);
   });
 
   test('retries is 0 to 2', () => {
