@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { groupGone } from './child-group.js';
+import { groupGone } from '../../bench/support/child-group.js';
 import { adminTokenOf } from './started-system.js';
 
 /**
