@@ -1,11 +1,11 @@
 /**
  * `npm run bench:expiry`: what the expiry task (spec 3.1, services/license/scheduled-tasks.ts
  * `expireLicenses`) costs when many licenses expire on the same day. The task runs on the
- * in-memory stores of the unit tests, so no database speed enters the figures: it reports the
- * store calls (each one database command on MongoDB: `find` for a selection, `update` for a
- * batch's write) per license, and the CPU time per license of the task itself (utime + stime from
- * `process.cpuUsage`, less what the in-memory stores spent), its events published and logged as
- * the service does (the log silent).
+ * in-memory stores the unit tests use too (bench/support), so no database speed enters the
+ * figures: it reports the store calls (each one database command on MongoDB: `find` for a
+ * selection, `update` for a batch's write) per license, and the CPU time per license of the task
+ * itself (utime + stime from `process.cpuUsage`, less what the in-memory stores spent), its events
+ * published and logged as the service does (the log silent).
  *
  *   BENCH_LICENSES=100000   licenses past due, all on the same day
  */
@@ -13,9 +13,9 @@ import { createLogger } from '../libs/logging/index.js';
 import { domainEventPublisher } from '../libs/transport/domain-events.js';
 import { publishedEvents } from '../services/license/events.js';
 import { EXPIRY_BATCH, expireLicenses } from '../services/license/scheduled-tasks.js';
-import { FakeTransport } from '../test/support/fake-services.js';
-import { memoryLicenseStores } from '../test/support/license-memory-stores.js';
-import { newLicense } from '../test/support/license-store-fixtures.js';
+import { FakeTransport } from './support/fake-transport.js';
+import { memoryLicenseStores } from './support/license-memory-stores.js';
+import { newLicense } from './support/license-store-fixtures.js';
 
 const count = Number(process.env.BENCH_LICENSES ?? 100_000);
 const issuedAt = new Date('2026-05-01T00:00:00.000Z');

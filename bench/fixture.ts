@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { connectDatabase } from '../libs/database/index.js';
 import type { LicenseDocument } from '../services/license/models.js';
-import { storeManyActivations } from '../test/support/many-activations.js';
+import { storeManyActivations } from './support/many-activations.js';
 import type { RunningSystem } from './system.js';
 
 const CALL_TIMEOUT_MS = 30_000;
@@ -178,7 +178,7 @@ export async function createFixture(
 
 /**
  * A license of the bench plan (device, no limit) with MANY_ACTIVATIONS activations, stored and
- * counted as test/support/many-activations.ts does, in the license service's own database.
+ * counted as bench/support/many-activations.ts does, in the license service's own database.
  */
 async function licenseWithManyActivations(
   system: RunningSystem,

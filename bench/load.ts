@@ -3,7 +3,7 @@
  * waits, bounded in time, for its result; calls `onStarted` as the load begins, so the CPU
  * window of the measured processes opens with it.
  */
-import type { ChildGroup } from '../test/support/child-group.js';
+import type { ChildGroup } from './support/child-group.js';
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js';
 
 /** Beyond the job's own duration: connections, the last answers, the IPC round trip. */

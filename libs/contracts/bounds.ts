@@ -4,7 +4,7 @@
  */
 
 /**
- * A license key an admin gives (libs/contracts/license.ts, `GivenLicenseKey`): ASCII letters,
+ * A license key an admin gives (libs/contracts/license-changes.ts, `GivenLicenseKey`): ASCII letters,
  * digits, `-` and `_`, 1 to 255 of them (spec 8's 255 characters).
  */
 export const LICENSE_KEY_PATTERN = /^[A-Za-z0-9_-]{1,255}$/;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { UpdateInfo } from './catalog.js';
-import type { ActivationResult, ValidationResult } from './license.js';
+import type { ActivationResult, ValidationResult } from './license-operations.js';
 import type { ActivationType, activationTypes, LicenseStatus, licenseStatuses } from './shared.js';
 
 // The success payloads of the public API (spec 2.6, 4.1, 4.2, 4.4) as plain types. The client

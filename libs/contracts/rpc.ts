@@ -1,7 +1,39 @@
 import { z } from 'zod';
 import * as catalog from './catalog.js';
 import * as download from './download.js';
-import * as license from './license.js';
+import { CreatePlanRequest, Plan, PlanList, PlanRef, UpdatePlanRequest } from './plans.js';
+import {
+  ActivateRequest,
+  ActivationResult,
+  Checkout,
+  CheckoutRequest,
+  DeactivateRequest,
+  LicenseCoverage,
+  LicenseCoverageRequest,
+  ValidateRequest,
+  ValidationResult,
+} from './license-operations.js';
+import {
+  ActivationPage,
+  ExportLicensesRequest,
+  LicenseBatch,
+  LicenseDetail,
+  LicensePage,
+  LicenseRef,
+  ListActivationsRequest,
+  SearchLicensesRequest,
+} from './license-views.js';
+import {
+  AddActivationRequest,
+  AddedActivation,
+  ChangePlanRequest,
+  CreateLicenseRequest,
+  RemoveActivationRequest,
+  RenewLicenseRequest,
+  UpdateLicenseRequest,
+} from './license-changes.js';
+import { RunTaskRequest, ScheduledTaskList, TaskRun } from './scheduled-tasks.js';
+import { PortalLicense } from './portal-license.js';
 import * as overview from './overview.js';
 import * as webhooks from './webhooks.js';
 
@@ -30,40 +62,32 @@ function method<S extends ServiceName, Req extends z.ZodType, Res extends z.ZodT
  */
 export const rpcMethods = {
   'license.health': method('license', EmptyRequest, Health),
-  'license.activate': method('license', license.ActivateRequest, license.ActivationResult),
-  'license.validate': method('license', license.ValidateRequest, license.ValidationResult),
-  'license.deactivate': method('license', license.DeactivateRequest, license.ActivationResult),
+  'license.activate': method('license', ActivateRequest, ActivationResult),
+  'license.validate': method('license', ValidateRequest, ValidationResult),
+  'license.deactivate': method('license', DeactivateRequest, ActivationResult),
   /** A license file's content for an activated identifier; recorded on the activation. */
-  'license.checkout': method('license', license.CheckoutRequest, license.Checkout),
-  'license.createPlan': method('license', license.CreatePlanRequest, license.Plan),
-  'license.getPlan': method('license', license.PlanRef, license.Plan),
-  'license.listPlans': method('license', EmptyRequest, license.PlanList),
-  'license.updatePlan': method('license', license.UpdatePlanRequest, license.Plan),
-  'license.createLicense': method('license', license.CreateLicenseRequest, license.LicenseDetail),
-  'license.getLicense': method('license', license.LicenseRef, license.LicenseDetail),
-  'license.updateLicense': method('license', license.UpdateLicenseRequest, license.LicenseDetail),
-  'license.addActivation': method('license', license.AddActivationRequest, license.AddedActivation),
-  'license.listActivations': method(
-    'license',
-    license.ListActivationsRequest,
-    license.ActivationPage,
-  ),
-  'license.removeActivation': method(
-    'license',
-    license.RemoveActivationRequest,
-    license.LicenseDetail,
-  ),
-  'license.coverage': method('license', license.LicenseCoverageRequest, license.LicenseCoverage),
-  'license.searchLicenses': method('license', license.SearchLicensesRequest, license.LicensePage),
+  'license.checkout': method('license', CheckoutRequest, Checkout),
+  'license.createPlan': method('license', CreatePlanRequest, Plan),
+  'license.getPlan': method('license', PlanRef, Plan),
+  'license.listPlans': method('license', EmptyRequest, PlanList),
+  'license.updatePlan': method('license', UpdatePlanRequest, Plan),
+  'license.createLicense': method('license', CreateLicenseRequest, LicenseDetail),
+  'license.getLicense': method('license', LicenseRef, LicenseDetail),
+  'license.updateLicense': method('license', UpdateLicenseRequest, LicenseDetail),
+  'license.addActivation': method('license', AddActivationRequest, AddedActivation),
+  'license.listActivations': method('license', ListActivationsRequest, ActivationPage),
+  'license.removeActivation': method('license', RemoveActivationRequest, LicenseDetail),
+  'license.coverage': method('license', LicenseCoverageRequest, LicenseCoverage),
+  'license.searchLicenses': method('license', SearchLicensesRequest, LicensePage),
   /** The license list a batch at a time, for an export of any size. */
-  'license.exportLicenses': method('license', license.ExportLicensesRequest, license.LicenseBatch),
-  'license.changePlan': method('license', license.ChangePlanRequest, license.LicenseDetail),
-  'license.renewLicense': method('license', license.RenewLicenseRequest, license.LicenseDetail),
+  'license.exportLicenses': method('license', ExportLicensesRequest, LicenseBatch),
+  'license.changePlan': method('license', ChangePlanRequest, LicenseDetail),
+  'license.renewLicense': method('license', RenewLicenseRequest, LicenseDetail),
   /** Spec 1, 2.3: the customer portal's read-only view of a license. No side effect. */
-  'license.portalLicense': method('license', license.LicenseRef, license.PortalLicense),
+  'license.portalLicense': method('license', LicenseRef, PortalLicense),
   /** Runs a scheduled task now, on the replica that takes the call, and answers its result. */
-  'license.runTask': method('license', license.RunTaskRequest, license.TaskRun),
-  'license.listTasks': method('license', EmptyRequest, license.ScheduledTaskList),
+  'license.runTask': method('license', RunTaskRequest, TaskRun),
+  'license.listTasks': method('license', EmptyRequest, ScheduledTaskList),
   /** The licenses in use now and the license service's daily counts (the admin overview). */
   'license.overview': method('license', overview.LicenseOverviewRequest, overview.LicenseOverview),
 

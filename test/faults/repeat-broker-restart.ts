@@ -12,7 +12,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { LogLine } from '../support/child-group.js';
+import type { LogLine } from '../../bench/support/child-group.js';
 import { describeFailures, type Outcome } from './support/load.js';
 import { RPC_TIMEOUT_MS, restartBroker, scenarioLoad } from './support/scenario.js';
 import type { ServiceProcess } from './support/services.js';

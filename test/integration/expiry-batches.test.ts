@@ -8,8 +8,8 @@ import type { LicenseStores } from '../../services/license/stores.js';
 import { monitorCommands, monitoredMongoUrl } from '../support/command-monitor.js';
 import { dropOwnDatabase } from '../support/databases.js';
 import { recordedEvents } from '../support/license-handler-harness.js';
-import { newLicense } from '../support/license-store-fixtures.js';
-import { memoryLicenseStores } from '../support/license-memory-stores.js';
+import { newLicense } from '../../bench/support/license-store-fixtures.js';
+import { memoryLicenseStores } from '../../bench/support/license-memory-stores.js';
 import { describeStoreContract } from '../support/store-contract.js';
 
 /**

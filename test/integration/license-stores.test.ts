@@ -17,7 +17,7 @@ import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeActivationStore } from '../support/activation-store-contract.js';
 import { describeLicenseReadModel } from '../support/license-read-model-contract.js';
 import { describeLicenseStores } from '../support/license-store-contract.js';
-import type { OpenStores } from '../support/license-store-fixtures.js';
+import type { OpenStores } from '../../bench/support/license-store-fixtures.js';
 import { describePlanAndAttemptStores } from '../support/plan-and-attempt-stores-contract.js';
 
 const openDatabase = () => ownDatabase('license');

@@ -22,7 +22,7 @@ import {
   type MonitoredCommand,
 } from '../support/command-monitor.js';
 import { databaseOf } from '../support/databases.js';
-import { storeManyActivations } from '../support/many-activations.js';
+import { storeManyActivations } from '../../bench/support/many-activations.js';
 import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
 
 /**

@@ -5,7 +5,7 @@ import { createLogger } from '../../libs/logging/index.js';
 import { openMongoStores } from '../../services/license/mongo-stores.js';
 import type { PlanRecord } from '../../services/license/records.js';
 import { dropOwnDatabase } from '../support/databases.js';
-import { memoryLicenseStores } from '../support/license-memory-stores.js';
+import { memoryLicenseStores } from '../../bench/support/license-memory-stores.js';
 import { describeStoreContract } from '../support/store-contract.js';
 
 /**

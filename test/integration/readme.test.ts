@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../libs/config/index.js';
-import { freePort, groupGone } from '../support/child-group.js';
+import { freePort, groupGone } from '../../bench/support/child-group.js';
 
 /**
  * The README runs as written: every shell block of it, in order from the walk-through to the end

@@ -4,7 +4,7 @@ import { MongoMemoryServer } from 'mongodb-memory-server';
 import type { LicenseDocument } from '../../services/license/models.js';
 import { MongoLicenseStore } from '../../services/license/mongo-license-store.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
-import { newLicense } from '../support/license-store-fixtures.js';
+import { newLicense } from '../../bench/support/license-store-fixtures.js';
 
 /**
  * A database that stalls must not turn a request whose client got INTERNAL_ERROR into a change

@@ -19,7 +19,7 @@ import {
   withOpened,
   withStores,
   type OpenStores,
-} from './license-store-fixtures.js';
+} from '../../bench/support/license-store-fixtures.js';
 
 /**
  * What every implementation of the license store must do with a license's activations

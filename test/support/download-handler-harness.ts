@@ -20,12 +20,8 @@ import { DownloadLogWriter } from '../../services/download/log.js';
 import { TicketSigner } from '../../services/download/tickets.js';
 import { publishedCatalogEvents } from '../../services/update-catalog/events.js';
 import { createUpdateCatalogHandlers } from '../../services/update-catalog/handlers.js';
-import {
-  fakeLicenseService,
-  FakeTransport,
-  fixedClock,
-  type FakeLicense,
-} from './fake-services.js';
+import { fakeLicenseService, fixedClock, type FakeLicense } from './fake-services.js';
+import { FakeTransport } from '../../bench/support/fake-transport.js';
 import { memoryCatalogStores } from './memory-catalog-stores.js';
 import { memoryDailyCountStore } from './memory-daily-counts.js';
 import { memoryDownloadLog } from './memory-download-log.js';

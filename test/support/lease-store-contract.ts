@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { NewActivation } from '../../services/license/activation-store.js';
 import type { NewLicense } from '../../services/license/license-store.js';
 import type { LicenseStores } from '../../services/license/stores.js';
-import { newCall, type OpenStores } from './license-store-fixtures.js';
+import { newCall, type OpenStores } from '../../bench/support/license-store-fixtures.js';
 
 /**
  * What every implementation of the license store must do with leases and exempt activations

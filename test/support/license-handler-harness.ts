@@ -17,9 +17,9 @@ import { createLicenseHandlers } from '../../services/license/handlers.js';
 import type { ProductLookup } from '../../services/license/use-cases/license-reads.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
 import type { ScheduleSettings } from '../../services/license/scheduled-tasks.js';
-import { FakeTransport } from './fake-services.js';
+import { FakeTransport } from '../../bench/support/fake-transport.js';
 import { memoryDailyCountStore } from './memory-daily-counts.js';
-import { memoryLicenseStores } from './license-memory-stores.js';
+import { memoryLicenseStores } from '../../bench/support/license-memory-stores.js';
 
 /**
  * The license service's handlers on in-memory stores, a fixed clock and a fixed catalog, for the

@@ -18,7 +18,7 @@ import {
   uniqueKey,
   withStores,
   type OpenStores,
-} from './license-store-fixtures.js';
+} from '../../bench/support/license-store-fixtures.js';
 
 /**
  * What every implementation of the license read model must do

@@ -15,7 +15,7 @@ import {
   uniqueKey,
   withStores,
   type OpenStores,
-} from './license-store-fixtures.js';
+} from '../../bench/support/license-store-fixtures.js';
 
 /**
  * What every implementation of the license store must do (services/license/license-store.ts):

@@ -4,7 +4,7 @@ import type {
   ManagementStores,
   StoredAuditRecord,
 } from '../../services/management/stores.js';
-import { deepCopy } from './deep-copy.js';
+import { deepCopy } from '../../bench/support/deep-copy.js';
 
 function matches(entry: StoredAuditRecord, filter: AuditFilter): boolean {
   if (filter.admin !== undefined && entry.admin.id !== filter.admin) return false;

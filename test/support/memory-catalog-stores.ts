@@ -7,7 +7,7 @@ import type {
   VersionRecord,
   VersionStore,
 } from '../../services/update-catalog/stores.js';
-import { deepCopy } from './deep-copy.js';
+import { deepCopy } from '../../bench/support/deep-copy.js';
 
 /**
  * The update catalog's stores in memory, with the semantics of the MongoDB ones

@@ -4,8 +4,8 @@ import type {
   DownloadLogRecord,
   DownloadLogStore,
 } from '../../services/download/stores.js';
-import { deepCopy } from './deep-copy.js';
-import { batchAfter, sortedBy, type Place } from './memory-lists.js';
+import { deepCopy } from '../../bench/support/deep-copy.js';
+import { batchAfter, sortedBy, type Place } from '../../bench/support/memory-lists.js';
 
 /**
  * The download log in memory, with the semantics of the MongoDB one

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { stopChildGroup } from './child-group.js';
+import { stopChildGroup } from '../../bench/support/child-group.js';
 import { adminTokenOf } from './started-system.js';
 
 /**

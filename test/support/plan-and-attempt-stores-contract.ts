@@ -10,7 +10,7 @@ import {
   withOpened,
   withStores,
   type OpenStores,
-} from './license-store-fixtures.js';
+} from '../../bench/support/license-store-fixtures.js';
 
 /**
  * What every implementation of the license service's other stores must do

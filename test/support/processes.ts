@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateSigningKey } from '../../libs/config/index.js';
 import { deleteQueuesOf, testAmqpPrefix } from './amqp-queues.js';
-import { ChildGroup, type LogLine } from './child-group.js';
+import { ChildGroup, type LogLine } from '../../bench/support/child-group.js';
 
 /** How long a service may take to print its ready line (tsx compiles it on start). */
 const START_TIMEOUT_MS = 60_000;

@@ -11,11 +11,11 @@ import { ReleaseCatalog } from '../../services/update-catalog/release-catalog.js
 import type { CatalogStores } from '../../services/update-catalog/stores.js';
 import {
   fakeLicenseService,
-  FakeTransport,
   fixedClock,
   type FakeLicense,
   type TestClock,
 } from './fake-services.js';
+import { FakeTransport } from '../../bench/support/fake-transport.js';
 import { memoryCatalogStores } from './memory-catalog-stores.js';
 
 /** What a test says of a package file; the rest is the same for every file. */

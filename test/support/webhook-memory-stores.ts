@@ -5,7 +5,7 @@ import type {
   WebhookStores,
 } from '../../services/webhooks/stores.js';
 import { endpointWants } from '../../services/webhooks/rules.js';
-import { deepCopy } from './deep-copy.js';
+import { deepCopy } from '../../bench/support/deep-copy.js';
 
 type StoredDelivery = WebhookDeliveryRecord & { claim: string | null };
 

@@ -1,5 +1,5 @@
 import type { DomainEventType } from '../../libs/contracts/index.js';
-import type { FakeTransport } from '../support/fake-services.js';
+import type { FakeTransport } from '../../bench/support/fake-transport.js';
 import { publishedData } from '../support/fake-services.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
 import { IP, downloads } from '../support/download-handler-harness.js';

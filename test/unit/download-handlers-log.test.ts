@@ -1,5 +1,5 @@
 import type { MethodName } from '../../libs/contracts/index.js';
-import { callContext } from '../support/fake-services.js';
+import { callContext } from '../../bench/support/fake-transport.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
 import { BASE_URL, IP, downloads } from '../support/download-handler-harness.js';
 

@@ -2,7 +2,8 @@ import type { DomainEventType } from '../../libs/contracts/index.js';
 import { createLogger, keyFingerprint } from '../../libs/logging/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import { publishedEvents } from '../../services/license/events.js';
-import { FakeTransport, publishedData } from '../support/fake-services.js';
+import { FakeTransport } from '../../bench/support/fake-transport.js';
+import { publishedData } from '../support/fake-services.js';
 import {
   FUTURE,
   IP,

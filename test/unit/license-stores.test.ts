@@ -2,9 +2,9 @@ import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeActivationStore } from '../support/activation-store-contract.js';
 import { describeLicenseReadModel } from '../support/license-read-model-contract.js';
 import { describeLicenseStores } from '../support/license-store-contract.js';
-import type { OpenStores } from '../support/license-store-fixtures.js';
+import type { OpenStores } from '../../bench/support/license-store-fixtures.js';
 import { describePlanAndAttemptStores } from '../support/plan-and-attempt-stores-contract.js';
-import { memoryLicenseStores } from '../support/license-memory-stores.js';
+import { memoryLicenseStores } from '../../bench/support/license-memory-stores.js';
 
 // The in-memory stores the handler tests use keep the contract of the MongoDB ones
 // (test/integration/license-stores.test.ts runs the same body on MongoDB).

@@ -1,6 +1,6 @@
 import type { MethodName } from '../../libs/contracts/index.js';
-import type { FakeTransport } from '../support/fake-services.js';
-import { callContext, publishedData } from '../support/fake-services.js';
+import { callContext, type FakeTransport } from '../../bench/support/fake-transport.js';
+import { publishedData } from '../support/fake-services.js';
 import { catalog } from '../support/update-catalog-harness.js';
 
 /**

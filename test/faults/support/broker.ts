@@ -5,7 +5,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
-import { ChildGroup, freePort, sleep } from '../../support/child-group.js';
+import { ChildGroup, freePort, sleep } from '../../../bench/support/child-group.js';
 
 const run = promisify(execFile);
 

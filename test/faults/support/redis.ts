@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { ChildGroup, freePort, sleep } from '../../support/child-group.js';
+import { ChildGroup, freePort, sleep } from '../../../bench/support/child-group.js';
 
 /** Whether a Redis server answers PING on this port. */
 function pong(port: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { ChildGroup, sleep } from '../../support/child-group.js';
+import { ChildGroup, sleep } from '../../../bench/support/child-group.js';
 import { http } from './http.js';
 
 /** The entry points, as `npm run <script>` starts them, and the log line each prints when ready. */

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import {
+  ActivationType,
+  ClientIp,
+  Id,
+  LicenseStatus,
+  NonEmptyShortText,
+  ShortText,
+  Timestamp,
+} from './shared.js';
+import { LicenseKey } from './license-key.js';
+
+// ---- Public license operations (spec 4.1 to 4.3) ----
+
+export const ActivateRequest = z.strictObject({
+  license_key: LicenseKey,
+  identifier: NonEmptyShortText,
+  product_id: Id.nullable(),
+  name: ShortText.nullable(),
+  ip: ClientIp,
+});
+export type ActivateRequest = z.infer<typeof ActivateRequest>;
+
+export const ValidateRequest = z.strictObject({
+  license_key: LicenseKey,
+  identifier: ShortText.nullable(),
+  product_id: Id.nullable(),
+  ip: ClientIp,
+});
+export type ValidateRequest = z.infer<typeof ValidateRequest>;
+
+export const DeactivateRequest = z.strictObject({
+  license_key: LicenseKey,
+  identifier: NonEmptyShortText,
+  product_id: Id.nullable(),
+});
+export type DeactivateRequest = z.infer<typeof DeactivateRequest>;
+
+/** Spec 4.1 success payload; deactivate answers with the same shape (docs/api-decisions.md). */
+export const ActivationResult = z.object({
+  status: LicenseStatus,
+  license_key: z.string(),
+  product: z.string(),
+  plan: z.string(),
+  activation_type: ActivationType,
+  activation_limit: z.number().int().nonnegative(),
+  activations_used: z.number().int().nonnegative(),
+  expires_at: Timestamp.nullable(),
+  identifier: z.string(),
+  /**
+   * When this activation lapses unless renewed (activate or validate with its identifier): the
+   * plan's lease. Null when the plan has no lease, and in deactivate's answer.
+   */
+  lease_expires_at: Timestamp.nullable(),
+});
+export type ActivationResult = z.infer<typeof ActivationResult>;
+
+/** Spec 4.2 success payload. */
+export const ValidationResult = z.object({
+  valid: z.boolean(),
+  status: z.union([LicenseStatus, z.literal('invalid')]),
+  license_key: z.string(),
+  product: z.string().nullable(),
+  plan: z.string().nullable(),
+  activation_type: ActivationType.nullable(),
+  activation_limit: z.number().int().nonnegative(),
+  activations_used: z.number().int().nonnegative(),
+  expires_at: Timestamp.nullable(),
+  identifier_activated: z.boolean(),
+  /**
+   * When the activation of the identifier sent lapses unless renewed; this validation renewed
+   * it. Null when the plan has no lease, no identifier was sent or it is not activated.
+   */
+  lease_expires_at: Timestamp.nullable(),
+});
+export type ValidationResult = z.infer<typeof ValidationResult>;
+
+/**
+ * A license file for an activated identifier (docs/api-decisions.md, "License files"): refused
+ * as activate refuses (spec 4.1 order), then ACTIVATION_NOT_FOUND. `ttl_seconds` is the lease
+ * asked for, already bounded by the gateway (LICENSE_FILE_MAX_TTL_SECONDS).
+ */
+export const CheckoutRequest = z.strictObject({
+  license_key: LicenseKey,
+  identifier: NonEmptyShortText,
+  product_id: Id,
+  ttl_seconds: z.number().int().positive(),
+});
+export type CheckoutRequest = z.infer<typeof CheckoutRequest>;
+
+/**
+ * The license's state as validate reports it (spec 4.2), without the identifier question or its
+ * activation's lease: a license file has a lease of its own.
+ */
+export const LicenseFileState = ValidationResult.omit({
+  identifier_activated: true,
+  lease_expires_at: true,
+});
+
+/** What a license file holds, for the gateway to sign: whole seconds, lease included. */
+export const Checkout = z.object({
+  license: LicenseFileState,
+  /** The identifier as stored (normalised, spec 2.4). */
+  identifier: z.string(),
+  product_id: Id,
+  issued_at: Timestamp,
+  /** The lease: the earlier of `issued_at` + the time to live asked and the license's expiry. */
+  expires_at: Timestamp,
+});
+export type Checkout = z.infer<typeof Checkout>;
+
+// ---- Coverage (spec 4.4, 4.5) ----
+
+/**
+ * What the update check and the download endpoint need to know about a key for one product
+ * (spec 4.4, 4.5). `found` false for an unknown key; `covers` whether the key covers the product
+ * (directly or through its bundle); `plan_id` only when it covers the product directly, since a
+ * bundle key sees only all-plans files (spec 4.4 rule 5).
+ */
+export const LicenseCoverageRequest = z.strictObject({
+  license_key: LicenseKey,
+  product_id: Id,
+  identifier: ShortText.nullable(),
+});
+export type LicenseCoverageRequest = z.infer<typeof LicenseCoverageRequest>;
+
+export const LicenseCoverage = z.object({
+  found: z.boolean(),
+  covers: z.boolean(),
+  /** Reported status: an active license past its expiry date is `expired` (spec 3.1). */
+  status: LicenseStatus.nullable(),
+  plan_id: Id.nullable(),
+  expires_at: Timestamp.nullable(),
+  auto_renew: z.boolean(),
+  next_payment_at: Timestamp.nullable(),
+  /** Whether the identifier sent is activated (normalised as in 2.4); null when none was sent. */
+  identifier_activated: z.boolean().nullable(),
+});
+export type LicenseCoverage = z.infer<typeof LicenseCoverage>;
