@@ -2,6 +2,7 @@ import {
   LicensingError,
   internalError,
   isErrorCode,
+  issueMessage,
   rpcEvents,
   rpcMethods,
   type CallContext,
@@ -200,10 +201,8 @@ async function answerRequest(
   }
   const parsed = rpcMethods[method].request.safeParse(envelope.request ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
     return encodeError(
-      new LicensingError('INVALID_REQUEST', `${where}${issue?.message ?? 'invalid request'}`),
+      new LicensingError('INVALID_REQUEST', issueMessage(parsed.error.issues[0], 'request')),
     );
   }
   const started = process.hrtime.bigint();

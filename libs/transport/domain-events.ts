@@ -1,6 +1,7 @@
 import {
   DomainEvent,
   domainEvent,
+  issueMessage,
   type DomainEventConsumer,
   type DomainEventData,
   type DomainEventOf,
@@ -44,8 +45,7 @@ function decodeDomainEvent(
   }
   const parsed = DomainEvent.safeParse(value);
   if (parsed.success) return { event: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { reason: issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid' };
+  return { reason: issueMessage(parsed.error.issues[0], 'event') };
 }
 
 /**

@@ -1,4 +1,10 @@
-import { LicensingError, type CallContext, type HandlersOf } from '../../libs/contracts/index.js';
+import {
+  LicensingError,
+  issueMessage,
+  rpcMethods,
+  type CallContext,
+  type HandlersOf,
+} from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import {
   DeadlineContext,
@@ -66,6 +72,25 @@ describe('RPC wire format (libs/transport/codec)', () => {
     expect(reply.error.code).toBe('INVALID_REQUEST');
     expect(reply.error.message).toMatch(/license_key/);
     expect(called).toBe(false);
+  });
+
+  test("a refused request's message names the field as every INVALID_REQUEST does (issueMessage)", async () => {
+    const text = JSON.stringify({
+      method: 'license.validate',
+      deadline: later(),
+      request: { license_key: 7, identifier: null, product_id: null, ip: '' },
+    });
+    const handlers = { 'license.validate': async () => ({}) };
+    const reply = JSON.parse(await dispatch(handlers, text, logger));
+    const parsed = rpcMethods['license.validate'].request.safeParse({
+      license_key: 7,
+      identifier: null,
+      product_id: null,
+      ip: '',
+    });
+    expect(parsed.success).toBe(false);
+    expect(reply.error.message).toBe(issueMessage(parsed.error?.issues[0], 'request'));
+    expect(reply.error.message).toMatch(/^license_key: [a-z]/);
   });
 
   test('a LicensingError travels with its code, status and details', async () => {
