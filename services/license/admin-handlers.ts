@@ -15,7 +15,7 @@ import type { DetailOf } from './use-cases/license-detail.js';
 import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
 import type { ReleaseActivation } from './use-cases/release-activation.js';
-import { activationView } from './views.js';
+import { activationView } from './record-views.js';
 
 /** A customer as stored, its address normalised; refused (INVALID_REQUEST) when it cannot be. */
 function customerOrRefuse(

@@ -4,7 +4,7 @@ import type { LicenseRecord } from './records.js';
 import { isRefusal, normaliseOrRefuse, searchText } from './rules.js';
 import type { PlanStore } from './stores.js';
 import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
-import { activationView, licenseSummaryView } from './views.js';
+import { activationView, licenseSummaryView } from './record-views.js';
 
 /** What the admin's lists run on: the read model, and the names of plans and products. */
 export interface AdminListDeps {

@@ -19,7 +19,7 @@ import type { TaskRunStore } from './stores.js';
 import type { DetailOf } from './use-cases/license-detail.js';
 import type { LicenseReads } from './use-cases/license-reads.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
-import { scheduledTaskView } from './views.js';
+import { scheduledTaskView } from './record-views.js';
 
 const dateOrNull = (timestamp: string | null) => (timestamp === null ? null : new Date(timestamp));
 

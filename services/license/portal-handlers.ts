@@ -4,7 +4,7 @@ import { unknownKey, type LicensedProduct } from './rules.js';
 import { firstActivations } from './use-cases/license-detail.js';
 import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
-import { portalLicenseView } from './views.js';
+import { portalLicenseView } from './record-views.js';
 
 /** What the customer portal's view of a license is read from. */
 export interface PortalHandlerDeps {

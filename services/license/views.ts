@@ -1,31 +1,20 @@
 import type {
-  Activation,
   ActivationResult,
   Checkout,
   LicenseCoverage,
-  LicenseDetail,
   LicenseStatus,
-  LicenseSummary,
   Plan,
-  PortalLicense,
-  ScheduledTask,
-  TaskName,
   ValidationResult,
 } from '../../libs/contracts/index.js';
 import type { ValidationDecision } from './activation-rules.js';
 import type { CheckoutDecision } from './checkout-rules.js';
 import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
-import type {
-  ActivationRecord,
-  LicenseRecord,
-  PlanRecord,
-  RejectedAttemptRecord,
-  TaskRunRecord,
-} from './records.js';
+import type { LicenseRecord, PlanRecord } from './records.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */
 
-const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+/** A stored time as the answers write it, or null. */
+export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 export function planView(plan: PlanRecord): Plan {
   return {
@@ -191,154 +180,5 @@ export function unknownKeyCoverageView(identifierSent: boolean): LicenseCoverage
     auto_renew: false,
     next_payment_at: null,
     identifier_activated: identifierSent ? false : null,
-  };
-}
-
-/** A license in a list: every field of spec 2.2 and the record's links, no activations. */
-export function licenseSummaryView({
-  license,
-  product,
-  planName,
-  pendingPlanName,
-  now,
-}: {
-  license: LicenseRecord;
-  product: LicensedProduct | null;
-  planName: string | null;
-  /** The name of the pending plan change's plan, when there is one. */
-  pendingPlanName: string | null;
-  now: Date;
-}): LicenseSummary {
-  return {
-    license_key: license.license_key,
-    status: effectiveStatus(license, now),
-    product_id: license.product_id,
-    plan_id: license.plan_id,
-    product: product?.title ?? null,
-    plan: planName,
-    activation_type: license.activation_type,
-    activation_limit: license.activation_limit,
-    activations_used: license.activations_used,
-    lease_seconds: license.lease_seconds,
-    exempt_identifiers: [...license.exempt_identifiers],
-    exempt_limit: license.exempt_limit,
-    exempt_used: license.exempt_used,
-    expires_at: iso(license.expires_at),
-    auto_renew: license.auto_renew,
-    next_payment_at: iso(license.next_payment_at),
-    last_check_at: iso(license.last_check_at),
-    last_check_ip: license.last_check_ip,
-    check_count: license.check_count,
-    created_at: license.created_at.toISOString(),
-    pending_plan:
-      license.pending_plan_id === null
-        ? null
-        : { id: license.pending_plan_id, name: pendingPlanName },
-    customer: license.customer && { email: license.customer.email, name: license.customer.name },
-    metadata: { ...license.metadata },
-  };
-}
-
-/** An activation as the admin API shows it. */
-export function activationView(activation: ActivationRecord): Activation {
-  return {
-    identifier: activation.identifier,
-    name: activation.name,
-    ip: activation.ip,
-    activated_at: activation.activated_at.toISOString(),
-    last_checkout_at: iso(activation.last_checkout_at),
-    lease_expires_at: iso(activation.lease_expires_at),
-    exempt: activation.exempt,
-  };
-}
-
-export function licenseDetailView({
-  activations,
-  rejectedAttempts,
-  ...summary
-}: Parameters<typeof licenseSummaryView>[0] & {
-  /** The first of its activations (DETAIL_ACTIVATIONS), oldest first. */
-  activations: ActivationRecord[];
-  rejectedAttempts: RejectedAttemptRecord[];
-}): LicenseDetail {
-  return {
-    ...licenseSummaryView(summary),
-    activations: activations.map(activationView),
-    rejected_attempts: rejectedAttempts.map((r) => ({
-      identifier: r.identifier,
-      name: r.name,
-      reason: r.reason,
-      source: r.source,
-      tries: r.tries,
-      last_attempt_at: r.last_attempt_at.toISOString(),
-    })),
-  };
-}
-
-/**
- * Spec 1 and 2.3: the customer portal's read-only view. Activations without their IP address;
- * `products` are the products the key can be used with (spec 2.2).
- */
-export function portalLicenseView({
-  license,
-  activations,
-  product,
-  planName,
-  products,
-  now,
-}: {
-  license: LicenseRecord;
-  /** The first of its activations (DETAIL_ACTIVATIONS), oldest first. */
-  activations: ActivationRecord[];
-  product: LicensedProduct;
-  planName: string;
-  products: ReadonlyArray<{ id: number; title: string }>;
-  now: Date;
-}): PortalLicense {
-  return {
-    license_key: license.license_key,
-    status: effectiveStatus(license, now),
-    product: product.title,
-    plan: planName,
-    activation_type: license.activation_type,
-    activation_limit: license.activation_limit,
-    activations_used: license.activations_used,
-    expires_at: iso(license.expires_at),
-    auto_renew: license.auto_renew,
-    next_payment_at: iso(license.next_payment_at),
-    products: products.map(({ id, title }) => ({ id, title })),
-    activations: activations.map((a) => ({
-      identifier: a.identifier,
-      name: a.name,
-      activated_at: a.activated_at.toISOString(),
-      lease_expires_at: iso(a.lease_expires_at),
-      exempt: a.exempt,
-    })),
-    lease_seconds: license.lease_seconds,
-  };
-}
-
-/** A scheduled task as listed: its interval here, its last run and its next scheduled run. */
-export function scheduledTaskView({
-  name,
-  interval,
-  lastRun,
-  nextRunAt,
-}: {
-  name: TaskName;
-  interval: string;
-  lastRun: TaskRunRecord | null;
-  nextRunAt: Date | null;
-}): ScheduledTask {
-  return {
-    name,
-    interval,
-    last_run: lastRun && {
-      ran_at: lastRun.ran_at.toISOString(),
-      trigger: lastRun.trigger,
-      affected: lastRun.affected,
-      error: lastRun.error,
-    },
-    next_run_at: iso(nextRunAt),
   };
 }

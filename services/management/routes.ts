@@ -11,6 +11,7 @@ import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { overviewRoutes } from './overview-routes.js';
+import { downloadLogRoutes } from './download-log-routes.js';
 import { packageRoutes } from './package-routes.js';
 import { signingKeysRoute } from './signing-key-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -97,6 +98,7 @@ export const managementRoutes = [
   ...licenseRoutes,
   ...activationRoutes,
   ...packageRoutes,
+  ...downloadLogRoutes,
   ...jobRoutes,
   ...webhookRoutes,
   ...adminRoutes,
