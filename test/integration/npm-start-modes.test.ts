@@ -1,7 +1,6 @@
 import { chmodSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import request from 'supertest';
-import { start, stop, stopAll, tempDir } from '../support/npm-start.js';
+import { start, stop, stopAll, tempDir, uploadPackage } from '../support/npm-start.js';
 
 /**
  * What `npm start` keeps in DATA_DIR (the database, packages, the admin token, the signing key)
@@ -28,17 +27,12 @@ describe('npm start keeps its data for its user alone', () => {
     const dataDir = path.join(parent, 'data');
     try {
       const { child, banner } = await start({ DATA_DIR: dataDir });
-      const admin = request(banner.management);
-      const auth = { Authorization: `Bearer ${banner.token}` };
-      const product = await admin.post('/admin/v1/products').set(auth).send({ title: 'Private' });
-      const version = await admin
-        .post(`/admin/v1/products/${product.body.data.id}/versions`)
-        .set(auth)
-        .send({ version: '1.0.0' });
-      const upload = await admin
-        .post(`/admin/v1/versions/${version.body.data.id}/files`)
-        .set(auth)
-        .attach('file', Buffer.from('a private package'), 'private-1.0.0.zip');
+      const upload = await uploadPackage(
+        banner,
+        'Private',
+        'private-1.0.0.zip',
+        Buffer.from('a private package'),
+      );
       expect(upload.status).toBe(201);
       await stop(child);
 

@@ -2,7 +2,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { embeddedEnv, start, stop, stopAll, tempDir, type Started } from '../support/npm-start.js';
+import {
+  embeddedEnv,
+  start,
+  stop,
+  stopAll,
+  tempDir,
+  uploadPackage,
+  type Started,
+} from '../support/npm-start.js';
 import { signatureProblem } from '../support/signed-answers.js';
 
 /**
@@ -103,17 +111,12 @@ describe('npm start (the embedded default)', () => {
       // The embedded MongoDB server keeps its files in DATA_DIR/mongodb.
       expect(processArgs()).toContain(`--dbpath ${path.join(dataDir, 'mongodb')}`);
 
-      const admin = request(first.banner.management);
-      const auth = { Authorization: `Bearer ${first.banner.token}` };
-      const product = await admin.post('/admin/v1/products').set(auth).send({ title: 'Kept' });
-      const version = await admin
-        .post(`/admin/v1/products/${product.body.data.id}/versions`)
-        .set(auth)
-        .send({ version: '1.0.0' });
-      const upload = await admin
-        .post(`/admin/v1/versions/${version.body.data.id}/files`)
-        .set(auth)
-        .attach('file', Buffer.from('a package kept across restarts'), 'kept-1.0.0.zip');
+      const upload = await uploadPackage(
+        first.banner,
+        'Kept',
+        'kept-1.0.0.zip',
+        Buffer.from('a package kept across restarts'),
+      );
       expect(upload.status).toBe(201);
       const stored = () =>
         readdirSync(path.join(dataDir, 'packages'), { recursive: true, encoding: 'utf8' }).filter(

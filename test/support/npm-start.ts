@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import request from 'supertest';
 import { stopChildGroup } from '../../bench/support/child-group.js';
 import { adminTokenOf } from './started-system.js';
 
@@ -84,6 +85,29 @@ export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
 /** Stops every `npm start` a test left running (its afterAll). */
 export async function stopAll(): Promise<void> {
   for (const child of running) await stop(child);
+}
+
+/**
+ * A product, its version 1.0.0 and a package file `filename` of `bytes`, through the management
+ * API of a started system, as an admin does; the upload's answer.
+ */
+export async function uploadPackage(
+  banner: Started['banner'],
+  title: string,
+  filename: string,
+  bytes: Buffer,
+): Promise<request.Response> {
+  const admin = request(banner.management);
+  const auth = { Authorization: `Bearer ${banner.token}` };
+  const product = await admin.post('/admin/v1/products').set(auth).send({ title });
+  const version = await admin
+    .post(`/admin/v1/products/${product.body.data.id}/versions`)
+    .set(auth)
+    .send({ version: '1.0.0' });
+  return admin
+    .post(`/admin/v1/versions/${version.body.data.id}/files`)
+    .set(auth)
+    .attach('file', bytes, filename);
 }
 
 export function tempDir(): string {
