@@ -2,6 +2,7 @@ import {
   refusal,
   type LicenseStatus,
   type Refusal,
+  type Refused,
   type RejectionReason,
 } from '../../libs/contracts/index.js';
 import { isExemptIdentifier } from './exempt-rules.js';
@@ -47,12 +48,10 @@ function mismatches(product: LicensedProduct | null, productId: number | null): 
 /** Whether a license may be used for an identifier now (spec 4.1 orders 1 to 4). */
 export type LicenseUse =
   | { ok: true; license: LicenseState; identifier: NormalisedIdentifier }
-  | {
-      ok: false;
-      refusal: Refusal;
+  | (Refused & {
       /** The identifier, when the refusal is for an expired license (spec 2.5). */
       expired: NormalisedIdentifier | null;
-    };
+    });
 
 /**
  * The errors of spec 4.1 up to order 4, in their order: INVALID_REQUEST, LICENSE_INVALID,

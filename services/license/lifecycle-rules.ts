@@ -3,6 +3,7 @@ import {
   type ActivationType,
   type LicenseStatus,
   type Refusal,
+  type Refused,
   type licenseUpdateFields,
 } from '../../libs/contracts/index.js';
 
@@ -138,7 +139,7 @@ export function decidePlanChange({
   license: { activation_type: ActivationType; activation_limit: number; activations_used: number };
   plan: { id: number; name: string; activation_type: ActivationType; activation_limit: number };
   confirmed: boolean;
-}): { ok: true; effects: PlanChangeEffects } | { ok: false; refusal: Refusal } {
+}): { ok: true; effects: PlanChangeEffects } | Refused {
   const effects = planChangeEffects(license, plan);
   if (confirmed || (!effects.type_changes && effects.activations_over_limit === 0)) {
     return { ok: true, effects };
