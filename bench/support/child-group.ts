@@ -78,10 +78,15 @@ export async function stopChildGroup(
   signal: NodeJS.Signals = 'SIGTERM',
   timeoutMs = 60_000,
 ): Promise<void> {
-  if (child.pid === undefined) return;
-  signalGroup(child.pid, signal);
-  await groupGone(child.pid, timeoutMs);
+  if (child.pid === undefined || endedChildren.has(child)) return;
+  // Once its leader has exited, a group's number may be another process's (a browser's) as
+  // soon as its last member is gone: only a running leader's group is signalled.
+  if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid, signal);
+  if (await groupGone(child.pid, timeoutMs)) endedChildren.add(child);
 }
+
+/** The children whose whole group this process has seen gone: never signalled again. */
+const endedChildren = new WeakSet<ChildProcess>();
 
 /**
  * `count` distinct TCP ports nobody listens on right now on the loopback interface (the kernel
@@ -132,6 +137,8 @@ export class ChildGroup {
   /** Settles once it has exited. */
   private readonly exited: Promise<void>;
   exitCode: number | null | undefined = undefined;
+  /** Set once nothing of its group is left. */
+  private ended = false;
   exitSignal: NodeJS.Signals | null = null;
 
   constructor(
@@ -256,6 +263,8 @@ export class ChildGroup {
   }
 
   signal(signal: NodeJS.Signals): void {
+    // Seen gone, its number may be another process's group by now (pids are reused).
+    if (this.ended) return;
     signalGroup(this.pgid, signal);
   }
 
@@ -265,7 +274,9 @@ export class ChildGroup {
 
   /** Waits until nothing of the group is left; false when something still is after `timeoutMs`. */
   async gone(timeoutMs: number): Promise<boolean> {
+    if (this.ended) return true;
     if (!(await groupGone(this.pgid, timeoutMs))) return false;
+    this.ended = true;
     groups.delete(this.pgid);
     return true;
   }

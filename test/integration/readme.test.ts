@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../libs/config/index.js';
-import { freePort, groupGone } from '../../bench/support/child-group.js';
+import { freePort, stopChildGroup } from '../../bench/support/child-group.js';
 
 /**
  * The README runs as written: every shell block of it, in order from the walk-through to the end
@@ -196,16 +196,9 @@ let child: ChildProcess | undefined;
 const workDir = path.join(root, 'data', `readme-${randomBytes(4).toString('hex')}`);
 
 afterAll(async () => {
-  if (child?.pid !== undefined) {
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      // nothing left of it
-    }
-    // Until the system has stopped and its database has written its last data: files written
-    // into the directory while it is removed make the removal fail.
-    await groupGone(child.pid, 60_000);
-  }
+  // Until the system has stopped and its database has written its last data: files written
+  // into the directory while it is removed make the removal fail.
+  if (child) await stopChildGroup(child);
   rmSync(workDir, { recursive: true, force: true });
 }, 70_000);
 
