@@ -68,6 +68,9 @@ export async function groupGone(pgid: number, timeoutMs: number): Promise<boolea
   return true;
 }
 
+/** The children whose whole group this process has seen gone: never signalled again. */
+const endedChildren = new WeakSet<ChildProcess>();
+
 /**
  * Stops a detached child's whole group with `signal` and waits until nothing of it is left (up to
  * `timeoutMs`): `npm` exits before the system it ran has finished stopping, and the database
@@ -84,9 +87,6 @@ export async function stopChildGroup(
   if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid, signal);
   if (await groupGone(child.pid, timeoutMs)) endedChildren.add(child);
 }
-
-/** The children whose whole group this process has seen gone: never signalled again. */
-const endedChildren = new WeakSet<ChildProcess>();
 
 /**
  * `count` distinct TCP ports nobody listens on right now on the loopback interface (the kernel

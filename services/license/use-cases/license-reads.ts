@@ -75,15 +75,22 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
   const lapsesAt = (now: Date) => (a: ActivationRecord) =>
     a.lease_expires_at !== null && a.lease_expires_at.getTime() <= now.getTime();
 
+  /** The license as read, its lapsed activations left out of the view (nothing written). */
+  const withoutLapsed = (
+    found: { license: LicenseRecord; activations: ActivationRecord[] },
+    now: Date,
+  ): LicenseView => {
+    const lapses = lapsesAt(now);
+    return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
+  };
+
   async function licenseAsRead(
     licenseKey: string,
     identifier: string | null,
     now: Date,
   ): Promise<LicenseView | null> {
     const found = await readWithActivations(licenseKey, identifier);
-    if (!found) return null;
-    const lapses = lapsesAt(now);
-    return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
+    return found && withoutLapsed(found, now);
   }
 
   async function licenseWithActivations(
@@ -98,9 +105,7 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
     if (found.license.lease_seconds === null && !found.activations.some(lapses)) {
       return { ...found.license, activations: found.activations };
     }
-    if (context?.passed) {
-      return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
-    }
+    if (context?.passed) return withoutLapsed(found, now);
     // The license after the removal; of the activations read, those it did not remove.
     const lapsed = await releaseLapsed(licenseKey, now);
     const removed = new Set(lapsed?.released.map((a) => a.identifier_key));
