@@ -4,9 +4,19 @@ import {
   Id,
   LicenseStatus,
   NonEmptyShortText,
+  ShortText,
   Timestamp,
   WellFormedText,
 } from './shared.js';
+import {
+  FileArch,
+  FilePlatform,
+  FileSignature,
+  JoomlaSettings,
+  ReleaseChannel,
+  RolloutPercent,
+  WordPressSettings,
+} from './updaters.js';
 
 /** A product of the update catalog. A product with bundle items is a bundle (spec 2.2). */
 export const Product = z.object({
@@ -15,6 +25,10 @@ export const Product = z.object({
   requires_license: z.boolean(),
   download_access: DownloadAccess,
   bundle_items: z.array(Id),
+  /** What a Joomla update stream repeats (null: the product has no Joomla feed). */
+  joomla: JoomlaSettings.nullable(),
+  /** What a WordPress plugin's updater reads (null: the plugin's slug is the product id). */
+  wordpress: WordPressSettings.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -26,6 +40,8 @@ export const CreateProductRequest = z.strictObject({
   requires_license: z.boolean().default(true),
   download_access: DownloadAccess.default('license_key'),
   bundle_items: z.array(Id).max(1000).default([]),
+  joomla: JoomlaSettings.nullable().default(null),
+  wordpress: WordPressSettings.nullable().default(null),
 });
 export type CreateProductRequest = z.infer<typeof CreateProductRequest>;
 
@@ -35,6 +51,9 @@ export const UpdateProductRequest = z.strictObject({
   requires_license: z.boolean().optional(),
   download_access: DownloadAccess.optional(),
   bundle_items: z.array(Id).max(1000).optional(),
+  /** Replaces the settings whole; null removes them. */
+  joomla: JoomlaSettings.nullable().optional(),
+  wordpress: WordPressSettings.nullable().optional(),
 });
 export type UpdateProductRequest = z.infer<typeof UpdateProductRequest>;
 
@@ -82,6 +101,11 @@ export const PackageFile = z.object({
   sha256: Sha256,
   content_type: z.string(),
   object_key: z.string(),
+  /** The operating system and processor it is for (null: any). */
+  platform: FilePlatform.nullable(),
+  arch: FileArch.nullable(),
+  /** The updater's signature of the file (Tauri, Sparkle), base64; null: none. */
+  signature: FileSignature.nullable(),
   uploaded_at: Timestamp,
 });
 export type PackageFile = z.infer<typeof PackageFile>;
@@ -93,6 +117,8 @@ export const Version = z.object({
   release_notes: z.string().nullable(),
   release_date: CalendarDate.nullable(),
   published: z.boolean(),
+  channel: ReleaseChannel,
+  rollout_percent: RolloutPercent,
   /** When the version was created in admin. */
   created_at: Timestamp,
   /**
@@ -110,6 +136,8 @@ export const CreateVersionRequest = z.strictObject({
   release_notes: ReleaseNotes.nullable().default(null),
   release_date: CalendarDate.nullable().default(null),
   published: z.boolean().default(true),
+  channel: ReleaseChannel.default('stable'),
+  rollout_percent: RolloutPercent.default(100),
 });
 export type CreateVersionRequest = z.infer<typeof CreateVersionRequest>;
 
@@ -119,6 +147,8 @@ export const UpdateVersionRequest = z.strictObject({
   release_notes: ReleaseNotes.nullable().optional(),
   release_date: CalendarDate.nullable().optional(),
   published: z.boolean().optional(),
+  channel: ReleaseChannel.optional(),
+  rollout_percent: RolloutPercent.optional(),
 });
 export type UpdateVersionRequest = z.infer<typeof UpdateVersionRequest>;
 
@@ -154,6 +184,9 @@ export const AddFileRequest = z.strictObject({
   sha256: Sha256,
   content_type: WellFormedText.min(1).max(255),
   object_key: WellFormedText.min(1).max(1024),
+  platform: FilePlatform.nullable().default(null),
+  arch: FileArch.nullable().default(null),
+  signature: FileSignature.nullable().default(null),
 });
 export type AddFileRequest = z.infer<typeof AddFileRequest>;
 
@@ -161,19 +194,36 @@ export const UpdateFileRequest = z.strictObject({
   id: Id,
   plan_id: Id.nullable().optional(),
   include_in_updates: z.boolean().optional(),
+  platform: FilePlatform.nullable().optional(),
+  arch: FileArch.nullable().optional(),
+  signature: FileSignature.nullable().optional(),
 });
 export type UpdateFileRequest = z.infer<typeof UpdateFileRequest>;
 
 export const FileRef = z.strictObject({ id: Id });
 
 /**
+ * The key of a caller that covers the product, and the identifier it sent normalised as spec 2.4
+ * says (null: none): what the caller's rollout bucket is drawn from (docs/updaters.md).
+ */
+export const RolloutCaller = z.strictObject({
+  license_key: NonEmptyShortText,
+  identifier: ShortText.nullable(),
+});
+export type RolloutCaller = z.infer<typeof RolloutCaller>;
+
+/**
  * Which file a caller gets (spec 4.4 rules 1-5): the newest published version with a file for
  * the caller. `plan_id` is the license's plan when the key covers the product directly; a bundle
- * key (or no key) sees only all-plans files.
+ * key (or no key) sees only all-plans files. `file_id` names the file a feed listed instead; the
+ * channel and the rollout caller narrow the versions offered.
  */
 export const SelectFileRequest = z.strictObject({
   product_id: Id,
   plan_id: Id.nullable(),
+  file_id: Id.nullable().default(null),
+  channel: ReleaseChannel.default('stable'),
+  rollout: RolloutCaller.nullable().default(null),
 });
 export const SelectedFile = z.object({
   product: Product,
@@ -193,6 +243,9 @@ export type SelectedFile = z.infer<typeof SelectedFile>;
 export const CheckUpdateRequest = z.strictObject({
   product_id: Id,
   license_key: NonEmptyShortText.nullable(),
+  /** The identifier the caller sent, for its rollout bucket (docs/updaters.md). */
+  identifier: ShortText.nullable().default(null),
+  channel: ReleaseChannel.default('stable'),
   downloads_url: z.url(),
 });
 export type CheckUpdateRequest = z.infer<typeof CheckUpdateRequest>;

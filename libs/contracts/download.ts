@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReleaseChannel } from './updaters.js';
 import { DEFAULT_DOWNLOAD_LOG_SORT, downloadLogSortFields, sortOrders } from './bounds.js';
 import {
   ClientIp,
@@ -33,6 +34,13 @@ export const AuthorizeDownloadRequest = z.strictObject({
   delivery: DownloadDelivery.default('relay'),
   /** The client's method: a redirected HEAD needs a URL signed for HEAD. */
   method: z.enum(['GET', 'HEAD']).default('GET'),
+  /** The channel whose newest version is served (docs/updaters.md). */
+  channel: ReleaseChannel.default('stable'),
+  /**
+   * A file a feed listed, and the name its URL ends with: that file rather than the newest. A
+   * name that is not the file's is refused like a file that is not there.
+   */
+  file: z.strictObject({ id: Id, filename: ShortText }).nullable().default(null),
 });
 export type AuthorizeDownloadRequest = z.infer<typeof AuthorizeDownloadRequest>;
 

@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './issue-message.js';
 export * from './shared.js';
 export * from './catalog.js';
+export * from './updaters.js';
 export * from './download.js';
 export * from './plans.js';
 export * from './license-operations.js';

@@ -135,5 +135,10 @@ export const LicenseCoverage = z.object({
   next_payment_at: Timestamp.nullable(),
   /** Whether the identifier sent is activated (normalised as in 2.4); null when none was sent. */
   identifier_activated: z.boolean().nullable(),
+  /**
+   * The identifier sent, normalised for the license's activation type (spec 2.4); null when none
+   * was sent, the key is unknown or the value cannot be one. Rollout buckets are drawn from it.
+   */
+  identifier: ShortText.nullable(),
 });
 export type LicenseCoverage = z.infer<typeof LicenseCoverage>;

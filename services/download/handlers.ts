@@ -95,8 +95,14 @@ export function createDownloadHandlers({
     const { selection } = await transport.call('update-catalog.selectFile', {
       product_id: request.product_id,
       plan_id: access.planId,
+      file_id: request.file?.id ?? null,
+      channel: request.channel,
+      rollout:
+        request.license_key !== null && coverage?.covers
+          ? { license_key: request.license_key, identifier: coverage.identifier }
+          : null,
     });
-    return fileToDownload(selection);
+    return fileToDownload(selection, request.file);
   }
 
   return {

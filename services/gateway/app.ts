@@ -16,7 +16,7 @@ import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import { publicCors } from './cors.js';
-import { reportDownloadRefusals } from './download-routes.js';
+import { reportDownloadRefusals } from './download-refusals.js';
 import { publicOpenApi } from './openapi.js';
 import { NO_STORE, type PortalSettings } from './portal-settings.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';

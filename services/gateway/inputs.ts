@@ -3,6 +3,7 @@ import {
   IdText,
   MAX_FIELD_LENGTH,
   NonEmptyShortText,
+  ReleaseChannel,
   characterLength,
   wellFormedString,
 } from '../../libs/contracts/index.js';
@@ -193,20 +194,40 @@ export const UpdateCheckQuery = z
   .object({
     license_key: sentKey('The license key. A key that cannot be used is ignored, like no key.'),
     dlid: sentKey('Alias of `license_key`.'),
+    identifier: sentKey(
+      'The identifier the key is used on, which draws its rollout bucket (docs/updaters.md). ' +
+        'One that cannot be used is ignored, like none.',
+    ),
+    channel: sentKey(
+      'The release channel: stable (default), rc, beta, alpha or dev (docs/updaters.md). An ' +
+        'unknown one is read as stable.',
+    ),
   })
   .meta({ description: 'A key scopes the answer to its plan and adds the license state.' })
-  .transform(({ license_key, dlid }) => ({
+  .transform(({ license_key, dlid, identifier, channel }) => ({
     license_key:
       license_key === null || dlid === null || (license_key && dlid && license_key !== dlid)
         ? null
         : (license_key ?? dlid ?? null),
+    identifier: identifier ?? null,
+    channel: ReleaseChannel.catch('stable').parse(channel ?? 'stable'),
   }));
 
-/** Spec 4.5: the key as `dlid` (CMS updaters) or `license_key`, and an identifier. */
+/**
+ * Spec 4.5: the key as `dlid` (CMS updaters) or `license_key`, and an identifier. Joomla 4.0
+ * appends `&amp;dlid=` to a URL ending in a bare `?`, which arrives as a field named `amp;dlid`
+ * (docs/updaters.md): read as `dlid`.
+ */
 export const DownloadQuery = z
   .object({
     dlid: key('The license key, as CMS updaters send it.'),
+    'amp;dlid': key('`dlid` as Joomla 4.0 sends it after a bare `?`.'),
     license_key: key('Alias of `dlid`.'),
+    channel: ReleaseChannel.optional().meta({
+      description:
+        'The release channel whose newest version is served: stable (default), rc, beta, ' +
+        'alpha or dev (docs/updaters.md).',
+    }),
     identifier: OptionalText.meta({
       description:
         'An identifier activated on the license, normalised as in spec 2.4. Required when the ' +
@@ -214,6 +235,7 @@ export const DownloadQuery = z
         'be activated.',
     }),
   })
+  .transform(({ 'amp;dlid': ampDlid, dlid, ...fields }) => ({ ...fields, dlid: dlid ?? ampDlid }))
   .refine(sameKeys, SAME_KEYS)
   .refine((fields) => (fields.license_key ?? fields.dlid)?.trim() !== '', {
     message: 'must not be blank',
@@ -222,7 +244,17 @@ export const DownloadQuery = z
   .transform((fields) => ({
     license_key: fields.license_key ?? fields.dlid ?? null,
     identifier: fields.identifier ?? null,
+    channel: fields.channel ?? 'stable',
   }));
+
+/** A file a feed listed: its product, its id and the name its URL ends with. */
+export const PinnedFilePath = z.object({
+  product_id: IdText,
+  file_id: IdText,
+  filename: Text.refine((value) => value !== '', 'is required').meta({
+    description: "The file's name, as the feed gave it.",
+  }),
+});
 
 /** Spec 4.5: a resumed download names its range, and the version it started on. */
 export const DownloadHeaders = z.object({

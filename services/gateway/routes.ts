@@ -1,6 +1,6 @@
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
-import { downloadRoute } from './download-routes.js';
+import { downloadRoute, pinnedFileDownloadRoute } from './download-routes.js';
 import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
@@ -31,6 +31,7 @@ export const publicRoutes: readonly Route<GatewayDeps>[] = [
   portalRoute,
   updateCheckRoute,
   downloadRoute,
+  pinnedFileDownloadRoute,
   keySetRoute,
   portalPage.route,
   indexRoute(),

@@ -76,7 +76,7 @@ export const updateCheckRoute: Route<GatewayDeps> = defineRoute({
     }
     const info = await transport.call('update-catalog.checkUpdate', {
       product_id: params.product_id,
-      license_key: query.license_key,
+      ...query,
       downloads_url: `${publicUrl(req).replace(/\/+$/, '')}${API_BASE}/downloads`,
     });
     sendData(res, info);

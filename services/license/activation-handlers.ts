@@ -5,6 +5,7 @@ import {
   type HandlersOf,
 } from '../../libs/contracts/index.js';
 import { metrics } from '../../libs/observability/index.js';
+import { normaliseIdentifier } from '../../libs/identifier/index.js';
 import { MAX_DECISION_ROUNDS, decideValidation, leaseEnd } from './activation-rules.js';
 import { decideCheckout } from './checkout-rules.js';
 import type { LicenseCounts } from './daily-counts.js';
@@ -279,6 +280,8 @@ export function activationHandlers(
         productId: product_id,
         identifierActivated:
           identifier === null ? null : isIdentifierActivated(license, identifier),
+        identifier:
+          identifier === null ? null : normaliseIdentifier(license.activation_type, identifier),
         now: clock(),
       });
     },

@@ -146,6 +146,7 @@ export function coverageView({
   product,
   productId,
   identifierActivated,
+  identifier,
   now,
 }: {
   license: LicenseRecord;
@@ -153,6 +154,8 @@ export function coverageView({
   productId: number;
   /** Null when no identifier was sent. */
   identifierActivated: boolean | null;
+  /** The identifier sent, normalised for the license (null: none, or not one). */
+  identifier: string | null;
   now: Date;
 }): LicenseCoverage {
   const covers = coversProduct(product, productId);
@@ -166,6 +169,7 @@ export function coverageView({
     auto_renew: license.auto_renew,
     next_payment_at: iso(license.next_payment_at),
     identifier_activated: identifierActivated,
+    identifier,
   };
 }
 
@@ -180,5 +184,6 @@ export function unknownKeyCoverageView(identifierSent: boolean): LicenseCoverage
     auto_renew: false,
     next_payment_at: null,
     identifier_activated: identifierSent ? false : null,
+    identifier: null,
   };
 }

@@ -3,7 +3,8 @@ import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { checkBundleItems } from './bundles.js';
 import type { CatalogEvents } from './events.js';
 import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
-import { chooseRelease, planScope, reportedLicenseState } from './releases.js';
+import { audienceOf } from './audience.js';
+import { chooseRelease, pinnedRelease, planScope, reportedLicenseState } from './releases.js';
 import type { CatalogStores } from './stores.js';
 import {
   fileView,
@@ -80,9 +81,11 @@ export function createUpdateCatalogHandlers({
     await transport.publish('update-catalog.product-changed', { id: productId });
   }
 
-  /** Spec 4.4 rules 1-5 for the caller's plan (null: all-plans files only). */
-  const release = ({ versions: published, files }: ProductReleases, planId: number | null) =>
-    chooseRelease({ versions: published, files, planId });
+  /** Spec 4.4 rules 1-5 for the caller's plan (null: all-plans files only), channel and bucket. */
+  const release = (
+    { versions: published, files }: ProductReleases,
+    audience: Parameters<typeof audienceOf>[0],
+  ) => chooseRelease({ versions: published, files, audience: audienceOf(audience) });
 
   return {
     // ---- Products and bundles ----
@@ -92,6 +95,8 @@ export function createUpdateCatalogHandlers({
         requires_license: request.requires_license,
         download_access: request.download_access,
         bundle_items: await bundleItems(request.id, request.bundle_items),
+        joomla: request.joomla,
+        wordpress: request.wordpress,
       };
       context.beforeWrite();
       const created = await products.create({
@@ -134,6 +139,8 @@ export function createUpdateCatalogHandlers({
           release_notes: request.release_notes,
           release_date: request.release_date,
           published: request.published,
+          channel: request.channel,
+          rollout_percent: request.rollout_percent,
           created_at: now,
         },
         beforeEachWrite: () => context.beforeWrite(),
@@ -202,25 +209,45 @@ export function createUpdateCatalogHandlers({
     },
 
     // ---- Spec 4.4 ----
-    'update-catalog.selectFile': async ({ product_id, plan_id }) => {
+    'update-catalog.selectFile': async ({ product_id, plan_id, file_id, channel, rollout }) => {
       const found = await releases.find(product_id);
       if (!found) throw LicensingError.from(notFound('Product', product_id));
-      return selectedFileView(found.product, release(found, plan_id));
+      const chosen =
+        file_id === null
+          ? release(found, {
+              planId: plan_id,
+              channel,
+              rollout: rollout && {
+                licenseKey: rollout.license_key,
+                identifier: rollout.identifier,
+              },
+            })
+          : pinnedRelease({ ...found, fileId: file_id, planId: plan_id });
+      return selectedFileView(found.product, chosen);
     },
 
-    'update-catalog.checkUpdate': async ({ product_id, license_key, downloads_url }) => {
+    'update-catalog.checkUpdate': async ({
+      product_id,
+      license_key,
+      identifier,
+      channel,
+      downloads_url,
+    }) => {
       const found = await releases.find(product_id);
       // Response 3: a product that does not exist gets the no-version shape, never an error.
       if (!found) return unknownProductUpdate;
       const { product } = found;
       const coverage = license_key
-        ? await transport.call('license.coverage', {
-            license_key,
-            product_id,
-            identifier: null,
-          })
+        ? await transport.call('license.coverage', { license_key, product_id, identifier })
         : null;
-      const chosen = release(found, planScope(coverage));
+      const chosen = release(found, {
+        planId: planScope(coverage),
+        channel,
+        rollout:
+          license_key && coverage?.covers
+            ? { licenseKey: license_key, identifier: coverage.identifier }
+            : null,
+      });
       if (!chosen) return noUpdateView(product);
       return updateView({
         product,

@@ -1,5 +1,10 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { downloadAccessValues } from '../../libs/contracts/index.js';
+import {
+  downloadAccessValues,
+  fileArchitectures,
+  filePlatforms,
+  releaseChannels,
+} from '../../libs/contracts/index.js';
 import type { PackageFileRecord, ProductRecord, VersionRecord } from './stores.js';
 
 /** The stored documents: the store's records under MongoDB's `_id` (stores.ts says what each is). */
@@ -29,6 +34,9 @@ export function catalogModels(connection: Connection): CatalogModels {
       requires_license: { type: Boolean, required: true },
       download_access: { type: String, enum: downloadAccessValues, required: true },
       bundle_items: { type: [Number], default: [] },
+      // Validated by the contracts' schemas before they are stored; kept as sent.
+      joomla: { type: Schema.Types.Mixed, default: null },
+      wordpress: { type: Schema.Types.Mixed, default: null },
     },
     {
       collection: 'products',
@@ -44,6 +52,8 @@ export function catalogModels(connection: Connection): CatalogModels {
       release_notes: { type: String, default: null },
       release_date: { type: String, default: null },
       published: { type: Boolean, required: true },
+      channel: { type: String, enum: releaseChannels, default: 'stable' },
+      rollout_percent: { type: Number, min: 0, max: 100, default: 100 },
       created_at: { type: Date, required: true },
     },
     { collection: 'versions', versionKey: false },
@@ -62,6 +72,9 @@ export function catalogModels(connection: Connection): CatalogModels {
       sha256: { type: String, required: true },
       content_type: { type: String, required: true },
       object_key: { type: String, required: true },
+      platform: { type: String, enum: [...filePlatforms, null], default: null },
+      arch: { type: String, enum: [...fileArchitectures, null], default: null },
+      signature: { type: String, default: null },
       uploaded_at: { type: Date, required: true },
     },
     { collection: 'files', versionKey: false },

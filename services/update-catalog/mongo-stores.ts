@@ -1,6 +1,12 @@
 import type { Connection } from 'mongoose';
 import { Sequences, setOf, withId } from '../../libs/database/index.js';
-import { catalogModels, type CatalogModels } from './models.js';
+import {
+  catalogModels,
+  type CatalogModels,
+  type FileDocument,
+  type ProductDocument,
+  type VersionDocument,
+} from './models.js';
 import type {
   CatalogStores,
   PackageFileRecord,
@@ -18,13 +24,42 @@ export async function openMongoCatalogStores(connection: Connection): Promise<Ca
   return mongoCatalogStores(models, new Sequences(connection));
 }
 
+/**
+ * Records read from documents stored before the updater settings existed get their defaults:
+ * no Joomla or WordPress settings, the stable channel, fully rolled out, a file for any target.
+ */
+type Stored<D, K extends keyof D> = Omit<D, K> & Partial<Pick<D, K>>;
+
+function productRecord(doc: Stored<ProductDocument, 'joomla' | 'wordpress'>): ProductRecord {
+  return withId({ ...doc, joomla: doc.joomla ?? null, wordpress: doc.wordpress ?? null });
+}
+
+function versionRecord(doc: Stored<VersionDocument, 'channel' | 'rollout_percent'>): VersionRecord {
+  return withId({
+    ...doc,
+    channel: doc.channel ?? 'stable',
+    rollout_percent: doc.rollout_percent ?? 100,
+  });
+}
+
+function fileRecord(
+  doc: Stored<FileDocument, 'platform' | 'arch' | 'signature'>,
+): PackageFileRecord {
+  return withId({
+    ...doc,
+    platform: doc.platform ?? null,
+    arch: doc.arch ?? null,
+    signature: doc.signature ?? null,
+  });
+}
+
 function mongoCatalogStores(models: CatalogModels, sequences: Sequences): CatalogStores {
   const { Product, Version, File } = models;
 
   const products: ProductStore = {
     async find(id) {
       const doc = await Product.findById(id).lean();
-      return doc && withId(doc);
+      return doc && productRecord(doc);
     },
 
     async existingIds(ids) {
@@ -35,7 +70,7 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
 
     async list() {
       const docs = await Product.find().sort({ _id: 1 }).lean();
-      return docs.map(withId);
+      return docs.map(productRecord);
     },
 
     // The sequence names are those the service has always used, so existing counters go on.
@@ -44,7 +79,7 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
         'product',
         id,
         async (chosen): Promise<ProductRecord> =>
-          withId((await Product.create({ _id: chosen, ...product })).toObject()),
+          productRecord((await Product.create({ _id: chosen, ...product })).toObject()),
         beforeEachWrite,
       );
       return created.outcome === 'created'
@@ -58,27 +93,27 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
         { $set: setOf(changes) },
         { returnDocument: 'after' },
       ).lean();
-      return doc && withId(doc);
+      return doc && productRecord(doc);
     },
   };
 
   const versions: VersionStore = {
     async find(id) {
       const doc = await Version.findById(id).lean();
-      return doc && withId(doc);
+      return doc && versionRecord(doc);
     },
 
     async list({ product_id, published }) {
       const filter = published === undefined ? { product_id } : { product_id, published };
       const docs = await Version.find(filter).sort({ _id: 1 }).lean();
-      return docs.map(withId);
+      return docs.map(versionRecord);
     },
 
     create({ version, beforeEachWrite }) {
       return sequences.insertNext(
         'version',
         async (id): Promise<VersionRecord> =>
-          withId((await Version.create({ _id: id, ...version })).toObject()),
+          versionRecord((await Version.create({ _id: id, ...version })).toObject()),
         beforeEachWrite,
       );
     },
@@ -92,7 +127,7 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
         { returnDocument: 'before' },
       ).lean();
       if (!before) return null;
-      const previous: VersionRecord = withId(before);
+      const previous = versionRecord(before);
       return { version: { ...previous, ...set }, previous };
     },
   };
@@ -100,7 +135,7 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
   const packageFiles: PackageFileStore = {
     async find(id) {
       const doc = await File.findById(id).lean();
-      return doc && withId(doc);
+      return doc && fileRecord(doc);
     },
 
     async list(filter) {
@@ -109,21 +144,21 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
           ? { version_id: filter.version_id }
           : { product_id: filter.product_id };
       const docs = await File.find(query).sort({ _id: 1 }).lean();
-      return docs.map(withId);
+      return docs.map(fileRecord);
     },
 
     async listInAutoUpdates({ product_id }) {
       const docs = await File.find({ product_id, include_in_updates: true })
         .sort({ _id: 1 })
         .lean();
-      return docs.map(withId);
+      return docs.map(fileRecord);
     },
 
     create({ file, beforeEachWrite }) {
       return sequences.insertNext(
         'file',
         async (id): Promise<PackageFileRecord> =>
-          withId((await File.create({ _id: id, ...file })).toObject()),
+          fileRecord((await File.create({ _id: id, ...file })).toObject()),
         beforeEachWrite,
       );
     },
@@ -134,12 +169,12 @@ function mongoCatalogStores(models: CatalogModels, sequences: Sequences): Catalo
         { $set: setOf(changes) },
         { returnDocument: 'after' },
       ).lean();
-      return doc && withId(doc);
+      return doc && fileRecord(doc);
     },
 
     async delete(id) {
       const doc = await File.findByIdAndDelete(id).lean();
-      return doc && withId(doc);
+      return doc && fileRecord(doc);
     },
   };
 

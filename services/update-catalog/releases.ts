@@ -1,9 +1,25 @@
-import type { DownloadAccess, LicenseCoverage, LicenseStatus } from '../../libs/contracts/index.js';
+import type {
+  DownloadAccess,
+  FileArch,
+  FilePlatform,
+  LicenseCoverage,
+  LicenseStatus,
+  ReleaseChannel,
+} from '../../libs/contracts/index.js';
+import {
+  fitsTarget,
+  isInRollout,
+  targetSpecificity,
+  type ReleaseAudience,
+  type ReleaseTarget,
+} from './audience.js';
 
 /** What the release rules need of a version and a file; the stored records have more. */
 export interface ReleaseVersion {
   id: number;
   published: boolean;
+  channel: ReleaseChannel;
+  rollout_percent: number;
 }
 
 export interface ReleaseFile {
@@ -11,6 +27,8 @@ export interface ReleaseFile {
   version_id: number;
   plan_id: number | null;
   include_in_updates: boolean;
+  platform: FilePlatform | null;
+  arch: FileArch | null;
   uploaded_at: Date;
 }
 
@@ -43,33 +61,75 @@ const newestFirst = (a: ReleaseFile, b: ReleaseFile) =>
  *    planId null for it).
  * A version with no file for this caller does not count for this caller. `uploadedAt` is the
  * version's upload time for this caller: the update check's `date` when no release date is set.
+ *
+ * Beyond the spec (docs/updaters.md): only versions of a channel the caller takes and whose
+ * rollout takes the caller's bucket count, so a caller outside a rollout gets the newest version
+ * it is in for; with a target, only files for that platform and processor count, the most
+ * specific preferred after the plan-specific one.
  */
 export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
   versions,
   files,
-  planId,
+  audience,
+  target = null,
 }: {
   versions: readonly V[];
   files: readonly F[];
-  planId: number | null;
+  audience: ReleaseAudience;
+  target?: ReleaseTarget | null;
 }): Release<V, F> | null {
-  const published = new Map(versions.filter((v) => v.published).map((v) => [v.id, v]));
+  const { planId, channels, bucket } = audience;
+  const offered = new Map(
+    versions
+      .filter(
+        (v) => v.published && channels.has(v.channel) && isInRollout(v.rollout_percent, bucket),
+      )
+      .map((v) => [v.id, v]),
+  );
   const eligible = files
     .filter(
       (f) =>
-        published.has(f.version_id) &&
+        offered.has(f.version_id) &&
         f.include_in_updates &&
-        (f.plan_id === null || f.plan_id === planId),
+        (f.plan_id === null || f.plan_id === planId) &&
+        fitsTarget(f, target),
     )
     .sort(newestFirst);
   // The newest eligible file names the most recently uploaded version.
   const newest = eligible[0];
   if (!newest) return null;
-  const version = published.get(newest.version_id)!;
-  const candidates = eligible.filter((f) => f.version_id === version.id);
-  const file =
-    (planId !== null ? candidates.find((f) => f.plan_id === planId) : undefined) ?? newest;
+  const version = offered.get(newest.version_id)!;
+  const preference = (f: F) =>
+    (planId !== null && f.plan_id === planId ? 4 : 0) + targetSpecificity(f, target);
+  let file = newest;
+  for (const candidate of eligible) {
+    if (candidate.version_id === version.id && preference(candidate) > preference(file)) {
+      file = candidate;
+    }
+  }
   return { version, file, uploadedAt: newest.uploaded_at };
+}
+
+/**
+ * The file a URL names (a feed pins the file it lists): one of a published version, for every
+ * plan or for the caller's (spec 4.4 rules 1 and 4). Channels, rollouts and Include in
+ * auto-updates decide what is offered, not what an offered URL may fetch later.
+ */
+export function pinnedRelease<V extends ReleaseVersion, F extends ReleaseFile>({
+  versions,
+  files,
+  fileId,
+  planId,
+}: {
+  versions: readonly V[];
+  files: readonly F[];
+  fileId: number;
+  planId: number | null;
+}): Release<V, F> | null {
+  const file = files.find((f) => f.id === fileId);
+  if (!file || (file.plan_id !== null && file.plan_id !== planId)) return null;
+  const version = versions.find((v) => v.id === file.version_id && v.published);
+  return version ? { version, file, uploadedAt: file.uploaded_at } : null;
 }
 
 /**

@@ -1,4 +1,11 @@
-import type { DownloadAccess } from '../../libs/contracts/index.js';
+import type {
+  DownloadAccess,
+  FileArch,
+  FilePlatform,
+  JoomlaSettings,
+  ReleaseChannel,
+  WordPressSettings,
+} from '../../libs/contracts/index.js';
 
 /**
  * What the update catalog keeps: products (a product with bundle items is a bundle, spec 2.2),
@@ -15,6 +22,9 @@ export interface ProductRecord {
   download_access: DownloadAccess;
   /** The products of a bundle; empty for a plain product. */
   bundle_items: number[];
+  /** What the Joomla and WordPress feeds repeat (docs/updaters.md); null: not set. */
+  joomla: JoomlaSettings | null;
+  wordpress: WordPressSettings | null;
   /** Kept by the store: set when the product is created, and on every change. */
   created_at: Date;
   updated_at: Date;
@@ -22,7 +32,7 @@ export interface ProductRecord {
 
 export type NewProduct = Pick<
   ProductRecord,
-  'title' | 'requires_license' | 'download_access' | 'bundle_items'
+  'title' | 'requires_license' | 'download_access' | 'bundle_items' | 'joomla' | 'wordpress'
 >;
 export type ProductChanges = Partial<NewProduct>;
 
@@ -34,6 +44,9 @@ export interface VersionRecord {
   /** `Y-m-d`, as entered in admin. */
   release_date: string | null;
   published: boolean;
+  /** Its release channel, and the share of callers it is offered to (docs/updaters.md). */
+  channel: ReleaseChannel;
+  rollout_percent: number;
   /**
    * When the version was created in admin. Not what orders versions: spec 4.4 rule 3 goes by the
    * upload time of their files (releases.ts).
@@ -43,7 +56,10 @@ export interface VersionRecord {
 
 export type NewVersion = Omit<VersionRecord, 'id'>;
 export type VersionChanges = Partial<
-  Pick<VersionRecord, 'version' | 'release_notes' | 'release_date' | 'published'>
+  Pick<
+    VersionRecord,
+    'version' | 'release_notes' | 'release_date' | 'published' | 'channel' | 'rollout_percent'
+  >
 >;
 
 export interface PackageFileRecord {
@@ -60,12 +76,19 @@ export interface PackageFileRecord {
   content_type: string;
   /** Key of the object in the download service's storage. */
   object_key: string;
+  /** The operating system and processor it is for; null: any. */
+  platform: FilePlatform | null;
+  arch: FileArch | null;
+  /** The updater's signature of the file (Tauri `.sig`, Sparkle EdDSA), base64. */
+  signature: string | null;
   /** When the package was uploaded: it makes its version the latest (spec 4.4 rule 3). */
   uploaded_at: Date;
 }
 
 export type NewPackageFile = Omit<PackageFileRecord, 'id'>;
-export type PackageFileChanges = Partial<Pick<PackageFileRecord, 'plan_id' | 'include_in_updates'>>;
+export type PackageFileChanges = Partial<
+  Pick<PackageFileRecord, 'plan_id' | 'include_in_updates' | 'platform' | 'arch' | 'signature'>
+>;
 
 /**
  * Creating a record takes more than one write (the id sequence, then the insert, again when an

@@ -23,6 +23,8 @@ export function productView(product: ProductRecord): Product {
     requires_license: product.requires_license,
     download_access: product.download_access,
     bundle_items: [...product.bundle_items],
+    joomla: product.joomla && { ...product.joomla },
+    wordpress: product.wordpress && { ...product.wordpress },
     created_at: product.created_at.toISOString(),
     updated_at: product.updated_at.toISOString(),
   };
@@ -40,6 +42,9 @@ export function fileView(file: PackageFileRecord): PackageFile {
     sha256: file.sha256,
     content_type: file.content_type,
     object_key: file.object_key,
+    platform: file.platform,
+    arch: file.arch,
+    signature: file.signature,
     uploaded_at: file.uploaded_at.toISOString(),
   };
 }
@@ -53,6 +58,8 @@ function versionView(version: VersionRecord, uploadedAt: Date | null): Omit<Vers
     release_notes: version.release_notes,
     release_date: version.release_date,
     published: version.published,
+    channel: version.channel,
+    rollout_percent: version.rollout_percent,
     created_at: version.created_at.toISOString(),
     uploaded_at: uploadedAt?.toISOString() ?? null,
   };

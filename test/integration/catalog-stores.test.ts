@@ -15,6 +15,8 @@ const plugin = (fields: Partial<NewProduct> = {}): NewProduct => ({
   requires_license: true,
   download_access: 'license_key',
   bundle_items: [],
+  joomla: null,
+  wordpress: null,
   ...fields,
 });
 
@@ -24,6 +26,8 @@ const versionOf = (productId: number, fields: Partial<NewVersion> = {}): NewVers
   release_notes: null,
   release_date: null,
   published: true,
+  channel: 'stable',
+  rollout_percent: 100,
   created_at: new Date('2026-01-02T03:04:05.000Z'),
   ...fields,
 });
@@ -38,6 +42,9 @@ const fileOf = (
   filename: 'plugin.zip',
   plan_id: null,
   include_in_updates: true,
+  platform: null,
+  arch: null,
+  signature: null,
   size: 1234,
   sha256: 'a'.repeat(64),
   content_type: 'application/zip',

@@ -87,6 +87,7 @@ export function fakeLicenseService(licenses: readonly FakeLicense[]): Answers {
       expires_at: license.expires_at ?? null,
       auto_renew: license.auto_renew ?? false,
       next_payment_at: license.next_payment_at ?? null,
+      identifier,
       identifier_activated:
         identifier === null ? null : (license.activated ?? []).includes(identifier),
     };

@@ -12,6 +12,7 @@ import {
 
 /** A covering, active license of plan 7, with the identifier (when sent) activated. */
 const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => ({
+  identifier: null,
   found: true,
   covers: true,
   status: 'active',
@@ -175,6 +176,18 @@ describe('the identifier rule that differs', () => {
 describe('spec 4.5: a product with nothing to download', () => {
   test('no file for the caller: NOT_FOUND (404)', () => {
     expect(answer(fileToDownload(null))).toEqual(refused('NOT_FOUND', 404));
-    expect(fileToDownload({ file: 1 })).toEqual({ ok: true, selection: { file: 1 } });
+    const selection = { file: { filename: 'plugin.zip' } };
+    expect(fileToDownload(selection)).toEqual({ ok: true, selection });
+  });
+
+  test('a file a feed listed is served only under its own name', () => {
+    const selection = { file: { filename: 'plugin.zip' } };
+    expect(fileToDownload(selection, { filename: 'plugin.zip' })).toEqual({ ok: true, selection });
+    expect(answer(fileToDownload(selection, { filename: 'other.zip' }))).toEqual(
+      refused('NOT_FOUND', 404),
+    );
+    expect(answer(fileToDownload(null, { filename: 'plugin.zip' }))).toEqual(
+      refused('NOT_FOUND', 404),
+    );
   });
 });

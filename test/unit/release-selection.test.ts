@@ -7,9 +7,18 @@ import {
   releaseDate,
   reportedLicenseState,
 } from '../../services/update-catalog/releases.js';
+import { audienceOf } from '../../services/update-catalog/audience.js';
 
 const day = (n: number) => new Date(Date.UTC(2026, 0, n));
-const version = (id: number, published = true) => ({ id, published });
+const version = (id: number, published = true) => ({
+  id,
+  published,
+  channel: 'stable' as const,
+  rollout_percent: 100,
+});
+/** A caller of the stable channel with no rollout bucket: what spec 4.4 alone describes. */
+const stableCaller = (planId: number | null) =>
+  audienceOf({ planId, channel: 'stable', rollout: null });
 /** A file of a version, uploaded on `day` (January 2026). File ids follow upload order. */
 const file = (
   id: number,
@@ -20,6 +29,8 @@ const file = (
   version_id: versionId,
   plan_id: options.plan ?? null,
   include_in_updates: options.ticked ?? true,
+  platform: null,
+  arch: null,
   uploaded_at: day(options.day ?? 1),
 });
 
@@ -28,7 +39,7 @@ describe('spec 4.4: which version is returned', () => {
     const chosen = chooseRelease({
       versions: [version(1), version(2, false)],
       files: [file(10, 1, { day: 1 }), file(20, 2, { day: 5 })],
-      planId: null,
+      audience: stableCaller(null),
     });
     expect(chosen?.version.id).toBe(1);
   });
@@ -41,7 +52,7 @@ describe('spec 4.4: which version is returned', () => {
         file(20, 2, { ticked: false, day: 5 }),
         file(21, 2, { ticked: false, day: 5 }),
       ],
-      planId: null,
+      audience: stableCaller(null),
     });
     expect(chosen).toEqual({
       version: expect.objectContaining({ id: 1 }),
@@ -54,7 +65,7 @@ describe('spec 4.4: which version is returned', () => {
     const chosen = chooseRelease({
       versions: [version(2), version(1), version(3)],
       files: [file(1, 1, { day: 3 }), file(3, 3, { day: 6 }), file(2, 2, { day: 9 })],
-      planId: null,
+      audience: stableCaller(null),
     });
     expect(chosen?.version.id).toBe(2);
   });
@@ -64,7 +75,7 @@ describe('spec 4.4: which version is returned', () => {
     const chosen = chooseRelease({
       versions: [version(1), version(2)],
       files: [file(20, 2, { day: 2 }), file(21, 1, { day: 3 })],
-      planId: null,
+      audience: stableCaller(null),
     });
     expect(chosen).toMatchObject({ version: { id: 1 }, file: { id: 21 }, uploadedAt: day(3) });
   });
@@ -73,7 +84,7 @@ describe('spec 4.4: which version is returned', () => {
     const chosen = chooseRelease({
       versions: [version(1), version(2)],
       files: [file(30, 2, { day: 4 }), file(31, 1, { day: 4 })],
-      planId: null,
+      audience: stableCaller(null),
     });
     expect(chosen?.version.id).toBe(1);
   });
@@ -82,18 +93,23 @@ describe('spec 4.4: which version is returned', () => {
     // Version 2 was uploaded last, but only as a file of plan 7: other callers get version 1.
     const versions = [version(1), version(2)];
     const files = [file(10, 1, { day: 1 }), file(20, 2, { plan: 7, day: 5 })];
-    expect(chooseRelease({ versions: versions, files: files, planId: null })).toMatchObject({
+    expect(
+      chooseRelease({ versions: versions, files: files, audience: stableCaller(null) }),
+    ).toMatchObject({
       version: { id: 1 },
       uploadedAt: day(1),
     });
-    expect(chooseRelease({ versions: versions, files: files, planId: 7 })).toMatchObject({
+    expect(
+      chooseRelease({ versions: versions, files: files, audience: stableCaller(7) }),
+    ).toMatchObject({
       version: { id: 2 },
       uploadedAt: day(5),
     });
     // An unticked file uploaded later makes nothing recent.
     const unticked = [...files, file(30, 1, { ticked: false, day: 9 })];
     expect(
-      chooseRelease({ versions: versions, files: unticked, planId: null })?.uploadedAt,
+      chooseRelease({ versions: versions, files: unticked, audience: stableCaller(null) })
+        ?.uploadedAt,
     ).toEqual(day(1));
   });
 
@@ -101,18 +117,24 @@ describe('spec 4.4: which version is returned', () => {
     const chosen = chooseRelease({
       versions: [version(1), version(2)],
       files: [file(10, 1, { day: 1 }), file(20, 2, { plan: 7, day: 5 })],
-      planId: null,
+      audience: stableCaller(null),
     });
     expect(chosen?.file.id).toBe(10);
   });
 
   test('4. with a key the plan-specific file is preferred over the all-plans file', () => {
     const files = [file(20, 2), file(21, 2, { plan: 7 }), file(22, 2, { plan: 8 })];
-    expect(chooseRelease({ versions: [version(2)], files: files, planId: 7 })?.file.id).toBe(21);
-    expect(chooseRelease({ versions: [version(2)], files: files, planId: 9 })?.file.id).toBe(20);
+    expect(
+      chooseRelease({ versions: [version(2)], files: files, audience: stableCaller(7) })?.file.id,
+    ).toBe(21);
+    expect(
+      chooseRelease({ versions: [version(2)], files: files, audience: stableCaller(9) })?.file.id,
+    ).toBe(20);
     // Also when the all-plans file was uploaded after the plan's file.
     const later = [file(23, 2, { plan: 7, day: 1 }), file(24, 2, { day: 2 })];
-    expect(chooseRelease({ versions: [version(2)], files: later, planId: 7 })).toMatchObject({
+    expect(
+      chooseRelease({ versions: [version(2)], files: later, audience: stableCaller(7) }),
+    ).toMatchObject({
       file: { id: 23 },
       uploadedAt: day(2),
     });
@@ -122,7 +144,7 @@ describe('spec 4.4: which version is returned', () => {
     const chosen = chooseRelease({
       versions: [version(1), version(2)],
       files: [file(10, 1, { day: 1 }), file(20, 2, { plan: 8, day: 5 })],
-      planId: 7,
+      audience: stableCaller(7),
     });
     expect(chosen?.version.id).toBe(1);
   });
@@ -131,22 +153,29 @@ describe('spec 4.4: which version is returned', () => {
     const chosen = chooseRelease({
       versions: [version(1)],
       files: [file(10, 1, { day: 1 }), file(11, 1, { day: 3 })],
-      planId: null,
+      audience: stableCaller(null),
     });
     expect(chosen?.file.id).toBe(11);
   });
 
   test('no published version with a file for the caller gives nothing', () => {
     expect(
-      chooseRelease({ versions: [version(1, false)], files: [file(10, 1)], planId: null }),
+      chooseRelease({
+        versions: [version(1, false)],
+        files: [file(10, 1)],
+        audience: stableCaller(null),
+      }),
     ).toBeNull();
-    expect(chooseRelease({ versions: [version(1)], files: [], planId: null })).toBeNull();
-    expect(chooseRelease({ versions: [], files: [], planId: 3 })).toBeNull();
+    expect(
+      chooseRelease({ versions: [version(1)], files: [], audience: stableCaller(null) }),
+    ).toBeNull();
+    expect(chooseRelease({ versions: [], files: [], audience: stableCaller(3) })).toBeNull();
   });
 });
 
 /** What `license.coverage` answers for a key covering the product directly, of plan 7. */
 const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => ({
+  identifier: null,
   found: true,
   covers: true,
   status: 'active',

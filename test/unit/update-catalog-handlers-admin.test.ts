@@ -93,11 +93,21 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
       sha256: 'b'.repeat(64),
       content_type: 'application/zip',
       object_key: 'packages/late.zip',
+      platform: null,
+      arch: null,
+      signature: null,
     };
     for (const late of [
       () =>
         handlers['update-catalog.createProduct'](
-          { title: 'Late', requires_license: true, download_access: 'public', bundle_items: [] },
+          {
+            title: 'Late',
+            requires_license: true,
+            download_access: 'public',
+            bundle_items: [],
+            joomla: null,
+            wordpress: null,
+          },
           gone('update-catalog.createProduct'),
         ),
       () =>
@@ -113,6 +123,8 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
             release_notes: null,
             release_date: null,
             published: true,
+            channel: 'stable',
+            rollout_percent: 100,
           },
           gone('update-catalog.createVersion'),
         ),
