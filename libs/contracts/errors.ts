@@ -45,9 +45,14 @@ export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 export type ErrorDetails = Record<string, string | number | boolean | null>;
 
 /**
- * A refusal as a value: the error code, a message for the client and the extra fields of the
- * error object. The services' rules decide and return it; it becomes the error the caller
- * receives only through `LicensingError.from`.
+ * A refusal is carried in exactly two shapes:
+ * - `Refusal`, the value: the error code, a message for the client and the extra fields of the
+ *   error object. Rules that name a reason to say no (`unknownKey()`, `limitReached(...)`) make
+ *   it; it becomes the error the caller receives only through `LicensingError.from`.
+ * - `Refused`, `{ ok: false, refusal }`: the no of every decision that can say no. Its yes is
+ *   `{ ok: true, ... }`, with the value decided (`{ ok: true, identifier }`) or, when a decision
+ *   has several, an `outcome` naming which (`{ ok: true, outcome: 'already-active', ... }`). A
+ *   caller tests `!decision.ok` and throws `LicensingError.from(decision.refusal)`.
  */
 export interface Refusal {
   readonly code: ErrorCode;
@@ -59,7 +64,7 @@ export function refusal(code: ErrorCode, message: string, details: ErrorDetails 
   return { code, message, details };
 }
 
-/** A yes-or-no decision that said no; one that says yes is `{ ok: true, ... }`. */
+/** A decision that said no (see `Refusal`); one that says yes is `{ ok: true, ... }`. */
 export interface Refused {
   readonly ok: false;
   readonly refusal: Refusal;

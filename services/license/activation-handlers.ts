@@ -15,7 +15,6 @@ import {
   findActivation,
   identifierKeysByType,
   isIdentifierActivated,
-  isRefusal,
   normaliseOrRefuse,
 } from './rules.js';
 import type { ClaimActivation } from './use-cases/claim-activation.js';
@@ -91,14 +90,13 @@ export function activationHandlers(
         context,
       });
       metrics.activationOutcomes.inc({
-        outcome:
-          result.outcome === 'refused'
-            ? result.refusal.code
-            : result.outcome === 'claimed'
-              ? 'activated'
-              : 'already_active',
+        outcome: !result.ok
+          ? result.refusal.code
+          : result.outcome === 'claimed'
+            ? 'activated'
+            : 'already_active',
       });
-      if (result.outcome === 'refused') throw LicensingError.from(result.refusal);
+      if (!result.ok) throw LicensingError.from(result.refusal);
       const { license, product, identifier, leaseExpiresAt } = result;
       const plan = await planName(license.plan_id);
       return activationResultView({
@@ -146,7 +144,7 @@ export function activationHandlers(
             request,
             now,
           });
-          if (decision.outcome === 'report' && decision.countsAsCheck) {
+          if (decision.ok && decision.outcome === 'report' && decision.countsAsCheck) {
             // With a lease: the activation is renewed, the lapsed ones of others removed.
             const leased = await renewWithLease(counted, key ?? null, now, context);
             return validationView({
@@ -168,7 +166,7 @@ export function activationHandlers(
       );
       const product = license && (await productOf(license));
       const decision = decideValidation({ license, product, request, now });
-      if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+      if (!decision.ok) throw LicensingError.from(decision.refusal);
       if (decision.outcome === 'unknown-key' || !license || !product) {
         return unknownKeyView(request.license_key);
       }
@@ -192,8 +190,9 @@ export function activationHandlers(
           request.identifier === null
             ? null
             : normaliseOrRefuse(license.activation_type, request.identifier);
-        if (sent && !isRefusal(sent) && findActivation(license.activations, sent.key)) {
-          leaseExpiresAt = (await renewWithLease(license, sent.key, now, context)).leaseExpiresAt;
+        if (sent?.ok && findActivation(license.activations, sent.identifier.key)) {
+          const key = sent.identifier.key;
+          leaseExpiresAt = (await renewWithLease(license, key, now, context)).leaseExpiresAt;
         }
       }
       return validationView({
@@ -245,7 +244,7 @@ export function activationHandlers(
         );
         const product = license && (await productOf(license));
         const decision = decideCheckout({ license, product, request, now });
-        if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+        if (!decision.ok) throw LicensingError.from(decision.refusal);
         context.beforeWrite();
         // On a plan with a lease the checkout renews the activation's, which the file never
         // outlasts: a slot the identifier lets lapse is free only once its file has expired.

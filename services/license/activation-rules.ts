@@ -1,7 +1,6 @@
 import {
   refusal,
   type LicenseStatus,
-  type Refusal,
   type Refused,
   type RejectionReason,
 } from '../../libs/contracts/index.js';
@@ -16,7 +15,6 @@ import {
   isIdentifierActivated,
   isRecordFull,
   isPastExpiry,
-  isRefusal,
   limitReached,
   normaliseOrRefuse,
   productMismatch,
@@ -67,8 +65,9 @@ export function checkLicenseUse(
   now: Date,
 ): LicenseUse {
   if (license === null) return { ok: false, refusal: unknownKey(), expired: null };
-  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
-  if (isRefusal(identifier)) return { ok: false, refusal: identifier, expired: null };
+  const normalised = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (!normalised.ok) return { ok: false, refusal: normalised.refusal, expired: null };
+  const { identifier } = normalised;
   if (license.status !== 'active') {
     return {
       ok: false,
@@ -98,9 +97,9 @@ export interface AttemptToRecord {
 /** The outcome of checking an activate request against a license (spec 4.1 and 3.2). */
 export type ActivationDecision =
   /** `exempt`: it matches an exempt pattern of the license, and takes an exempt slot. */
-  | { outcome: 'claim'; identifier: NormalisedIdentifier; exempt: boolean }
-  | { outcome: 'already-active'; identifier: string }
-  | { outcome: 'refuse'; refusal: Refusal; recordAttempt: AttemptToRecord | null };
+  | { ok: true; outcome: 'claim'; identifier: NormalisedIdentifier; exempt: boolean }
+  | { ok: true; outcome: 'already-active'; identifier: string }
+  | (Refused & { recordAttempt: AttemptToRecord | null });
 
 /**
  * The errors of spec 4.1 in their order (`checkLicenseUse`, then ACTIVATION_LIMIT_REACHED), and
@@ -116,12 +115,12 @@ export function decideActivation(
   const use = checkLicenseUse(license, product, request, now);
   if (!use.ok) {
     const expired = use.expired && { identifier: use.expired, reason: 'expired' as const };
-    return { outcome: 'refuse', refusal: use.refusal, recordAttempt: expired };
+    return { ok: false, refusal: use.refusal, recordAttempt: expired };
   }
   const { identifier } = use;
   const full = { identifier, reason: 'limit_reached' as const };
   const existing = findActivation(use.license.activations, identifier.key);
-  if (existing) return { outcome: 'already-active', identifier: existing.identifier };
+  if (existing) return { ok: true, outcome: 'already-active', identifier: existing.identifier };
   // Exempt identifiers (docs/api-decisions.md): a match takes an exempt slot, not one of the limit.
   const exempt = isExemptIdentifier({
     patterns: use.license.exempt_identifiers,
@@ -129,15 +128,15 @@ export function decideActivation(
     activationType: use.license.activation_type,
   });
   if (exempt && use.license.exempt_used >= use.license.exempt_limit) {
-    return { outcome: 'refuse', refusal: exemptSlotsFull(use.license), recordAttempt: full };
+    return { ok: false, refusal: exemptSlotsFull(use.license), recordAttempt: full };
   }
   if (!exempt && isFull(use.license)) {
-    return { outcome: 'refuse', refusal: limitReached(use.license), recordAttempt: full };
+    return { ok: false, refusal: limitReached(use.license), recordAttempt: full };
   }
   if (isRecordFull(use.license)) {
-    return { outcome: 'refuse', refusal: recordFull(use.license), recordAttempt: full };
+    return { ok: false, refusal: recordFull(use.license), recordAttempt: full };
   }
-  return { outcome: 'claim', identifier, exempt };
+  return { ok: true, outcome: 'claim', identifier, exempt };
 }
 
 // ---- Spec 4.2: validate ----
@@ -145,9 +144,9 @@ export function decideActivation(
 /** The outcome of a validate request (spec 4.2). */
 export type ValidationDecision =
   /** Rule 1: the answer for an unknown key; nothing is touched. */
-  | { outcome: 'unknown-key' }
-  | { outcome: 'refuse'; refusal: Refusal }
+  | { ok: true; outcome: 'unknown-key' }
   | {
+      ok: true;
       outcome: 'report';
       /** Rule 1: an active license past its expiry date reports `expired`. */
       status: LicenseStatus;
@@ -157,7 +156,8 @@ export type ValidationDecision =
       identifierActivated: boolean;
       /** Rule 3: last_check_at, last_check_ip and check_count are updated. */
       countsAsCheck: boolean;
-    };
+    }
+  | Refused;
 
 /**
  * Spec 4.2. Rules 1 and 2: an unknown, inactive or expired key is answered, never refused with
@@ -176,14 +176,13 @@ export function decideValidation({
   request: { identifier: string | null; product_id: number | null };
   now: Date;
 }): ValidationDecision {
-  if (license === null) return { outcome: 'unknown-key' };
-  if (mismatches(product, request.product_id)) {
-    return { outcome: 'refuse', refusal: productMismatch() };
-  }
+  if (license === null) return { ok: true, outcome: 'unknown-key' };
+  if (mismatches(product, request.product_id)) return { ok: false, refusal: productMismatch() };
   const status = effectiveStatus(license, now);
   const identifierActivated =
     request.identifier === null || isIdentifierActivated(license, request.identifier);
   return {
+    ok: true,
     outcome: 'report',
     status,
     valid: status === 'active',
@@ -194,9 +193,7 @@ export function decideValidation({
 
 // ---- Spec 4.3 (completed in docs/api-decisions.md): deactivate ----
 
-export type DeactivationDecision =
-  | { outcome: 'release'; identifier: NormalisedIdentifier }
-  | { outcome: 'refuse'; refusal: Refusal };
+export type DeactivationDecision = { ok: true; identifier: NormalisedIdentifier } | Refused;
 
 /**
  * Deactivate's errors in their order (docs/api-decisions.md "Deactivate"): INVALID_REQUEST,
@@ -213,14 +210,12 @@ export function decideDeactivation({
   product: LicensedProduct | null;
   request: { identifier: string; product_id: number | null };
 }): DeactivationDecision {
-  if (license === null) return { outcome: 'refuse', refusal: unknownKey() };
-  const identifier = normaliseOrRefuse(license.activation_type, request.identifier);
-  if (isRefusal(identifier)) return { outcome: 'refuse', refusal: identifier };
-  if (mismatches(product, request.product_id)) {
-    return { outcome: 'refuse', refusal: productMismatch() };
+  if (license === null) return { ok: false, refusal: unknownKey() };
+  const normalised = normaliseOrRefuse(license.activation_type, request.identifier);
+  if (!normalised.ok) return normalised;
+  if (mismatches(product, request.product_id)) return { ok: false, refusal: productMismatch() };
+  if (!findActivation(license.activations, normalised.identifier.key)) {
+    return { ok: false, refusal: activationNotFound() };
   }
-  if (!findActivation(license.activations, identifier.key)) {
-    return { outcome: 'refuse', refusal: activationNotFound() };
-  }
-  return { outcome: 'release', identifier };
+  return { ok: true, identifier: normalised.identifier };
 }

@@ -9,7 +9,7 @@ import type { LicenseEvents } from './events.js';
 import type { LicenseChanges, LicenseStore, LicenseUpdate } from './license-store.js';
 import { extendedExpiry, licenseChanges } from './lifecycle-rules.js';
 import type { CustomerRecord, LicenseRecord } from './records.js';
-import { isRefusal, limitBelowActivations, storedCustomer, unknownLicense } from './rules.js';
+import { limitBelowActivations, storedCustomer, unknownLicense } from './rules.js';
 import type { ClaimActivation } from './use-cases/claim-activation.js';
 import type { DetailOf } from './use-cases/license-detail.js';
 import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
@@ -23,8 +23,8 @@ function customerOrRefuse(
 ): CustomerRecord | null {
   if (customer === null) return null;
   const stored = storedCustomer(customer);
-  if (isRefusal(stored)) throw LicensingError.from(stored);
-  return stored;
+  if (!stored.ok) throw LicensingError.from(stored.refusal);
+  return stored.customer;
 }
 
 /**
@@ -157,8 +157,8 @@ export function adminHandlers({
         if (days !== undefined) {
           const current = await requireLicense(license_key);
           const extended = extendedExpiry(current.expires_at, days);
-          if (isRefusal(extended)) throw LicensingError.from(extended);
-          changes.expires_at = extended;
+          if (!extended.ok) throw LicensingError.from(extended.refusal);
+          changes.expires_at = extended.expiresAt;
           expected = { expires_at: current.expires_at };
         }
         // Spec 3.3: a limit below the activations in use is refused, atomically, with the rest.
@@ -195,7 +195,7 @@ export function adminHandlers({
         source: 'admin',
         context,
       });
-      if (result.outcome === 'refused') throw LicensingError.from(result.refusal);
+      if (!result.ok) throw LicensingError.from(result.refusal);
       if (result.outcome === 'already-active') {
         throw LicensingError.from(
           refusal('ACTIVATION_EXISTS', 'This identifier is already activated on this license.'),

@@ -1,7 +1,7 @@
 import { orderOf, type HandlersOf, type LicenseSummary } from '../../libs/contracts/index.js';
 import type { LicenseReadModel } from './license-read-model.js';
 import type { LicenseRecord } from './records.js';
-import { isRefusal, normaliseOrRefuse, searchText } from './rules.js';
+import { normaliseOrRefuse, searchText } from './rules.js';
 import type { PlanStore } from './stores.js';
 import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
 import { activationView, licenseSummaryView } from './record-views.js';
@@ -58,8 +58,8 @@ export function adminListHandlers({
       // type cannot take is activated on no license.
       let identifierKeys: string[] | null = null;
       if (q !== null) {
-        const identifier = normaliseOrRefuse(license.activation_type, q);
-        identifierKeys = isRefusal(identifier) ? [] : [identifier.key];
+        const normalised = normaliseOrRefuse(license.activation_type, q);
+        identifierKeys = normalised.ok ? [normalised.identifier.key] : [];
       }
       const found = await licenseReads.listActivations({
         licenseKey: license_key,

@@ -1,4 +1,4 @@
-import type { LicenseStatus, Refusal } from '../../libs/contracts/index.js';
+import type { LicenseStatus, Refused } from '../../libs/contracts/index.js';
 import { checkLicenseUse } from './activation-rules.js';
 import {
   activationNotFound,
@@ -43,7 +43,7 @@ export function licenseFileLease(
 
 export type CheckoutDecision =
   | {
-      outcome: 'issue';
+      ok: true;
       /** The activated identifier, as stored. */
       identifier: string;
       /** The license's state as validate reports it (spec 4.2). */
@@ -56,7 +56,7 @@ export type CheckoutDecision =
        */
       activationLeaseEnd: Date | null;
     }
-  | { outcome: 'refuse'; refusal: Refusal };
+  | Refused;
 
 /**
  * A license file is refused as activate refuses (spec 4.1 orders 1 to 4: INVALID_REQUEST,
@@ -76,15 +76,15 @@ export function decideCheckout({
   now: Date;
 }): CheckoutDecision {
   const use = checkLicenseUse(license, product, request, now);
-  if (!use.ok) return { outcome: 'refuse', refusal: use.refusal };
+  if (!use.ok) return { ok: false, refusal: use.refusal };
   const activation = findActivation(use.license.activations, use.identifier.key);
-  if (!activation) return { outcome: 'refuse', refusal: activationNotFound() };
+  if (!activation) return { ok: false, refusal: activationNotFound() };
   const status = effectiveStatus(use.license, now);
   const seconds = license!.lease_seconds;
   const activationLeaseEnd =
     seconds === null ? null : new Date(wholeSecond(now).getTime() + seconds * 1000);
   return {
-    outcome: 'issue',
+    ok: true,
     identifier: activation.identifier,
     status,
     valid: status === 'active',

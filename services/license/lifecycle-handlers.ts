@@ -93,7 +93,7 @@ export function lifecycleHandlers({
         const license = await requireLicense(license_key);
         const now = clock();
         const decision = decideRenewal({ license, request, now });
-        if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+        if (!decision.ok) throw LicensingError.from(decision.refusal);
         const plan = decision.planId === null ? undefined : await planOf(decision.planId);
         context.beforeWrite();
         const renewed = await licenses.renew({

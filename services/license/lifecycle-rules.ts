@@ -1,8 +1,8 @@
 import {
   refusal,
+  refused,
   type ActivationType,
   type LicenseStatus,
-  type Refusal,
   type Refused,
   type licenseUpdateFields,
 } from '../../libs/contracts/index.js';
@@ -21,7 +21,7 @@ export interface RenewableLicense {
 
 export type RenewalDecision =
   | {
-      outcome: 'renew';
+      ok: true;
       /** The status after the renewal. */
       status: LicenseStatus;
       /**
@@ -30,7 +30,7 @@ export type RenewalDecision =
        */
       planId: number | null;
     }
-  | { outcome: 'refuse'; refusal: Refusal };
+  | Refused;
 
 /**
  * A renewal's status (docs/api-decisions.md): a license stored as `expired` becomes `active`,
@@ -67,23 +67,17 @@ export function decideRenewal({
   now: Date;
 }): RenewalDecision {
   if (request.expires_at.getTime() <= now.getTime()) {
-    return {
-      outcome: 'refuse',
-      refusal: refusal('INVALID_REQUEST', 'The new expiry date must be in the future.'),
-    };
+    return refused('INVALID_REQUEST', 'The new expiry date must be in the future.');
   }
   const status = statusAfterRenewal(license.status);
   if (status === null) {
-    return {
-      outcome: 'refuse',
-      refusal: refusal(
-        'LICENSE_INVALID',
-        `This license is ${license.status} and cannot be renewed; issue a new license instead.`,
-      ),
-    };
+    return refused(
+      'LICENSE_INVALID',
+      `This license is ${license.status} and cannot be renewed; issue a new license instead.`,
+    );
   }
   return {
-    outcome: 'renew',
+    ok: true,
     status,
     planId: request.source === 'checkout' ? (license.pending_plan_id ?? license.plan_id) : null,
   };
@@ -221,12 +215,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * later by that many days, whether it is ahead or past (the status is left alone, as a PATCH of
  * the date leaves it). A license that never expires has nothing to extend: refused.
  */
-export function extendedExpiry(expiresAt: Date | null, days: number): Date | Refusal {
+export function extendedExpiry(
+  expiresAt: Date | null,
+  days: number,
+): { ok: true; expiresAt: Date } | Refused {
   if (expiresAt === null) {
-    return refusal(
+    return refused(
       'INVALID_REQUEST',
       'This license never expires, so its expiry cannot be extended; set an expiry date instead.',
     );
   }
-  return new Date(expiresAt.getTime() + days * DAY_MS);
+  return { ok: true, expiresAt: new Date(expiresAt.getTime() + days * DAY_MS) };
 }

@@ -1,9 +1,11 @@
 import {
   activationTypes,
   refusal,
+  refused,
   type ActivationType,
   type LicenseStatus,
   type Refusal,
+  type Refused,
 } from '../../libs/contracts/index.js';
 import { MAX_ACTIVATION_BYTES, MAX_ACTIVATION_ENTRY_BYTES } from './records.js';
 import {
@@ -79,10 +81,6 @@ export function isRecordFull(license: Pick<LicenseState, 'activations_bytes'>): 
   return license.activations_bytes > MAX_ACTIVATION_BYTES - MAX_ACTIVATION_ENTRY_BYTES;
 }
 
-export function isRefusal<T extends object>(value: T | Refusal): value is Refusal {
-  return 'code' in value && 'message' in value;
-}
-
 export interface NormalisedIdentifier {
   identifier: string;
   key: string;
@@ -95,10 +93,11 @@ export interface NormalisedIdentifier {
 export function normaliseOrRefuse(
   type: ActivationType,
   raw: string,
-): NormalisedIdentifier | Refusal {
+): { ok: true; identifier: NormalisedIdentifier } | Refused {
   const checked = checkIdentifier(type, raw);
-  if ('problem' in checked) return refusal('INVALID_REQUEST', checked.problem);
-  return { identifier: checked.identifier, key: identifierKey(checked.identifier) };
+  if ('problem' in checked) return refused('INVALID_REQUEST', checked.problem);
+  const identifier = { identifier: checked.identifier, key: identifierKey(checked.identifier) };
+  return { ok: true, identifier };
 }
 
 /** An identifier's key under each activation type it is valid for. */
@@ -132,9 +131,9 @@ export function isIdentifierActivated(
   license: Pick<LicenseState, 'activation_type' | 'activations'>,
   raw: string,
 ): boolean {
-  const identifier = normaliseOrRefuse(license.activation_type, raw);
+  const normalised = normaliseOrRefuse(license.activation_type, raw);
   return (
-    !isRefusal(identifier) && findActivation(license.activations, identifier.key) !== undefined
+    normalised.ok && findActivation(license.activations, normalised.identifier.key) !== undefined
   );
 }
 
@@ -258,13 +257,13 @@ export function searchText(text: string): {
 
 /**
  * A license's customer as stored: the e-mail address normalised (libs/identifier
- * `checkEmailAddress`), or a refusal naming the field when it cannot be one.
+ * `checkEmailAddress`), or refused naming the field when it cannot be one.
  */
 export function storedCustomer(customer: {
   email: string;
   name: string | null;
-}): CustomerRecord | Refusal {
+}): { ok: true; customer: CustomerRecord } | Refused {
   const checked = checkEmailAddress(customer.email);
-  if ('problem' in checked) return refusal('INVALID_REQUEST', `customer.email: ${checked.problem}`);
-  return { email: checked.email, name: customer.name };
+  if ('problem' in checked) return refused('INVALID_REQUEST', `customer.email: ${checked.problem}`);
+  return { ok: true, customer: { email: checked.email, name: customer.name } };
 }

@@ -112,7 +112,7 @@ export function checkoutView({
   product: LicensedProduct;
   planName: string;
   productId: number;
-  issue: Extract<CheckoutDecision, { outcome: 'issue' }>;
+  issue: Extract<CheckoutDecision, { ok: true }>;
 }): Checkout {
   return {
     license: reportedLicense({ license, product, planName, report: issue }),

@@ -45,7 +45,7 @@ const activation = (identifier: string) => ({
 });
 
 function refusal(decision: ReturnType<typeof decideActivation>): Refusal {
-  if (decision.outcome !== 'refuse') throw new Error(`expected a refusal, got ${decision.outcome}`);
+  if (decision.ok) throw new Error(`expected a refusal, got ${decision.outcome}`);
   return decision.refusal;
 }
 
@@ -108,7 +108,7 @@ describe('spec 4.1 activate: errors in their order', () => {
         now,
       );
       expect(refusal(decision).code).toBe('LICENSE_INVALID');
-      expect(decision.outcome === 'refuse' && decision.recordAttempt).toBeNull();
+      expect(!decision.ok && decision.recordAttempt).toBeNull();
     },
   );
 
@@ -130,7 +130,7 @@ describe('spec 4.1 activate: errors in their order', () => {
       now,
     );
     expect(refusal(decision).code).toBe('LICENSE_EXPIRED');
-    expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+    expect(!decision.ok && decision.recordAttempt).toEqual({
       identifier: expect.objectContaining({ identifier: 'example.com' }),
       reason: 'expired',
     });
@@ -139,7 +139,7 @@ describe('spec 4.1 activate: errors in their order', () => {
   test('2. a license whose stored status is expired is not active: LICENSE_INVALID, recorded as expired', () => {
     const decision = decideActivation(license({ status: 'expired' }), product, request, now);
     expect(refusal(decision).code).toBe('LICENSE_INVALID');
-    expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+    expect(!decision.ok && decision.recordAttempt).toEqual({
       identifier: expect.objectContaining({ identifier: 'example.com' }),
       reason: 'expired',
     });
@@ -165,7 +165,7 @@ describe('spec 4.1 activate: errors in their order', () => {
     const error = refusal(decision);
     expect(error.code).toBe('ACTIVATION_LIMIT_REACHED');
     expect(error.details).toEqual({ activation_limit: 2, activations_used: 2 });
-    expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+    expect(!decision.ok && decision.recordAttempt).toEqual({
       identifier: expect.objectContaining({ key: 'example.com' }),
       reason: 'limit_reached',
     });
@@ -184,7 +184,7 @@ describe('spec 4.1 activate: errors in their order', () => {
       expect(error.code).toBe('ACTIVATION_LIMIT_REACHED');
       expect(error.message).toMatch(/as many activations as one license can keep/);
       expect(error.details).toEqual({ activation_limit, activations_used: 80_000 });
-      expect(decision.outcome === 'refuse' && decision.recordAttempt).toEqual({
+      expect(!decision.ok && decision.recordAttempt).toEqual({
         identifier: expect.objectContaining({ key: 'example.com' }),
         reason: 'limit_reached',
       });
@@ -196,8 +196,8 @@ describe('spec 4.1 activate: errors in their order', () => {
         product,
         request,
         now,
-      ).outcome,
-    ).toBe('claim');
+      ),
+    ).toMatchObject({ ok: true, outcome: 'claim' });
   });
 });
 
@@ -210,6 +210,7 @@ describe('spec 3.2 activation lifecycle', () => {
       now,
     );
     expect(decision).toEqual({
+      ok: true,
       outcome: 'claim',
       identifier: { identifier: 'example.com', key: 'example.com' },
       exempt: false,
@@ -224,8 +225,8 @@ describe('spec 3.2 activation lifecycle', () => {
         product,
         { identifier: 'x.com', product_id: null },
         now,
-      ).outcome,
-    ).toBe('claim');
+      ),
+    ).toMatchObject({ ok: true, outcome: 'claim' });
   });
 
   test('the same identifier again is a success without a new slot, even on a full license', () => {
@@ -235,7 +236,7 @@ describe('spec 3.2 activation lifecycle', () => {
       { identifier: 'http://www.EXAMPLE.com', product_id: null },
       now,
     );
-    expect(decision).toEqual({ outcome: 'already-active', identifier: 'example.com' });
+    expect(decision).toEqual({ ok: true, outcome: 'already-active', identifier: 'example.com' });
   });
 
   test('device identifiers match case-insensitively and answer with the stored identifier', () => {
@@ -248,7 +249,7 @@ describe('spec 3.2 activation lifecycle', () => {
       { identifier: 'pc-ONE', product_id: null },
       now,
     );
-    expect(decision).toEqual({ outcome: 'already-active', identifier: 'PC-One' });
+    expect(decision).toEqual({ ok: true, outcome: 'already-active', identifier: 'PC-One' });
   });
 
   test('spec 3.3: a limit below the activations in use refuses new activations', () => {
@@ -263,24 +264,23 @@ describe('spec 3.2 activation lifecycle', () => {
 
   test('a bundle key activates for a product of its bundle', () => {
     expect(
-      decideActivation(license(), bundle, { identifier: 'a.com', product_id: 30 }, now).outcome,
-    ).toBe('claim');
+      decideActivation(license(), bundle, { identifier: 'a.com', product_id: 30 }, now),
+    ).toMatchObject({ ok: true, outcome: 'claim' });
   });
 });
 
 describe('spec 2.4 identifier normalisation: a refusal is a value', () => {
   test('an identifier that normalises to nothing is refused with INVALID_REQUEST, not thrown', () => {
     expect(normaliseOrRefuse('domain', 'https://')).toEqual({
-      code: 'INVALID_REQUEST',
-      message: expect.any(String),
-      details: {},
+      ok: false,
+      refusal: { code: 'INVALID_REQUEST', message: expect.any(String), details: {} },
     });
   });
 
   test('a normalisable identifier gives the stored form and its case-insensitive key', () => {
     expect(normaliseOrRefuse('device', ' PC-One ')).toEqual({
-      identifier: 'PC-One',
-      key: 'pc-one',
+      ok: true,
+      identifier: { identifier: 'PC-One', key: 'pc-one' },
     });
   });
 });
@@ -311,6 +311,7 @@ describe('spec 4.2 validate', () => {
   describe('rule 1: unknown, inactive or expired keys are answered with valid false', () => {
     test('an unknown key gets the unknown-key answer, whatever else is sent', () => {
       expect(validate(null, { identifier: 'a.com', product_id: 5 })).toEqual({
+        ok: true,
         outcome: 'unknown-key',
       });
     });
@@ -351,7 +352,7 @@ describe('spec 4.2 validate', () => {
       license({ expires_at: past }),
     ];
     for (const state of states) {
-      expect(validate(state, { identifier: 'a.com' }).outcome).not.toBe('refuse');
+      expect(validate(state, { identifier: 'a.com' }).ok).toBe(true);
     }
   });
 
@@ -392,7 +393,7 @@ describe('spec 4.2 validate', () => {
     test('PRODUCT_MISMATCH for a key that does not cover product_id, also when suspended', () => {
       for (const status of ['active', 'suspended'] as const) {
         const decision = validate(license({ status }), { product_id: 99 });
-        expect(decision.outcome === 'refuse' && decision.refusal.code).toBe('PRODUCT_MISMATCH');
+        expect(!decision.ok && decision.refusal.code).toBe('PRODUCT_MISMATCH');
       }
     });
 
@@ -413,7 +414,7 @@ describe('spec 4.3 deactivate: errors in their order (docs/api-decisions.md)', (
       request: { identifier: request.identifier, product_id: request.product_id ?? null },
     });
   const refusalOf = (decision: ReturnType<typeof decideDeactivation>) =>
-    decision.outcome === 'refuse' ? decision.refusal.code : decision.outcome;
+    decision.ok ? 'released' : decision.refusal.code;
 
   test('1. INVALID_REQUEST for an identifier that normalises to nothing, before PRODUCT_MISMATCH', () => {
     expect(refusalOf(deactivate(license(), { identifier: 'https://', product_id: 99 }))).toBe(
@@ -439,7 +440,7 @@ describe('spec 4.3 deactivate: errors in their order (docs/api-decisions.md)', (
   test('an activated identifier, matched after normalisation, is released', () => {
     const state = license({ activations: [activation('example.com')] });
     expect(deactivate(state, { identifier: 'https://www.EXAMPLE.com/', product_id: 10 })).toEqual({
-      outcome: 'release',
+      ok: true,
       identifier: { identifier: 'example.com', key: 'example.com' },
     });
   });
@@ -454,7 +455,7 @@ describe('spec 4.3 deactivate: errors in their order (docs/api-decisions.md)', (
     'deactivating works on a license that is %s, so a customer can free a slot',
     (_, overrides) => {
       const state = license({ ...overrides, activations: [activation('a.com')] });
-      expect(deactivate(state, { identifier: 'a.com' }).outcome).toBe('release');
+      expect(deactivate(state, { identifier: 'a.com' }).ok).toBe(true);
     },
   );
 });

@@ -39,7 +39,7 @@ function decide(
 }
 
 const code = (decision: ReturnType<typeof decideCheckout>) =>
-  decision.outcome === 'refuse' ? decision.refusal.code : decision.outcome;
+  decision.ok ? 'issued' : decision.refusal.code;
 
 describe('license files: refused as activate refuses (spec 4.1 order), then ACTIVATION_NOT_FOUND', () => {
   test('1. INVALID_REQUEST for an identifier that normalises to nothing, before the status', () => {
@@ -65,7 +65,7 @@ describe('license files: refused as activate refuses (spec 4.1 order), then ACTI
   });
 
   test('a bundle key covers each product of the bundle', () => {
-    expect(code(decide({ product: bundle }, { product_id: 30 }))).toBe('issue');
+    expect(code(decide({ product: bundle }, { product_id: 30 }))).toBe('issued');
     expect(code(decide({ product: bundle }, { product_id: 40 }))).toBe('PRODUCT_MISMATCH');
   });
 
@@ -82,19 +82,19 @@ describe('license files: refused as activate refuses (spec 4.1 order), then ACTI
 
   test('the identifier is normalised for the license type (spec 2.4) and answered as stored', () => {
     const decision = decide({}, { identifier: 'https://www.SHOP.example/path' });
-    expect(decision).toMatchObject({ outcome: 'issue', identifier: 'shop.example' });
+    expect(decision).toMatchObject({ ok: true, identifier: 'shop.example' });
     const device = license({
       activation_type: 'device',
       activations: [{ identifier: 'MacBook-Pro', identifier_key: 'macbook-pro' }],
     });
     expect(decide({ license: device }, { identifier: ' macbook-pro ' })).toMatchObject({
-      outcome: 'issue',
+      ok: true,
       identifier: 'MacBook-Pro',
     });
   });
 
   test('the file holds the license as validate reports it: active and valid', () => {
-    expect(decide()).toMatchObject({ outcome: 'issue', status: 'active', valid: true });
+    expect(decide()).toMatchObject({ ok: true, status: 'active', valid: true });
   });
 });
 
@@ -131,7 +131,7 @@ describe('license files: the lease', () => {
     const decision = decide({ license: license({ lease_seconds: 900 }) });
     const renewed = at('2026-06-01T12:15:00.000Z');
     expect(decision).toMatchObject({
-      outcome: 'issue',
+      ok: true,
       lease: { issuedAt: at('2026-06-01T12:00:00.000Z'), expiresAt: renewed },
       activationLeaseEnd: renewed,
     });
@@ -151,7 +151,7 @@ describe('license files: the lease', () => {
   test('the decision carries the lease of the time to live asked and the license expiry', () => {
     const expiry = at('2026-06-03T00:00:00.000Z');
     const decision = decide({ license: license({ expires_at: expiry }) });
-    expect(decision).toMatchObject({ outcome: 'issue', lease: { expiresAt: expiry } });
+    expect(decision).toMatchObject({ ok: true, lease: { expiresAt: expiry } });
     expect(decide({}, { ttl_seconds: 60 })).toMatchObject({
       lease: { expiresAt: at('2026-06-01T12:01:00.000Z') },
     });

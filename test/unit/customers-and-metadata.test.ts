@@ -128,12 +128,21 @@ describe('the bounds of metadata and customers', () => {
 
 describe('an expiry extended by days', () => {
   test('moves the expiry it has, ahead or past, by whole days', () => {
-    expect(extendedExpiry(new Date(FUTURE), 30)).toEqual(new Date(Date.parse(FUTURE) + 30 * DAY));
-    expect(extendedExpiry(new Date(PAST), 1)).toEqual(new Date(Date.parse(PAST) + DAY));
+    expect(extendedExpiry(new Date(FUTURE), 30)).toEqual({
+      ok: true,
+      expiresAt: new Date(Date.parse(FUTURE) + 30 * DAY),
+    });
+    expect(extendedExpiry(new Date(PAST), 1)).toEqual({
+      ok: true,
+      expiresAt: new Date(Date.parse(PAST) + DAY),
+    });
   });
 
   test('a license that never expires has nothing to extend: refused', () => {
-    expect(extendedExpiry(null, 30)).toEqual(expect.objectContaining({ code: 'INVALID_REQUEST' }));
+    expect(extendedExpiry(null, 30)).toEqual({
+      ok: false,
+      refusal: expect.objectContaining({ code: 'INVALID_REQUEST' }),
+    });
   });
 });
 

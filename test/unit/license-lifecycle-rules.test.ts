@@ -49,14 +49,14 @@ describe('spec 3.3 renewals: decideRenewal', () => {
 
   describe.each(sources)('%s renewal', (source) => {
     test.each(renewable)('a license stored as %s is renewed as %s', (status, after) => {
-      expect(renew({ status }, source)).toMatchObject({ outcome: 'renew', status: after });
+      expect(renew({ status }, source)).toMatchObject({ ok: true, status: after });
     });
 
     test.each(['revoked', 'cancelled'] as const)(
       'a %s license is refused with LICENSE_INVALID: a terminal state, a new license is issued',
       (status) => {
         expect(renew({ status }, source)).toEqual({
-          outcome: 'refuse',
+          ok: false,
           refusal: expect.objectContaining({ code: 'LICENSE_INVALID' }),
         });
       },
@@ -73,7 +73,7 @@ describe('spec 3.3 renewals: decideRenewal', () => {
 
   test('gateway leaves plan, limit, type and a pending change as they are', () => {
     expect(renew({ plan_id: 1, pending_plan_id: 2 }, 'gateway')).toEqual({
-      outcome: 'renew',
+      ok: true,
       status: 'active',
       planId: null,
     });
@@ -86,14 +86,14 @@ describe('spec 3.3 renewals: decideRenewal', () => {
     ])('%s is INVALID_REQUEST', (_, expiresAt) => {
       for (const source of sources) {
         expect(renew({}, source, expiresAt)).toEqual({
-          outcome: 'refuse',
+          ok: false,
           refusal: expect.objectContaining({ code: 'INVALID_REQUEST' }),
         });
       }
     });
 
     test('a millisecond after now is accepted', () => {
-      expect(renew({}, 'gateway', new Date(now.getTime() + 1)).outcome).toBe('renew');
+      expect(renew({}, 'gateway', new Date(now.getTime() + 1)).ok).toBe(true);
     });
 
     test('it is checked before the status: a revoked license with a past date is INVALID_REQUEST', () => {

@@ -1,4 +1,4 @@
-import { internalError, type CallContext, type Refusal } from '../../../libs/contracts/index.js';
+import { internalError, type CallContext, type Refused } from '../../../libs/contracts/index.js';
 import { identifierKey } from '../../../libs/identifier/index.js';
 import { MAX_DECISION_ROUNDS, decideActivation, leaseEnd } from '../activation-rules.js';
 import type { LicenseEvents } from '../events.js';
@@ -28,6 +28,7 @@ export interface ActivationClaim {
 
 export type ClaimOutcome =
   | {
+      ok: true;
       outcome: 'claimed';
       license: LicenseRecord;
       product: LicensedProduct;
@@ -36,6 +37,7 @@ export type ClaimOutcome =
       leaseExpiresAt: Date | null;
     }
   | {
+      ok: true;
       outcome: 'already-active';
       license: LicenseRecord;
       product: LicensedProduct;
@@ -43,7 +45,7 @@ export type ClaimOutcome =
       /** Renewed by this activate when the license has a lease. */
       leaseExpiresAt: Date | null;
     }
-  | { outcome: 'refused'; refusal: Refusal };
+  | Refused;
 
 export type ClaimActivation = (claim: ActivationClaim) => Promise<ClaimOutcome>;
 
@@ -72,7 +74,7 @@ export function claimActivation({
       );
       const product = license && (await reads.productOf(license));
       const decision = decideActivation(license, product, request, now);
-      if (decision.outcome === 'refuse') {
+      if (!decision.ok) {
         if (license && decision.recordAttempt) {
           const { identifier, reason } = decision.recordAttempt;
           await rejectedAttempts.record({
@@ -94,7 +96,7 @@ export function claimActivation({
             });
           }
         }
-        return { outcome: 'refused', refusal: decision.refusal };
+        return { ok: false, refusal: decision.refusal };
       }
       if (decision.outcome === 'already-active') {
         // Spec 3.2 with a lease: activating it again renews it.
@@ -113,6 +115,7 @@ export function claimActivation({
           leaseExpiresAt = until;
         }
         return {
+          ok: true,
           outcome: 'already-active',
           license: license!,
           product: product!,
@@ -141,6 +144,7 @@ export function claimActivation({
           at: now,
         });
         return {
+          ok: true,
           outcome: 'claimed',
           license: claimed.license,
           product: product!,

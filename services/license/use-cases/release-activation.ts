@@ -38,7 +38,7 @@ export function releaseActivation({
 }: ReleaseActivationDeps): ReleaseActivation {
   return async ({ license, product, request, context, source }) => {
     const decision = decideDeactivation({ license, product, request });
-    if (decision.outcome === 'refuse') throw LicensingError.from(decision.refusal);
+    if (!decision.ok) throw LicensingError.from(decision.refusal);
     const activation = findActivation(license!.activations, decision.identifier.key)!;
     const now = clock();
     context.beforeWrite();
