@@ -20,3 +20,5 @@ export * from './http.js';
 export * from './bounds.js';
 export * from './admins.js';
 export * from './api-base.js';
+export * from './download-access.js';
+export * from './feeds.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as catalog from './catalog.js';
+import { FeedAnswer, FeedRequest } from './feeds.js';
 import * as download from './download.js';
 import { CreatePlanRequest, Plan, PlanList, PlanRef, UpdatePlanRequest } from './plans.js';
 import {
@@ -133,6 +134,8 @@ export const rpcMethods = {
     catalog.SelectFileRequest,
     catalog.SelectedFile,
   ),
+  /** An updater's feed (docs/updaters.md), from the in-memory catalog. */
+  'update-catalog.feed': method('update-catalog', FeedRequest, FeedAnswer),
   'update-catalog.checkUpdate': method(
     'update-catalog',
     catalog.CheckUpdateRequest,

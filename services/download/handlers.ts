@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   LicensingError,
+  decideDownloadAccess,
   type AuthorizeDownloadRequest,
   type LicenseCoverage,
   type RefusedLicenseStatus,
@@ -10,7 +11,7 @@ import {
 import type { CatalogProducts } from '../../libs/cache/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { contentDisposition } from '../../libs/http/file-answers.js';
-import { decideDownloadAccess, fileToDownload } from './access.js';
+import { fileToDownload } from './access.js';
 import type { DownloadCounts } from './daily-counts.js';
 import type { DownloadLogWriter } from './log.js';
 import type { PackageStorage } from './storage.js';

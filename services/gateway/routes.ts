@@ -1,6 +1,7 @@
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
 import { downloadRoute, pinnedFileDownloadRoute } from './download-routes.js';
+import { feedRoutes } from './feeds/index.js';
 import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
@@ -29,6 +30,7 @@ export const portalPage = webApp<GatewayDeps>({
 export const publicRoutes: readonly Route<GatewayDeps>[] = [
   ...licenseRoutes,
   portalRoute,
+  ...feedRoutes,
   updateCheckRoute,
   downloadRoute,
   pinnedFileDownloadRoute,

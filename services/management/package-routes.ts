@@ -14,7 +14,8 @@ import { adminRoute, recordChange } from './admin-route.js';
 import { rpcRoute } from './rpc-route.js';
 import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { managementRoute } from './route-contract.js';
-import { FileUpload, receivePackage, requirePlan } from './upload.js';
+import { FileUpload } from './upload-fields.js';
+import { receivePackage, requirePlan } from './upload.js';
 
 const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
 const VersionPatch = nonEmptyPatch(UpdateVersionRequest.omit({ id: true }));
@@ -79,6 +80,9 @@ const uploadRoute = managementRoute({
         filename: received.filename,
         plan_id: received.planId,
         include_in_updates: received.includeInUpdates,
+        platform: received.platform,
+        arch: received.arch,
+        signature: received.signature,
         size: received.stored.size,
         sha256: received.stored.sha256,
         content_type: received.contentType,

@@ -1,9 +1,14 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { z } from 'zod';
-import { BooleanText, IdText, LicensingError, invalidRequest } from '../../libs/contracts/index.js';
-import { parseWith } from '../../libs/http/index.js';
+import { LicensingError, invalidRequest } from '../../libs/contracts/index.js';
+import {
+  UPLOAD_FIELDS,
+  checkUploadField,
+  contentTypeOf,
+  uploadChoices,
+  type UploadChoices,
+} from './upload-fields.js';
 import {
   bytePortRefusal,
   openBytePort,
@@ -15,61 +20,6 @@ import {
  * Package uploads (multipart, spec 2.7's files): the `file` part is streamed from the admin's
  * connection to the download service's byte port and on into object storage, never held here.
  */
-
-/** `plan_id` of an upload: a plan id, or empty (or `null`) for every plan. */
-const UploadPlanId = z
-  .string()
-  .meta({ description: 'Restricts the file to this plan (spec 4.4 rule 4); empty: every plan.' })
-  .transform((value) => (value === '' || value === 'null' ? null : value))
-  .pipe(IdText.nullable());
-
-const IncludeInUpdates = BooleanText.meta({
-  description: 'Include in auto-updates (spec 2.7); default true.',
-});
-
-/** What an upload's multipart body carries; each field is parsed with its schema as it arrives. */
-export const FileUpload = z.object({
-  file: z.string().meta({ format: 'binary', description: 'The package file.' }),
-  plan_id: UploadPlanId.optional(),
-  include_in_updates: IncludeInUpdates.optional(),
-});
-
-/** The form fields an upload may carry beside `file`. */
-const UPLOAD_FIELDS = new Set(Object.keys(FileUpload.shape).filter((name) => name !== 'file'));
-
-/** Media types of common package formats, for parts sent as application/octet-stream. */
-const TYPES_BY_EXTENSION: Record<string, string> = {
-  zip: 'application/zip',
-  gz: 'application/gzip',
-  tgz: 'application/gzip',
-  tar: 'application/x-tar',
-  xz: 'application/x-xz',
-  bz2: 'application/x-bzip2',
-  '7z': 'application/x-7z-compressed',
-  jar: 'application/java-archive',
-  exe: 'application/vnd.microsoft.portable-executable',
-  msi: 'application/x-msi',
-  dmg: 'application/x-apple-diskimage',
-  deb: 'application/vnd.debian.binary-package',
-  rpm: 'application/x-rpm',
-};
-
-function contentTypeOf(filename: string, sent: string): string {
-  const type = sent.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (/^[a-z0-9][\w!#$&^.+-]{0,126}\/[a-z0-9][\w!#$&^.+-]{0,126}$/.test(type)) {
-    if (type !== 'application/octet-stream') return type;
-  }
-  const extension = /\.([A-Za-z0-9]+)$/.exec(filename)?.[1]?.toLowerCase() ?? '';
-  return TYPES_BY_EXTENSION[extension] ?? 'application/octet-stream';
-}
-
-function parsePlanId(value: string): number | null {
-  return parseWith(UploadPlanId, value, 'plan_id');
-}
-
-function parseIncludeInUpdates(value: string): boolean {
-  return parseWith(IncludeInUpdates, value, 'include_in_updates');
-}
 
 /** A plan must exist before files are restricted to it. */
 export async function requirePlan(transport: Transport, planId: number): Promise<void> {
@@ -142,12 +92,10 @@ async function sendToStorage(
   }
 }
 
-export interface ReceivedPackage {
+export interface ReceivedPackage extends UploadChoices {
   stored: StoredUpload;
   filename: string;
   contentType: string;
-  planId: number | null;
-  includeInUpdates: boolean;
 }
 
 /**
@@ -168,7 +116,13 @@ export function receivePackage(
         headers: req.headers,
         defParamCharset: 'utf8',
         // busboy reports the limit when a file reaches it: one byte more is the first too many.
-        limits: { files: 1, fields: 4, parts: 6, fieldSize: 1024, fileSize: maxBytes + 1 },
+        limits: {
+          files: 1,
+          fields: UPLOAD_FIELDS.size + 1,
+          parts: UPLOAD_FIELDS.size + 3,
+          fieldSize: 4096 + 1,
+          fileSize: maxBytes + 1,
+        },
       });
     } catch {
       reject(invalidRequest('The request body must be multipart/form-data with a boundary.'));
@@ -214,8 +168,7 @@ export function receivePackage(
         stored: stored!,
         filename: file!.filename,
         contentType: file!.contentType,
-        planId: parsePlanId(fields.get('plan_id') ?? ''),
-        includeInUpdates: parseIncludeInUpdates(fields.get('include_in_updates') ?? 'true'),
+        ...uploadChoices(fields),
       });
     };
 
@@ -231,8 +184,7 @@ export function receivePackage(
       fields.set(name, value);
       try {
         // Checked as soon as it arrives, so a bad field stops the upload early.
-        if (name === 'include_in_updates') parseIncludeInUpdates(value);
-        const planId = name === 'plan_id' ? parsePlanId(value) : null;
+        const { planId } = checkUploadField(name, value);
         if (planId !== null) planCheck = requirePlan(transport, planId).catch(fail);
       } catch (error) {
         fail(error);
@@ -287,7 +239,7 @@ export function receivePackage(
     });
 
     const tooMany = () =>
-      fail(invalidRequest('Too many parts: send file, plan_id and include_in_updates.'));
+      fail(invalidRequest(`Too many parts: send file and ${[...UPLOAD_FIELDS].join(', ')}.`));
     parser.on('partsLimit', tooMany);
     parser.on('filesLimit', tooMany);
     parser.on('fieldsLimit', tooMany);

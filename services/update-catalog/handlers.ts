@@ -4,6 +4,7 @@ import { checkBundleItems } from './bundles.js';
 import type { CatalogEvents } from './events.js';
 import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { audienceOf } from './audience.js';
+import { createFeedHandlers } from './feeds/feed-handlers.js';
 import { chooseRelease, pinnedRelease, planScope, reportedLicenseState } from './releases.js';
 import type { CatalogStores } from './stores.js';
 import {
@@ -88,6 +89,8 @@ export function createUpdateCatalogHandlers({
   ) => chooseRelease({ versions: published, files, audience: audienceOf(audience) });
 
   return {
+    ...createFeedHandlers({ releases, transport }),
+
     // ---- Products and bundles ----
     'update-catalog.createProduct': async (request, context) => {
       const product = {

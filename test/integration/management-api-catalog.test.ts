@@ -97,6 +97,9 @@ describe('products', () => {
       requires_license: true,
       download_access: 'license_key',
       bundle_items: [],
+      // No updater settings until an admin gives them (docs/updaters.md).
+      joomla: null,
+      wordpress: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -64,6 +64,9 @@ describe('versions', () => {
       release_notes: 'Fixes.',
       release_date: '2026-02-03',
       published: true,
+      // docs/updaters.md: a version is stable and offered to everyone unless an admin says not.
+      channel: 'stable',
+      rollout_percent: 100,
       created_at: expect.any(String),
       // Spec 4.4 rule 3: a version counts as uploaded once a file of it is.
       uploaded_at: null,
@@ -162,6 +165,10 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
       sha256: sha256(bytes),
       content_type: 'application/zip',
       object_key: expect.stringMatching(/^packages\/[0-9a-f-]{36}\/plugin-1\.0\.zip$/),
+      // For any platform and processor, with no updater signature, unless the upload says.
+      platform: null,
+      arch: null,
+      signature: null,
       uploaded_at: expect.any(String),
     });
     const listed = await admin().get(`${BASE}/versions/${version.id}`).set(AUTH);
@@ -468,6 +475,8 @@ describe('an upload whose answer is lost after the object was stored', () => {
         release_notes: null,
         release_date: null,
         published: true,
+        channel: 'stable',
+        rollout_percent: 100,
         created_at: now,
         uploaded_at: null,
         files: [],

@@ -1,14 +1,12 @@
 import {
+  decideDownloadAccess,
   errorStatus,
+  type AccessRequest,
   type DownloadAccess,
   type LicenseCoverage,
   type Refused,
 } from '../../libs/contracts/index.js';
-import {
-  decideDownloadAccess,
-  fileToDownload,
-  type AccessRequest,
-} from '../../services/download/access.js';
+import { fileToDownload } from '../../services/download/access.js';
 
 /** A covering, active license of plan 7, with the identifier (when sent) activated. */
 const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => ({

@@ -1,0 +1,72 @@
+import { refused, type Refused } from './errors.js';
+import type { LicenseCoverage } from './license-operations.js';
+import type { DownloadAccess } from './shared.js';
+
+/**
+ * Spec 4.5's access table, which both the download service (serving a file) and the update
+ * catalog (a feed that lists a download URL, or refuses a key the way an updater expects) apply.
+ */
+
+export interface AccessRequest {
+  /** The product's Download API Access (spec 2.7). */
+  access: DownloadAccess;
+  /** Whether a license key was sent. */
+  keySent: boolean;
+  /** Whether an identifier was sent. */
+  identifierSent: boolean;
+  /** `license.coverage` for the key and product; null when no key was sent. */
+  coverage: LicenseCoverage | null;
+}
+
+/**
+ * Allowed, with the plan whose restricted files the caller may get (null: all-plans files); or
+ * refused with the error code the client gets (and the log's reason).
+ */
+export type AccessDecision = { ok: true; planId: number | null } | Refused;
+
+/**
+ * Spec 4.5, every rule, checked in this order (docs/api-decisions.md):
+ * Account only refuses everything; Public needs nothing (a covering key only scopes the file to
+ * its plan, as in the update check); License key and License key + activated identifier need a
+ * key that exists and is active (LICENSE_INVALID), covers the product directly or through its
+ * bundle (PRODUCT_MISMATCH), has not expired (LICENSE_EXPIRED); then an identifier when the
+ * product demands one (ACTIVATION_REQUIRED), and any identifier sent must be activated on the
+ * license after normalisation (ACTIVATION_NOT_FOUND).
+ */
+export function decideDownloadAccess(request: AccessRequest): AccessDecision {
+  const { access, coverage } = request;
+  if (access === 'account') {
+    return refused(
+      'DOWNLOAD_NOT_AVAILABLE',
+      "This product's files are available only from the customer's account.",
+    );
+  }
+  if (access === 'public') {
+    return { ok: true, planId: coverage?.covers ? coverage.plan_id : null };
+  }
+  if (!request.keySent || coverage === null) {
+    return refused('LICENSE_INVALID', 'This download needs a license key.');
+  }
+  if (!coverage.found || coverage.status === null) {
+    return refused('LICENSE_INVALID', 'The license key is not valid.');
+  }
+  if (coverage.status !== 'active' && coverage.status !== 'expired') {
+    return refused('LICENSE_INVALID', `The license is ${coverage.status}.`);
+  }
+  if (!coverage.covers) {
+    return refused('PRODUCT_MISMATCH', 'The license key is not for this product.');
+  }
+  if (coverage.status === 'expired') {
+    return refused('LICENSE_EXPIRED', 'The license has expired.');
+  }
+  if (access === 'activated_identifier' && !request.identifierSent) {
+    return refused(
+      'ACTIVATION_REQUIRED',
+      'This download needs an identifier that is activated on the license.',
+    );
+  }
+  if (request.identifierSent && coverage.identifier_activated !== true) {
+    return refused('ACTIVATION_NOT_FOUND', 'The identifier is not activated on this license.');
+  }
+  return { ok: true, planId: coverage.plan_id };
+}

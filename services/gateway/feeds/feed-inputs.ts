@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import {
+  LicensingError,
+  MAX_FIELD_LENGTH,
+  NonEmptyShortText,
+  characterLength,
+  wellFormedString,
+} from '../../../libs/contracts/index.js';
+
+/**
+ * What every feed reads of its request (docs/updaters.md): the key in the query (`license_key`,
+ * or `dlid` as Joomla's update sites carry it) or in `Authorization: License <key>` (the desktop
+ * updaters' request headers), the identifier it is used on, and If-None-Match.
+ */
+
+const Text = wellFormedString()
+  .refine((value) => characterLength(value) <= MAX_FIELD_LENGTH, {
+    message: `must be at most ${MAX_FIELD_LENGTH} characters`,
+  })
+  .transform((value) => (value === '' ? undefined : value));
+
+const KeyText = Text.pipe(NonEmptyShortText.optional());
+
+/** The key fields of a feed's query; each feed's own fields are added to it. */
+export const feedKeyFields = {
+  license_key: KeyText.optional().meta({ description: 'The license key.' }),
+  dlid: KeyText.optional().meta({ description: 'Alias of `license_key`.' }),
+  identifier: Text.optional().meta({
+    description:
+      'The identifier the key is used on (spec 2.4): it draws the rollout bucket, and a product ' +
+      'whose downloads need an activated identifier needs it.',
+  }),
+};
+
+export const FeedHeaders = z.object({
+  Authorization: z
+    .string()
+    .max(1024)
+    .optional()
+    .meta({ description: '`License <key>`: the key, for updaters that send request headers.' }),
+  'If-None-Match': z
+    .string()
+    .max(2048)
+    .optional()
+    .meta({ description: 'The ETag of the copy the updater has: 304 when it is current.' }),
+});
+
+const LICENSE_SCHEME = /^License\s+(\S.*)$/i;
+
+export interface FeedCallerFields {
+  license_key: string | null;
+  identifier: string | null;
+  key_in_query: boolean;
+}
+
+/**
+ * The caller's key from the query or the header: two that differ, or an Authorization header of
+ * another scheme, are refused rather than guessed between.
+ */
+export function feedCaller(
+  query: { license_key?: string | undefined; dlid?: string | undefined; identifier?: string },
+  headers: z.output<typeof FeedHeaders>,
+): FeedCallerFields {
+  if (query.license_key && query.dlid && query.license_key !== query.dlid) {
+    throw new LicensingError(
+      'INVALID_REQUEST',
+      'license_key and dlid name different keys; send one of them.',
+    );
+  }
+  const inQuery = query.license_key ?? query.dlid ?? null;
+  let inHeader: string | null = null;
+  if (headers.Authorization !== undefined) {
+    const match = LICENSE_SCHEME.exec(headers.Authorization.trim());
+    const parsed = NonEmptyShortText.safeParse(match?.[1]?.trim());
+    if (!parsed.success) {
+      throw new LicensingError(
+        'INVALID_REQUEST',
+        'Authorization: send the key as "License <key>".',
+      );
+    }
+    inHeader = parsed.data;
+  }
+  if (inQuery !== null && inHeader !== null && inQuery !== inHeader) {
+    throw new LicensingError(
+      'INVALID_REQUEST',
+      'The query and the Authorization header name different keys; send one of them.',
+    );
+  }
+  return {
+    license_key: inQuery ?? inHeader,
+    identifier: query.identifier ?? null,
+    key_in_query: inQuery !== null,
+  };
+}
