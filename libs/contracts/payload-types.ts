@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { UpdateInfo } from './catalog.js';
 import type { ActivationResult, ValidationResult } from './license-operations.js';
 import type { ActivationType, activationTypes, LicenseStatus, licenseStatuses } from './shared.js';
+import type { ReleaseChannel, releaseChannels } from './updaters.js';
 
 // The success payloads of the public API (spec 2.6, 4.1, 4.2, 4.4) as plain types. The client
 // package imports these, and its published declarations include them: a `z.infer` type there
@@ -13,6 +14,9 @@ export type PlainActivationType = (typeof activationTypes)[number];
 
 /** Spec 3.1: the five stored license statuses. */
 export type PlainLicenseStatus = (typeof licenseStatuses)[number];
+
+/** The release channels (docs/updaters.md). */
+export type PlainReleaseChannel = (typeof releaseChannels)[number];
 
 /** Spec 4.1 success payload of activate; deactivate answers with the same shape. */
 export interface PlainActivationResult {
@@ -119,6 +123,7 @@ type Expect<T extends true> = T;
 export type PayloadTypesMatchSchemas = [
   Expect<Same<PlainActivationType, ActivationType>>,
   Expect<Same<PlainLicenseStatus, LicenseStatus>>,
+  Expect<Same<PlainReleaseChannel, ReleaseChannel>>,
   Expect<Same<PlainActivationResult, z.output<typeof ActivationResult>>>,
   Expect<Same<PlainValidationResult, z.output<typeof ValidationResult>>>,
   Expect<Same<PlainUpdateInfo, z.output<typeof UpdateInfo>>>,

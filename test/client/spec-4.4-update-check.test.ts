@@ -45,6 +45,15 @@ describe('spec 4.4 GET /updates/{product_id} through the client', () => {
     });
   });
 
+  test('the identifier and a channel other than stable are sent; stable is the default', async () => {
+    const client = new LicensingClient(server.url, 12, 2000);
+    await client.checkUpdate('GOOD', { identifier: 'shop.example', channel: 'beta' });
+    const sent = server.requests.at(-1)!.query;
+    expect([sent.get('identifier'), sent.get('channel')]).toEqual(['shop.example', 'beta']);
+    await client.checkUpdate('GOOD', { channel: 'stable' });
+    expect(server.requests.at(-1)!.query.has('channel')).toBe(false);
+  });
+
   test('an expired license still learns of the new version (rule 6)', async () => {
     const result = await new LicensingClient(server.url, 12, 2000).checkUpdate('OLD');
     expect(result).toMatchObject({

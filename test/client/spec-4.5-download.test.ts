@@ -59,6 +59,15 @@ describe('spec 4.5 download: the request', () => {
     expect(request.headers.accept).toBe('application/json');
   });
 
+  test('a channel other than stable is sent, as the update check sent it', async () => {
+    const server = await start(specServer({ productId: 12, file, keys: KEYS }));
+    const client = new LicensingClient(server.url, 12, 2000);
+    await client.download('GOOD', null, join(dir, 'beta.zip'), { channel: 'beta' });
+    expect(server.requests.at(-1)!.query.get('channel')).toBe('beta');
+    await client.download('GOOD', null, join(dir, 'stable.zip'), { channel: 'stable' });
+    expect(server.requests.at(-1)!.query.has('channel')).toBe(false);
+  });
+
   test('built from the download_url of the update check, keeping its own query', async () => {
     const server = await start(specServer({ productId: 12, file, keys: KEYS }));
     const client = new LicensingClient('http://unused.invalid', 12, 2000);

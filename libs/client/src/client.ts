@@ -35,6 +35,7 @@ import {
   type DownloadData,
   type LicenseFileData,
   type LicensingResult,
+  type ReleaseChannel,
   type UpdateInfo,
   type ValidationData,
 } from './result.js';
@@ -196,10 +197,21 @@ export class LicensingClient {
     return (await this.requests.request<ActivationData>(operation)).result;
   }
 
-  /** Spec 4.4: the latest published version; the key (optional) scopes it and adds license state. */
-  async checkUpdate(key?: string): Promise<LicensingResult<UpdateInfo>> {
+  /**
+   * Spec 4.4: the latest published version; the key (optional) scopes it and adds license state.
+   * `identifier` (the one the key is used on) places the caller in staged rollouts and `channel`
+   * takes a less stable channel too (docs/updaters.md); pass the same to `download`.
+   */
+  async checkUpdate(
+    key?: string,
+    options: { identifier?: string; channel?: ReleaseChannel } = {},
+  ): Promise<LicensingResult<UpdateInfo>> {
     const url = new URL(`${this.apiBase}/updates/${this.productId}`);
     if (key) url.searchParams.set('license_key', key);
+    if (options.identifier) url.searchParams.set('identifier', options.identifier);
+    if (options.channel && options.channel !== 'stable') {
+      url.searchParams.set('channel', options.channel);
+    }
     const operation: Operation = { method: 'GET', url: url.href, repeatable: true, signed: true };
     return (await this.requests.request<UpdateInfo>(operation)).result;
   }

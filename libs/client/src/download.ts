@@ -2,7 +2,7 @@
  * Pieces of `download` (spec 4.5) that do not depend on the runtime: what the response headers
  * promise, the file name, and the destinations that work everywhere (a WritableStream, a Blob).
  */
-import type { UpdateInfo } from './result.js';
+import type { ReleaseChannel, UpdateInfo } from './result.js';
 import { Sha256, toHex } from './sha256.js';
 
 /** Where a download goes: a file path (Node), a WritableStream (any runtime), or `null` for a Blob. */
@@ -25,6 +25,11 @@ export interface DownloadOptions {
    * the server signed.
    */
   update?: UpdateInfo;
+  /**
+   * The release channel whose newest version is downloaded (`stable` by default); the same as
+   * the update check's, so the two agree (docs/updaters.md).
+   */
+  channel?: ReleaseChannel;
   /** Called after each chunk, and once with 0 bytes before the first. */
   onProgress?: (progress: DownloadProgress) => void;
   /** Size the package must have, e.g. `file_size` from the update check. */

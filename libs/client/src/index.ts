@@ -46,6 +46,7 @@ export {
   type LicenseFileData,
   type LicenseStatus,
   type LicensingResult,
+  type ReleaseChannel,
   type ResultKind,
   type RetryOptions,
   type SuccessResult,

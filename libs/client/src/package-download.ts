@@ -39,6 +39,9 @@ export async function downloadPackage(
   }
   url.searchParams.set('dlid', request.key);
   if (request.identifier) url.searchParams.set('identifier', request.identifier);
+  if (options.channel && options.channel !== 'stable') {
+    url.searchParams.set('channel', options.channel);
+  }
 
   const deadline = new Deadline(connection.timeout, options.signal);
   try {

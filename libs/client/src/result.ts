@@ -9,12 +9,15 @@ import type {
   PlainActivationResult,
   PlainActivationType,
   PlainLicenseStatus,
+  PlainReleaseChannel,
   PlainUpdateInfo,
   PlainValidationResult,
 } from '../../contracts/payload-types.js';
 
 export type ActivationType = PlainActivationType;
 export type LicenseStatus = PlainLicenseStatus;
+/** A release channel: `stable`, `rc`, `beta`, `alpha` or `dev` (docs/updaters.md). */
+export type ReleaseChannel = PlainReleaseChannel;
 
 /** Payload of activate (spec 4.1) and deactivate. */
 export type ActivationData = PlainActivationResult;
