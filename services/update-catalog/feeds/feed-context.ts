@@ -1,5 +1,6 @@
 import {
   decideDownloadAccess,
+  releaseChannels,
   type AccessDecision,
   type FeedRequest,
   type LicenseCoverage,
@@ -103,4 +104,32 @@ export function newestOfEachChannel(
     if (release) found.push({ channel, release });
   }
   return found.sort((a, b) => b.release.uploadedAt.getTime() - a.release.uploadedAt.getTime());
+}
+
+/**
+ * The releases a caller taking every channel is offered, newest first, at most `limit`: each
+ * version once, with the file the caller would get for it (spec 4.4 rules, rollouts and the
+ * target), for feeds that list every version and let the updater choose (Sparkle).
+ */
+export function offeredReleases(
+  context: FeedContext,
+  target: ReleaseTarget | null,
+  limit: number,
+): CatalogRelease[] {
+  const base = audienceOf({
+    planId: planScope(context.coverage),
+    channel: 'stable',
+    rollout: rolloutOf(context),
+  });
+  const audience = { ...base, channels: new Set(releaseChannels) };
+  let { versions } = context.releases;
+  const found: CatalogRelease[] = [];
+  while (found.length < limit) {
+    const release = chooseRelease({ versions, files: context.releases.files, audience, target });
+    if (!release) break;
+    found.push(release);
+    // The next newest is chosen among the versions not listed yet, by the same rules.
+    versions = versions.filter((version) => version.id !== release.version.id);
+  }
+  return found;
 }
