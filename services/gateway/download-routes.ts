@@ -4,6 +4,7 @@ import type { AuthorizeDownloadRequest } from '../../libs/contracts/index.js';
 import { defineRoute, type Route } from '../../libs/http/index.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 import { clientIp } from './client-ip.js';
+import { keyOfAuthorization, oneLicenseKey } from './license-authorization.js';
 import type { DownloadStage } from './download-refusals.js';
 import { relay } from './download-relay.js';
 import { publicErrors } from './form-route.js';
@@ -92,9 +93,11 @@ async function serve(
   req: Request,
   res: Response,
 ): Promise<void> {
+  const licenseKey = oneLicenseKey(request.license_key, keyOfAuthorization(sent.Authorization));
   res.locals.download = { stage: 'decided' } satisfies DownloadStage;
   const authorized = await transport.call('download.authorize', {
     ...request,
+    license_key: licenseKey,
     ip: clientIp(req),
     delivery: downloadDelivery,
     method: req.method === 'HEAD' ? 'HEAD' : 'GET',

@@ -7,6 +7,7 @@ import {
   characterLength,
   wellFormedString,
 } from '../../libs/contracts/index.js';
+import { LicenseAuthorization } from './license-authorization.js';
 
 /**
  * What the public API accepts (spec 4.1 to 4.5), as schemas: the routes parse form fields and
@@ -258,6 +259,7 @@ export const PinnedFilePath = z.object({
 
 /** Spec 4.5: a resumed download names its range, and the version it started on. */
 export const DownloadHeaders = z.object({
+  Authorization: LicenseAuthorization,
   Range: z
     .string()
     .optional()

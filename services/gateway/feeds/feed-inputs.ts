@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  LicenseAuthorization,
+  keyOfAuthorization,
+  oneLicenseKey,
+} from '../license-authorization.js';
+import {
   LicensingError,
   MAX_FIELD_LENGTH,
   NonEmptyShortText,
@@ -33,19 +38,13 @@ export const feedKeyFields = {
 };
 
 export const FeedHeaders = z.object({
-  Authorization: z
-    .string()
-    .max(1024)
-    .optional()
-    .meta({ description: '`License <key>`: the key, for updaters that send request headers.' }),
+  Authorization: LicenseAuthorization,
   'If-None-Match': z
     .string()
     .max(2048)
     .optional()
     .meta({ description: 'The ETag of the copy the updater has: 304 when it is current.' }),
 });
-
-const LICENSE_SCHEME = /^License\s+(\S.*)$/i;
 
 export interface FeedCallerFields {
   license_key: string | null;
@@ -68,26 +67,9 @@ export function feedCaller(
     );
   }
   const inQuery = query.license_key ?? query.dlid ?? null;
-  let inHeader: string | null = null;
-  if (headers.Authorization !== undefined) {
-    const match = LICENSE_SCHEME.exec(headers.Authorization.trim());
-    const parsed = NonEmptyShortText.safeParse(match?.[1]?.trim());
-    if (!parsed.success) {
-      throw new LicensingError(
-        'INVALID_REQUEST',
-        'Authorization: send the key as "License <key>".',
-      );
-    }
-    inHeader = parsed.data;
-  }
-  if (inQuery !== null && inHeader !== null && inQuery !== inHeader) {
-    throw new LicensingError(
-      'INVALID_REQUEST',
-      'The query and the Authorization header name different keys; send one of them.',
-    );
-  }
+  const licenseKey = oneLicenseKey(inQuery, keyOfAuthorization(headers.Authorization));
   return {
-    license_key: inQuery ?? inHeader,
+    license_key: licenseKey,
     identifier: query.identifier ?? null,
     key_in_query: inQuery !== null,
   };
