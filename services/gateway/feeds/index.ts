@@ -1,6 +1,12 @@
 import type { Route } from '../../../libs/http/index.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import { eddRoutes } from './edd-routes.js';
 import { tauriFeedRoute } from './tauri-routes.js';
+import { wordpressFeedRoute } from './wordpress-routes.js';
 
 /** The updaters' feeds (docs/updaters.md), in the order they are matched. */
-export const feedRoutes: readonly Route<GatewayDeps>[] = [tauriFeedRoute];
+export const feedRoutes: readonly Route<GatewayDeps>[] = [
+  tauriFeedRoute,
+  wordpressFeedRoute,
+  ...eddRoutes,
+];

@@ -1,7 +1,9 @@
 import type { FeedFormat, FeedRequest } from '../../../libs/contracts/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import type { FeedContext } from './feed-context.js';
+import { eddFeed } from './edd.js';
 import { tauriFeed } from './tauri.js';
+import { wordpressFeed } from './wordpress.js';
 
 type Renderers = {
   [F in FeedFormat]?: (context: FeedContext<Extract<FeedRequest, { format: F }>>) => RenderedFeed;
@@ -10,6 +12,8 @@ type Renderers = {
 /** Each updater's format, by the name its feed request gives. */
 export const renderers: Renderers = {
   tauri: tauriFeed,
+  wordpress: wordpressFeed,
+  edd: eddFeed,
 };
 
 /** Renders the feed the request names (the map above pairs each format with its request). */
