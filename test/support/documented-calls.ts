@@ -31,4 +31,10 @@ export class DocumentedCalls {
 }
 
 /** The operations whose documented answers the feed test files count (see DocumentedCalls). */
-export const feedOperationIds = ['sparkleFeed', 'tauriFeed'] as const;
+export const feedOperationIds = [
+  'sparkleFeed',
+  'tauriFeed',
+  'wordpressFeed',
+  'eddApiGet',
+  'eddApiPost',
+] as const;

@@ -1,7 +1,14 @@
 import type { Route } from '../../../libs/http/index.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import { sparkleFeedRoute } from './sparkle-routes.js';
+import { eddRoutes } from './edd-routes.js';
 import { tauriFeedRoute } from './tauri-routes.js';
+import { wordpressFeedRoute } from './wordpress-routes.js';
 
 /** The updaters' feeds (docs/updaters.md), in the order they are matched. */
-export const feedRoutes: readonly Route<GatewayDeps>[] = [sparkleFeedRoute, tauriFeedRoute];
+export const feedRoutes: readonly Route<GatewayDeps>[] = [
+  sparkleFeedRoute,
+  tauriFeedRoute,
+  wordpressFeedRoute,
+  ...eddRoutes,
+];

@@ -2,7 +2,9 @@ import type { FeedFormat, FeedRequest } from '../../../libs/contracts/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import type { FeedContext } from './feed-context.js';
 import { sparkleFeed } from './sparkle.js';
+import { eddFeed } from './edd.js';
 import { tauriFeed } from './tauri.js';
+import { wordpressFeed } from './wordpress.js';
 
 type Renderers = {
   [F in FeedFormat]?: (context: FeedContext<Extract<FeedRequest, { format: F }>>) => RenderedFeed;
@@ -12,6 +14,8 @@ type Renderers = {
 export const renderers: Renderers = {
   sparkle: sparkleFeed,
   tauri: tauriFeed,
+  wordpress: wordpressFeed,
+  edd: eddFeed,
 };
 
 /** Renders the feed the request names (the map above pairs each format with its request). */

@@ -1,0 +1,87 @@
+import { LicensingError, refusal } from '../../../libs/contracts/index.js';
+import type { RenderedFeed } from './feed-answer.js';
+import { releaseFor, type CatalogRelease, type FeedContext } from './feed-context.js';
+import { fileUrl } from './links.js';
+
+type WordPressRequest = Extract<FeedContext['request'], { format: 'wordpress' }>;
+
+/** The plugin's directory name: the product's WordPress slug, else one made from its id. */
+export function pluginSlug({ product }: FeedContext): string {
+  return product.wordpress?.slug ?? `product-${product.id}`;
+}
+
+/** Text as HTML: WordPress renders a plugin's sections as HTML, so every value is escaped. */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;');
+}
+
+/** Release notes as HTML paragraphs: a blank line starts a paragraph, a newline breaks a line. */
+function notesAsHtml(notes: string | null): string {
+  if (notes === null || notes.trim() === '') return '';
+  return notes
+    .trim()
+    .split(/\r?\n\s*\r?\n/)
+    .map((paragraph) => `<p>${escapeHtml(paragraph.trim()).replace(/\r?\n/g, '<br>')}</p>`)
+    .join('');
+}
+
+/** The plugin's sections: its name as description, the version's notes as changelog. */
+export function pluginSections(context: FeedContext, release: CatalogRelease | null) {
+  const changelog = release
+    ? `<h4>${escapeHtml(release.version.version)}</h4>${notesAsHtml(release.version.release_notes)}`
+    : '';
+  return { description: `<p>${escapeHtml(context.product.title)}</p>`, changelog };
+}
+
+/**
+ * `Y-m-d H:i:s` in UTC, as plugin-update-checker's example and EDD write `last_updated`
+ * (WordPress runs PHP in UTC, so `strtotime` reads it as UTC): the release date, else the upload.
+ */
+export function lastUpdated({ version, uploadedAt }: CatalogRelease): string {
+  if (version.release_date !== null) return `${version.release_date} 00:00:00`;
+  return uploadedAt.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** What the product's WordPress settings say of the platform, leaving out what is not set. */
+export function platformFields({ product }: FeedContext) {
+  const settings = product.wordpress;
+  return {
+    ...(settings?.requires ? { requires: settings.requires } : {}),
+    ...(settings?.tested ? { tested: settings.tested } : {}),
+    ...(settings?.requires_php ? { requires_php: settings.requires_php } : {}),
+  };
+}
+
+/**
+ * plugin-update-checker's metadata (its `PluginInfo`): `name` and `version` it requires, the
+ * plugin's slug, sections and platform versions, and `download_url` only for a caller that may
+ * download the file (spec 4.5): without it the plugin shows the update but no install link.
+ * Banners and icons are left out, which the checker reads as none.
+ */
+export function wordpressFeed(context: FeedContext<WordPressRequest>): RenderedFeed {
+  const release = releaseFor(context, context.request.channel);
+  if (!release) {
+    throw LicensingError.from(
+      refusal('NOT_FOUND', 'No version of this product is offered to this caller.'),
+    );
+  }
+  return {
+    content_type: 'application/json',
+    body: JSON.stringify({
+      name: context.product.title,
+      slug: pluginSlug(context),
+      version: release.version.version,
+      ...(context.access.ok
+        ? { download_url: fileUrl(context, release, { repeatKey: true }) }
+        : {}),
+      ...platformFields(context),
+      last_updated: lastUpdated(release),
+      sections: pluginSections(context, release),
+    }),
+  };
+}
