@@ -40,6 +40,7 @@ export const domainEventTypes = [
   'download.served',
   'download.refused',
   'version.published',
+  'version.rollout_changed',
 ] as const;
 
 /** The events of an endpoint that stands for all of them, those added later too. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_EVENTS, MAX_WEBHOOK_ENDPOINTS, domainEventTypes } from './bounds.js';
 import { errorCodes, type ErrorCode } from './errors.js';
+import { ReleaseChannel, RolloutPercent } from './updaters.js';
 import {
   ClientIp,
   DEFAULT_PER_PAGE,
@@ -107,6 +108,15 @@ export const domainEventData = {
     version: z.string(),
     release_date: z.string().nullable(),
   }),
+  /** An admin raised, lowered or paused a version's staged rollout (docs/updaters.md). */
+  'version.rollout_changed': z.object({
+    product_id: Id,
+    version_id: Id,
+    version: z.string(),
+    channel: ReleaseChannel,
+    rollout_percent: RolloutPercent,
+    previous_rollout_percent: RolloutPercent,
+  }),
 } as const satisfies Record<DomainEventType, z.ZodType>;
 
 export type DomainEventData<T extends DomainEventType> = z.output<(typeof domainEventData)[T]>;
@@ -136,6 +146,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   eventOf('download.served'),
   eventOf('download.refused'),
   eventOf('version.published'),
+  eventOf('version.rollout_changed'),
 ]);
 export type DomainEvent = z.output<typeof DomainEvent>;
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

@@ -11,6 +11,8 @@ export interface CatalogEvents {
    * or changed from unpublished to published.
    */
   versionPublished(event: { version: VersionRecord; at: Date }): void;
+  /** An admin changed a version's rollout percentage (docs/updaters.md, staged rollouts). */
+  rolloutChanged(event: { version: VersionRecord; previousPercent: number; at: Date }): void;
 }
 
 /** The events as domain events (libs/contracts/webhooks.ts), each handed to `publish`. */
@@ -24,6 +26,19 @@ export function publishedCatalogEvents(publish: PublishDomainEvent): CatalogEven
           version_id: version.id,
           version: version.version,
           release_date: version.release_date,
+        },
+        at,
+      ),
+    rolloutChanged: ({ version, previousPercent, at }) =>
+      publish(
+        'version.rollout_changed',
+        {
+          product_id: version.product_id,
+          version_id: version.id,
+          version: version.version,
+          channel: version.channel,
+          rollout_percent: version.rollout_percent,
+          previous_rollout_percent: previousPercent,
         },
         at,
       ),

@@ -170,6 +170,9 @@ export function createUpdateCatalogHandlers({
       if (version.published && !previous.published) {
         events.versionPublished({ version, at: now });
       }
+      if (version.rollout_percent !== previous.rollout_percent) {
+        events.rolloutChanged({ version, previousPercent: previous.rollout_percent, at: now });
+      }
       await changed(version.product_id);
       return versionWithFilesView(version, await packageFiles.list({ version_id: id }));
     },

@@ -264,6 +264,20 @@ describe('what an entry keeps', () => {
     expect(renamed).toMatchObject({ before: { title: 'Before' }, after: { title: 'After' } });
   });
 
+  test("a version's rollout raised and its channel moved: the values before and after", async () => {
+    const product = await ok(olga.post('/products', { title: unique('Rolled') }), 201);
+    const version = await ok(
+      olga.post(`/products/${product.id}/versions`, { version: '1.0.0', rollout_percent: 10 }),
+      201,
+    );
+    await ok(olga.patch(`/versions/${version.id}`, { rollout_percent: 50, channel: 'beta' }));
+    const [entry] = await entries(`action=updateVersion&target=version:${version.id}`);
+    expect(entry).toMatchObject({
+      before: { rollout_percent: 10, channel: 'stable' },
+      after: { rollout_percent: 50, channel: 'beta' },
+    });
+  });
+
   test('an activation removed: the activation before, nothing after', async () => {
     const { key } = await system.license();
     await ok(

@@ -121,6 +121,7 @@ describe('events (docs/webhooks.md)', () => {
     // version.published and the downloads
     const version = await createVersion(system, product.id, '1.0.0');
     await uploadFile(system, version.id, packageBytes(1000), 'hooked-1.0.0.zip');
+    await admin('patch', `/versions/${version.id}`, { rollout_percent: 25 }).expect(200);
     const other = (
       await admin('post', '/licenses', { product_id: product.id, plan_id: plan.id }).expect(201)
     ).body.data;
@@ -138,6 +139,7 @@ describe('events (docs/webhooks.md)', () => {
       'license.updated', // expiry
       'license.expired',
       'version.published',
+      'version.rollout_changed',
       'license.created', // second license
       'download.served',
       'download.refused',

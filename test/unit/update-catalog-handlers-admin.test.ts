@@ -218,3 +218,53 @@ describe('version.published: a version becomes published', () => {
     expect(publishedVersions(transport).map((data) => data.product_id)).toEqual([p.id]);
   });
 });
+
+describe('version.rollout_changed: an admin moves a staged rollout', () => {
+  const rolloutChanges = (transport: FakeTransport) =>
+    publishedData(transport.domainEvents, 'version.rollout_changed');
+
+  test('raising, pausing and restoring a rollout each publish the version, its channel, the new and the previous percentage', async () => {
+    const { product, transport, clock } = catalog();
+    const p = await product();
+    const version = await transport.call('update-catalog.createVersion', {
+      product_id: p.id,
+      version: '3.0.0',
+      channel: 'beta',
+      rollout_percent: 10,
+    });
+    // Created at 10 %: a rollout set, not changed.
+    expect(rolloutChanges(transport)).toEqual([]);
+    for (const percent of [50, 0, 100]) {
+      await transport.call('update-catalog.updateVersion', {
+        id: version.id,
+        rollout_percent: percent,
+      });
+    }
+    const facts = { product_id: p.id, version_id: version.id, version: '3.0.0', channel: 'beta' };
+    expect(rolloutChanges(transport)).toEqual([
+      { ...facts, rollout_percent: 50, previous_rollout_percent: 10 },
+      { ...facts, rollout_percent: 0, previous_rollout_percent: 50 },
+      { ...facts, rollout_percent: 100, previous_rollout_percent: 0 },
+    ]);
+    expect(transport.domainEventsOf('version.rollout_changed')[0]?.timestamp).toBe(
+      clock().toISOString(),
+    );
+  });
+
+  test('an update that leaves the percentage as it was, or is refused, publishes nothing', async () => {
+    const { product, transport } = catalog();
+    const p = await product();
+    const version = await transport.call('update-catalog.createVersion', {
+      product_id: p.id,
+      version: '1.0.0',
+      rollout_percent: 20,
+    });
+    await transport.call('update-catalog.updateVersion', { id: version.id, rollout_percent: 20 });
+    await transport.call('update-catalog.updateVersion', { id: version.id, channel: 'rc' });
+    await transport.call('update-catalog.updateVersion', { id: version.id, published: false });
+    await expect(
+      transport.call('update-catalog.updateVersion', { id: 987654, rollout_percent: 50 }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(rolloutChanges(transport)).toEqual([]);
+  });
+});

@@ -8,12 +8,19 @@ import { useAction } from '../../shared/hooks/hooks.js';
 import { Outcome } from '../../shared/components/notices.js';
 import { DOWNLOAD_ACCESS_WORDS } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
+import {
+  updaterBody,
+  updaterDraftsOf,
+  UpdaterSettings,
+  type UpdaterDrafts,
+} from './updater-settings.js';
 
 interface ProductDraft {
   title: string;
   requires_license: boolean;
   download_access: DownloadAccess;
   bundle_items: number[];
+  updaters: UpdaterDrafts;
 }
 
 const NEW_PRODUCT: ProductDraft = {
@@ -21,6 +28,7 @@ const NEW_PRODUCT: ProductDraft = {
   requires_license: true,
   download_access: 'license_key',
   bundle_items: [],
+  updaters: { joomla: null, wordpress: null },
 };
 
 /** Create or edit a product; with bundle items it is a bundle (spec 2.2, 2.7). */
@@ -44,6 +52,7 @@ export function ProductForm({
           requires_license: product.requires_license,
           download_access: product.download_access,
           bundle_items: [...product.bundle_items],
+          updaters: updaterDraftsOf(product),
         },
   );
   const action = useAction();
@@ -61,7 +70,8 @@ export function ProductForm({
   const submit = async (event: Event) => {
     event.preventDefault();
     await action.run(async () => {
-      const body = { ...draft, title: draft.title.trim() };
+      const { updaters, ...fields } = draft;
+      const body = { ...fields, title: draft.title.trim(), ...updaterBody(updaters) };
       const saved =
         product === null
           ? await api.call('createProduct', { body })
@@ -123,6 +133,10 @@ export function ProductForm({
           ))
         )}
       </fieldset>
+      <UpdaterSettings
+        drafts={draft.updaters}
+        onChange={(updaters) => setDraft({ ...draft, updaters })}
+      />
       <div class="row">
         <button type="submit" disabled={action.busy || draft.title.trim() === ''}>
           {product === null ? 'Create product' : 'Save'}

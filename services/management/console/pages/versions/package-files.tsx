@@ -13,6 +13,7 @@ import { useAction, useRemoval } from '../../shared/hooks/hooks.js';
 import { Outcome } from '../../shared/components/notices.js';
 import { formatBytes } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
+import { NO_TARGET, TargetFields, targetFields, type FileTarget } from './file-target.js';
 
 /** Every change to versions and files changes what is offered: both lists are read again. */
 export type Changed = () => void;
@@ -41,6 +42,7 @@ export function Upload({ version, onChanged }: { version: Version; onChanged: Ch
   const [file, setFile] = useState<File | null>(null);
   const [planId, setPlanId] = useState<number | null>(null);
   const [include, setInclude] = useState(true);
+  const [target, setTarget] = useState<FileTarget>(NO_TARGET);
   const [progress, setProgress] = useState<{ name: string; sent: number; total: number } | null>(
     null,
   );
@@ -55,13 +57,14 @@ export function Upload({ version, onChanged }: { version: Version; onChanged: Ch
         'uploadFile',
         {
           params: { id: version.id },
-          fields: { plan_id: planId, include_in_updates: include },
+          fields: { plan_id: planId, include_in_updates: include, ...targetFields(target) },
           file,
         },
         (sent, total) => setProgress({ name: file.name, sent, total }),
       );
       setProgress((last) => (last === null ? null : { ...last, sent: last.total }));
       setFile(null);
+      setTarget(NO_TARGET);
       setRound((n) => n + 1);
       onChanged();
       return `Uploaded ${stored.filename} (${formatBytes(stored.size)}).`;
@@ -90,6 +93,9 @@ export function Upload({ version, onChanged }: { version: Version; onChanged: Ch
           <FilePlanSelect value={planId} onChange={setPlanId} />
         </Field>
         <Check label="Include in auto-updates" checked={include} onChange={setInclude} />
+      </div>
+      <TargetFields target={target} onChange={setTarget} />
+      <div class="row">
         <div class="field submit">
           <button type="submit" disabled={action.busy || file === null}>
             {action.busy ? 'Uploading…' : 'Upload'}

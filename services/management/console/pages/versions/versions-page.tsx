@@ -11,6 +11,8 @@ import { LoadView, Outcome } from '../../shared/components/notices.js';
 import { Files, Upload, type Changed } from './package-files.js';
 import { formatBytes } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
+import { Rollout, rolloutWords } from './rollout.js';
+import { UpdatersPanel } from './updaters-panel.js';
 
 /** Spec 4.4: which version and file the update check gives each kind of caller right now. */
 function Offers({ offers }: { offers: Loaded<UpdateOffers> }) {
@@ -143,10 +145,16 @@ function VersionCard({ version, onChanged }: { version: Version; onChanged: Chan
           hidden={!can('updateVersion')}
           onClick={() => void toggle()}
         >
-          {version.published ? 'Unpublish' : 'Publish'}
+          {version.published ? 'Unpublish (roll back)' : 'Publish'}
         </button>
       </div>
       <dl class="facts">
+        <dt>Channel</dt>
+        <dd data-channel>{version.channel}</dd>
+        <dt>Rollout</dt>
+        <dd data-rollout>
+          {version.rollout_percent} % ({rolloutWords(version.rollout_percent)})
+        </dd>
         <dt>Release date</dt>
         <dd>{version.release_date ?? <span class="muted">the upload date</span>}</dd>
         <dt>Created</dt>
@@ -161,6 +169,7 @@ function VersionCard({ version, onChanged }: { version: Version; onChanged: Chan
         <dd class="notes">{version.release_notes ?? <span class="muted">none</span>}</dd>
       </dl>
       <Outcome action={action} />
+      <Rollout key={version.rollout_percent} version={version} onChanged={onChanged} />
       <Files version={version} onChanged={onChanged} />
       <Upload version={version} onChanged={onChanged} />
     </article>
@@ -183,6 +192,7 @@ function ProductVersions({ productId }: { productId: number }) {
   };
   return (
     <>
+      <UpdatersPanel productId={productId} />
       <Offers offers={offers} />
       <h2>Versions</h2>
       <NewVersion productId={productId} onChanged={changed} />

@@ -21,6 +21,7 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'download.served': 'A package was downloaded.',
   'download.refused': 'A download was refused.',
   'version.published': 'A version was published.',
+  'version.rollout_changed': "An admin changed a version's staged rollout.",
 };
 
 export const DELIVERY_STATUS_WORDS: Record<DeliveryStatus, string> = {

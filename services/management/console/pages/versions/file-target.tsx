@@ -1,0 +1,77 @@
+/**
+ * What an uploaded file is for, as desktop updaters ask (docs/updaters.md): its operating system
+ * and processor (none: any), and the updater signature Tauri and Sparkle check.
+ */
+import type { FileArch, FilePlatform } from '../../../../../libs/contracts/index.js';
+import { Field } from '../../../../../libs/web/ui/components.js';
+import { WordSelect } from '../../shared/components/fields.js';
+
+export interface FileTarget {
+  platform: FilePlatform | null;
+  arch: FileArch | null;
+  signature: string;
+}
+
+export const NO_TARGET: FileTarget = { platform: null, arch: null, signature: '' };
+
+const PLATFORM_WORDS: Record<FilePlatform, string> = {
+  linux: 'Linux',
+  windows: 'Windows',
+  darwin: 'macOS',
+};
+const ARCH_WORDS: Record<FileArch, string> = {
+  x86_64: 'x86_64',
+  aarch64: 'aarch64 (ARM 64-bit)',
+  i686: 'i686 (x86 32-bit)',
+  armv7: 'armv7',
+  universal: 'universal (macOS)',
+};
+
+/** The upload's form fields: a field left at none is not sent. */
+export function targetFields(target: FileTarget) {
+  const signature = target.signature.trim();
+  return {
+    platform: target.platform,
+    arch: target.arch,
+    signature: signature === '' ? null : signature,
+  };
+}
+
+export function TargetFields({
+  target,
+  onChange,
+}: {
+  target: FileTarget;
+  onChange: (target: FileTarget) => void;
+}) {
+  return (
+    <div class="row">
+      <Field label="Platform" hint="For desktop updaters; none: any.">
+        <WordSelect
+          name="platform"
+          words={PLATFORM_WORDS}
+          none="Any platform"
+          value={target.platform}
+          onChange={(platform) => onChange({ ...target, platform })}
+        />
+      </Field>
+      <Field label="Processor">
+        <WordSelect
+          name="arch"
+          words={ARCH_WORDS}
+          none="Any processor"
+          value={target.arch}
+          onChange={(arch) => onChange({ ...target, arch })}
+        />
+      </Field>
+      <Field label="Updater signature" hint="Tauri's .sig text or Sparkle's Ed25519 signature.">
+        <textarea
+          name="signature"
+          rows={2}
+          value={target.signature}
+          onInput={(event) => onChange({ ...target, signature: event.currentTarget.value })}
+        />
+      </Field>
+    </div>
+  );
+}

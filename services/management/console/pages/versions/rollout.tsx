@@ -1,0 +1,78 @@
+/**
+ * A version's release channel and staged rollout (docs/updaters.md): shown on its card, and
+ * changed by an admin. Pausing sets the share to 0 (nobody new gets it; the percentage is the
+ * only state a rollout has), rolling back unpublishes the version.
+ */
+import { useState } from 'preact/hooks';
+import type { Version } from '../../../../../libs/contracts/index.js';
+import { Field } from '../../../../../libs/web/ui/components.js';
+import { useApi } from '../../shared/api/admin-api.js';
+import { Input } from '../../shared/components/fields.js';
+import { useAction } from '../../shared/hooks/hooks.js';
+import { Outcome } from '../../shared/components/notices.js';
+import { useCan } from '../../shared/hooks/permissions.js';
+import type { Changed } from './package-files.js';
+
+/** The rollout in words: who gets the version. */
+export function rolloutWords(percent: number) {
+  if (percent >= 100) return 'everyone';
+  if (percent === 0) return 'paused: nobody';
+  return `${percent} % of licensed callers`;
+}
+
+export function Rollout({ version, onChanged }: { version: Version; onChanged: Changed }) {
+  const api = useApi();
+  const can = useCan();
+  const action = useAction();
+  const [percent, setPercent] = useState(String(version.rollout_percent));
+  const valid = /^\d{1,3}$/.test(percent) && Number(percent) <= 100;
+  const change = (rollout_percent: number) =>
+    action.run(async () => {
+      const changed = await api.call('updateVersion', {
+        params: { id: version.id },
+        body: { rollout_percent },
+      });
+      setPercent(String(changed.rollout_percent));
+      onChanged();
+      return `Version ${changed.version} now reaches ${rolloutWords(changed.rollout_percent)}.`;
+    });
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (valid) await change(Number(percent));
+  };
+  if (!can('updateVersion')) return null;
+  return (
+    <form
+      method="post"
+      class="row"
+      onSubmit={submit}
+      aria-label={`Rollout of version ${version.version}`}
+    >
+      <Field label="Rollout (%)" hint="0 to 100; raising it only adds callers.">
+        <Input
+          name="rollout_percent"
+          inputMode="numeric"
+          value={percent}
+          onValue={setPercent}
+          aria-invalid={!valid}
+        />
+      </Field>
+      <div class="field submit">
+        <button type="submit" disabled={action.busy || !valid}>
+          Set rollout
+        </button>
+      </div>
+      <div class="field submit">
+        <button
+          type="button"
+          class="secondary"
+          disabled={action.busy || version.rollout_percent === 0}
+          onClick={() => void change(0)}
+        >
+          Pause rollout
+        </button>
+      </div>
+      <Outcome action={action} />
+    </form>
+  );
+}
