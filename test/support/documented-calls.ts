@@ -31,4 +31,9 @@ export class DocumentedCalls {
 }
 
 /** The operations whose documented answers the feed test files count (see DocumentedCalls). */
-export const feedOperationIds = ['tauriFeed'] as const;
+export const feedOperationIds = [
+  'joomlaFeed',
+  'joomlaKeyFeed',
+  'joomlaChangelog',
+  'tauriFeed',
+] as const;

@@ -1,6 +1,12 @@
 import type { Route } from '../../../libs/http/index.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import { joomlaChangelogRoute, joomlaFeedRoute, joomlaKeyFeedRoute } from './joomla-routes.js';
 import { tauriFeedRoute } from './tauri-routes.js';
 
 /** The updaters' feeds (docs/updaters.md), in the order they are matched. */
-export const feedRoutes: readonly Route<GatewayDeps>[] = [tauriFeedRoute];
+export const feedRoutes: readonly Route<GatewayDeps>[] = [
+  joomlaFeedRoute,
+  joomlaKeyFeedRoute,
+  joomlaChangelogRoute,
+  tauriFeedRoute,
+];

@@ -1,5 +1,6 @@
 import {
   decideDownloadAccess,
+  releaseChannels,
   type AccessDecision,
   type FeedRequest,
   type LicenseCoverage,
@@ -103,4 +104,36 @@ export function newestOfEachChannel(
     if (release) found.push({ channel, release });
   }
   return found.sort((a, b) => b.release.uploadedAt.getTime() - a.release.uploadedAt.getTime());
+}
+
+/**
+ * Every version offered to the caller in any channel, each with the file it would get, newest
+ * first: what a changelog lists (spec 4.4's rules and the rollouts, as `releaseFor`).
+ */
+export function offeredReleases(context: FeedContext): CatalogRelease[] {
+  const { versions, files } = context.releases;
+  const audience = {
+    ...audienceOf({
+      planId: planScope(context.coverage),
+      channel: 'stable',
+      rollout: rolloutOf(context),
+    }),
+    channels: new Set(releaseChannels),
+  };
+  const filesOf = new Map<number, CatalogRelease['file'][]>();
+  for (const file of files) {
+    const ofVersion = filesOf.get(file.version_id);
+    if (ofVersion) ofVersion.push(file);
+    else filesOf.set(file.version_id, [file]);
+  }
+  const offered: CatalogRelease[] = [];
+  for (const version of versions) {
+    const release = chooseRelease({
+      versions: [version],
+      files: filesOf.get(version.id) ?? [],
+      audience,
+    });
+    if (release) offered.push(release);
+  }
+  return offered.sort((a, b) => b.uploadedAt.getTime() - a.uploadedAt.getTime());
 }

@@ -1,6 +1,8 @@
 import type { FeedFormat, FeedRequest } from '../../../libs/contracts/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import type { FeedContext } from './feed-context.js';
+import { joomlaChangelog } from './joomla-changelog.js';
+import { joomlaFeed } from './joomla.js';
 import { tauriFeed } from './tauri.js';
 
 type Renderers = {
@@ -9,6 +11,8 @@ type Renderers = {
 
 /** Each updater's format, by the name its feed request gives. */
 export const renderers: Renderers = {
+  joomla: joomlaFeed,
+  'joomla-changelog': joomlaChangelog,
   tauri: tauriFeed,
 };
 
