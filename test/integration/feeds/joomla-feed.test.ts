@@ -244,8 +244,9 @@ describe('docs/updaters/joomla.md: the update stream', () => {
 
 /** Joomla's Changelog class: the <changelog> whose <version> equals `version`, item by item. */
 function joomlaChangelogOf(xmlText: string, version: string) {
-  let current: { version: string; entries: Record<string, string[]> } | null = null;
-  let found: typeof current = null;
+  type Entry = { version: string; entries: Record<string, string[]> };
+  let current = null as Entry | null;
+  let found = null as Entry | null;
   const stack: string[] = [];
   for (const event of readXmlEvents(xmlText)) {
     if (event.kind === 'start') {
