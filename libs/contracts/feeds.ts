@@ -27,7 +27,15 @@ const FeedCaller = {
 
 export const FeedRequest = z.discriminatedUnion('format', [
   /** Joomla's extension update stream: the newest version of each channel. */
-  z.strictObject({ format: z.literal('joomla'), ...FeedCaller }),
+  z.strictObject({
+    format: z.literal('joomla'),
+    ...FeedCaller,
+    /**
+     * The key came in the stream's path (Joomla's "Install from URL", which adds no `dlid` to
+     * the download): the download URL carries it.
+     */
+    key_in_path: z.boolean(),
+  }),
   /** Joomla's changelog of the versions the caller is offered. */
   z.strictObject({ format: z.literal('joomla-changelog'), ...FeedCaller }),
   /** plugin-update-checker's JSON. */

@@ -26,7 +26,8 @@ export async function openMongoCatalogStores(connection: Connection): Promise<Ca
 
 /**
  * Records read from documents stored before the updater settings existed get their defaults:
- * no Joomla or WordPress settings, the stable channel, fully rolled out, a file for any target.
+ * no Joomla or WordPress settings, the stable channel, fully rolled out, a file for any target
+ * and without a SHA-512.
  */
 type Stored<D, K extends keyof D> = Omit<D, K> & Partial<Pick<D, K>>;
 
@@ -43,10 +44,11 @@ function versionRecord(doc: Stored<VersionDocument, 'channel' | 'rollout_percent
 }
 
 function fileRecord(
-  doc: Stored<FileDocument, 'platform' | 'arch' | 'signature'>,
+  doc: Stored<FileDocument, 'sha512' | 'platform' | 'arch' | 'signature'>,
 ): PackageFileRecord {
   return withId({
     ...doc,
+    sha512: doc.sha512 ?? null,
     platform: doc.platform ?? null,
     arch: doc.arch ?? null,
     signature: doc.signature ?? null,

@@ -73,6 +73,8 @@ export interface PackageFileRecord {
   include_in_updates: boolean;
   size: number;
   sha256: string;
+  /** Null for a file uploaded before the SHA-512 was made at upload. */
+  sha512: string | null;
   content_type: string;
   /** Key of the object in the download service's storage. */
   object_key: string;

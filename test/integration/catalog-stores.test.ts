@@ -47,6 +47,7 @@ const fileOf = (
   signature: null,
   size: 1234,
   sha256: 'a'.repeat(64),
+  sha512: null,
   content_type: 'application/zip',
   object_key: `packages/${version.id}/plugin.zip`,
   uploaded_at: new Date('2026-01-03T00:00:00.000Z'),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { managementApp } from '../support/management-app.js';
 import { createServer, request as httpRequest } from 'node:http';
@@ -163,6 +164,8 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
       include_in_updates: true,
       size: bytes.length,
       sha256: sha256(bytes),
+      // Made at upload for Joomla's update streams, which list it beside the SHA-256.
+      sha512: createHash('sha512').update(bytes).digest('hex'),
       content_type: 'application/zip',
       object_key: expect.stringMatching(/^packages\/[0-9a-f-]{36}\/plugin-1\.0\.zip$/),
       // For any platform and processor, with no updater signature, unless the upload says.

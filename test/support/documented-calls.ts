@@ -32,6 +32,9 @@ export class DocumentedCalls {
 
 /** The operations whose documented answers the feed test files count (see DocumentedCalls). */
 export const feedOperationIds = [
+  'joomlaFeed',
+  'joomlaKeyFeed',
+  'joomlaChangelog',
   'sparkleFeed',
   'tauriFeed',
   'wordpressFeed',

@@ -49,6 +49,7 @@ const file = (id: number, versionId: number, fields: Partial<PackageFileRecord> 
   include_in_updates: true,
   size: 1000 + id,
   sha256: 'a'.repeat(64),
+  sha512: null,
   content_type: 'application/zip',
   object_key: `k${id}`,
   platform: 'darwin' as const,

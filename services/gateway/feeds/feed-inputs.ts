@@ -53,20 +53,25 @@ export interface FeedCallerFields {
 }
 
 /**
- * The caller's key from the query or the header: two that differ, or an Authorization header of
- * another scheme, are refused rather than guessed between.
+ * The caller's key from the query, the path (a feed whose URL is the key's own) or the header:
+ * two that differ, or an Authorization header of another scheme, are refused rather than
+ * guessed between. A key in the path counts as one in the query: the URL carries it.
  */
 export function feedCaller(
   query: { license_key?: string | undefined; dlid?: string | undefined; identifier?: string },
   headers: z.output<typeof FeedHeaders>,
+  inPath: string | null = null,
 ): FeedCallerFields {
-  if (query.license_key && query.dlid && query.license_key !== query.dlid) {
+  const sent = [query.license_key, query.dlid, inPath].filter((key) => key != null);
+  if (new Set(sent).size > 1) {
     throw new LicensingError(
       'INVALID_REQUEST',
-      'license_key and dlid name different keys; send one of them.',
+      inPath === null
+        ? 'license_key and dlid name different keys; send one of them.'
+        : 'The path and the query name different keys; send one of them.',
     );
   }
-  const inQuery = query.license_key ?? query.dlid ?? null;
+  const inQuery = sent[0] ?? null;
   const licenseKey = oneLicenseKey(inQuery, keyOfAuthorization(headers.Authorization));
   return {
     license_key: licenseKey,

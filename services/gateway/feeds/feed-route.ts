@@ -31,6 +31,8 @@ export interface FeedRouteDefinition<
   ) => FeedOwnFields<R> & {
     product_id: number;
   };
+  /** The key the path names, for a feed whose URL is the key's own (Joomla's Install from URL). */
+  pathKey?: (params: z.output<Params>) => string;
   /** 204: the feed can say "nothing newer" (Tauri). */
   noContent?: string;
   /** What the feed's refusals are (401/403 of spec 4.5 for the desktop updaters). */
@@ -91,7 +93,11 @@ export function feedRoute<
     },
     before: ({ rateLimits }) => [rateLimits.updates],
     handle: async ({ params, query, headers }, { transport, publicUrl }, req: Request, res) => {
-      const caller = feedCaller(query as Parameters<typeof feedCaller>[0], headers);
+      const caller = feedCaller(
+        query as Parameters<typeof feedCaller>[0],
+        headers,
+        definition.pathKey?.(params) ?? null,
+      );
       const answer = await transport.call('update-catalog.feed', {
         ...definition.request(params, query),
         ...caller,

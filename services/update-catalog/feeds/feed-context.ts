@@ -107,29 +107,39 @@ export function newestOfEachChannel(
 }
 
 /**
- * The releases a caller taking every channel is offered, newest first, at most `limit`: each
- * version once, with the file the caller would get for it (spec 4.4 rules, rollouts and the
- * target), for feeds that list every version and let the updater choose (Sparkle).
+ * Every version offered to the caller in any channel, each with the file it would get for the
+ * target, newest first, at most `limit`: what a changelog or an appcast lists (spec 4.4's rules
+ * and the rollouts, as `releaseFor`).
  */
 export function offeredReleases(
   context: FeedContext,
-  target: ReleaseTarget | null,
-  limit: number,
+  target: ReleaseTarget | null = null,
+  limit = Number.POSITIVE_INFINITY,
 ): CatalogRelease[] {
-  const base = audienceOf({
-    planId: planScope(context.coverage),
-    channel: 'stable',
-    rollout: rolloutOf(context),
-  });
-  const audience = { ...base, channels: new Set(releaseChannels) };
-  let { versions } = context.releases;
-  const found: CatalogRelease[] = [];
-  while (found.length < limit) {
-    const release = chooseRelease({ versions, files: context.releases.files, audience, target });
-    if (!release) break;
-    found.push(release);
-    // The next newest is chosen among the versions not listed yet, by the same rules.
-    versions = versions.filter((version) => version.id !== release.version.id);
+  const { versions, files } = context.releases;
+  const audience = {
+    ...audienceOf({
+      planId: planScope(context.coverage),
+      channel: 'stable',
+      rollout: rolloutOf(context),
+    }),
+    channels: new Set(releaseChannels),
+  };
+  const filesOf = new Map<number, CatalogRelease['file'][]>();
+  for (const file of files) {
+    const ofVersion = filesOf.get(file.version_id);
+    if (ofVersion) ofVersion.push(file);
+    else filesOf.set(file.version_id, [file]);
   }
-  return found;
+  const offered: CatalogRelease[] = [];
+  for (const version of versions) {
+    const release = chooseRelease({
+      versions: [version],
+      files: filesOf.get(version.id) ?? [],
+      audience,
+      target,
+    });
+    if (release) offered.push(release);
+  }
+  return offered.sort((a, b) => b.uploadedAt.getTime() - a.uploadedAt.getTime()).slice(0, limit);
 }

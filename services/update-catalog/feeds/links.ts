@@ -19,6 +19,17 @@ export function fileUrl(
   return query === '' ? url : `${url}?${query}`;
 }
 
+/**
+ * The absolute URL of another feed of the product (`path` below `{api_base}/updates/{id}/`),
+ * repeating the key (and identifier) when this feed was asked for with them in its URL, so the
+ * other feed is the same caller's view.
+ */
+export function feedUrl({ request }: FeedContext, path: string): string {
+  const url = `${request.api_url}/updates/${request.product_id}/${path}`;
+  const query = request.key_in_query ? keyQuery(request) : '';
+  return query === '' ? url : `${url}?${query}`;
+}
+
 /** The relative path of a file's download from a feed at `{api_base}/updates/{id}/<a>/<b>`. */
 export function fileUrlFrom(depth: number, { request }: FeedContext, { file }: CatalogRelease) {
   return (

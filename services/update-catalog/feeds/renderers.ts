@@ -3,6 +3,8 @@ import type { RenderedFeed } from './feed-answer.js';
 import type { FeedContext } from './feed-context.js';
 import { sparkleFeed } from './sparkle.js';
 import { eddFeed } from './edd.js';
+import { joomlaChangelog } from './joomla-changelog.js';
+import { joomlaFeed } from './joomla.js';
 import { tauriFeed } from './tauri.js';
 import { wordpressFeed } from './wordpress.js';
 
@@ -13,6 +15,8 @@ type Renderers = {
 /** Each updater's format, by the name its feed request gives. */
 export const renderers: Renderers = {
   sparkle: sparkleFeed,
+  joomla: joomlaFeed,
+  'joomla-changelog': joomlaChangelog,
   tauri: tauriFeed,
   wordpress: wordpressFeed,
   edd: eddFeed,

@@ -45,3 +45,13 @@ function render(value: XmlValue): string {
   if (Array.isArray(value)) return value.map((v: XmlFragment) => v.text).join('');
   return escapeXml(value as string | number);
 }
+
+/**
+ * A CDATA section of `value`: its characters reach an expat reader in one piece, where the
+ * entity references of escaped text would split it (Joomla's changelog keeps each piece of an
+ * `<item>` as an item of its own). A `]]>` is split across two sections.
+ */
+export function cdata(value: string): XmlFragment {
+  const text = value.replace(NOT_XML, '\uFFFD').split(']]>').join(']]]]><![CDATA[>');
+  return new XmlFragment(`<![CDATA[${text}]]>`);
+}
