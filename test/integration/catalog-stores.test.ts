@@ -104,12 +104,34 @@ describeStoreContract('the update catalog stores', implementations, (stores) => 
         requires_license: false,
         download_access: 'activated_identifier',
         bundle_items: [5, 4],
+        joomla: null,
+        wordpress: null,
         created_at: expect.any(Date),
         updated_at: expect.any(Date),
       });
       expect(bundle.created_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
       expect(await stores().products.find(1)).toEqual(bundle);
       expect(await stores().products.find(2)).toBeNull();
+    });
+
+    test("a product's updater settings are stored whole, changed whole and removed", async () => {
+      const joomla = {
+        element: 'pkg_example',
+        type: 'package' as const,
+        client: 'site' as const,
+        folder: null,
+        target_platform: '[45]\\.',
+        php_minimum: '8.1',
+      };
+      const wordpress = { slug: 'example', requires: '6.4', tested: null, requires_php: null };
+      const stored = await product({ joomla, wordpress });
+      expect(await stores().products.find(stored.id)).toMatchObject({ joomla, wordpress });
+      const changed = { ...joomla, php_minimum: null };
+      await stores().products.update(stored.id, { joomla: changed, wordpress: null });
+      expect(await stores().products.find(stored.id)).toMatchObject({
+        joomla: changed,
+        wordpress: null,
+      });
     });
 
     test('existingIds names the products among the ids given', async () => {
