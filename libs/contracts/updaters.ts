@@ -94,7 +94,7 @@ export const JoomlaSettings = z
       .nullable()
       .default(null),
     /** The Joomla versions the package installs on, as Joomla's targetplatform pattern. */
-    target_platform: TargetPlatformPattern.default('[45]\\.'),
+    target_platform: TargetPlatformPattern.default('[456]\\.'),
     php_minimum: PlatformVersion.nullable().default(null),
   })
   .superRefine((settings, context) => {

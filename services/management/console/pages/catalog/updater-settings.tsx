@@ -33,7 +33,7 @@ const NEW_JOOMLA: JoomlaDraft = {
   type: 'plugin',
   client: 'site',
   folder: '',
-  target_platform: '[45]\\.',
+  target_platform: '[456]\\.',
   php_minimum: '',
 };
 const NEW_WORDPRESS: WordPressDraft = { slug: '', requires: '', tested: '', requires_php: '' };
