@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { MANY_ACTIVATIONS, type Fixture } from './fixture.js';
 import { EACH_CYCLE_ID, EACH_REQUEST_ID, type LoadRequest } from './load-protocol.js';
 import { API_BASE } from '../libs/contracts/api-base.js';
+import { FEED_PATH_KEYS, feedPaths } from './feed-paths.js';
 
 /**
  * Its connections: the database takes longer over that license than over others, and on a slow
@@ -63,7 +64,7 @@ function verifiable(request: LoadRequest): LoadRequest {
 }
 
 /** Every path, the bare Express baseline first (the denominator of every ratio). */
-export function benchPaths(fixture: Fixture): BenchPath[] {
+export function benchPaths(fixture: Fixture, gatewayUrl: string): BenchPath[] {
   const licenses = `${API_BASE}/licenses`;
   const fields = {
     license_key: fixture.licenseKey,
@@ -152,6 +153,7 @@ export function benchPaths(fixture: Fixture): BenchPath[] {
       expectedStatus: 200,
       requests: fixed({ method: 'GET', path: `${API_BASE}/updates/${fixture.productId}` }),
     },
+    ...feedPaths(fixture, gatewayUrl),
     {
       // The decision only: no storage (see DOWNLOAD_DECISION_NOTE).
       key: 'download-decision',
@@ -197,6 +199,7 @@ export const PATH_KEYS = [
   'activate-deactivate',
   'update-key',
   'update-nokey',
+  ...FEED_PATH_KEYS,
   'download-decision',
   'validate-many',
 ] as const;

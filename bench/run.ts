@@ -46,6 +46,7 @@ import {
 import { Children } from './processes.js';
 import { API_BASE } from '../libs/contracts/api-base.js';
 import { comparisonNote, renderReport, type RunInfo } from './report.js';
+import { FEED_COMPARISONS } from './feed-paths.js';
 import { readSettings, SettingsError, type BenchSettings } from './settings.js';
 import {
   describeProcesses,
@@ -84,7 +85,7 @@ async function bench(
   const selected = (key: string) => settings.only === undefined || settings.only.includes(key);
 
   const measurements: PathMeasurement[] = [];
-  const all = benchPaths(fixture);
+  const all = benchPaths(fixture, system.gatewayUrl);
   const baseline = all.find((p) => p.target === 'bare');
   if (!baseline) throw new Error('no baseline path');
   const paths = all.filter((p) => selected(p.key) || p === baseline);
@@ -126,9 +127,10 @@ async function bench(
     ...(ran('download-decision') ? [DOWNLOAD_DECISION_NOTE] : []),
     ...(ran('activate-new') || ran('activate-deactivate') ? [ACTIVATION_NOTE] : []),
     ...(ran('validate-many') ? [MANY_ACTIVATIONS_NOTE] : []),
-    ...[comparisonNote(measurements, 'validate-many', 'validate', validateAtManyRate)].filter(
-      (note) => note !== null,
-    ),
+    ...[
+      comparisonNote(measurements, 'validate-many', 'validate', validateAtManyRate),
+      ...FEED_COMPARISONS.map(([feed, check]) => comparisonNote(measurements, feed, check)),
+    ].filter((note) => note !== null),
     'In the baseline row, the service columns (in parentheses) and the shared processes show ' +
       "their background CPU while the baseline is loaded, over the baseline's requests: the " +
       'noise floor. RabbitMQ and Redis are shared with anything else running on the machine.',
