@@ -82,6 +82,7 @@ export const CalendarDate = z
   );
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const Sha512 = z.string().regex(/^[0-9a-f]{128}$/);
 const ReleaseNotes = WellFormedText.max(65_535).refine((v) => !v.includes('\u0000'), {
   message: 'must not contain NUL bytes',
 });
@@ -99,6 +100,8 @@ export const PackageFile = z.object({
   include_in_updates: z.boolean(),
   size: z.number().int().nonnegative(),
   sha256: Sha256,
+  /** Lowercase hex; null for a file uploaded before SHA-512 was recorded. */
+  sha512: Sha512.nullable(),
   content_type: z.string(),
   object_key: z.string(),
   /** The operating system and processor it is for (null: any). */
@@ -182,6 +185,7 @@ export const AddFileRequest = z.strictObject({
   include_in_updates: z.boolean().default(true),
   size: z.number().int().nonnegative(),
   sha256: Sha256,
+  sha512: Sha512.nullable().default(null),
   content_type: WellFormedText.min(1).max(255),
   object_key: WellFormedText.min(1).max(1024),
   platform: FilePlatform.nullable().default(null),

@@ -26,6 +26,8 @@ export interface StorageSettings {
 export interface StoredObject {
   size: number;
   sha256: string;
+  /** Lowercase hex, for the updaters that check SHA-512 (electron-updater, Joomla). */
+  sha512: string;
 }
 
 export interface ObjectInfo {
@@ -155,7 +157,7 @@ export class PackageStorage {
   }
 
   /**
-   * Streams `source` into a new object, counting its size and SHA-256 on the way. An empty
+   * Streams `source` into a new object, counting its size, SHA-256 and SHA-512 on the way. An empty
    * source is refused; one over `maxBytes` fails with PAYLOAD_TOO_LARGE. A failed upload (source
    * cut off, too large, storage error) leaves nothing behind: neither the object nor the parts of
    * its multipart upload.
@@ -169,6 +171,7 @@ export class PackageStorage {
     if (first === null) throw new LicensingError('INVALID_REQUEST', 'The file is empty.');
 
     const hash = createHash('sha256');
+    const hash512 = createHash('sha512');
     let size = 0;
     let failed: Error | undefined;
     let rejectFailure: (error: Error) => void = () => {};
@@ -188,6 +191,7 @@ export class PackageStorage {
           return done();
         }
         hash.update(chunk);
+        hash512.update(chunk);
         done(null, chunk);
       },
     });
@@ -219,7 +223,7 @@ export class PackageStorage {
       await this.discard(key);
       throw failed ?? toError(error);
     }
-    return { size, sha256: hash.digest('hex') };
+    return { size, sha256: hash.digest('hex'), sha512: hash512.digest('hex') };
   }
 
   /** Removes an object and any multipart upload of it in progress; never fails. */

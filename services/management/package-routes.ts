@@ -85,6 +85,7 @@ const uploadRoute = managementRoute({
         signature: received.signature,
         size: received.stored.size,
         sha256: received.stored.sha256,
+        sha512: received.stored.sha512,
         content_type: received.contentType,
         object_key: received.stored.object_key,
       })

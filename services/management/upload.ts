@@ -37,6 +37,7 @@ interface StoredUpload {
   object_key: string;
   size: number;
   sha256: string;
+  sha512: string;
 }
 
 /**
@@ -78,11 +79,17 @@ async function sendToStorage(
     if (
       data?.object_key !== target.objectKey ||
       typeof data.size !== 'number' ||
-      typeof data.sha256 !== 'string'
+      typeof data.sha256 !== 'string' ||
+      typeof data.sha512 !== 'string'
     ) {
       throw new Error('The download service answered the upload without its record.');
     }
-    return { object_key: data.object_key, size: data.size, sha256: data.sha256 };
+    return {
+      object_key: data.object_key,
+      size: data.size,
+      sha256: data.sha256,
+      sha512: data.sha512,
+    };
   } catch (error) {
     stream.unpipe();
     stream.resume();

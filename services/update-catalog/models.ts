@@ -70,6 +70,7 @@ export function catalogModels(connection: Connection): CatalogModels {
       include_in_updates: { type: Boolean, required: true },
       size: { type: Number, required: true },
       sha256: { type: String, required: true },
+      sha512: { type: String, default: null },
       content_type: { type: String, required: true },
       object_key: { type: String, required: true },
       platform: { type: String, enum: [...filePlatforms, null], default: null },

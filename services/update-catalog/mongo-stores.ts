@@ -43,10 +43,11 @@ function versionRecord(doc: Stored<VersionDocument, 'channel' | 'rollout_percent
 }
 
 function fileRecord(
-  doc: Stored<FileDocument, 'platform' | 'arch' | 'signature'>,
+  doc: Stored<FileDocument, 'sha512' | 'platform' | 'arch' | 'signature'>,
 ): PackageFileRecord {
   return withId({
     ...doc,
+    sha512: doc.sha512 ?? null,
     platform: doc.platform ?? null,
     arch: doc.arch ?? null,
     signature: doc.signature ?? null,

@@ -40,6 +40,7 @@ export function fileView(file: PackageFileRecord): PackageFile {
     include_in_updates: file.include_in_updates,
     size: file.size,
     sha256: file.sha256,
+    sha512: file.sha512,
     content_type: file.content_type,
     object_key: file.object_key,
     platform: file.platform,

@@ -91,6 +91,7 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
       include_in_updates: true,
       size: 1,
       sha256: 'b'.repeat(64),
+      sha512: null,
       content_type: 'application/zip',
       object_key: 'packages/late.zip',
       platform: null,
