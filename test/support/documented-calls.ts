@@ -31,4 +31,4 @@ export class DocumentedCalls {
 }
 
 /** The operations whose documented answers the feed test files count (see DocumentedCalls). */
-export const feedOperationIds = ['tauriFeed'] as const;
+export const feedOperationIds = ['electronFeed', 'tauriFeed'] as const;

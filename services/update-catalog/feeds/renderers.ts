@@ -1,6 +1,7 @@
 import type { FeedFormat, FeedRequest } from '../../../libs/contracts/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import type { FeedContext } from './feed-context.js';
+import { electronFeed } from './electron.js';
 import { tauriFeed } from './tauri.js';
 
 type Renderers = {
@@ -9,6 +10,7 @@ type Renderers = {
 
 /** Each updater's format, by the name its feed request gives. */
 export const renderers: Renderers = {
+  electron: electronFeed,
   tauri: tauriFeed,
 };
 
