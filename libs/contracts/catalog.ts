@@ -100,7 +100,7 @@ export const PackageFile = z.object({
   include_in_updates: z.boolean(),
   size: z.number().int().nonnegative(),
   sha256: Sha256,
-  /** Lowercase hex SHA-512, made at upload; null for a file uploaded before it was. */
+  /** Lowercase hex; null for a file uploaded before SHA-512 was recorded. */
   sha512: Sha512.nullable(),
   content_type: z.string(),
   object_key: z.string(),

@@ -26,7 +26,7 @@ export interface StorageSettings {
 export interface StoredObject {
   size: number;
   sha256: string;
-  /** Joomla's update streams list it beside the SHA-256 (docs/updaters/joomla.md). */
+  /** Lowercase hex, for the updaters that check SHA-512 (electron-updater, Joomla). */
   sha512: string;
 }
 

@@ -8,6 +8,7 @@ import { keyOfAuthorization, oneLicenseKey } from './license-authorization.js';
 import type { DownloadStage } from './download-refusals.js';
 import { relay } from './download-relay.js';
 import { publicErrors } from './form-route.js';
+import { FeedHeaders, feedCaller } from './feeds/feed-inputs.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { DownloadHeaders, DownloadQuery, PinnedFilePath, ProductPath } from './inputs.js';
 
@@ -134,11 +135,17 @@ export const downloadRoute: Route<GatewayDeps> = defineRoute({
     serve({ product_id: params.product_id, ...query, file: null }, headers, deps, req, res),
 });
 
+/** A desktop updater sends its feed's headers with the download too (electron-updater). */
+const PinnedFileHeaders = DownloadHeaders.extend({
+  Authorization: FeedHeaders.shape.Authorization,
+});
+
 /**
  * `GET {api_base}/downloads/{product_id}/files/{file_id}/{filename}`: the file an updater's feed
  * listed (docs/updaters.md), under the same access rules as the download of spec 4.5. The URL
  * carries no key and ends with the file's name, which Joomla's installer saves it under; a
- * feed's checksum names exactly this file.
+ * feed's checksum names exactly this file. The key may come as `Authorization: License <key>`,
+ * as it does for the feed.
  */
 export const pinnedFileDownloadRoute: Route<GatewayDeps> = defineRoute({
   method: 'get',
@@ -151,19 +158,25 @@ export const pinnedFileDownloadRoute: Route<GatewayDeps> = defineRoute({
   access: 'public',
   params: PinnedFilePath,
   query: DownloadQuery,
-  headers: DownloadHeaders,
+  headers: PinnedFileHeaders,
   ...answers,
   before: ({ rateLimits }) => [rateLimits.downloads],
-  handle: ({ params, query, headers }, deps, req, res) =>
-    serve(
+  handle: ({ params, query, headers }, deps, req, res) => {
+    const { license_key } = feedCaller(
+      { license_key: query.license_key ?? undefined },
+      { Authorization: headers.Authorization },
+    );
+    return serve(
       {
         product_id: params.product_id,
         ...query,
+        license_key,
         file: { id: params.file_id, filename: params.filename },
       },
       headers,
       deps,
       req,
       res,
-    ),
+    );
+  },
 });

@@ -73,7 +73,7 @@ export interface PackageFileRecord {
   include_in_updates: boolean;
   size: number;
   sha256: string;
-  /** Null for a file uploaded before the SHA-512 was made at upload. */
+  /** Lowercase hex; null for a file uploaded before SHA-512 was recorded. */
   sha512: string | null;
   content_type: string;
   /** Key of the object in the download service's storage. */

@@ -47,7 +47,7 @@ const fileOf = (
   signature: null,
   size: 1234,
   sha256: 'a'.repeat(64),
-  sha512: null,
+  sha512: 'f'.repeat(128),
   content_type: 'application/zip',
   object_key: `packages/${version.id}/plugin.zip`,
   uploaded_at: new Date('2026-01-03T00:00:00.000Z'),
@@ -263,8 +263,9 @@ describeStoreContract('the update catalog stores', implementations, (stores) => 
       const v2 = await version(p.id);
       const a = await file(fileOf(v1));
       const b = await file(fileOf(v2, { plan_id: 7 }));
-      const c = await file(fileOf(v1, { filename: 'plugin-2.zip' }));
+      const c = await file(fileOf(v1, { filename: 'plugin-2.zip', sha512: null }));
       expect(a).toEqual({ id: 1, ...fileOf(v1) });
+      expect([a.sha512, c.sha512]).toEqual(['f'.repeat(128), null]);
       expect(await stores().packageFiles.list({ version_id: v1.id })).toEqual([a, c]);
       expect(await stores().packageFiles.list({ product_id: p.id })).toEqual([a, b, c]);
       expect(await stores().packageFiles.find(b.id)).toEqual(b);

@@ -19,6 +19,7 @@ import {
   filesUnder,
   packageBytes,
   sha256,
+  sha512,
   uploadFile,
 } from '../support/packages.js';
 import { deleteQueuesOf, testAmqpPrefix } from '../support/amqp-queues.js';
@@ -779,6 +780,7 @@ describe('npm run start:download without S3_ENDPOINT (the embedded store)', () =
           object_key,
           size: bytes.length,
           sha256: sha256(bytes),
+          sha512: sha512(bytes),
         });
         expect(await filesUnder(directory)).toContain(
           `licensing-packages/${object_key}._S3rver_object`,

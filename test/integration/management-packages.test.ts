@@ -17,6 +17,7 @@ import {
   filesUnder,
   packageBytes,
   sha256,
+  sha512,
   upload,
   uploadFile,
 } from '../support/packages.js';
@@ -164,8 +165,7 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
       include_in_updates: true,
       size: bytes.length,
       sha256: sha256(bytes),
-      // Made at upload for Joomla's update streams, which list it beside the SHA-256.
-      sha512: createHash('sha512').update(bytes).digest('hex'),
+      sha512: sha512(bytes),
       content_type: 'application/zip',
       object_key: expect.stringMatching(/^packages\/[0-9a-f-]{36}\/plugin-1\.0\.zip$/),
       // For any platform and processor, with no updater signature, unless the upload says.
@@ -186,7 +186,11 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
     const version = await createVersion(system, product.id, '1.0.0');
     const bytes = packageBytes(12 * 1024 * 1024);
     const file = await uploadFile(system, version.id, bytes, 'big.zip');
-    expect(file).toMatchObject({ size: bytes.length, sha256: sha256(bytes) });
+    expect(file).toMatchObject({
+      size: bytes.length,
+      sha256: sha256(bytes),
+      sha512: sha512(bytes),
+    });
     const res = await download(system, product.id);
     expect([res.status, res.sha256]).toEqual([200, sha256(bytes)]);
   });

@@ -35,6 +35,7 @@ export const feedOperationIds = [
   'joomlaFeed',
   'joomlaKeyFeed',
   'joomlaChangelog',
+  'electronFeed',
   'sparkleFeed',
   'tauriFeed',
   'wordpressFeed',

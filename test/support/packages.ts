@@ -10,6 +10,9 @@ export const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 export const sha256 = (bytes: Buffer | Uint8Array) =>
   createHash('sha256').update(bytes).digest('hex');
 
+export const sha512 = (bytes: Buffer | Uint8Array) =>
+  createHash('sha512').update(bytes).digest('hex');
+
 /** Package bytes that differ from every other call's. */
 export const packageBytes = (size: number) => randomBytes(size);
 
@@ -52,7 +55,13 @@ export async function uploadFile(
 ) {
   const res = await upload(system, versionId, bytes, filename, fields);
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data as { id: number; filename: string; size: number; sha256: string };
+  return res.body.data as {
+    id: number;
+    filename: string;
+    size: number;
+    sha256: string;
+    sha512: string | null;
+  };
 }
 
 export interface Downloaded {

@@ -157,7 +157,9 @@ describe('bench: figures', () => {
 describe('bench: paths', () => {
   test('every path has a key of PATH_KEYS (the names BENCH_ONLY takes), and every key a path', () => {
     const fixture = { productId: 1, licenseKey: 'K', identifier: 'd' } as Fixture;
-    expect(benchPaths(fixture, 'http://127.0.0.1:1').map((path) => path.key)).toEqual([...PATH_KEYS]);
+    expect(benchPaths(fixture, 'http://127.0.0.1:1').map((path) => path.key)).toEqual([
+      ...PATH_KEYS,
+    ]);
     expect(PATH_KEYS).toContain('validate-many');
   });
 });

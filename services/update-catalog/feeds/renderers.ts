@@ -5,6 +5,7 @@ import { sparkleFeed } from './sparkle.js';
 import { eddFeed } from './edd.js';
 import { joomlaChangelog } from './joomla-changelog.js';
 import { joomlaFeed } from './joomla.js';
+import { electronFeed } from './electron.js';
 import { tauriFeed } from './tauri.js';
 import { wordpressFeed } from './wordpress.js';
 
@@ -17,6 +18,7 @@ export const renderers: Renderers = {
   sparkle: sparkleFeed,
   joomla: joomlaFeed,
   'joomla-changelog': joomlaChangelog,
+  electron: electronFeed,
   tauri: tauriFeed,
   wordpress: wordpressFeed,
   edd: eddFeed,
