@@ -295,6 +295,15 @@ const CONSOLE: Record<string, Visit[]> = {
           .waitFor();
       },
     },
+    {
+      // The product's Updaters panel, open: each feed's URL and snippet.
+      name: 'updaters-of-a-product',
+      heading: h1(`Versions and files: ${PRODUCT}`),
+      open: async (page) => {
+        await page.locator('summary', { hasText: 'Updaters' }).click();
+        await page.getByRole('region', { name: 'Tauri feed' }).waitFor();
+      },
+    },
   ],
   'Download log': [
     section('download-log', 'Download log'),

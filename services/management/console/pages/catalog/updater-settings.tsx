@@ -4,7 +4,6 @@
  * shown by the product form.
  */
 import type { JoomlaSettings, Product } from '../../../../../libs/contracts/index.js';
-import { joomlaExtensionTypes } from '../../../../../libs/contracts/updaters.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { Check, Input, WordSelect } from '../../shared/components/fields.js';
 
@@ -38,10 +37,18 @@ const NEW_JOOMLA: JoomlaDraft = {
 };
 const NEW_WORDPRESS: WordPressDraft = { slug: '', requires: '', tested: '', requires_php: '' };
 
-const TYPE_WORDS = Object.fromEntries(joomlaExtensionTypes.map((t) => [t, t])) as Record<
-  JoomlaSettings['type'],
-  string
->;
+// Typed out rather than read from libs/contracts/updaters.ts: that module would bring zod into
+// the page, and zod's test for eval is a Content-Security-Policy violation.
+const TYPE_WORDS: Record<JoomlaSettings['type'], string> = {
+  component: 'component',
+  module: 'module',
+  plugin: 'plugin',
+  template: 'template',
+  library: 'library',
+  package: 'package',
+  file: 'file',
+  language: 'language',
+};
 const CLIENT_WORDS: Record<JoomlaSettings['client'], string> = {
   site: 'site',
   administrator: 'administrator',

@@ -27,6 +27,17 @@ const ARCH_WORDS: Record<FileArch, string> = {
   universal: 'universal (macOS)',
 };
 
+/** What a stored file is for, in words: its platform and processor, and whether it is signed. */
+export function targetWords(file: {
+  platform: FilePlatform | null;
+  arch: FileArch | null;
+  signature: string | null;
+}): string {
+  const platform = file.platform === null ? 'Any platform' : PLATFORM_WORDS[file.platform];
+  const arch = file.arch === null ? 'any processor' : ARCH_WORDS[file.arch];
+  return `${platform}, ${arch}${file.signature === null ? '' : '; signed'}`;
+}
+
 /** The upload's form fields: a field left at none is not sent. */
 export function targetFields(target: FileTarget) {
   const signature = target.signature.trim();

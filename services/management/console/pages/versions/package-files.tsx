@@ -13,7 +13,13 @@ import { useAction, useRemoval } from '../../shared/hooks/hooks.js';
 import { Outcome } from '../../shared/components/notices.js';
 import { formatBytes } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
-import { NO_TARGET, TargetFields, targetFields, type FileTarget } from './file-target.js';
+import {
+  NO_TARGET,
+  TargetFields,
+  targetFields,
+  targetWords,
+  type FileTarget,
+} from './file-target.js';
 
 /** Every change to versions and files changes what is offered: both lists are read again. */
 export type Changed = () => void;
@@ -140,7 +146,15 @@ export function Files({ version, onChanged }: { version: Version; onChanged: Cha
         <Empty>No file yet: this version is offered to no one until one is uploaded.</Empty>
       ) : (
         <Table
-          columns={['File', 'Size', 'For', 'Include in auto-updates', 'Uploaded', 'SHA-256']}
+          columns={[
+            'File',
+            'Size',
+            'For',
+            'Runs on',
+            'Include in auto-updates',
+            'Uploaded',
+            'SHA-256',
+          ]}
           actions
         >
           {version.files.map((file) => (
@@ -161,6 +175,7 @@ export function Files({ version, onChanged }: { version: Version; onChanged: Cha
                   }
                 />
               </td>
+              <td data-target>{targetWords(file)}</td>
               <td>
                 <Check
                   label={`Include ${file.filename} in auto-updates`}

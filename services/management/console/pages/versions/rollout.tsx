@@ -3,8 +3,8 @@
  * changed by an admin. Pausing sets the share to 0 (nobody new gets it; the percentage is the
  * only state a rollout has), rolling back unpublishes the version.
  */
-import { useState } from 'preact/hooks';
-import type { Version } from '../../../../../libs/contracts/index.js';
+import { useEffect, useState } from 'preact/hooks';
+import type { ReleaseChannel, Version } from '../../../../../libs/contracts/index.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { Input } from '../../shared/components/fields.js';
@@ -12,6 +12,17 @@ import { useAction } from '../../shared/hooks/hooks.js';
 import { Outcome } from '../../shared/components/notices.js';
 import { useCan } from '../../shared/hooks/permissions.js';
 import type { Changed } from './package-files.js';
+
+export const CHANNEL_WORDS: Record<ReleaseChannel, string> = {
+  stable: 'stable',
+  rc: 'rc (release candidate)',
+  beta: 'beta',
+  alpha: 'alpha',
+  dev: 'dev',
+};
+
+/** A rollout share as typed: a whole number from 0 to 100. */
+export const isRolloutPercent = (text: string) => /^\d{1,3}$/.test(text) && Number(text) <= 100;
 
 /** The rollout in words: who gets the version. */
 export function rolloutWords(percent: number) {
@@ -25,14 +36,15 @@ export function Rollout({ version, onChanged }: { version: Version; onChanged: C
   const can = useCan();
   const action = useAction();
   const [percent, setPercent] = useState(String(version.rollout_percent));
-  const valid = /^\d{1,3}$/.test(percent) && Number(percent) <= 100;
+  // The field follows the stored share when it changes; the form stays, with its outcome.
+  useEffect(() => setPercent(String(version.rollout_percent)), [version.rollout_percent]);
+  const valid = isRolloutPercent(percent);
   const change = (rollout_percent: number) =>
     action.run(async () => {
       const changed = await api.call('updateVersion', {
         params: { id: version.id },
         body: { rollout_percent },
       });
-      setPercent(String(changed.rollout_percent));
       onChanged();
       return `Version ${changed.version} now reaches ${rolloutWords(changed.rollout_percent)}.`;
     });

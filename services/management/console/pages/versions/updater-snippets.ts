@@ -25,54 +25,74 @@ export function updaterFeeds(
   product: {
     id: number;
     title: string;
-    joomla: { element: string } | null;
     wordpress: { slug: string } | null;
   },
 ): UpdaterFeed[] {
   const updates = `${apiBase}/updates/${product.id}`;
   const slug = product.wordpress?.slug ?? 'my-plugin';
-  const name = product.joomla?.element ?? product.title;
+  const joomla = `${updates}/joomla.xml`;
+  const tauri = `${updates}/tauri/{{target}}/{{arch}}/{{current_version}}`;
   return [
     {
       updater: 'Joomla',
-      url: `${updates}/joomla.xml`,
-      where: "The extension's manifest (the dlid element asks Joomla for the Download Key).",
+      url: joomla,
+      where:
+        "The extension's manifest, inside <extension>: the dlid element makes Joomla ask for " +
+        'the Download Key and add it to each download.',
+      // Joomla's update site name is what its Update Sites list shows: the product's title.
       snippet:
         '<updateservers>\n' +
-        `  <server type="extension" name="${xmlAttribute(name)}">${xmlText(`${updates}/joomla.xml`)}</server>\n` +
+        `  <server type="extension" priority="1" name="${xmlAttribute(product.title)}">` +
+        `${xmlText(joomla)}</server>\n` +
         '</updateservers>\n' +
         '<dlid prefix="dlid=" suffix=""/>',
     },
     {
       updater: 'WordPress (plugin-update-checker)',
       url: `${updates}/wordpress.json`,
-      where: "The plugin's main file, after loading plugin-update-checker.",
+      where: "The plugin's main file, after loading plugin-update-checker 5.",
       snippet:
         '$checker = YahnisElsts\\PluginUpdateChecker\\v5\\PucFactory::buildUpdateChecker(\n' +
         `  '${phpString(`${updates}/wordpress.json`)}',\n` +
         '  __FILE__,\n' +
         `  '${phpString(slug)}'\n` +
         ');\n' +
-        "$checker->addQueryArgFilter(fn ($args) => $args + ['license_key' => get_option('my_license_key')]);",
+        '$checker->addQueryArgFilter(fn ($args) => $args + [\n' +
+        "  'license_key' => get_option('my_license_key'),\n" +
+        "  'identifier' => home_url(),\n" +
+        ']);',
     },
     {
       updater: 'Electron (electron-builder)',
       url: `${updates}/electron`,
-      where: 'electron-builder.yml, or "build" in package.json.',
-      snippet: `publish:\n  provider: generic\n  url: '${updates}/electron'`,
+      where:
+        'electron-builder.yml, or "build" in package.json; the app sends the key with ' +
+        "autoUpdater.requestHeaders = { Authorization: 'License ' + key }.",
+      snippet: `publish:\n  provider: generic\n  url: '${yamlString(`${updates}/electron`)}'`,
     },
     {
       updater: 'Sparkle (macOS)',
       url: `${updates}/appcast.xml`,
-      where: "The app's Info.plist.",
-      snippet: `<key>SUFeedURL</key>\n<string>${xmlText(`${updates}/appcast.xml`)}</string>`,
+      where: "The app's Info.plist; SUPublicEDKey is the key Sparkle's generate_keys prints.",
+      snippet:
+        `<key>SUFeedURL</key>\n<string>${xmlText(`${updates}/appcast.xml`)}</string>\n` +
+        '<key>SUPublicEDKey</key>\n<string>the public key from generate_keys</string>',
     },
     {
       updater: 'Tauri',
-      url: `${updates}/tauri/{{target}}/{{arch}}/{{current_version}}`,
-      where: 'tauri.conf.json, under plugins.updater.',
-      snippet:
-        '"endpoints": [\n' + `  "${updates}/tauri/{{target}}/{{arch}}/{{current_version}}"\n` + ']',
+      url: tauri,
+      where:
+        'tauri.conf.json; Tauri fills in {{target}}, {{arch}} and {{current_version}}, and ' +
+        "pubkey is the content of the .key.pub that 'tauri signer generate' wrote.",
+      snippet: JSON.stringify(
+        {
+          plugins: {
+            updater: { endpoints: [tauri], pubkey: 'the content of your .key.pub file' },
+          },
+        },
+        null,
+        2,
+      ),
     },
   ];
 }
@@ -88,6 +108,9 @@ function xmlText(text: string) {
 }
 function xmlAttribute(text: string) {
   return xmlText(text).replace(/"/g, '&quot;');
+}
+function yamlString(text: string) {
+  return text.replace(/'/g, "''");
 }
 function phpString(text: string) {
   return text.replace(/\\/g, '\\\\').replace(/'/g, "\\'");

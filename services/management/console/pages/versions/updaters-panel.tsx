@@ -37,11 +37,11 @@ export function UpdatersPanel({ productId }: { productId: number }) {
               {updaterFeeds(base, product).map((feed) => (
                 <section key={feed.updater} aria-label={`${feed.updater} feed`} data-feed>
                   <h3>{feed.updater}</h3>
-                  <p class="mono long" data-feed-url>
+                  <p class="mono feed-url" data-feed-url>
                     {feed.url}
                   </p>
                   <p class="hint">{feed.where}</p>
-                  <pre class="mono" tabIndex={0} aria-label={`${feed.updater} snippet`}>
+                  <pre class="mono snippet" tabIndex={0} aria-label={`${feed.updater} snippet`}>
                     <code>{feed.snippet}</code>
                   </pre>
                 </section>

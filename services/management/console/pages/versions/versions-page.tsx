@@ -1,17 +1,17 @@
 import { useState } from 'preact/hooks';
-import type { UpdateOffers, Version } from '../../../../../libs/contracts/index.js';
+import type { ReleaseChannel, UpdateOffers, Version } from '../../../../../libs/contracts/index.js';
 import { Empty, Field, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { ReloadButton } from '../../shared/components/controls.js';
 import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
-import { Check, Input, ProductSelect } from '../../shared/components/fields.js';
+import { Check, Input, ProductSelect, WordSelect } from '../../shared/components/fields.js';
 import { useAction, useLoad, type Loaded } from '../../shared/hooks/hooks.js';
 import { LoadView, Outcome } from '../../shared/components/notices.js';
 import { Files, Upload, type Changed } from './package-files.js';
 import { formatBytes } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
-import { Rollout, rolloutWords } from './rollout.js';
+import { CHANNEL_WORDS, isRolloutPercent, Rollout, rolloutWords } from './rollout.js';
 import { UpdatersPanel } from './updaters-panel.js';
 
 /** Spec 4.4: which version and file the update check gives each kind of caller right now. */
@@ -63,6 +63,8 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
   const [notes, setNotes] = useState('');
   const [date, setDate] = useState('');
   const [published, setPublished] = useState(true);
+  const [channel, setChannel] = useState<ReleaseChannel>('stable');
+  const [rollout, setRollout] = useState('100');
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -74,11 +76,15 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
           release_notes: notes.trim() === '' ? null : notes,
           release_date: date === '' ? null : date,
           published,
+          channel,
+          rollout_percent: Number(rollout),
         },
       });
       setVersion('');
       setNotes('');
       setDate('');
+      setChannel('stable');
+      setRollout('100');
       onChanged();
       return `Created version ${created.version}: upload its files below.`;
     });
@@ -95,6 +101,23 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
           <Field label="Release date" hint="Optional; the upload date otherwise.">
             <Input type="date" name="release_date" value={date} onValue={setDate} />
           </Field>
+          <Field label="Channel" hint="Who takes it: stable callers see stable versions only.">
+            <WordSelect
+              name="channel"
+              words={CHANNEL_WORDS}
+              value={channel}
+              onChange={setChannel}
+            />
+          </Field>
+          <Field label="Rollout (%)" hint="0 to 100 of licensed callers.">
+            <Input
+              name="rollout_percent"
+              inputMode="numeric"
+              value={rollout}
+              onValue={setRollout}
+              aria-invalid={!isRolloutPercent(rollout)}
+            />
+          </Field>
         </div>
         <Field label="Release notes">
           <textarea
@@ -105,7 +128,10 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
           />
         </Field>
         <Check label="Published" checked={published} onChange={setPublished} />
-        <button type="submit" disabled={action.busy || version.trim() === ''}>
+        <button
+          type="submit"
+          disabled={action.busy || version.trim() === '' || !isRolloutPercent(rollout)}
+        >
           Create version
         </button>
       </form>
@@ -169,7 +195,7 @@ function VersionCard({ version, onChanged }: { version: Version; onChanged: Chan
         <dd class="notes">{version.release_notes ?? <span class="muted">none</span>}</dd>
       </dl>
       <Outcome action={action} />
-      <Rollout key={version.rollout_percent} version={version} onChanged={onChanged} />
+      <Rollout version={version} onChanged={onChanged} />
       <Files version={version} onChanged={onChanged} />
       <Upload version={version} onChanged={onChanged} />
     </article>
