@@ -153,7 +153,7 @@ describe('signing a stored package (download.signPackage)', () => {
   });
 
   test('without a key nothing is read or signed', async () => {
-    const read = jest.fn();
+    const read = jest.fn<(typeof storage)['read']>();
     expect(
       await signStoredPackage(
         { storage: { ...storage, read }, sparkleKey: undefined, maxBytes: bytes.length },
@@ -164,7 +164,7 @@ describe('signing a stored package (download.signPackage)', () => {
   });
 
   test('an object over the limit is refused before it is read; a missing one is NOT_FOUND', async () => {
-    const read = jest.fn();
+    const read = jest.fn<(typeof storage)['read']>();
     const over = signStoredPackage(
       { storage: { ...storage, read }, sparkleKey: key, maxBytes: bytes.length - 1 },
       'packages/a/App.zip',
