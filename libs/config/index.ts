@@ -1,10 +1,11 @@
 /**
  * The one config loader: the settings' schema (`schema.ts`, its kinds of value in `fields.ts`,
- * `signing-keys.ts`, `store-logo.ts`), loading them (`load.ts`, `together.ts`), and the forms
+ * `signing-keys.ts`, `sparkle-key.ts`, `store-logo.ts`), loading them (`load.ts`, `together.ts`), and the forms
  * their users read (`settings.ts`, `embedded.ts`).
  */
 export { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from './fields.js';
 export { parseSigningKeys, generateSigningKey, type SigningKeys } from './signing-keys.js';
+export { SparkleKey } from './sparkle-key.js';
 export { MAX_STORE_LOGO_BYTES, type StoreLogo } from './store-logo.js';
 export {
   configVariables,

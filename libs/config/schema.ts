@@ -14,6 +14,7 @@ import {
   wholeNumber,
 } from './fields.js';
 import { signingKeys } from './signing-keys.js';
+import { sparkleKeyFile } from './sparkle-key.js';
 import { storeLogo } from './store-logo.js';
 
 /** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
@@ -134,6 +135,11 @@ export const EnvSchema = z.object({
   SIGNING_KEY: signingKeys,
   /** A file holding SIGNING_KEY's text instead (Docker and Kubernetes secrets). */
   SIGNING_KEY_FILE: z.string().trim().default(''),
+  /**
+   * The seller's Sparkle EdDSA private key, as `generate_keys -x <file>` exports it: the download
+   * service signs each macOS package uploaded without a signature (docs/updaters/sparkle.md).
+   */
+  SPARKLE_PRIVATE_KEY_FILE: sparkleKeyFile,
   /** How long a signed answer may be trusted: its signature's `expires` is `created` + this. */
   SIGNATURE_TTL_SECONDS: wholeNumber(1, 86_400).default(300),
   /** The longest lease of a license file, and its lease when none is asked (30 days). */

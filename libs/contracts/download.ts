@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ReleaseChannel } from './updaters.js';
+import { FileSignature, ReleaseChannel } from './updaters.js';
 import { DEFAULT_DOWNLOAD_LOG_SORT, downloadLogSortFields, sortOrders } from './bounds.js';
 import {
   ClientIp,
@@ -77,6 +77,11 @@ export const PreparedUpload = z.object({
 
 export const DeleteObjectRequest = z.strictObject({ object_key: WellFormedText.min(1).max(1024) });
 export const DeletedObject = z.object({ object_key: z.string(), deleted: z.boolean() });
+
+/** A stored package to sign with the seller's Sparkle key (docs/updaters/sparkle.md). */
+export const SignPackageRequest = z.strictObject({ object_key: WellFormedText.min(1).max(1024) });
+/** `sparkle:edSignature` of the object (base64), or null when no Sparkle key is configured. */
+export const SignedPackage = z.object({ signature: FileSignature.nullable() });
 
 export const downloadOutcomes = ['served', 'refused'] as const;
 

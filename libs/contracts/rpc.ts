@@ -154,6 +154,8 @@ export const rpcMethods = {
     download.PreparedUpload,
   ),
   'download.deleteObject': method('download', download.DeleteObjectRequest, download.DeletedObject),
+  /** The Sparkle EdDSA signature of a stored package, read back once after its upload. */
+  'download.signPackage': method('download', download.SignPackageRequest, download.SignedPackage),
   'download.listLog': method('download', download.DownloadLogRequest, download.DownloadLogPage),
   /** The download log a batch at a time, for an export of any size. */
   'download.exportLog': method(

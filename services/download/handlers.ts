@@ -9,11 +9,13 @@ import {
   refusal,
 } from '../../libs/contracts/index.js';
 import type { CatalogProducts } from '../../libs/cache/index.js';
+import type { SparkleKey } from '../../libs/config/index.js';
 import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { contentDisposition } from '../../libs/http/file-answers.js';
 import { fileToDownload } from './access.js';
 import type { DownloadCounts } from './daily-counts.js';
 import type { DownloadLogWriter } from './log.js';
+import { signStoredPackage } from './sparkle-signing.js';
 import type { PackageStorage } from './storage.js';
 import type { DownloadLogFilters, DownloadLogStore } from './stores.js';
 import type { TicketSigner } from './tickets.js';
@@ -39,8 +41,8 @@ export interface DownloadDeps {
   downloadLog: DownloadLogStore;
   /** Writes the download log, bounded in time (shared with the byte port). */
   logWriter: DownloadLogWriter;
-  /** Package storage: objects are looked at, signed for reading and removed here. */
-  storage: Pick<PackageStorage, 'remove' | 'stat' | 'readUrl'>;
+  /** Package storage: objects are looked at, signed for reading, read to sign and removed here. */
+  storage: Pick<PackageStorage, 'remove' | 'stat' | 'readUrl' | 'read'>;
   /** What the handlers ask of the update catalog and the license service. */
   transport: Pick<Transport, 'call'>;
   /** The catalog's products (their access rules), kept between announced changes. */
@@ -50,6 +52,10 @@ export interface DownloadDeps {
   baseUrl: string;
   /** The downloads served and refused per day, counted as the log's entries are written. */
   counts: DownloadCounts;
+  /** The seller's Sparkle key (SPARKLE_PRIVATE_KEY_FILE), if any. */
+  sparkleKey: SparkleKey | undefined;
+  /** The largest package read back to be signed (MAX_UPLOAD_BYTES). */
+  maxSignBytes: number;
 }
 
 /** The license's status as the log keeps it: `invalid` for an unknown key, null for no key. */
@@ -68,6 +74,8 @@ export function createDownloadHandlers({
   tickets,
   baseUrl,
   counts,
+  sparkleKey,
+  maxSignBytes,
 }: DownloadDeps): ServedHandlers<'download'> {
   const base = baseUrl.replace(/\/+$/, '');
 
@@ -203,6 +211,13 @@ export function createDownloadHandlers({
     'download.deleteObject': async ({ object_key }, context) => ({
       object_key,
       deleted: await storage.remove(object_key, context),
+    }),
+
+    'download.signPackage': async ({ object_key }) => ({
+      signature: await signStoredPackage(
+        { storage, sparkleKey, maxBytes: maxSignBytes },
+        object_key,
+      ),
     }),
 
     'download.listLog': async ({ product_id, refused, from, to, sort, page, per_page }) => {

@@ -47,6 +47,7 @@ export const downloadSettings = [
   'MAX_UPLOAD_BYTES',
   'DOWNLOAD_LOG_BATCH_MS',
   'PRODUCT_CACHE_TTL_MS',
+  'SPARKLE_PRIVATE_KEY_FILE',
 ] as const satisfies readonly ConfigVariable[];
 
 /**
@@ -153,10 +154,20 @@ export async function downloadFromConfig(
         tickets,
         baseUrl: url,
         counts,
+        sparkleKey: config.SPARKLE_PRIVATE_KEY_FILE,
+        maxSignBytes: config.MAX_UPLOAD_BYTES,
       }),
     );
     deps.readiness.add({ name: 'object_storage', check: () => storage.check() });
-    logger.info({ url, bucket: config.S3_BUCKET }, 'download service ready');
+    logger.info(
+      {
+        url,
+        bucket: config.S3_BUCKET,
+        // The public half only: which key signs macOS packages, for the seller to compare.
+        sparkle_public_key: config.SPARKLE_PRIVATE_KEY_FILE?.publicKey ?? null,
+      },
+      'download service ready',
+    );
     return { url, storage, stop };
   } catch (error) {
     await stop();

@@ -15,7 +15,7 @@ import { rpcRoute } from './rpc-route.js';
 import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { managementRoute } from './route-contract.js';
 import { FileUpload } from './upload-fields.js';
-import { receivePackage, requirePlan } from './upload.js';
+import { receivePackage, requirePlan, sparkleSignature } from './upload.js';
 
 const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
 const VersionPatch = nonEmptyPatch(UpdateVersionRequest.omit({ id: true }));
@@ -74,6 +74,13 @@ const uploadRoute = managementRoute({
     // The version must exist before any byte is stored.
     await transport.call('update-catalog.getVersion', { id: version_id });
     const received = await receivePackage(req, transport, maxUploadBytes);
+    const removeStored = async (error: unknown): Promise<never> => {
+      await transport
+        .call('download.deleteObject', { object_key: received.stored.object_key })
+        .catch(() => {});
+      throw error;
+    };
+    const signature = await sparkleSignature(transport, received).catch(removeStored);
     const file = await transport
       .call('update-catalog.addFile', {
         version_id,
@@ -82,19 +89,14 @@ const uploadRoute = managementRoute({
         include_in_updates: received.includeInUpdates,
         platform: received.platform,
         arch: received.arch,
-        signature: received.signature,
+        signature,
         size: received.stored.size,
         sha256: received.stored.sha256,
         sha512: received.stored.sha512,
         content_type: received.contentType,
         object_key: received.stored.object_key,
       })
-      .catch(async (error: unknown) => {
-        await transport
-          .call('download.deleteObject', { object_key: received.stored.object_key })
-          .catch(() => {});
-        throw error;
-      });
+      .catch(removeStored);
     const location = `${ADMIN_BASE}/files/${file.id}`;
     await recordChange(deps, res, {
       action: 'uploadFile',

@@ -3,6 +3,7 @@
  * in-memory stores, a fake license service and a clock that stands still, for the tests of the
  * download service's handlers.
  */
+import { Readable } from 'node:stream';
 import { CatalogProducts } from '../../libs/cache/index.js';
 import type {
   AuthorizeDownloadRequest,
@@ -57,6 +58,9 @@ export function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDown
       if (broken.has(key)) throw new Error('The store is down.');
       return missing.has(key) ? null : { size: 4096, last_modified: STORED_AT };
     },
+    async read(key: string, start: number, length: number) {
+      return Readable.from([Buffer.alloc(length, key).subarray(start)]);
+    },
     async readUrl(
       key: string,
       options: { disposition: string; ttlSeconds: number; forClients: boolean; method?: string },
@@ -97,6 +101,8 @@ export function downloads(licenses: FakeLicense[] = [], downloadLog = memoryDown
     tickets,
     baseUrl: `${BASE_URL}/`,
     counts,
+    sparkleKey: undefined,
+    maxSignBytes: 4096,
   });
   transport.answer(handlers);
 
