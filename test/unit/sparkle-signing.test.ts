@@ -180,7 +180,12 @@ describe('signing a stored package (download.signPackage)', () => {
 
 describe('which uploads management has signed', () => {
   const received = (platform: 'darwin' | 'linux' | null, signature: string | null) => ({
-    stored: { object_key: 'packages/a/App.zip', size: 50_000_000, sha256: 'a'.repeat(64) },
+    stored: {
+      object_key: 'packages/a/App.zip',
+      size: 50_000_000,
+      sha256: 'a'.repeat(64),
+      sha512: 'b'.repeat(128),
+    },
     filename: 'App.zip',
     contentType: 'application/zip',
     planId: null,
