@@ -79,6 +79,19 @@ module.exports = {
       },
     },
     {
+      name: 'console-imports-contract-types-only',
+      comment:
+        "The console takes the contracts' types, not their values: a value import would bundle zod, " +
+        'whose eval probe breaks the strict CSP. Plain values it needs live in libs/contracts/bounds.ts.',
+      severity: 'error',
+      from: { path: '^services/management/console/' },
+      to: {
+        path: '^libs/contracts/',
+        pathNot: '^libs/contracts/bounds\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'bench-not-to-test',
       comment: 'bench/ does not import test/: what both need lives in libs/ or bench/.',
       severity: 'error',

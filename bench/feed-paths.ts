@@ -4,7 +4,7 @@
  * request with it (FEED_COMPARISONS).
  */
 import type { Fixture } from './fixture.js';
-import type { BenchPath } from './paths.js';
+import type { LoadRequest } from './load-protocol.js';
 import { API_BASE } from '../libs/contracts/api-base.js';
 
 export const FEED_PATH_KEYS = [
@@ -17,6 +17,15 @@ export const FEED_PATH_KEYS = [
   'feed-304',
 ] as const;
 export type FeedPathKey = (typeof FEED_PATH_KEYS)[number];
+
+/** A feed row: a gateway path of paths.ts's `BenchPath` shape, under one of the keys above. */
+interface FeedBenchPath {
+  key: FeedPathKey;
+  name: string;
+  target: 'gateway';
+  expectedStatus: number;
+  requests(): Promise<LoadRequest[]>;
+}
 
 const get = (path: string, headers: Record<string, string> = {}) => ({
   method: 'GET' as const,
@@ -37,10 +46,7 @@ async function etagOf(gatewayUrl: string, path: string): Promise<string> {
   return etag;
 }
 
-export function feedPaths(
-  fixture: Fixture,
-  gatewayUrl: string,
-): Array<BenchPath & { key: FeedPathKey }> {
+export function feedPaths(fixture: Fixture, gatewayUrl: string): Array<FeedBenchPath> {
   const id = fixture.productId;
   const key = encodeURIComponent(fixture.licenseKey);
   const joomla = `/updates/${id}/joomla.xml?dlid=${key}`;
@@ -49,7 +55,7 @@ export function feedPaths(
     name: string,
     path: string,
     expectedStatus = 200,
-  ): BenchPath & { key: FeedPathKey } => ({
+  ): FeedBenchPath => ({
     key: rowKey,
     name,
     target: 'gateway',

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { managementApp } from '../support/management-app.js';
 import { createServer, request as httpRequest } from 'node:http';

@@ -59,6 +59,10 @@ const breaches: Record<string, string> = {
   'services/management/server.ts': 'export const server = 1;\nexport type Server = number;',
   'services/management/console/page.tsx':
     "import { server } from '../server.js';\nimport type { Server } from '../server.js';\nexport const page: Server = server;",
+  // The console importing a contract's value: refused; its types, and bounds.ts, allowed.
+  'libs/contracts/bounds.ts': 'export const MAX = 1;',
+  'services/management/console/form.tsx':
+    "import { contract } from '../../../libs/contracts/index.js';\nimport { MAX } from '../../../libs/contracts/bounds.js';\nexport const form = [contract, MAX];",
   // The benchmark importing a test's helper.
   'test/support/helper.ts': 'export const helper = 1;',
   'bench/run.ts': "import { helper } from '../test/support/helper.js';\nexport const run = helper;",
@@ -109,11 +113,17 @@ describe('import rules (.dependency-cruiser.cjs)', () => {
             from: 'services/management/console/page.tsx',
             to: 'services/management/server.ts',
           },
+          {
+            rule: 'console-imports-contract-types-only',
+            from: 'services/management/console/form.tsx',
+            to: 'libs/contracts/index.ts',
+          },
           { rule: 'bench-not-to-test', from: 'bench/run.ts', to: 'test/support/helper.ts' },
         ]),
       );
-      // The cycle once; the composition root's import and the console's type-only one allowed.
-      expect(found).toHaveLength(7);
+      // The cycle once; the composition root's import, the console's type-only one and its
+      // import of bounds.ts allowed.
+      expect(found).toHaveLength(8);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

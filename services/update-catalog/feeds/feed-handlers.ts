@@ -29,9 +29,6 @@ export function createFeedHandlers({
         ? await transport.call('license.coverage', { license_key, product_id, identifier })
         : null;
       const rendered = renderFeed(feedContext(request, found, coverage));
-      if (!rendered) {
-        throw LicensingError.from(refusal('NOT_FOUND', `No ${request.format} feed is served.`));
-      }
       return feedAnswer(rendered, request.if_none_match);
     },
   };

@@ -1,32 +1,34 @@
 import type { FeedFormat, FeedRequest } from '../../../libs/contracts/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import type { FeedContext } from './feed-context.js';
-import { sparkleFeed } from './sparkle.js';
 import { eddFeed } from './edd.js';
+import { electronFeed } from './electron.js';
 import { joomlaChangelog } from './joomla-changelog.js';
 import { joomlaFeed } from './joomla.js';
-import { electronFeed } from './electron.js';
+import { sparkleFeed } from './sparkle.js';
 import { tauriFeed } from './tauri.js';
 import { wordpressFeed } from './wordpress.js';
 
 type Renderers = {
-  [F in FeedFormat]?: (context: FeedContext<Extract<FeedRequest, { format: F }>>) => RenderedFeed;
+  [F in FeedFormat]: (context: FeedContext<Extract<FeedRequest, { format: F }>>) => RenderedFeed;
 };
 
-/** Each updater's format, by the name its feed request gives. */
+/** Each updater's format, by the name its feed request gives: every format has one. */
 export const renderers: Renderers = {
-  sparkle: sparkleFeed,
   joomla: joomlaFeed,
   'joomla-changelog': joomlaChangelog,
-  electron: electronFeed,
-  tauri: tauriFeed,
   wordpress: wordpressFeed,
   edd: eddFeed,
+  electron: electronFeed,
+  sparkle: sparkleFeed,
+  tauri: tauriFeed,
 };
 
-/** Renders the feed the request names (the map above pairs each format with its request). */
-export function renderFeed(context: FeedContext): RenderedFeed | null {
-  const render = renderers[context.request.format] as
-    ((context: FeedContext) => RenderedFeed) | undefined;
-  return render ? render(context) : null;
+/**
+ * Renders the feed the request names. The map pairs each format with the renderer of its own
+ * request; TypeScript cannot follow that pairing through the lookup, hence the one cast.
+ */
+export function renderFeed(context: FeedContext): RenderedFeed {
+  const render = renderers[context.request.format] as (context: FeedContext) => RenderedFeed;
+  return render(context);
 }
