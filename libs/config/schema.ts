@@ -172,6 +172,11 @@ export const EnvSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: positiveMs.default(DEFAULT_REQUEST_TIMEOUT_MS),
   PRODUCT_CACHE_TTL_MS: wholeNumber(0).default(30_000),
   /**
+   * How long a license service replica keeps a plan it read: a plan's change reaches the other
+   * replicas within this, and the replica that made it at once.
+   */
+  PLAN_CACHE_TTL_MS: wholeNumber(0).default(30_000),
+  /**
    * Refused downloads wait at most this long to be written to the download log together; 0
    * writes each at once. A stop writes those waiting; a crash loses them.
    */

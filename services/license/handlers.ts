@@ -27,6 +27,8 @@ export interface LicenseHandlerDeps {
   events: LicenseEvents;
   /** The daily counts of the admin overview (validations; the events count themselves). */
   counts: LicenseCounts;
+  /** PLAN_CACHE_TTL_MS: how long a plan read is kept (default 30 s). */
+  planCacheTtlMs?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface LicenseHandlerDeps {
  */
 export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<'license'> {
   const { stores, products, clock, events } = deps;
-  const knownPlans = planLookup(stores.plans);
+  const knownPlans = planLookup(stores.plans, deps.planCacheTtlMs);
   const reads = licenseReads({ licenses: stores.licenses, products, events });
   const made = {
     ...deps,

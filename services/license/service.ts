@@ -19,6 +19,7 @@ import { startScheduler } from './scheduler.js';
 /** The settings the license service reads (README: Configuration). */
 export const licenseSettings = [
   'PRODUCT_CACHE_TTL_MS',
+  'PLAN_CACHE_TTL_MS',
   'SCHEDULED_TASKS',
   'EXPIRY_TASK_EVERY',
   'LEASE_TASK_EVERY',
@@ -72,6 +73,7 @@ export async function licenseFromConfig(
       schedule,
       events,
       counts,
+      planCacheTtlMs: config.PLAN_CACHE_TTL_MS,
     }),
   );
   const scheduler = await startScheduler({

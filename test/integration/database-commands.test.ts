@@ -1,6 +1,7 @@
 import { DAILY_COUNTS_COLLECTION } from '../../libs/daily-counts/index.js';
 import {
   monitorCommands,
+  WARM_CACHES,
   monitoredMongoUrl,
   requestCommands as causedByRequests,
   type MonitoredCommand,
@@ -20,7 +21,11 @@ let commands: MonitoredCommand[];
 
 beforeAll(async () => {
   // Refusals wait longer than a burst of them takes to be written together.
-  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl(), DOWNLOAD_LOG_BATCH_MS: '500' });
+  system = await bootSystem({
+    MONGODB_URL: monitoredMongoUrl(),
+    ...WARM_CACHES,
+    DOWNLOAD_LOG_BATCH_MS: '500',
+  });
   // What a request costs its services: the webhooks service takes the events it publishes after
   // the answer, in its own time (test/integration/hot-path-indexes.test.ts sees its queries).
   commands = monitorCommands(system.config.MONGODB_DB_PREFIX, { leaveOut: ['webhooks'] });

@@ -2,6 +2,7 @@ import {
   commandFilters,
   indexesOf,
   monitorCommands,
+  WARM_CACHES,
   monitoredMongoUrl,
   type MonitoredCommand,
 } from '../support/command-monitor.js';
@@ -20,7 +21,7 @@ let system: TestSystem;
 let commands: MonitoredCommand[];
 
 beforeAll(async () => {
-  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl() });
+  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl(), ...WARM_CACHES });
   commands = monitorCommands(system.config.MONGODB_DB_PREFIX);
 });
 afterAll(() => system?.stop());

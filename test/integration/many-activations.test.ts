@@ -17,6 +17,7 @@ import { countStoredActivations } from '../../services/license/mongo-stores.js';
 import type { ActivationRecord } from '../../services/license/records.js';
 import {
   monitorCommands,
+  WARM_CACHES,
   monitoredMongoUrl,
   requestCommands,
   type MonitoredCommand,
@@ -84,7 +85,7 @@ const adminPost = async <T>(path: string, body: object): Promise<T> => {
 const licensePath = (key: string) => `/licenses/${encodeURIComponent(key)}`;
 
 beforeAll(async () => {
-  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl() });
+  system = await bootSystem({ MONGODB_URL: monitoredMongoUrl(), ...WARM_CACHES });
   // What a request costs its services: the webhooks service takes the events it publishes after
   // the answer, in its own time (test/integration/hot-path-indexes.test.ts sees its queries).
   commands = monitorCommands(system.config.MONGODB_DB_PREFIX, { leaveOut: ['webhooks'] });

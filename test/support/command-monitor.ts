@@ -27,6 +27,16 @@ const HOUSEKEEPING = new Set([
   'killCursors',
 ]);
 
+/**
+ * Settings of a system whose commands a test observes: the caches of products and plans kept
+ * for the whole file, so that what a request is seen sending is its own commands, never a
+ * cache's reading again because its entry expired during a slow run.
+ */
+export const WARM_CACHES = {
+  PRODUCT_CACHE_TTL_MS: String(3_600_000),
+  PLAN_CACHE_TTL_MS: String(3_600_000),
+} as const;
+
 /** `MONGODB_URL` with command monitoring on: what a system booted on it reports. */
 export function monitoredMongoUrl(): string {
   const url = new URL(process.env.MONGODB_URL!);

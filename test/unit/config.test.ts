@@ -208,6 +208,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   RPC_TIMEOUT_MS: '0',
   HTTP_REQUEST_TIMEOUT_MS: '-100',
   PRODUCT_CACHE_TTL_MS: '-1',
+  PLAN_CACHE_TTL_MS: 'soon',
   DOWNLOAD_LOG_BATCH_MS: '10001',
   STORE_NAME: 'x'.repeat(101),
   STORE_URL: 'shop.example',

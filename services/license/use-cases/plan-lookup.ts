@@ -4,12 +4,10 @@ import type { PlanRecord } from '../records.js';
 import type { PlanStore } from '../stores.js';
 
 /**
- * How long a replica keeps a plan: an admin's change of a plan (its name, lease or exemptions)
- * reaches the other replicas within this, and at once the replica that made it.
+ * The plans as the handlers read them, one cache for all of them, each kept `ttlMs`
+ * (PLAN_CACHE_TTL_MS): an admin's change of a plan (its name, lease or exemptions) reaches the
+ * other replicas within this, and at once the replica that made it.
  */
-export const PLAN_CACHE_TTL_MS = 30_000;
-
-/** The plans as the handlers read them: kept for PLAN_CACHE_TTL_MS, one cache for all of them. */
 export interface PlanLookup {
   /** The plan with this id, or null when there is none. */
   find(id: number): Promise<PlanRecord | null>;
@@ -21,8 +19,8 @@ export interface PlanLookup {
   planName(id: number): Promise<string>;
 }
 
-export function planLookup(plans: Pick<PlanStore, 'find'>): PlanLookup {
-  const cache = new CachedLookup((id: number) => plans.find(id), { ttlMs: PLAN_CACHE_TTL_MS });
+export function planLookup(plans: Pick<PlanStore, 'find'>, ttlMs = 30_000): PlanLookup {
+  const cache = new CachedLookup((id: number) => plans.find(id), { ttlMs });
   async function planOf(id: number): Promise<PlanRecord> {
     const plan = await cache.find(id);
     if (!plan) throw internalError(`The plan ${id} of this license is missing.`);
