@@ -25,7 +25,7 @@ export const DEFAULT_EXEMPT_LIMIT = 3;
 export const MAX_EXEMPT_LIMIT = 1_000_000;
 
 /**
- * The domain event types a webhook endpoint may ask for (libs/contracts/webhooks.ts gives each
+ * The domain event types a webhook endpoint may ask for (libs/contracts/domain-events.ts gives each
  * its data): here, so the console lists them without bundling zod.
  */
 export const domainEventTypes = [

@@ -11,6 +11,7 @@ export * from './license-changes.js';
 export * from './scheduled-tasks.js';
 export * from './portal-license.js';
 export * from './bulk-changes.js';
+export * from './domain-events.js';
 export * from './webhooks.js';
 export * from './overview.js';
 export * from './exempt-identifiers.js';

@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { ALL_EVENTS, domainEventTypes } from './bounds.js';
+import { errorCodes, type ErrorCode } from './errors.js';
+import { ReleaseChannel, RolloutPercent } from './updaters.js';
+import { ClientIp, Id, LicenseStatus, Timestamp } from './shared.js';
+
+/**
+ * Domain events: what happened to licenses, activations, downloads and versions, published by the
+ * service that owns the data, durably (at least once), for whatever follows them. The webhooks
+ * service turns each into deliveries to the endpoints that asked for it (docs/webhooks.md shows
+ * every event with an example). Their types are listed in bounds.ts, which the console reads.
+ */
+export { ALL_EVENTS, domainEventTypes };
+export type DomainEventType = (typeof domainEventTypes)[number];
+
+/** The event a webhook endpoint receives when an admin asks for a test; never a domain event. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+/** A license as its events describe it (spec 2.2), without the owner or the activations. */
+const LicenseFacts = z.object({
+  license_key: z.string(),
+  product_id: Id,
+  plan_id: Id,
+  status: LicenseStatus,
+  activation_limit: z.number().int().nonnegative(),
+  expires_at: Timestamp.nullable(),
+});
+
+/** The fields of a license an admin changes (`license.updated`). */
+export const licenseUpdateFields = ['status', 'activation_limit', 'expires_at'] as const;
+const LicenseUpdateField = z.enum(licenseUpdateFields);
+
+/** An activation as its events describe it: the normalised identifier (spec 2.4). */
+const ActivationFacts = z.object({
+  license_key: z.string(),
+  product_id: Id,
+  identifier: z.string(),
+  name: z.string().nullable(),
+  ip: ClientIp,
+  /** It matched one of the plan's exempt patterns and took no slot. */
+  exempt: z.boolean(),
+});
+
+/** The error code a refused client got. */
+const Reason = z.enum(errorCodes as [ErrorCode, ...ErrorCode[]]);
+
+/** The data of each domain event, by type. */
+export const domainEventData = {
+  'license.created': LicenseFacts,
+  /** An admin changed the status, the limit or the expiry: `changed` names them, `previous` holds their values before. */
+  'license.updated': LicenseFacts.extend({
+    changed: z.array(LicenseUpdateField).min(1),
+    previous: z.object({
+      status: LicenseStatus.optional(),
+      activation_limit: z.number().int().nonnegative().optional(),
+      expires_at: Timestamp.nullable().optional(),
+    }),
+  }),
+  /** The scheduled task of spec 3.1 found it past its expiry date. */
+  'license.expired': LicenseFacts,
+  /** Spec 3.3: a renewal moved its expiry. */
+  'license.renewed': LicenseFacts.extend({ previous_expires_at: Timestamp.nullable() }),
+  /** Spec 3.3: it moved to another plan (now, or by the renewal that applied a stored change). */
+  'license.plan_changed': LicenseFacts.extend({ previous_plan_id: Id }),
+  'activation.created': ActivationFacts.extend({ source: z.enum(['api', 'admin']) }),
+  'activation.deleted': ActivationFacts.extend({
+    /** A client's deactivate, an admin's removal, or a lease that lapsed. */
+    source: z.enum(['deactivate', 'admin', 'lease']),
+  }),
+  /** Spec 4.1: an activation refused; only the refusals recorded as rejected attempts (2.5). */
+  'activation.rejected': z.object({
+    license_key: z.string(),
+    product_id: Id,
+    identifier: z.string(),
+    ip: ClientIp,
+    reason: Reason,
+  }),
+  'download.served': z.object({
+    license_key: z.string().nullable(),
+    product_id: Id,
+    identifier: z.string().nullable(),
+    ip: ClientIp,
+    version: z.string(),
+    filename: z.string(),
+  }),
+  /** Spec 4.5: a refused download, with the error code the client got. */
+  'download.refused': z.object({
+    license_key: z.string().nullable(),
+    product_id: Id.nullable(),
+    identifier: z.string().nullable(),
+    ip: ClientIp,
+    reason: Reason,
+  }),
+  /** A version became published: created published, or published later. */
+  'version.published': z.object({
+    product_id: Id,
+    version_id: Id,
+    version: z.string(),
+    release_date: z.string().nullable(),
+  }),
+  /** An admin raised, lowered or paused a version's staged rollout (docs/updaters.md). */
+  'version.rollout_changed': z.object({
+    product_id: Id,
+    version_id: Id,
+    version: z.string(),
+    channel: ReleaseChannel,
+    rollout_percent: RolloutPercent,
+    previous_rollout_percent: RolloutPercent,
+  }),
+} as const satisfies Record<DomainEventType, z.ZodType>;
+
+export type DomainEventData<T extends DomainEventType> = z.output<(typeof domainEventData)[T]>;
+
+/** A domain event id: unique per event, so a consumer that sees it twice can tell. */
+export const DomainEventId = z.uuid();
+
+function eventOf<T extends DomainEventType>(type: T) {
+  return z.object({
+    id: DomainEventId,
+    type: z.literal(type),
+    timestamp: Timestamp,
+    data: domainEventData[type],
+  });
+}
+
+/** One domain event as it travels on the message bus. */
+export const DomainEvent = z.discriminatedUnion('type', [
+  eventOf('license.created'),
+  eventOf('license.updated'),
+  eventOf('license.expired'),
+  eventOf('license.renewed'),
+  eventOf('license.plan_changed'),
+  eventOf('activation.created'),
+  eventOf('activation.deleted'),
+  eventOf('activation.rejected'),
+  eventOf('download.served'),
+  eventOf('download.refused'),
+  eventOf('version.published'),
+  eventOf('version.rollout_changed'),
+]);
+export type DomainEvent = z.output<typeof DomainEvent>;
+export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
+/** Fails the type check when an event type is missing from the union above. */
+type EveryTypeCarried = DomainEventType extends DomainEvent['type'] ? true : never;
+const everyTypeCarried: EveryTypeCarried = true;
+void everyTypeCarried;
+
+/**
+ * The consumers of domain events: each has a durable queue of its own, declared by the publishers
+ * too, so that events published before a consumer first starts wait for it.
+ */
+export const domainEventConsumers = ['webhooks'] as const;
+export type DomainEventConsumer = (typeof domainEventConsumers)[number];
+
+/** A domain event of a type, with a new id, at the time given. */
+export function domainEvent<T extends DomainEventType>(
+  type: T,
+  data: DomainEventData<T>,
+  at: Date,
+): DomainEventOf<T> {
+  return {
+    id: globalThis.crypto.randomUUID(),
+    type,
+    timestamp: at.toISOString(),
+    data,
+  } as DomainEventOf<T>;
+}
