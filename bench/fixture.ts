@@ -69,6 +69,12 @@ async function uploadPackage(
   const seed = randomBytes(64 * 1024);
   const boundary = `bench${randomBytes(8).toString('hex')}`;
   async function* body() {
+    // An updater signature, so that the Tauri and Sparkle feeds list the file (its bytes are
+    // not checked by the server).
+    yield Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="signature"\r\n\r\n` +
+        `${randomBytes(64).toString('base64')}\r\n`,
+    );
     yield Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.zip"\r\n` +
         'Content-Type: application/zip\r\n\r\n',
@@ -137,6 +143,8 @@ export async function createFixture(
 ): Promise<Fixture> {
   const product = await call<{ id: number }>(system, 'POST', '/products', {
     title: `Bench ${system.id}`,
+    // The Joomla feed's settings, so that its row answers a stream (bench/feed-paths.ts).
+    joomla: { element: 'pkg_bench', type: 'package' },
   });
   const plan = await call<{ id: number }>(system, 'POST', '/plans', {
     name: `Bench unlimited ${system.id}`,

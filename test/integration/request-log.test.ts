@@ -138,6 +138,18 @@ describe('license keys are never logged whole', () => {
     await system.api().get(`${API_BASE}/updates/${product.id}?dlid=${key}`);
     await system.api().get(`${API_BASE}/downloads/${product.id}?dlid=${key}`);
     await system.api().get(`${API_BASE}/downloads/${product.id}?license_key=${key}&identifier=x`);
+    // The updaters' feeds and the files they list, the key in the query, the path or a header.
+    const feeds = `${API_BASE}/updates/${product.id}`;
+    await system.api().get(`${feeds}/joomla.xml?dlid=${key}`);
+    await system.api().get(`${feeds}/joomla/${key}.xml`);
+    await system.api().get(`${feeds}/wordpress.json?license_key=${key}`);
+    await system.api().get(`${feeds}/electron/latest.yml`).set('Authorization', `License ${key}`);
+    await system.api().get(`${feeds}/appcast.xml?license_key=${key}`);
+    await system.api().get(`${feeds}/tauri/linux/x86_64/1.0.0?license_key=${key}`);
+    await system
+      .api()
+      .get(`${API_BASE}/edd?edd_action=check_license&item_id=${product.id}&license=${key}`);
+    await system.api().get(`${API_BASE}/downloads/${product.id}/files/1/a.zip?dlid=${key}`);
     await system.admin().get(`/admin/v1/licenses/${key}`).set(AUTH);
     await system.post('deactivate', { license_key: key, identifier: 'flow.example' });
     await system.admin().get('/admin/v1/download-log').set(AUTH);
