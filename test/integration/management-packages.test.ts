@@ -536,6 +536,23 @@ describe('PATCH and DELETE /files/:id', () => {
     expectError(await patch({ include_in_updates: true }, 987654321), 404, 'NOT_FOUND');
   });
 
+  test("PATCH sets a file's platform, processor and updater signature, checked, or clears them", async () => {
+    const { product } = await system.license();
+    const version = await createVersion(system, product.id, '1.0.0');
+    const file = await uploadFile(system, version.id, packageBytes(1000));
+    const patch = (body: object) => admin().patch(`${BASE}/files/${file.id}`).set(AUTH).send(body);
+    const signature = Buffer.from('a signature').toString('base64');
+    const set = await patch({ platform: 'darwin', arch: 'universal', signature });
+    expect(set.body.data).toMatchObject({ platform: 'darwin', arch: 'universal', signature });
+    for (const bad of [{ platform: 'macos' }, { arch: 'x64' }, { signature: 'not base64!' }]) {
+      expectError(await patch(bad), 400, 'INVALID_REQUEST');
+    }
+    const kept = await admin().get(`${BASE}/versions/${version.id}`).set(AUTH);
+    expect(kept.body.data.files[0]).toMatchObject({ platform: 'darwin', signature });
+    const cleared = await patch({ platform: null, arch: null, signature: null });
+    expect(cleared.body.data).toMatchObject({ platform: null, arch: null, signature: null });
+  });
+
   test('DELETE removes the record and the stored object; a later download fails', async () => {
     const { product, key } = await system.license();
     const version = await createVersion(system, product.id, '1.0.0');
