@@ -77,6 +77,28 @@ describe('versions', () => {
     expect(minimal).toMatchObject({ release_notes: null, release_date: null, published: true });
   });
 
+  test('a version takes a channel and a rollout share, checked, and changes them', async () => {
+    const product = await productOf();
+    const post = (body: object) =>
+      admin().post(`${BASE}/products/${product.id}/versions`).set(AUTH).send(body);
+    for (const bad of [
+      { version: '2.0', channel: 'nightly' },
+      { version: '2.0', rollout_percent: 101 },
+      { version: '2.0', rollout_percent: 12.5 },
+    ]) {
+      expectError(await post(bad), 400, 'INVALID_REQUEST');
+    }
+    const listed = await admin().get(`${BASE}/products/${product.id}/versions`).set(AUTH);
+    expect(listed.body.data.versions).toEqual([]);
+    const beta = await post({ version: '2.0-beta1', channel: 'beta', rollout_percent: 10 });
+    expect(beta.body.data).toMatchObject({ channel: 'beta', rollout_percent: 10 });
+    const raised = await admin()
+      .patch(`${BASE}/versions/${beta.body.data.id}`)
+      .set(AUTH)
+      .send({ rollout_percent: 50, channel: 'rc' });
+    expect(raised.body.data).toMatchObject({ channel: 'rc', rollout_percent: 50 });
+  });
+
   test('invalid bodies get 400 naming the field; an unknown product 404', async () => {
     const product = await productOf();
     const post = (body: object, id: number = product.id) =>
