@@ -174,7 +174,7 @@ describe('the admin console', () => {
       await edit.getByLabel('Element').fill('gallery');
       await edit.getByLabel('Extension type').selectOption('plugin');
       await edit.getByLabel('Plugin group').fill('content');
-      await expect(edit.getByLabel('Joomla versions').inputValue()).resolves.toBe('[45]\\.');
+      await expect(edit.getByLabel('Joomla versions').inputValue()).resolves.toBe('[456]\\.');
       await edit.getByLabel('Minimum PHP').fill('8.1');
       await edit.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved Joomla Gallery.').waitFor();
@@ -183,7 +183,7 @@ describe('the admin console', () => {
         type: 'plugin',
         client: 'site',
         folder: 'content',
-        target_platform: '[45]\\.',
+        target_platform: '[456]\\.',
         php_minimum: '8.1',
       };
       await expect(admin('GET', `/products/${product.id}`)).resolves.toMatchObject({

@@ -320,6 +320,22 @@ describe('spec 4.4 and 4.5: coverage of a key for the update check and downloads
       auto_renew: false,
       next_payment_at: null,
       identifier_activated: false,
+      identifier: null,
     });
+  });
+
+  test("the identifier sent comes back normalised for the license's type, for rollouts", async () => {
+    const { license, handlers } = service();
+    const key = await license({ product_id: 20 });
+    const coverage = await handlers['license.coverage'](
+      { license_key: key, product_id: 20, identifier: 'https://www.Shop.example/cart' },
+      waiting,
+    );
+    expect(coverage.identifier).toBe('shop.example');
+    const none = await handlers['license.coverage'](
+      { license_key: key, product_id: 20, identifier: null },
+      waiting,
+    );
+    expect(none.identifier).toBeNull();
   });
 });
