@@ -39,6 +39,27 @@ export interface FeedRouteDefinition<
   errors?: Route['errors'];
 }
 
+/**
+ * A desktop feed's refusals (Sparkle, Tauri): a key that may not download the product gets the
+ * refusal of spec 4.5 rather than an update it could not install.
+ */
+export const downloadRefusals: Route['errors'] = {
+  403: {
+    codes: [
+      'LICENSE_INVALID',
+      'PRODUCT_MISMATCH',
+      'LICENSE_EXPIRED',
+      'ACTIVATION_REQUIRED',
+      'DOWNLOAD_NOT_AVAILABLE',
+    ],
+    description: 'The key may not download this product (spec 4.5).',
+  },
+  404: {
+    codes: ['NOT_FOUND', 'ACTIVATION_NOT_FOUND'],
+    description: 'No such product; the identifier sent is not activated.',
+  },
+};
+
 /** Writes the catalog's answer: the body with its ETag, a 304, or a 204. */
 function send(res: Response, answer: FeedAnswer): void {
   // Keyed answers differ per caller: never kept by a shared cache, always revalidated.

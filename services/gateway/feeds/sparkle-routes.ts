@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdText } from '../../../libs/contracts/index.js';
 import { feedKeyFields } from './feed-inputs.js';
-import { feedRoute } from './feed-route.js';
+import { downloadRefusals, feedRoute } from './feed-route.js';
 
 /**
  * Sparkle's appcast: the app's `SUFeedURL` set to `{api_base}/updates/{product_id}/appcast.xml`,
@@ -18,20 +18,5 @@ export const sparkleFeedRoute = feedRoute({
   params: z.object({ product_id: IdText }),
   query: z.object(feedKeyFields),
   request: (params) => ({ format: 'sparkle' as const, product_id: params.product_id }),
-  errors: {
-    403: {
-      codes: [
-        'LICENSE_INVALID',
-        'PRODUCT_MISMATCH',
-        'LICENSE_EXPIRED',
-        'ACTIVATION_REQUIRED',
-        'DOWNLOAD_NOT_AVAILABLE',
-      ],
-      description: 'The key may not download this product (spec 4.5).',
-    },
-    404: {
-      codes: ['NOT_FOUND', 'ACTIVATION_NOT_FOUND'],
-      description: 'No such product; the identifier sent is not activated.',
-    },
-  },
+  errors: downloadRefusals,
 });

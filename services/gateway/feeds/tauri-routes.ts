@@ -2,7 +2,7 @@ import semver from 'semver';
 import { z } from 'zod';
 import { FileArch, FilePlatform, IdText } from '../../../libs/contracts/index.js';
 import { feedKeyFields } from './feed-inputs.js';
-import { feedRoute } from './feed-route.js';
+import { downloadRefusals, feedRoute } from './feed-route.js';
 
 const TauriPath = z.object({
   product_id: IdText,
@@ -44,20 +44,5 @@ export const tauriFeedRoute = feedRoute({
     current_version: params.current_version,
   }),
   noContent: 'Nothing newer than the current version is offered to this caller.',
-  errors: {
-    403: {
-      codes: [
-        'LICENSE_INVALID',
-        'PRODUCT_MISMATCH',
-        'LICENSE_EXPIRED',
-        'ACTIVATION_REQUIRED',
-        'DOWNLOAD_NOT_AVAILABLE',
-      ],
-      description: 'The key may not download this product (spec 4.5).',
-    },
-    404: {
-      codes: ['NOT_FOUND', 'ACTIVATION_NOT_FOUND'],
-      description: 'No such product; the identifier sent is not activated.',
-    },
-  },
+  errors: downloadRefusals,
 });
