@@ -1,4 +1,4 @@
-import { refused, type Refused } from './errors.js';
+import { refused, type ErrorCode, type Refused } from './errors.js';
 import type { LicenseCoverage } from './license-operations.js';
 import type { DownloadAccess } from './shared.js';
 
@@ -6,6 +6,15 @@ import type { DownloadAccess } from './shared.js';
  * Spec 4.5's access table, which both the download service (serving a file) and the update
  * catalog (a feed that lists a download URL, or refuses a key the way an updater expects) apply.
  */
+
+/** The 403 refusals of spec 4.5's access table (below), as every route that applies it lists them. */
+export const forbiddenDownloadCodes = [
+  'LICENSE_INVALID',
+  'PRODUCT_MISMATCH',
+  'LICENSE_EXPIRED',
+  'ACTIVATION_REQUIRED',
+  'DOWNLOAD_NOT_AVAILABLE',
+] as const satisfies readonly ErrorCode[];
 
 export interface AccessRequest {
   /** The product's Download API Access (spec 2.7). */

@@ -1,6 +1,9 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { AuthorizeDownloadRequest } from '../../libs/contracts/index.js';
+import {
+  forbiddenDownloadCodes,
+  type AuthorizeDownloadRequest,
+} from '../../libs/contracts/index.js';
 import { defineRoute, type Route } from '../../libs/http/index.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 import { clientIp } from './client-ip.js';
@@ -55,13 +58,7 @@ const answers = {
         'characters, two different keys, a blank key).',
     },
     403: {
-      codes: [
-        'LICENSE_INVALID',
-        'PRODUCT_MISMATCH',
-        'LICENSE_EXPIRED',
-        'ACTIVATION_REQUIRED',
-        'DOWNLOAD_NOT_AVAILABLE',
-      ],
+      codes: forbiddenDownloadCodes,
       description:
         'No key, an unknown key or a license that is not active (LICENSE_INVALID); a key for ' +
         'another product; an expired license; an identifier needed and not sent; Account only.',

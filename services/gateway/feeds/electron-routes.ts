@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   IdText,
   LicensingError,
+  forbiddenDownloadCodes,
   type FileArch,
   type FilePlatform,
   type ReleaseChannel,
@@ -97,14 +98,7 @@ export const electronFeedRoute = feedRoute({
   },
   errors: {
     403: {
-      codes: [
-        'LICENSE_INVALID',
-        'PRODUCT_MISMATCH',
-        'LICENSE_EXPIRED',
-        'ACTIVATION_REQUIRED',
-        'ACTIVATION_NOT_FOUND',
-        'DOWNLOAD_NOT_AVAILABLE',
-      ],
+      codes: [...forbiddenDownloadCodes, 'ACTIVATION_NOT_FOUND'],
       description:
         'The key may not download this product (spec 4.5); an identifier not activated is 403 ' +
         'here, as electron-updater reads a 404 as a missing channel.',

@@ -1,6 +1,11 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import { API_BASE, type FeedAnswer, type FeedRequest } from '../../../libs/contracts/index.js';
+import {
+  API_BASE,
+  forbiddenDownloadCodes,
+  type FeedAnswer,
+  type FeedRequest,
+} from '../../../libs/contracts/index.js';
 import { defineRoute, type FieldsSchema, type Route } from '../../../libs/http/index.js';
 import { publicErrors } from '../form-route.js';
 import type { GatewayDeps } from '../gateway-deps.js';
@@ -45,13 +50,7 @@ export interface FeedRouteDefinition<
  */
 export const downloadRefusals: Route['errors'] = {
   403: {
-    codes: [
-      'LICENSE_INVALID',
-      'PRODUCT_MISMATCH',
-      'LICENSE_EXPIRED',
-      'ACTIVATION_REQUIRED',
-      'DOWNLOAD_NOT_AVAILABLE',
-    ],
+    codes: forbiddenDownloadCodes,
     description: 'The key may not download this product (spec 4.5).',
   },
   404: {
