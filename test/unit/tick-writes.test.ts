@@ -2,20 +2,25 @@ import { once } from 'node:events';
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 import { sendWritesPerTick, socketOf } from '../../libs/transport/tick-writes.js';
 
-/** A connected client socket, and everything its peer receives. */
+/** A connected client socket, everything its peer receives, and when the peer has read it all. */
 async function connectedSocket(): Promise<{
   socket: Socket;
   received: () => Buffer;
+  peerEnded: Promise<unknown>;
   server: Server;
 }> {
   const chunks: Buffer[] = [];
-  const server = createServer((peer) => peer.on('data', (chunk: Buffer) => chunks.push(chunk)));
+  const server = createServer();
+  const accepted = once(server, 'connection') as Promise<[Socket]>;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const socket = new Socket();
   socket.connect((server.address() as AddressInfo).port, '127.0.0.1');
-  await once(socket, 'connect');
-  return { socket, server, received: () => Buffer.concat(chunks) };
+  const [[peer]] = await Promise.all([accepted, once(socket, 'connect')]);
+  peer.on('data', (chunk: Buffer) => chunks.push(chunk));
+  // 'end' comes after the last byte the client sent has been read: no time is guessed.
+  const peerEnded = once(peer, 'end');
+  return { socket, server, peerEnded, received: () => Buffer.concat(chunks) };
 }
 
 /** The socket's hand-overs to the operating system: one per `_write` or `_writev`. */
@@ -40,9 +45,10 @@ function handOvers(socket: Socket): Array<number> {
 
 const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
-/** What the peer received, once the writes have had time to arrive; both ends are then closed. */
+/** What the peer received once the client has ended; both ends are then closed. */
 async function receivedThenClosed(connection: Awaited<ReturnType<typeof connectedSocket>>) {
-  await new Promise<void>((resolve) => setTimeout(resolve, 50));
+  connection.socket.end();
+  await connection.peerEnded;
   connection.socket.destroy();
   connection.server.close();
   return connection.received().toString();
