@@ -63,7 +63,7 @@ describe.each(surfaces)('the $name reference page', ({ url, doc }) => {
       await summary.waitFor({ timeout: 20_000 });
       await summary.focus();
       await page.keyboard.press('Enter');
-      await page.locator('.opblock-body').first().waitFor({ timeout: 5000 });
+      await page.locator('.opblock-body').first().waitFor({ timeout: 20_000 });
       await expect(page.locator('.opblock-body').count()).resolves.toBeGreaterThan(0);
     } finally {
       await page.close();

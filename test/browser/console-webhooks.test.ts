@@ -8,6 +8,7 @@ import {
   signIn,
   type Session,
 } from '../support/browser.js';
+import { eventually } from '../support/eventually.js';
 import {
   adminCall,
   screenshot,
@@ -168,7 +169,11 @@ describe('the Webhooks page', () => {
     let available = false;
     flaky.answer = () => (available ? 204 : 503);
     const url = hookUrl(flaky);
-    await admin('POST', '/webhooks', { url, events: ['*'], description: 'Flaky receiver' });
+    const endpoint = await admin<{ id: number }>('POST', '/webhooks', {
+      url,
+      events: ['*'],
+      description: 'Flaky receiver',
+    });
     const session = await signedIn();
     const { page } = session;
     try {
@@ -206,7 +211,14 @@ describe('the Webhooks page', () => {
       const delivered = await row.innerText();
       expect(delivered.match(/HTTP 503/g)).toHaveLength(2);
       expect(delivered.match(/HTTP 204/g)).toHaveLength(1);
-      // No longer failing (the endpoint is read again, as the sender records it after the attempt).
+      // No longer failing (the endpoint is read again, as the sender records it after the attempt
+      // the row shows: read once it has).
+      await eventually(
+        'the endpoint is no longer failing',
+        async () =>
+          (await admin<{ failing_since: string | null }>('GET', `/webhooks/${endpoint.id}`))
+            .failing_since === null,
+      );
       await page.getByRole('button', { name: 'Refresh', exact: true }).first().click();
       await page
         .locator('dl.facts')

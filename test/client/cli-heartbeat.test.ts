@@ -181,7 +181,7 @@ describe('licensing heartbeat --keep-alive', () => {
     expect(sent).toBe(3);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(validations(server)).toHaveLength(sent);
-  }, 30_000);
+  });
 
   test('it ends with the exit code of a verdict: the activation was removed', async () => {
     const server = await store(3000);
@@ -191,7 +191,7 @@ describe('licensing heartbeat --keep-alive', () => {
     expect(result.code).toBe(EXIT.LICENSE);
     expect(result.stdout).toContain('The activation has lapsed or was removed: activate it again.');
     expect(validations(server)).toHaveLength(2);
-  }, 30_000);
+  });
 
   test('a failure is retried, not the end: it says when, and keeps going', async () => {
     const server = await store(3000);
@@ -225,7 +225,7 @@ describe('licensing heartbeat --keep-alive', () => {
     // The client's negative cache remembers the failure for a minute: no retry before that.
     expect(lines[1].next).toBeGreaterThanOrEqual(60_000);
     expect(lines.at(-1)).toMatchObject({ status: 'stopped' });
-  }, 30_000);
+  });
 
   test.each(['SIGTERM', 'SIGINT'] as const)(
     'the command keeps running until %s, then exits 0',

@@ -20,6 +20,7 @@ import {
   type SigningKey,
 } from './servers.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Activation leases: `heartbeat` renews one (a validate with the identifier) and `startHeartbeat`
@@ -301,21 +302,23 @@ describe('lease heartbeat: startHeartbeat keeps the lease alive at a third of it
     expect(manual.pending.size).toBe(0);
     await heartbeat.stopped;
 
-    // Stopped while its call waits for a slow answer.
-    server.latency = 300;
+    // Stopped while its call waits for an answer the server holds back.
+    let answer = () => {};
+    server.held = new Promise<void>((resolve) => (answer = resolve));
     const slow = client.startHeartbeat('K', 'example.com', {
       timers: manual.timers,
       onResult: seen.onResult,
     });
-    await sleep(50);
+    await eventually('the heartbeat reaches the server', () => validations(server).length === 2);
     slow.stop();
+    answer();
     await slow.stopped;
     expect(validations(server)).toHaveLength(2);
     expect(seen.seen).toHaveLength(1);
     expect(manual.pending.size).toBe(0);
 
     // An AbortSignal stops it too, already aborted or later.
-    server.latency = 0;
+    server.held = undefined;
     const controller = new AbortController();
     const aborted = client.startHeartbeat('K', 'example.com', {
       timers: manual.timers,
@@ -509,7 +512,7 @@ describe('lease heartbeat: startHeartbeat keeps the lease alive at a third of it
         throw new Error('display failed');
       },
     });
-    while (manual.pending.size === 0) await sleep(10);
+    await eventually('the next heartbeat is scheduled', () => manual.pending.size > 0);
     expect(heartbeat.running).toBe(true);
     heartbeat.stop();
   });
@@ -532,7 +535,7 @@ describe('lease heartbeat: the default timers', () => {
     // Only lower bounds: a busy machine makes the heartbeat late, never early.
     expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(900);
     expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(900);
-  }, 30_000);
+  });
 
   test('never keep a Node program running: it exits with a heartbeat still scheduled', async () => {
     const server = await store(3 * HOUR);

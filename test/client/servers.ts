@@ -396,6 +396,8 @@ export interface SignedStore extends LocalServer {
   leaseMs?: number;
   /** Milliseconds every answer waits before it is sent: a slow server. */
   latency?: number;
+  /** While set, every answer waits for it first: a server slow until the test lets it answer. */
+  held?: Promise<void>;
   /** What the download endpoint serves instead, with its own checksum header: a swapped package. */
   servedFile?: Buffer;
 }
@@ -455,7 +457,7 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
     }
   };
   // Read at each request: the test changes `script`, `mode`, `retryAfter`, `servedFile`,
-  // `leaseMs` and `latency`.
+  // `leaseMs`, `latency` and `held`.
   const control = {
     key,
     script: [] as Misbehaviour[],
@@ -465,8 +467,12 @@ export async function signedStore(options: SignedStoreOptions): Promise<SignedSt
   };
   const store = control as SignedStore;
   const server = await serve((req, res, recorded) => {
-    if (store.latency) setTimeout(() => answer(req, res, recorded), store.latency);
-    else answer(req, res, recorded);
+    const send = () => {
+      if (store.latency) setTimeout(() => answer(req, res, recorded), store.latency);
+      else answer(req, res, recorded);
+    };
+    if (store.held) void store.held.then(send);
+    else send();
   });
   function answer(req: IncomingMessage, res: ServerResponse, recorded: Recorded) {
     const signed = (status: number, body: unknown, headers: Record<string, string> = {}) =>

@@ -159,14 +159,15 @@ withRedis('spec 8: the shared (Redis) limit is a sliding window', () => {
   });
 
   test('no burst across a window boundary: the limit holds for every span of the window', async () => {
-    // A at 0 s, B at 2 s, C at 3.2 s (A has left the 3 s window), then D at once: B and C are
+    // A at 0 s, B at 3 s, C at 6.1 s (A has left the 6 s window), then D at once: B and C are
     // still inside it, so D is refused. A fixed window opened by A would have admitted D.
-    // Sleeps only ever overshoot, and D stays refused unless it comes 1.8 s late.
-    const limited = store(3_000, 2);
+    // Sleeps only ever overshoot: B finds A in the window unless it comes 3 s late, and D stays
+    // refused unless it comes 2.9 s late, far more than a loaded machine adds.
+    const limited = store(6_000, 2);
     expect((await limited.increment('ip')).totalHits).toBe(1);
-    await sleep(2_000);
+    await sleep(3_000);
     expect((await limited.increment('ip')).totalHits).toBe(2);
-    await sleep(1_200);
+    await sleep(3_100);
     expect((await limited.increment('ip')).totalHits).toBe(2);
     expect((await limited.increment('ip')).totalHits).toBe(3);
   });

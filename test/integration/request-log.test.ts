@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import express from 'express';
 import { configureApp, listen, RefusedRequestLog, type Listening } from '../../libs/http/index.js';
 import { createLogger, keyFingerprint } from '../../libs/logging/index.js';
+import { eventually } from '../support/eventually.js';
 import { AUTH, createVersion, uploadFile } from '../support/packages.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
@@ -40,15 +41,10 @@ const requestLines = () =>
 /** The line logged for the request that was answered with this X-Request-Id. */
 async function lineOf(requestId: string): Promise<RequestLine> {
   // The line is written when the response has ended, a moment after the client has it.
-  for (let i = 0; i < 100; i++) {
-    const found = requestLines().filter((line) => line.request_id === requestId);
-    if (found.length > 0) {
-      expect(found).toHaveLength(1);
-      return found[0]!;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no request line for ${requestId}`);
+  const found = () => requestLines().filter((line) => line.request_id === requestId);
+  await eventually(`the request line of ${requestId}`, () => found().length > 0);
+  expect(found()).toHaveLength(1);
+  return found()[0]!;
 }
 
 describe('one line per HTTP request, at info', () => {
@@ -132,30 +128,36 @@ describe('license keys are never logged whole', () => {
     const { key, product } = await system.license();
     const version = await createVersion(system, product.id, '1.0.0');
     await uploadFile(system, version.id, Buffer.from('package'), 'plugin.zip');
-    await system.post('activate', { license_key: key, identifier: 'flow.example' });
-    await system.post('validate', { license_key: key, identifier: 'flow.example' });
-    await system.post('activate', { dlid: key, identifier: 'https://' });
-    await system.api().get(`${API_BASE}/updates/${product.id}?dlid=${key}`);
-    await system.api().get(`${API_BASE}/downloads/${product.id}?dlid=${key}`);
-    await system.api().get(`${API_BASE}/downloads/${product.id}?license_key=${key}&identifier=x`);
+    const answered = [
+      await system.post('activate', { license_key: key, identifier: 'flow.example' }),
+      await system.post('validate', { license_key: key, identifier: 'flow.example' }),
+      await system.post('activate', { dlid: key, identifier: 'https://' }),
+      await system.api().get(`${API_BASE}/updates/${product.id}?dlid=${key}`),
+      await system.api().get(`${API_BASE}/downloads/${product.id}?dlid=${key}`),
+      await system.api().get(`${API_BASE}/downloads/${product.id}?license_key=${key}&identifier=x`),
+    ];
     // The updaters' feeds and the files they list, the key in the query, the path or a header.
     const feeds = `${API_BASE}/updates/${product.id}`;
-    await system.api().get(`${feeds}/joomla.xml?dlid=${key}`);
-    await system.api().get(`${feeds}/joomla/${key}.xml`);
-    await system.api().get(`${feeds}/wordpress.json?license_key=${key}`);
-    await system.api().get(`${feeds}/electron/latest.yml`).set('Authorization', `License ${key}`);
-    await system.api().get(`${feeds}/appcast.xml?license_key=${key}`);
-    await system.api().get(`${feeds}/tauri/linux/x86_64/1.0.0?license_key=${key}`);
-    await system
-      .api()
-      .get(`${API_BASE}/edd?edd_action=check_license&item_id=${product.id}&license=${key}`);
-    await system.api().get(`${API_BASE}/downloads/${product.id}/files/1/a.zip?dlid=${key}`);
-    await system.admin().get(`/admin/v1/licenses/${key}`).set(AUTH);
-    await system.post('deactivate', { license_key: key, identifier: 'flow.example' });
-    await system.admin().get('/admin/v1/download-log').set(AUTH);
+    answered.push(
+      await system.api().get(`${feeds}/joomla.xml?dlid=${key}`),
+      await system.api().get(`${feeds}/joomla/${key}.xml`),
+      await system.api().get(`${feeds}/wordpress.json?license_key=${key}`),
+      await system.api().get(`${feeds}/electron/latest.yml`).set('Authorization', `License ${key}`),
+      await system.api().get(`${feeds}/appcast.xml?license_key=${key}`),
+      await system.api().get(`${feeds}/tauri/linux/x86_64/1.0.0?license_key=${key}`),
+      await system
+        .api()
+        .get(`${API_BASE}/edd?edd_action=check_license&item_id=${product.id}&license=${key}`),
+      await system.api().get(`${API_BASE}/downloads/${product.id}/files/1/a.zip?dlid=${key}`),
+      await system.admin().get(`/admin/v1/licenses/${key}`).set(AUTH),
+      await system.post('deactivate', { license_key: key, identifier: 'flow.example' }),
+      await system.admin().get('/admin/v1/download-log').set(AUTH),
+    );
     // Every request has been logged, the download service's upload port included.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(requestLines().some((line) => line.route === '/uploads/:ticket')).toBe(true);
+    for (const res of answered) await lineOf(res.headers['x-request-id']!);
+    await eventually('the request line of the upload', () =>
+      requestLines().some((line) => line.route === '/uploads/:ticket'),
+    );
     expect(lines.join('\n')).not.toContain(key);
   });
 
@@ -216,15 +218,10 @@ describe('requests Node refuses itself are logged too, bounded', () => {
   async function lineFor(answer: string): Promise<RequestLine> {
     const id = /^X-Request-Id: (\S+)\r$/m.exec(answer)?.[1];
     expect(id).toEqual(expect.any(String));
-    for (let i = 0; i < 100; i++) {
-      const found = logged().filter((line) => line.request_id === id);
-      if (found.length > 0) {
-        expect(found).toHaveLength(1);
-        return found[0]!;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no request line for ${id}`);
+    const found = () => logged().filter((line) => line.request_id === id);
+    await eventually(`the request line of ${id}`, () => found().length > 0);
+    expect(found()).toHaveLength(1);
+    return found()[0]!;
   }
 
   test('400, 431, 408 and CONNECT each get the request line, with the fields of any other', async () => {

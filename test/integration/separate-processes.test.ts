@@ -55,7 +55,7 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
   afterAll(async () => {
     await processes.stopAll();
     await rm(storage, { recursive: true, force: true });
-  }, 30_000);
+  });
 
   const admin = (method: 'get' | 'post', route: string, body?: object) => {
     const call = request(management)[method](`/admin/v1${route}`);

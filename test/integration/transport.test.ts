@@ -308,7 +308,7 @@ withRabbit('RabbitMQ connection recovery', () => {
     await expect(called).resolves.toMatchObject({ status: 'ok' });
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(new Set(seen).size).toBe(1);
-  }, 30_000);
+  });
 
   test('a dropped connection is re-established without restarting the process', async () => {
     const { prefix, client } = await rabbitPair('recovery');
@@ -424,7 +424,7 @@ withRabbit('RabbitMQ connection recovery', () => {
       // Nothing of this test may go on reconnecting (and writing) during the next ones.
       await service.close();
     }
-  }, 30_000);
+  });
 });
 
 withRabbit('RabbitMQ writes', () => {

@@ -1,4 +1,4 @@
-import { eventually } from '../support/packages.js';
+import { eventually } from '../support/eventually.js';
 import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;

@@ -1,5 +1,5 @@
 import type { WebhookDelivery, WebhookEndpointWithSecret } from '../../libs/contracts/index.js';
-import { eventually } from '../support/packages.js';
+import { eventually } from '../support/eventually.js';
 import { adminOf, bootSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -63,5 +63,5 @@ describe('Retry of a delivery (POST .../deliveries/{delivery_id}/retry)', () => 
     });
     expect((await listed(queued)).attempts.map((a) => a.status)).toEqual([503, 204]);
     expect(receiver.received.map((got) => got.id)).toEqual([queued.id, queued.id]);
-  }, 30_000);
+  });
 });

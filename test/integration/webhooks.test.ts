@@ -239,7 +239,7 @@ describe('delivery', () => {
     );
     expect(receiver.received.map((r) => r.id)).toEqual(Array(5).fill(failed!.id));
     await unregister(endpoint.id);
-  }, 30_000);
+  });
 });
 
 describe('a slow endpoint delays nobody', () => {

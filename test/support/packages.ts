@@ -3,6 +3,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ADMIN_TOKEN, API_BASE, type TestSystem } from './system.js';
 
+export { eventually } from './eventually.js';
+
 /** Helpers for tests of versions, package files and downloads, through the real HTTP APIs. */
 
 export const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -109,24 +111,6 @@ export async function downloadLog(system: TestSystem, query: Record<string, stri
     page: number;
     per_page: number;
   };
-}
-
-/**
- * Waits until `check` holds, for state that settles after the answer a test saw (a clean-up, a
- * stream closed in another process). Not a timing assertion: the bound only keeps a broken
- * system from hanging the test, and its failure names what never happened.
- */
-export async function eventually(
-  what: string,
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /**

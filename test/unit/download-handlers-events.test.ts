@@ -42,8 +42,11 @@ describe('download.served and download.refused: each entry of the download log, 
     const store = memoryDownloadLog();
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
+    let begin = () => {};
+    const begun = new Promise<void>((resolve) => (begin = resolve));
     const recordRefusals = store.recordRefusals.bind(store);
     store.recordRefusals = async (entries) => {
+      begin();
       await held;
       return recordRefusals(entries);
     };
@@ -52,7 +55,8 @@ describe('download.served and download.refused: each entry of the download log, 
     expect(await outcome({ product_id: p.id, license_key: 'NONE', identifier: 'a.example' })).toBe(
       'LICENSE_INVALID (403)',
     );
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // The batch's write has begun, and the store has not taken it yet.
+    await begun;
     expect(published(transport, 'download.refused')).toEqual([]);
     release();
     await log();
