@@ -92,14 +92,19 @@ function readEnvelope(envelope: Envelope): StoreEventReading {
 
 /**
  * A completed transaction: an order when it has no subscription; a subscription's renewal when
- * Paddle billed it (`subscription_recurring`), its first payment otherwise (the checkout, or a
- * charge of a change within the period). A payment method's change completes a transaction of
- * nothing: no payment.
+ * Paddle billed it (`subscription_recurring`, also a past due one paid late), its first payment
+ * otherwise (the checkout, or a change of its items billed now). Neither a payment method's
+ * change (a transaction of nothing) nor a one-time charge on the subscription pays for a period.
  */
 function readCompleted(envelope: Envelope, transaction: PaddleTransaction): StoreEventReading {
   const ids = transactionIds(transaction);
   if (!transaction.subscription_id) return event(envelope, ids, { kind: 'order_paid' });
-  if (transaction.origin === 'subscription_payment_method_change') return other(envelope);
+  if (
+    transaction.origin === 'subscription_payment_method_change' ||
+    transaction.origin === 'subscription_charge'
+  ) {
+    return other(envelope);
+  }
   const period = transaction.billing_period;
   if (!period) {
     throw new Unreadable(`transaction ${transaction.id} of a subscription has no billing_period`);

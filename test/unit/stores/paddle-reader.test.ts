@@ -82,6 +82,14 @@ describe('Stores: a completed Paddle transaction', () => {
       type: 'transaction.completed',
     });
   });
+  test('a one-time charge on a subscription pays for no period: other', () => {
+    const body = edited('transaction-completed-renewal', ['data.origin', 'subscription_charge']);
+    expect(readEvent(body)).toMatchObject({ kind: 'other', type: 'transaction.completed' });
+  });
+  test('a change of items billed now is a payment of the period, not a renewal', () => {
+    const body = edited('transaction-completed-renewal', ['data.origin', 'subscription_update']);
+    expect(readEvent(body)).toMatchObject({ kind: 'subscription_paid', payment: 'first' });
+  });
   test('an event that carries the customer gives its email', () => {
     const body = edited('transaction-completed-order', [
       'data.customer',

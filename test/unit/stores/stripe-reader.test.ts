@@ -65,6 +65,17 @@ describe('Stores: a Stripe Checkout Session', () => {
       customer: { id: 'cus_RJk3QpZ8mLx2Nv', email: null, name: 'Ada Lovelace' },
     });
   });
+  test('a session that needed no payment (a full discount) is an order, named by its id', () => {
+    const body = edited(
+      'checkout-session-completed-payment',
+      ['data.object.payment_status', 'no_payment_required'],
+      ['data.object.payment_intent', null],
+    );
+    expect(readEvent(body)).toMatchObject({
+      kind: 'order_paid',
+      orderId: 'cs_test_a1Hk9bZqXr2Lm4Np6Qs8Tv0Wy3Bc5De7Fg9Hj1Kl3Mn5Pq7Rs9Tu1Vw3Xy5Za7',
+    });
+  });
   test('a session completed but not yet paid is other', () => {
     const unpaid = edited('checkout-session-completed-payment', [
       'data.object.payment_status',
