@@ -20,9 +20,11 @@ type Ids = Pick<StoreEvent, 'externalIds' | 'orderId' | 'subscriptionId' | 'cust
 class Unreadable extends Error {}
 
 /**
- * What a Stripe event, its signature already checked, says happened (docs/stores.md). An order
- * is named by what its refunds and disputes name too: a Checkout Session by the invoice it made
- * (which `invoice.paid` reports as well), else its payment intent; an invoice by its id.
+ * What a Stripe event, its signature already checked, says happened (docs/stores.md).
+ * `orderId`: an invoice's id; a Checkout Session's is the invoice it made, which `invoice.paid`
+ * reports too (one order, one license), else its payment intent, which its refunds and disputes
+ * name. A refund or dispute names its charge's invoice in API versions before 2025-03-31, the
+ * payment intent since.
  */
 export function readStripeEvent(delivery: StoreDelivery): StoreEventReading {
   let json: unknown;
@@ -82,8 +84,8 @@ function readEnvelope(envelope: Envelope): StoreEventReading {
       return readRefund(envelope, parse(StripeCharge, object, what));
     case 'charge.dispute.created': {
       const dispute = parse(StripeDispute, object, what);
-      const base = idsOf(dispute.payment_intent ?? dispute.charge, null, null);
-      return event(envelope, base, { kind: 'chargeback' });
+      const ids = idsOf(dispute.payment_intent ?? dispute.charge, null, null);
+      return event(envelope, ids, { kind: 'chargeback' });
     }
     default:
       return other(envelope);
