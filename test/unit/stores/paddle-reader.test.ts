@@ -231,6 +231,10 @@ describe('Stores: Paddle adjustments', () => {
       periodStart: null,
     });
   });
+  test('an adjustment made before Paddle gave adjustments a type is read as partial', () => {
+    const body = edited('adjustment-updated-refund-approved', ['data.type', undefined]);
+    expect(readEvent(body)).toMatchObject({ kind: 'refunded', full: false });
+  });
   test('a refund rejected is other', () => {
     const body = edited('adjustment-updated-refund-approved', ['data.status', 'rejected']);
     expect(readEvent(body)).toMatchObject({ kind: 'other', type: 'adjustment.updated' });
