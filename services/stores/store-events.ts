@@ -21,6 +21,11 @@ interface StoreEventBase {
   readonly orderId: string | null;
   readonly subscriptionId: string | null;
   readonly customer: StoreCustomer | null;
+  /**
+   * Where the service reads what the payload leaves out: a Stripe Checkout Session's line items
+   * are not in its event, so its `externalIds` are read from Stripe's API by the session's id.
+   */
+  readonly lookup?: { readonly store: 'stripe'; readonly checkoutSessionId: string };
 }
 
 export type StoreEventFacts =
