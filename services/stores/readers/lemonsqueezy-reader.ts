@@ -125,8 +125,8 @@ function subscriptionFacts(
 /**
  * `subscription_updated` is Lemon Squeezy's catch-all: the subscription as it now is, without what
  * changed. It is the one event that brings a renewal's new `renews_at` (the renewal's
- * `subscription_payment_success` carries an invoice, with no period), so an active subscription is
- * read as paid until `renews_at`: the rule renews only when that is later than the license's
+ * `subscription_payment_success` carries an invoice, with no period), so an active (or trial)
+ * subscription is read as paid until `renews_at`: the rule renews only when that is later than the license's
  * expiry, and lifts a past-due mark once the subscription is active again. A variant change
  * arrives on the same event and cannot be told from a renewal without the previous variant.
  */
@@ -134,6 +134,8 @@ function updatedFacts(
   subscription: LemonSqueezySubscription,
   renewsAt: Date | null,
 ): StoreEventFacts | null {
+  // An expired subscription keeps `cancelled` true: its status is read first.
+  if (subscription.status === 'expired') return { kind: 'subscription_ended' };
   if (subscription.cancelled) return { kind: 'cancel_scheduled' };
   switch (subscription.status) {
     case 'active':
@@ -148,8 +150,6 @@ function updatedFacts(
     case 'past_due':
     case 'unpaid':
       return { kind: 'payment_failed' };
-    case 'expired':
-      return { kind: 'subscription_ended' };
     default:
       return other(`subscription_updated (${subscription.status})`);
   }

@@ -4,7 +4,10 @@ import { z } from 'zod';
  * The parts of WooCommerce's webhook bodies the reader reads, and nothing else: every object is
  * loose, so the fields WooCommerce and its extensions add never refuse an event. A webhook's body
  * is the resource as the REST API v3 answers it (woocommerce.github.io/woocommerce-rest-api-docs,
- * "Orders"; WooCommerce Subscriptions' "Subscriptions", which extends the order's shape).
+ * "Orders"; WooCommerce Subscriptions' "Subscriptions", which extends the order's shape). The
+ * webhook's API version is "WP REST API Integration v3": its subscriptions are
+ * `/wc/v3/subscriptions/<id>` (WooCommerce Subscriptions' `WCS_Webhooks::create_payload`), with the
+ * `*_date_gmt` fields read here; older versions name the dates otherwise.
  */
 
 /** Ids are integers; 0 means none (a guest's `customer_id`, a product's `variation_id`). */

@@ -99,7 +99,9 @@ function orderFacts(
 }
 
 /**
- * A subscription's status (WooCommerce Subscriptions, "Subscription status guide"). `active` is
+ * A subscription's status (WooCommerce Subscriptions, "Subscription status guide"). WooCommerce
+ * Subscriptions sends `subscription.updated` whenever a subscription's dates change, so a paid
+ * renewal arrives as the subscription with its new `next_payment_date_gmt`. `active` is thus
  * read as paid until the next payment (or the end, for one that stops): the rule renews only when
  * that is later than the license's expiry, and an `active` that follows `on-hold` (a failed renewal
  * paid since) lifts the past-due mark. `on-hold` is a renewal not paid (WooCommerce Subscriptions

@@ -89,6 +89,12 @@ const rows: Row[] = [
     '2026-05-15T09:00:00Z',
     { kind: 'other', type: 'subscription_updated (paused)' },
   ],
+  [
+    'subscription_updated_expired',
+    subscription,
+    '2026-06-01T10:00:30Z',
+    { kind: 'subscription_ended' },
+  ],
   ['subscription_cancelled', subscription, '2026-05-20T12:00:00Z', { kind: 'cancel_scheduled' }],
   ['subscription_expired', subscription, '2026-06-01T10:00:30Z', { kind: 'subscription_ended' }],
   [
