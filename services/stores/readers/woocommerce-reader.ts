@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { StoreDelivery } from '../receiving/delivery.js';
 import type { StoreCustomer, StoreEvent, StoreEventFacts } from '../store-events.js';
@@ -17,9 +18,12 @@ import {
  * `X-WC-Webhook-Signature` was checked on the same bytes.
  */
 export function readWooCommerceEvent(delivery: StoreDelivery): StoreEventReading {
-  // WooCommerce makes a new id for each delivery it sends; it is the only id a delivery carries.
-  const eventId = delivery.headers['x-wc-webhook-delivery-id']?.trim();
-  if (!eventId) return refused('no X-WC-Webhook-Delivery-ID header');
+  const deliveryId = delivery.headers['x-wc-webhook-delivery-id']?.trim();
+  if (!deliveryId) return refused('no X-WC-Webhook-Delivery-ID header');
+  // The delivery id is a hash of the webhook's id and the second it was sent
+  // (`WC_Webhook::get_new_delivery_id`): two events of one webhook within a second share it. With
+  // the hash of the body they do not, and the same bytes sent again keep the same id.
+  const eventId = `${deliveryId}:${createHash('sha256').update(delivery.body).digest('hex')}`;
   const topic = delivery.headers['x-wc-webhook-topic']?.trim();
   if (!topic) return refused('no X-WC-Webhook-Topic header');
   let json: unknown;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readWooCommerceEvent } from '../../../services/stores/readers/woocommerce-reader.js';
 import type { StoreEvent, StoreEventFacts } from '../../../services/stores/store-events.js';
@@ -170,10 +171,21 @@ const rows: Row[] = [
 
 describe('Stores: WooCommerce events read as store events', () => {
   test.each(rows)('%s (%s)', (name, topic, links, occurredAt, facts) => {
-    expect(readWooCommerceEvent(delivery(topic, fixture(name)))).toEqual({
+    const body = fixture(name);
+    const eventId = `f1d2e3c4b5a69788:${createHash('sha256').update(body).digest('hex')}`;
+    expect(readWooCommerceEvent(delivery(topic, body))).toEqual({
       ok: true,
-      event: { eventId: 'f1d2e3c4b5a69788', occurredAt: at(occurredAt), ...links, ...facts },
+      event: { eventId, occurredAt: at(occurredAt), ...links, ...facts },
     });
+  });
+
+  test('events sent within one second (one delivery id) have their own ids; a resend has the same', () => {
+    const idOf = (name: string) => {
+      const reading = readWooCommerceEvent(delivery('order.updated', fixture(name)));
+      return reading.ok ? reading.event.eventId : null;
+    };
+    expect(idOf('order_processing')).not.toBe(idOf('order_completed'));
+    expect(idOf('order_processing')).toBe(idOf('order_processing'));
   });
 
   type Body = Record<string, unknown>;
