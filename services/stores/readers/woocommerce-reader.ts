@@ -108,8 +108,10 @@ function orderFacts(
  * renewal arrives as the subscription with its new `next_payment_date_gmt`. `active` is thus
  * read as paid until the next payment (or the end, for one that stops): the rule renews only when
  * that is later than the license's expiry, and an `active` that follows `on-hold` (a failed renewal
- * paid since) lifts the past-due mark. `on-hold` is a renewal not paid (WooCommerce Subscriptions
- * puts a subscription on hold when its renewal order fails or awaits a manual payment).
+ * paid since) lifts the past-due mark. `on-hold` is a renewal not paid: WooCommerce Subscriptions
+ * puts a subscription on hold while its renewal is charged, when the charge fails and while a
+ * manual renewal awaits payment. The mark a renewal charged at once leaves is lifted by the
+ * `active` that follows within seconds, long before the connection's grace days pass.
  */
 function subscriptionFacts(topic: string, subscription: Subscription): StoreEventFacts {
   // A switch's webhook carries the subscription with its new line items.
