@@ -136,4 +136,6 @@ test('a 200 MB package is uploaded and downloaded without the process growing by
   expect(downloadMb).toBeLessThan(64);
   expect(uploadMb).toBeLessThan(128);
   expect(overallMb).toBeLessThan(128);
-}, 180_000);
+  // Only a bound on a hang: 400 MB through every process and three hashes take about a minute on
+  // a quiet machine, and over four minutes on a shared one under load.
+}, 900_000);
