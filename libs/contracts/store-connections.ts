@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// ---- Store connections: the stores whose sales become licenses (spec 1) ----
+// ---- Store connections (docs/stores.md): the stores whose sales become licenses ----
 
 /** The stores a connection can receive events from. */
 export const storeProviders = ['stripe', 'paddle', 'lemonsqueezy', 'woocommerce'] as const;

@@ -67,8 +67,8 @@ const apply = (...changes: LicenseChange[]): StoreDecision => ({ outcome: 'apply
 const DAY_MS = 86_400_000;
 
 /**
- * What a store event does to the license of its order or subscription (spec 3.1 statuses,
- * 3.3 renewals): `mapping` is the first of the event's ids an admin mapped (null when none is),
+ * What a store event does to the license of its order or subscription (docs/stores.md,
+ * the table): `mapping` is the first of the event's ids an admin mapped (null when none is),
  * `license` the license already made for its order or subscription (null when none was).
  */
 export function decideStoreEvent(
