@@ -41,6 +41,7 @@ export const domainEventTypes = [
   'download.refused',
   'version.published',
   'version.rollout_changed',
+  'usage.limit_reached',
 ] as const;
 
 /** The events of an endpoint that stands for all of them, those added later too. */
