@@ -61,3 +61,13 @@ export const LicenseUsage = z.object({
   resets_at: Timestamp.nullable(),
 });
 export type LicenseUsage = z.infer<typeof LicenseUsage>;
+
+/** The fields USAGE_LIMIT_REACHED carries beside `code` and `message`. */
+export const UsageLimitDetails = z.object({
+  uses: z.number().int().nonnegative().optional().meta({
+    description: 'USAGE_LIMIT_REACHED: the uses of the period, before the refused increment.',
+  }),
+  max_uses: z.number().int().positive().optional().meta({
+    description: "USAGE_LIMIT_REACHED: the plan's cap.",
+  }),
+});

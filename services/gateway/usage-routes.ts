@@ -1,4 +1,4 @@
-import { UsageResult } from '../../libs/contracts/index.js';
+import { UsageLimitDetails, UsageResult } from '../../libs/contracts/index.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 import type { Route } from '../../libs/http/index.js';
 import { clientIp } from './client-ip.js';
@@ -31,6 +31,7 @@ export const usageRoute: Route<GatewayDeps> = formRoute({
       description:
         'Refused as activate refuses, in this order (spec 4.1); USAGE_LIMIT_REACHED when the ' +
         'increment would pass the cap of the period, carrying uses and max_uses.',
+      details: UsageLimitDetails,
     },
     404: {
       codes: ['ACTIVATION_NOT_FOUND'],
