@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { ClientIp, Id, NonEmptyShortText, ShortText, Timestamp } from './shared.js';
 import { LicenseKey } from './license-key.js';
+import { MAX_USAGE_INCREMENT, MAX_USES_LIMIT } from './bounds.js';
 
 // ---- Usage counters (docs/api-decisions.md, "Usage counters") ----
-
-/** The most uses a plan may allow in a period. */
-export const MAX_USES_LIMIT = 1_000_000_000;
-/** The most one call may add to a counter. */
-export const MAX_USAGE_INCREMENT = 1_000_000;
 
 /** When a plan's usage counter starts again from 0: never, or at each UTC day or month. */
 export const usesResets = ['never', 'daily', 'monthly'] as const;
