@@ -48,7 +48,7 @@ export class MemoryUsageStore implements UsageStore {
     return {
       uses: found.uses,
       period_start: copy(found.period_start),
-      seen: found.keys.includes(usageKeyDigest(idempotencyKey)),
+      seen: idempotencyKey !== null && found.keys.includes(usageKeyDigest(idempotencyKey)),
     };
   }
 

@@ -17,7 +17,7 @@ export class MongoUsageStore implements UsageStore {
     licenseKey,
     idempotencyKey,
   }: Parameters<UsageStore['findUsage']>[0]): Promise<(StoredUsage & { seen: boolean }) | null> {
-    const digest = usageKeyDigest(idempotencyKey);
+    const digest = idempotencyKey === null ? null : usageKeyDigest(idempotencyKey);
     const [doc] = await this.licenses
       .aggregate<{ uses?: number; uses_period_start?: Date | null; seen: boolean }>([
         { $match: { license_key: licenseKey } },

@@ -3,6 +3,7 @@ import {
   internalError,
   type CallContext,
   type HandlersOf,
+  type LicenseUsage,
   type UsageResult,
 } from '../../libs/contracts/index.js';
 import { MAX_DECISION_ROUNDS } from './activation-rules.js';
@@ -10,14 +11,20 @@ import type { LicenseEvents } from './events.js';
 import { unknownKey } from './rules.js';
 import type { LicenseReads } from './use-cases/license-reads.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
-import { checkUsage, decideUncounted, usagePeriodStart, usageResetsAt } from './usage-rules.js';
+import {
+  checkUsage,
+  decideUncounted,
+  usagePeriodStart,
+  usageResetsAt,
+  usesInPeriod,
+} from './usage-rules.js';
 import type { UsageStore } from './usage-store.js';
 
 /** What recording a use runs on. */
 export interface UsageHandlerDeps {
   usage: UsageStore;
   clock: () => Date;
-  reads: Pick<LicenseReads, 'licenseWithActivations' | 'productOf'>;
+  reads: Pick<LicenseReads, 'licenseWithActivations' | 'productOf' | 'requireLicense'>;
   knownPlans: Pick<PlanLookup, 'planOf'>;
   events: Pick<LicenseEvents, 'usageLimitReached'>;
 }
@@ -29,8 +36,37 @@ export function usageHandlers({
   reads,
   knownPlans,
   events,
-}: UsageHandlerDeps): Pick<HandlersOf<'license'>, 'license.recordUsage'> {
+}: UsageHandlerDeps): Pick<
+  HandlersOf<'license'>,
+  'license.recordUsage' | 'license.getUsage' | 'license.resetUsage'
+> {
+  /** A license's counter in the current period of its plan, as the admin sees it. */
+  async function usageOf(licenseKey: string, now: Date): Promise<LicenseUsage> {
+    const license = await reads.requireLicense(licenseKey);
+    const plan = await knownPlans.planOf(license.plan_id);
+    const stored = await usage.findUsage({ licenseKey, idempotencyKey: null });
+    const resetsAt = usageResetsAt(plan.uses_reset, now);
+    return {
+      uses: stored ? usesInPeriod(stored, usagePeriodStart(plan.uses_reset, now)) : 0,
+      max_uses: plan.max_uses,
+      uses_reset: plan.uses_reset,
+      resets_at: resetsAt && resetsAt.toISOString(),
+    };
+  }
+
   return {
+    'license.getUsage': async ({ license_key }) => usageOf(license_key, clock()),
+
+    'license.resetUsage': async ({ license_key }, context) => {
+      const now = clock();
+      const license = await reads.requireLicense(license_key);
+      const plan = await knownPlans.planOf(license.plan_id);
+      context.beforeWrite();
+      const periodStart = usagePeriodStart(plan.uses_reset, now);
+      await usage.resetUses({ licenseKey: license_key, periodStart, now });
+      return usageOf(license_key, now);
+    },
+
     'license.recordUsage': async (request, context: CallContext) => {
       const now = clock();
       const { license_key: licenseKey, idempotency_key: idempotencyKey, increment } = request;

@@ -28,7 +28,8 @@ export interface UsageStore {
    */
   findUsage(lookup: {
     licenseKey: string;
-    idempotencyKey: string;
+    /** Null: `seen` is false. */
+    idempotencyKey: string | null;
   }): Promise<(StoredUsage & { seen: boolean }) | null>;
 
   /**

@@ -710,6 +710,10 @@ describe('(c) real responses match the documented schemas', () => {
       params: { key },
       body: { expires_at: '2020-01-01T00:00:00Z', source: 'checkout' },
     });
+    await admin('get', `${LICENSE}/usage`, 200, { params: { key } });
+    await admin('get', `${LICENSE}/usage`, 404, { params: { key: 'no-such-license' } });
+    await admin('post', `${LICENSE}/usage/reset`, 200, { params: { key } });
+    await admin('post', `${LICENSE}/usage/reset`, 404, { params: { key: 'no-such-license' } });
     const revoked = await adminLicense(1, { status: 'revoked' });
     await admin('post', `${LICENSE}/renewals`, 409, {
       params: { key: revoked },

@@ -296,3 +296,44 @@ describe('POST {api_base}/licenses/usage', () => {
     }
   });
 });
+
+describe('GET /admin/v1/licenses/{key}/usage and POST .../usage/reset', () => {
+  let system: TestSystem;
+  const admin = adminOf(() => system);
+  beforeAll(async () => {
+    system = await bootSystem();
+  });
+  afterAll(() => system?.stop());
+
+  test('the admin reads the counter and resets it; the reset is in the audit log', async () => {
+    const { key, product } = await meteredLicense(system, { max_uses: 3, uses_reset: 'monthly' });
+    await use(system, { license_key: key, product_id: product.id, increment: 3 });
+    const now = new Date();
+    const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+    const read = await admin.get(`/licenses/${key}/usage`);
+    expect(read.body.data).toEqual({
+      uses: 3,
+      max_uses: 3,
+      uses_reset: 'monthly',
+      resets_at: nextMonth.toISOString(),
+    });
+    const reset = await admin.post(`/licenses/${key}/usage/reset`);
+    expect(reset.status).toBe(200);
+    expect(reset.body.data.uses).toBe(0);
+    const after = await use(system, { license_key: key, product_id: product.id, increment: 3 });
+    expect(after.body.data.uses).toBe(3);
+    const entries = await admin.get('/audit-log?action=resetLicenseUsage&per_page=1');
+    expect(entries.body.data.entries[0]).toMatchObject({ action: 'resetLicenseUsage' });
+  });
+
+  test('a license whose plan counts no usage reads 0 uses and no cap', async () => {
+    const { key } = await meteredLicense(system, { max_uses: null });
+    const read = await admin.get(`/licenses/${key}/usage`);
+    expect(read.body.data).toEqual({
+      uses: 0,
+      max_uses: null,
+      uses_reset: 'never',
+      resets_at: null,
+    });
+  });
+});
