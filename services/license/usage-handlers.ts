@@ -16,7 +16,7 @@ import {
   decideUncounted,
   usagePeriodStart,
   usageResetsAt,
-  usesInPeriod,
+  usageView,
 } from './usage-rules.js';
 import type { UsageStore } from './usage-store.js';
 
@@ -44,14 +44,7 @@ export function usageHandlers({
   async function usageOf(licenseKey: string, now: Date): Promise<LicenseUsage> {
     const license = await reads.requireLicense(licenseKey);
     const plan = await knownPlans.planOf(license.plan_id);
-    const stored = await usage.findUsage({ licenseKey, idempotencyKey: null });
-    const resetsAt = usageResetsAt(plan.uses_reset, now);
-    return {
-      uses: stored ? usesInPeriod(stored, usagePeriodStart(plan.uses_reset, now)) : 0,
-      max_uses: plan.max_uses,
-      uses_reset: plan.uses_reset,
-      resets_at: resetsAt && resetsAt.toISOString(),
-    };
+    return usageView(await usage.findUsage({ licenseKey, idempotencyKey: null }), plan, now);
   }
 
   return {

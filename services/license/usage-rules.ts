@@ -1,4 +1,10 @@
-import { refusal, type Refused, type Refusal, type UsesReset } from '../../libs/contracts/index.js';
+import {
+  refusal,
+  type LicenseUsage,
+  type Refused,
+  type Refusal,
+  type UsesReset,
+} from '../../libs/contracts/index.js';
 import {
   activationNotFound,
   coversProduct,
@@ -54,6 +60,21 @@ export interface StoredUsage {
 /** The uses of the current period (which started at `periodStart`): 0 once a new one began. */
 export function usesInPeriod(stored: StoredUsage, periodStart: Date): number {
   return stored.period_start?.getTime() === periodStart.getTime() ? stored.uses : 0;
+}
+
+/** A license's counter as the admin and the portal show it, at `now`, under its plan as it is. */
+export function usageView(
+  stored: StoredUsage | null,
+  plan: { max_uses: number | null; uses_reset: UsesReset },
+  now: Date,
+): LicenseUsage {
+  const resetsAt = usageResetsAt(plan.uses_reset, now);
+  return {
+    uses: stored ? usesInPeriod(stored, usagePeriodStart(plan.uses_reset, now)) : 0,
+    max_uses: plan.max_uses,
+    uses_reset: plan.uses_reset,
+    resets_at: resetsAt && resetsAt.toISOString(),
+  };
 }
 
 export function usageLimitReached(uses: number, maxUses: number): Refusal {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { UsesReset } from '../../libs/contracts/index.js';
 import { databaseOf } from '../support/databases.js';
-import { adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
+import { API_BASE, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
 
 /**
  * Usage counters (docs/api-decisions.md, "Usage counters") through HTTP and the services'
@@ -335,5 +335,37 @@ describe('GET /admin/v1/licenses/{key}/usage and POST .../usage/reset', () => {
       uses_reset: 'never',
       resets_at: null,
     });
+  });
+});
+
+describe('the customer portal', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await bootSystem();
+  });
+  afterAll(() => system?.stop());
+
+  const portal = (key: string) =>
+    system
+      .api()
+      .post(`${API_BASE}/portal/license`)
+      .type('form')
+      .send(new URLSearchParams({ license_key: key }).toString());
+
+  test('shows the uses when the plan counts them, and nothing of usage otherwise', async () => {
+    const { key, product } = await meteredLicense(system, { max_uses: 9, uses_reset: 'never' });
+    await use(system, { license_key: key, product_id: product.id, increment: 4 });
+    const metered = await portal(key);
+    expect(metered.status).toBe(200);
+    expect(metered.body.data.usage).toEqual({
+      uses: 4,
+      max_uses: 9,
+      uses_reset: 'never',
+      resets_at: null,
+    });
+    const plain = await meteredLicense(system, { max_uses: null });
+    const answer = await portal(plain.key);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).not.toHaveProperty('usage');
   });
 });
