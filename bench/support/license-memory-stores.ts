@@ -18,6 +18,7 @@ import { deepCopy as copy } from './deep-copy.js';
 import { MemoryLicenseReadModel } from './memory-license-read-model.js';
 import { MemoryLicenseStore } from './memory-license-store.js';
 import { MemoryLicenseTable, roundTrip } from './memory-license-table.js';
+import { MemoryUsageStore } from './memory-usage-store.js';
 
 /**
  * The license service's stores in memory, with the semantics of the MongoDB ones (the store
@@ -45,6 +46,7 @@ export function memoryLicenseStores(): Omit<LicenseStores, 'licenses'> & {
     plans: new MemoryPlanStore(counter),
     rejectedAttempts: new MemoryRejectedAttemptStore(counter),
     taskRuns,
+    usage: new MemoryUsageStore(table, counter),
     /** How many writes changed something: lets a test see that nothing was written. */
     writes: () => counter.writes,
     /** Stands for the scheduler's job record of a recurring task (services/license/scheduler.ts). */

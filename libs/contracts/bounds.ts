@@ -24,6 +24,10 @@ export const DEFAULT_EXEMPT_LIMIT = 3;
 /** The largest exempt limit a plan may have, as for the activation limit. */
 export const MAX_EXEMPT_LIMIT = 1_000_000;
 
+/** The most uses a plan may allow in a period, and the most one call may add (usage.ts). */
+export const MAX_USES_LIMIT = 1_000_000_000;
+export const MAX_USAGE_INCREMENT = 1_000_000;
+
 /**
  * The domain event types a webhook endpoint may ask for (libs/contracts/domain-events.ts gives each
  * its data): here, so the console lists them without bundling zod.
@@ -41,6 +45,7 @@ export const domainEventTypes = [
   'download.refused',
   'version.published',
   'version.rollout_changed',
+  'usage.limit_reached',
 ] as const;
 
 /** The events of an endpoint that stands for all of them, those added later too. */

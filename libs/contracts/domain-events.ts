@@ -3,6 +3,7 @@ import { ALL_EVENTS, domainEventTypes } from './bounds.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import { ReleaseChannel, RolloutPercent } from './updaters.js';
 import { ClientIp, Id, LicenseStatus, Timestamp } from './shared.js';
+import { UsesReset } from './usage.js';
 
 /**
  * Domain events: what happened to licenses, activations, downloads and versions, published by the
@@ -107,6 +108,20 @@ export const domainEventData = {
     rollout_percent: RolloutPercent,
     previous_rollout_percent: RolloutPercent,
   }),
+  /**
+   * A license's usage counter reached its plan's cap, or an increment was refused for it: once
+   * per license and period (docs/api-decisions.md, "Usage counters").
+   */
+  'usage.limit_reached': z.object({
+    license_key: z.string(),
+    product_id: Id,
+    plan_id: Id,
+    uses: z.number().int().nonnegative(),
+    max_uses: z.number().int().positive(),
+    uses_reset: UsesReset,
+    /** When the counter starts again from 0; null when it never does. */
+    resets_at: Timestamp.nullable(),
+  }),
 } as const satisfies Record<DomainEventType, z.ZodType>;
 
 export type DomainEventData<T extends DomainEventType> = z.output<(typeof domainEventData)[T]>;
@@ -137,6 +152,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   eventOf('download.refused'),
   eventOf('version.published'),
   eventOf('version.rollout_changed'),
+  eventOf('usage.limit_reached'),
 ]);
 export type DomainEvent = z.output<typeof DomainEvent>;
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

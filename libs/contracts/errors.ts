@@ -9,6 +9,8 @@ export const errorStatus = {
   PRODUCT_MISMATCH: 403,
   LICENSE_EXPIRED: 403,
   ACTIVATION_LIMIT_REACHED: 403,
+  // Usage counters (docs/api-decisions.md, "Usage counters").
+  USAGE_LIMIT_REACHED: 403,
   // Deactivate and downloads: the spec leaves the status open; see docs/api-decisions.md.
   ACTIVATION_REQUIRED: 403,
   ACTIVATION_NOT_FOUND: 404,

@@ -3,6 +3,7 @@ import type { UpdateInfo } from './catalog.js';
 import type { ActivationResult, ValidationResult } from './license-operations.js';
 import type { ActivationType, activationTypes, LicenseStatus, licenseStatuses } from './shared.js';
 import type { ReleaseChannel, releaseChannels } from './updaters.js';
+import type { UsageResult } from './usage.js';
 
 // The success payloads of the public API (spec 2.6, 4.1, 4.2, 4.4) as plain types. The client
 // package imports these, and its published declarations include them: a `z.infer` type there
@@ -114,6 +115,15 @@ export interface PlainNoUpdate {
 /** Spec 2.6: the two shapes of the update check's answer, told apart by `update_available`. */
 export type PlainUpdateInfo = PlainUpdateAvailable | PlainNoUpdate;
 
+/** A usage counter after `POST /licenses/usage` (docs/api-decisions.md, "Usage counters"). */
+export interface PlainUsageResult {
+  /** The uses of the current period. */
+  uses: number;
+  max_uses: number;
+  /** ISO 8601 UTC: when the counter starts again from 0; null when it never does. */
+  resets_at: string | null;
+}
+
 /** `true` only when `A` and `B` are the same type, optional and readonly modifiers included. */
 type Same<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -127,4 +137,5 @@ export type PayloadTypesMatchSchemas = [
   Expect<Same<PlainActivationResult, z.output<typeof ActivationResult>>>,
   Expect<Same<PlainValidationResult, z.output<typeof ValidationResult>>>,
   Expect<Same<PlainUpdateInfo, z.output<typeof UpdateInfo>>>,
+  Expect<Same<PlainUsageResult, z.output<typeof UsageResult>>>,
 ];

@@ -37,6 +37,7 @@ import { RunTaskRequest, ScheduledTaskList, TaskRun } from './scheduled-tasks.js
 import { PortalLicense } from './portal-license.js';
 import * as overview from './overview.js';
 import * as webhooks from './webhooks.js';
+import { LicenseUsage, RecordUsageRequest, UsageResult } from './usage.js';
 
 /** The services that answer RPC requests; each has one request queue (docs/architecture.md). */
 export const serviceNames = ['license', 'update-catalog', 'download', 'webhooks'] as const;
@@ -68,6 +69,11 @@ export const rpcMethods = {
   'license.deactivate': method('license', DeactivateRequest, ActivationResult),
   /** A license file's content for an activated identifier; recorded on the activation. */
   'license.checkout': method('license', CheckoutRequest, Checkout),
+  /** A use counted on a license's usage counter, once per idempotency key. */
+  'license.recordUsage': method('license', RecordUsageRequest, UsageResult),
+  /** A license's usage counter as the admin sees it, and an admin's reset of it. */
+  'license.getUsage': method('license', LicenseRef, LicenseUsage),
+  'license.resetUsage': method('license', LicenseRef, LicenseUsage),
   'license.createPlan': method('license', CreatePlanRequest, Plan),
   'license.getPlan': method('license', PlanRef, Plan),
   'license.listPlans': method('license', EmptyRequest, PlanList),

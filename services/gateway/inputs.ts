@@ -24,22 +24,24 @@ const AT_MOST = `must be at most ${MAX_FIELD_LENGTH} characters`;
  * A field as sent: at most 255 characters (spec 8), counted as Unicode characters, and text that
  * can be stored as it was sent (`Form` has already refused bytes that are not UTF-8).
  */
-const Text = wellFormedString({
+export const Text = wellFormedString({
   error: (issue) => (issue.input === undefined ? 'is required' : 'must be one plain value'),
 })
   .refine((value) => characterLength(value) <= MAX_FIELD_LENGTH, AT_MOST)
   .meta({ maxLength: MAX_FIELD_LENGTH });
 
 /** An optional field: sent empty is the same as not sent. */
-const OptionalText = Text.optional().transform((value) => (value === '' ? undefined : value));
+export const OptionalText = Text.optional().transform((value) =>
+  value === '' ? undefined : value,
+);
 
 /** A required field: absent or empty is refused. */
-const RequiredText = Text.refine((value) => value !== '', 'is required');
+export const RequiredText = Text.refine((value) => value !== '', 'is required');
 
 const key = (description: string) => OptionalText.meta({ description });
 
 /** Spec 1: `dlid` is accepted in place of `license_key`; both must name the same key. */
-const licenseKeyFields = {
+export const licenseKeyFields = {
   license_key: key('The license key. Required unless `dlid` is sent.'),
   dlid: key('Alias of `license_key`.'),
 };
@@ -49,14 +51,14 @@ interface KeyFields {
   dlid?: string | undefined;
 }
 
-function sameKeys(fields: KeyFields): boolean {
+export function sameKeys(fields: KeyFields): boolean {
   return !fields.license_key || !fields.dlid || fields.license_key === fields.dlid;
 }
-const SAME_KEYS = {
+export const SAME_KEYS = {
   message: 'license_key and dlid name different keys; send one of them',
   path: ['license_key'],
 };
-function oneKey(fields: KeyFields, ctx: z.RefinementCtx): string {
+export function oneKey(fields: KeyFields, ctx: z.RefinementCtx): string {
   const licenseKey = fields.license_key ?? fields.dlid;
   if (licenseKey === undefined) {
     ctx.addIssue({ code: 'custom', message: 'is required', path: ['license_key'] });

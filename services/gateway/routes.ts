@@ -8,6 +8,7 @@ import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { updateCheckRoute } from './update-routes.js';
+import { usageRoute } from './usage-routes.js';
 
 /** The customer portal (spec 1, 2.3): a page of its own, reading the portal's data route. */
 export const portalPage = webApp<GatewayDeps>({
@@ -29,6 +30,7 @@ export const portalPage = webApp<GatewayDeps>({
  */
 export const publicRoutes: readonly Route<GatewayDeps>[] = [
   ...licenseRoutes,
+  usageRoute,
   portalRoute,
   ...feedRoutes,
   updateCheckRoute,

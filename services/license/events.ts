@@ -51,6 +51,12 @@ export interface LicenseEvents {
     reason: ErrorCode;
     at: Date;
   }): void;
+  /** Its usage counter reached the cap, or refused for it: once per period (usage-handlers.ts). */
+  usageLimitReached(event: {
+    license: LicenseRecord;
+    usage: Omit<DomainEventData<'usage.limit_reached'>, 'license_key' | 'product_id' | 'plan_id'>;
+    at: Date;
+  }): void;
 }
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -153,6 +159,17 @@ export function publishedEvents(publish: PublishDomainEvent, logger: Logger): Li
           identifier,
           ip,
           reason,
+        },
+        at,
+      ),
+    usageLimitReached: ({ license, usage, at }) =>
+      emit(
+        'usage.limit_reached',
+        {
+          license_key: license.license_key,
+          product_id: license.product_id,
+          plan_id: license.plan_id,
+          ...usage,
         },
         at,
       ),

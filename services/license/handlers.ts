@@ -15,6 +15,7 @@ import { licenseDetail } from './use-cases/license-detail.js';
 import { licenseReads, type ProductLookup } from './use-cases/license-reads.js';
 import { planLookup } from './use-cases/plan-lookup.js';
 import { releaseActivation } from './use-cases/release-activation.js';
+import { usageHandlers } from './usage-handlers.js';
 
 /** What the license service's handlers are made with. */
 export interface LicenseHandlerDeps {
@@ -61,5 +62,6 @@ export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<
     ...adminListHandlers(made),
     ...lifecycleHandlers(made),
     ...overviewHandlers(made),
+    ...usageHandlers(made),
   };
 }

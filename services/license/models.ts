@@ -13,6 +13,7 @@ import {
   licenseStatuses,
   rejectionReasons,
   taskNames,
+  usesResets,
 } from '../../libs/contracts/index.js';
 import type {
   ActivationRecord,
@@ -61,6 +62,11 @@ export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'custo
    * is not counted again; licenses stored before have none.
    */
   recent_checks?: string[];
+  /** Its usage counter (mongo-usage-store.ts); licenses that never recorded a use have none. */
+  uses?: number;
+  uses_period_start?: Date;
+  usage_keys?: string[];
+  usage_notice_period?: Date;
   /** The expiry task's write that expired it (mongo-license-store.ts `expirePastDue`), if one did. */
   expiry_batch?: Types.ObjectId;
   updated_at: Date;
@@ -143,6 +149,8 @@ export function licenseModels(connection: Connection): LicenseModels {
       lease_seconds: { type: Number, default: null },
       exempt_identifiers: { type: [String], default: [] },
       exempt_limit: { type: Number, default: DEFAULT_EXEMPT_LIMIT, min: 0 },
+      max_uses: { type: Number, default: null, min: 1 },
+      uses_reset: { type: String, enum: usesResets, default: 'never' },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
     },

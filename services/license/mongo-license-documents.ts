@@ -41,10 +41,10 @@ export const liveActivation = (key: string, now: Date) => ({
 export const LEASED = { $ne: [{ $ifNull: ['$$this.lease_expires_at', null] }, null] };
 
 /**
- * Every field of a license but its activations and the ids of its last checks: what the hot
- * paths read and answer with.
+ * Every field of a license but its activations and the ids of its last checks and uses: what the
+ * hot paths read and answer with.
  */
-export const WITHOUT_ACTIVATIONS = { activations: 0, recent_checks: 0 } as const;
+export const WITHOUT_ACTIVATIONS = { activations: 0, recent_checks: 0, usage_keys: 0 } as const;
 
 export function activationRecord(a: ActivationRecord): ActivationRecord {
   return {

@@ -18,6 +18,9 @@ function planRecord(doc: PlanDocument): PlanRecord {
     lease_seconds: doc.lease_seconds ?? null,
     exempt_identifiers: doc.exempt_identifiers ?? [],
     exempt_limit: doc.exempt_limit ?? DEFAULT_EXEMPT_LIMIT,
+    // Nor, before usage counters, these: such a plan counts no usage.
+    max_uses: doc.max_uses ?? null,
+    uses_reset: doc.uses_reset ?? 'never',
     created_at,
   };
 }

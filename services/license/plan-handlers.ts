@@ -43,7 +43,7 @@ export function planHandlers({
     'license.createPlan': async ({ id, ...plan }, context) => {
       refuseUnmatchablePatterns(plan.activation_type, plan.exempt_identifiers);
       const created = await plans.create({
-        plan,
+        plan: { ...plan, max_uses: plan.max_uses ?? null, uses_reset: plan.uses_reset ?? 'never' },
         id,
         now: clock(),
         // The store writes the sequence counter, then the plan, perhaps more than once.

@@ -5,6 +5,8 @@ import { firstActivations } from './use-cases/license-detail.js';
 import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
 import { portalLicenseView } from './record-views.js';
+import { usageView } from './usage-rules.js';
+import type { UsageStore } from './usage-store.js';
 
 /** What the customer portal's view of a license is read from. */
 export interface PortalHandlerDeps {
@@ -12,7 +14,8 @@ export interface PortalHandlerDeps {
   products: ProductLookup;
   clock: () => Date;
   reads: Pick<LicenseReads, 'licenseWithActivations' | 'productOf'>;
-  knownPlans: Pick<PlanLookup, 'planName'>;
+  knownPlans: Pick<PlanLookup, 'planOf'>;
+  usage: Pick<UsageStore, 'findUsage'>;
 }
 
 /** The customer portal's call with a license key (read-only). */
@@ -21,7 +24,8 @@ export function portalHandlers({
   products,
   clock,
   reads: { licenseWithActivations, productOf },
-  knownPlans: { planName },
+  knownPlans: { planOf },
+  usage,
 }: PortalHandlerDeps): Pick<HandlersOf<'license'>, 'license.portalLicense'> {
   return {
     // ---- Spec 1 and 2.3: the customer portal (read-only) ----
@@ -32,7 +36,7 @@ export function portalHandlers({
       const { activations: _none, ...license } = read;
       const [product, plan, activations] = await Promise.all([
         productOf(license),
-        planName(license.plan_id),
+        planOf(license.plan_id),
         firstActivations(licenseReads, license),
       ]);
       // Spec 2.2: a bundle key is used with the bundle's products; a bundle item the catalog no
@@ -43,14 +47,20 @@ export function portalHandlers({
           : (await Promise.all(product.bundle_items.map((id) => products.find(id)))).filter(
               (item): item is LicensedProduct => item !== null,
             );
-      return portalLicenseView({
+      const view = portalLicenseView({
         license,
         activations,
         product,
-        planName: plan,
+        planName: plan.name,
         products: usable,
         now: clock(),
       });
+      if (plan.max_uses === null) return view;
+      const stored = await usage.findUsage({
+        licenseKey: license.license_key,
+        idempotencyKey: null,
+      });
+      return { ...view, usage: usageView(stored, plan, now) };
     },
   };
 }

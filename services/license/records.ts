@@ -3,6 +3,7 @@ import type {
   LicenseStatus,
   RejectionReason,
   TaskName,
+  UsesReset,
 } from '../../libs/contracts/index.js';
 
 /**
@@ -25,6 +26,9 @@ export interface PlanRecord {
   exempt_identifiers: string[];
   /** How many exempt activations a license may hold. */
   exempt_limit: number;
+  /** Uses a license may record per period; null: the plan counts no usage (usage-rules.ts). */
+  max_uses: number | null;
+  uses_reset: UsesReset;
   created_at: Date;
 }
 

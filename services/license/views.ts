@@ -25,6 +25,8 @@ export function planView(plan: PlanRecord): Plan {
     lease_seconds: plan.lease_seconds,
     exempt_identifiers: [...plan.exempt_identifiers],
     exempt_limit: plan.exempt_limit,
+    max_uses: plan.max_uses,
+    uses_reset: plan.uses_reset,
     created_at: plan.created_at.toISOString(),
   };
 }

@@ -10,6 +10,7 @@ import { adminRoute } from './admin-route.js';
 import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { jobRoutes } from './job-routes.js';
 import { licenseRoutes } from './license-routes.js';
+import { usageRoutes } from './usage-routes.js';
 import { overviewRoutes } from './overview-routes.js';
 import { downloadLogRoutes } from './download-log-routes.js';
 import { packageRoutes } from './package-routes.js';
@@ -96,6 +97,7 @@ export const managementRoutes = [
   ...overviewRoutes,
   ...catalogRoutes,
   ...licenseRoutes,
+  ...usageRoutes,
   ...activationRoutes,
   ...packageRoutes,
   ...downloadLogRoutes,

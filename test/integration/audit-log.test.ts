@@ -137,6 +137,7 @@ describe('every change route of the route table writes an entry', () => {
           }),
         ),
     ],
+    ['resetLicenseUsage', () => ok(olga.post(`/licenses/${key()}/usage/reset`))],
     [
       'addActivation',
       () => ok(olga.post(`/licenses/${key()}/activations`, { identifier: 'shop.example' }), 201),

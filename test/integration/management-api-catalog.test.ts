@@ -239,6 +239,8 @@ describe('plans (spec 2.1)', () => {
       lease_seconds: null,
       exempt_identifiers: [],
       exempt_limit: 3,
+      max_uses: null,
+      uses_reset: 'never',
       created_at: expect.any(String),
     });
     expect(res.headers.location).toBe(`${BASE}/plans/${res.body.data.id}`);

@@ -39,7 +39,7 @@ describe('(c) real responses match the documented schemas', () => {
 
   /** A public license operation; checks the status it expects, then the document. */
   async function publicCall(
-    operation: 'activate' | 'validate' | 'deactivate' | 'checkout',
+    operation: 'activate' | 'validate' | 'deactivate' | 'checkout' | 'usage',
     status: number,
     fields: Record<string, string | number>,
   ) {
@@ -50,7 +50,9 @@ describe('(c) real responses match the documented schemas', () => {
   }
 
   /** A public POST whose body is over the gateway's limit. */
-  async function oversized(operation: 'activate' | 'validate' | 'deactivate' | 'checkout') {
+  async function oversized(
+    operation: 'activate' | 'validate' | 'deactivate' | 'checkout' | 'usage',
+  ) {
     const path = `${API_BASE}/licenses/${operation}`;
     const res = await system
       .api()
@@ -136,6 +138,18 @@ describe('(c) real responses match the documented schemas', () => {
     const expired = await system.license({ expires_at: '2020-01-01T00:00:00.000Z' });
     await publicCall('activate', 403, { license_key: expired.key, identifier: 'a.example' });
     await oversized('activate');
+  });
+
+  test('public usage: success, each refusal (with its extra fields) and 413', async () => {
+    const { key, product, plan } = await system.license({ activation_type: 'device' });
+    const fields = { license_key: key, product_id: product.id };
+    await publicCall('usage', 400, { ...fields, idempotency_key: 'no-usage-counted' });
+    await system.transport.call('license.updatePlan', { id: plan.id, max_uses: 1 });
+    await publicCall('usage', 200, { ...fields, idempotency_key: 'first' });
+    const full = await publicCall('usage', 403, { ...fields, idempotency_key: 'second' });
+    expect(full.body.error).toMatchObject({ uses: 1, max_uses: 1 });
+    await publicCall('usage', 404, { ...fields, idempotency_key: 'third', identifier: 'pc' });
+    await oversized('usage');
   });
 
   test('public checkout: a license file, each refusal and 413', async () => {
@@ -696,6 +710,10 @@ describe('(c) real responses match the documented schemas', () => {
       params: { key },
       body: { expires_at: '2020-01-01T00:00:00Z', source: 'checkout' },
     });
+    await admin('get', `${LICENSE}/usage`, 200, { params: { key } });
+    await admin('get', `${LICENSE}/usage`, 404, { params: { key: 'no-such-license' } });
+    await admin('post', `${LICENSE}/usage/reset`, 200, { params: { key } });
+    await admin('post', `${LICENSE}/usage/reset`, 404, { params: { key: 'no-such-license' } });
     const revoked = await adminLicense(1, { status: 'revoked' });
     await admin('post', `${LICENSE}/renewals`, 409, {
       params: { key: revoked },

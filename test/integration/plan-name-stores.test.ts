@@ -22,6 +22,8 @@ const terms = {
   lease_seconds: null,
   exempt_identifiers: [],
   exempt_limit: 3,
+  max_uses: null,
+  uses_reset: 'never' as const,
 };
 
 describeStoreContract(

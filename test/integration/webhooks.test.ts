@@ -78,6 +78,7 @@ describe('events (docs/webhooks.md)', () => {
         name: 'One site',
         activation_type: 'domain',
         activation_limit: 1,
+        max_uses: 1,
       }).expect(201)
     ).body.data;
     const bigger = (
@@ -105,6 +106,8 @@ describe('events (docs/webhooks.md)', () => {
     expect(
       (await system.post('deactivate', { ...fields, identifier: 'shop.example' })).status,
     ).toBe(200);
+    // usage.limit_reached: the one use the plan allows.
+    expect((await system.post('usage', { ...fields, idempotency_key: 'use-1' })).status).toBe(200);
     await admin('patch', `/licenses/${key}`, { activation_limit: 2 }).expect(200);
     await admin('post', `/licenses/${key}/renewals`, {
       expires_at: '2031-01-01T00:00:00.000Z',
@@ -134,6 +137,7 @@ describe('events (docs/webhooks.md)', () => {
       'activation.created',
       'activation.rejected',
       'activation.deleted',
+      'usage.limit_reached',
       'license.updated', // limit
       'license.renewed',
       'license.plan_changed',

@@ -235,6 +235,8 @@ export function describeLeaseStores(implementation: string, open: OpenStores): v
           lease_seconds: null,
           exempt_identifiers: [],
           exempt_limit: 3,
+          max_uses: null,
+          uses_reset: 'never',
         },
       });
       if (created.outcome !== 'created') throw new Error('not created');

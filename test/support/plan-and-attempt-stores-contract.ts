@@ -26,6 +26,8 @@ export function describePlanAndAttemptStores(implementation: string, open: OpenS
       activation_type: 'domain' as const,
       activation_limit: 25,
       ...NO_LEASE,
+      max_uses: null,
+      uses_reset: 'never' as const,
     });
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {

@@ -150,7 +150,7 @@ export class TestSystem {
 
   /** POSTs form fields to a public license operation. */
   post(
-    operation: 'activate' | 'validate' | 'deactivate' | 'checkout',
+    operation: 'activate' | 'validate' | 'deactivate' | 'checkout' | 'usage',
     fields: Record<string, string | number | undefined>,
   ) {
     const body = new URLSearchParams(

@@ -37,6 +37,8 @@ import {
   type LicensingResult,
   type ReleaseChannel,
   type UpdateInfo,
+  type UsageData,
+  type UsageOptions,
   type ValidationData,
 } from './result.js';
 import { bounded, SafeStore, SignedTime } from './store.js';
@@ -236,6 +238,23 @@ export class LicensingClient {
     if (this.pinned === null || !result.success) return result;
     const checked = await this.verifyLicenseFile(result.data?.license_file);
     return checked.success ? result : { ...checked, httpStatus: result.httpStatus };
+  }
+
+  /**
+   * `POST /licenses/usage`: records uses on the license's usage counter (docs/api-decisions.md,
+   * "Usage counters"); `data.uses` is the period's count after it. Retried with the same
+   * idempotency key, which the server counts once. `USAGE_LIMIT_REACHED` carries `uses` and
+   * `max_uses`.
+   */
+  async recordUsage(key: string, usage: UsageOptions = {}): Promise<LicensingResult<UsageData>> {
+    const fields = {
+      license_key: key,
+      increment: usage.increment ?? 1,
+      idempotency_key: usage.idempotencyKey ?? globalThis.crypto.randomUUID(),
+      identifier: usage.identifier,
+    };
+    return (await this.requests.request<UsageData>(this.post('licenses/usage', fields, true)))
+      .result;
   }
 
   /**

@@ -51,6 +51,8 @@ export {
   type RetryOptions,
   type SuccessResult,
   type UpdateInfo,
+  type UsageData,
+  type UsageOptions,
   type ValidationData,
 } from './result.js';
 export { Sha256 } from './sha256.js';

@@ -11,6 +11,7 @@ import type {
   PlainLicenseStatus,
   PlainReleaseChannel,
   PlainUpdateInfo,
+  PlainUsageResult,
   PlainValidationResult,
 } from '../../contracts/payload-types.js';
 
@@ -24,6 +25,18 @@ export type ActivationData = PlainActivationResult;
 
 /** Payload of validate (spec 4.2). */
 export type ValidationData = PlainValidationResult;
+
+/** Payload of `POST /licenses/usage`: the usage counter of the period. */
+export type UsageData = PlainUsageResult;
+
+/** What `recordUsage` records: how many uses (default 1), once per key, for an identifier. */
+export interface UsageOptions {
+  increment?: number;
+  /** Chosen for this use and sent again on a retry; a new UUID when not given. */
+  idempotencyKey?: string;
+  /** An identifier activated on the license; optional. */
+  identifier?: string;
+}
 
 /**
  * Payload of the update check (spec 2.6 and 4.4). Without a version only a few fields appear:
@@ -116,6 +129,7 @@ export const ERROR_CODES = [
   'PRODUCT_MISMATCH',
   'LICENSE_EXPIRED',
   'ACTIVATION_LIMIT_REACHED',
+  'USAGE_LIMIT_REACHED',
   'ACTIVATION_REQUIRED',
   'ACTIVATION_NOT_FOUND',
   'RATE_LIMITED',
@@ -148,6 +162,7 @@ export const LICENSE_PROBLEM_CODES: readonly string[] = [
   'PRODUCT_MISMATCH',
   'LICENSE_EXPIRED',
   'ACTIVATION_LIMIT_REACHED',
+  'USAGE_LIMIT_REACHED',
   'ACTIVATION_REQUIRED',
   'ACTIVATION_NOT_FOUND',
   ...CLIENT_ERROR_CODES,

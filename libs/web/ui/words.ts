@@ -51,6 +51,7 @@ export const EXEMPT_MARK = 'staging, not counted';
  * them.
  */
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  USAGE_LIMIT_REACHED: 'The license has used all the uses its plan allows in this period',
   INVALID_REQUEST: 'The request was not accepted',
   UNAUTHORIZED: 'The admin token was not accepted',
   FORBIDDEN: 'Your role does not allow this',

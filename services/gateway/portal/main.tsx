@@ -133,6 +133,21 @@ function LicenseView({ license }: { license: PortalLicense }) {
             </dd>
           </>
         )}
+        {license.usage !== undefined && license.usage.max_uses !== null && (
+          <>
+            <dt>Uses</dt>
+            <dd>
+              {license.usage.uses.toLocaleString('en')} of{' '}
+              {license.usage.max_uses.toLocaleString('en')}
+              {license.usage.resets_at !== null && (
+                <>
+                  {' '}
+                  this period, reset <Time value={license.usage.resets_at} />
+                </>
+              )}
+            </dd>
+          </>
+        )}
       </dl>
       <NextStep license={license} />
       <h2>Activated {things(license.activation_type)}</h2>

@@ -14,6 +14,7 @@ import {
 import { useCan } from '../../shared/hooks/permissions.js';
 import { NewPlanForm } from './new-plan-form.js';
 import { EditPlan } from './edit-plan.js';
+import { usageWords } from './usage-terms.js';
 
 function ExemptCell({ plan }: { plan: Plan }) {
   if (plan.exempt_identifiers.length === 0) return <span class="muted">none</span>;
@@ -59,6 +60,7 @@ export function Plans() {
             'Activation limit',
             'Lease',
             'Exempt identifiers',
+            'Usage',
             'Created',
           ]}
           actions
@@ -73,6 +75,7 @@ export function Plans() {
               <td>
                 <ExemptCell plan={plan} />
               </td>
+              <td>{usageWords(plan)}</td>
               <td>
                 <Time value={plan.created_at} />
               </td>

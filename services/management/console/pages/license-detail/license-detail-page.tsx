@@ -9,6 +9,7 @@ import { RejectedAttempts } from './rejected-attempts.js';
 import { Settings } from './settings.js';
 import { PlanChange } from './plan-change.js';
 import { Renewal } from './renewal.js';
+import { Usage } from './usage.js';
 
 /** A license's page: its facts, activations and refused attempts, and the panels that change it. */
 export function LicenseDetailPage({
@@ -38,6 +39,7 @@ export function LicenseDetailPage({
         {(license) => (
           <>
             <LicenseFacts license={license} />
+            <Usage license={license} />
             <Activations license={license} onChange={loaded.replace} />
             <RejectedAttempts license={license} />
             <Settings license={license} onChange={loaded.replace} />

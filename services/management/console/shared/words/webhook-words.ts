@@ -22,6 +22,7 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'download.refused': 'A download was refused.',
   'version.published': 'A version was published.',
   'version.rollout_changed': "An admin changed a version's staged rollout.",
+  'usage.limit_reached': 'A license used all the uses its plan allows in a period.',
 };
 
 export const DELIVERY_STATUS_WORDS: Record<DeliveryStatus, string> = {
