@@ -41,6 +41,8 @@ export const domainEventTypes = [
   'download.refused',
   'version.published',
   'version.rollout_changed',
+  'trial.started',
+  'trial.converted',
 ] as const;
 
 /** The events of an endpoint that stands for all of them, those added later too. */

@@ -21,6 +21,22 @@ export const LeaseSeconds = z
       `identifier; null: activations never lapse. At most ${MAX_LEASE_SECONDS} (a year).`,
   });
 
+/**
+ * A plan's trial length (docs/api-decisions.md, "Trials"): a trial issued on the plan expires this
+ * many days after it starts; null, the plan issues no trials.
+ */
+export const TrialDays = z
+  .number()
+  .int()
+  .min(1)
+  .max(365)
+  .nullable()
+  .meta({
+    description:
+      'Days a trial issued on this plan lasts (1 to 365); null: the plan issues no trials. A ' +
+      "product's trial_plan_id names the plan its trials are issued on.",
+  });
+
 export const Plan = z.object({
   id: Id,
   name: z.string(),
@@ -29,6 +45,7 @@ export const Plan = z.object({
   lease_seconds: LeaseSeconds,
   exempt_identifiers: z.array(z.string()),
   exempt_limit: z.number().int().nonnegative(),
+  trial_days: TrialDays,
   created_at: Timestamp,
 });
 export type Plan = z.infer<typeof Plan>;
@@ -41,11 +58,13 @@ export const CreatePlanRequest = z.strictObject({
   lease_seconds: LeaseSeconds.default(null),
   exempt_identifiers: ExemptIdentifiers.default([]),
   exempt_limit: ExemptLimit.default(DEFAULT_EXEMPT_LIMIT),
+  trial_days: TrialDays.default(null),
 });
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 
 /**
- * What an admin may change of a plan: its name and its lease and exemption settings. Licenses
+ * What an admin may change of a plan: its name, its lease and exemption settings and its trial
+ * length. Licenses
  * take the settings when issued on the plan or moved to it (spec 3.3), not before.
  */
 export const UpdatePlanRequest = z.strictObject({
@@ -54,6 +73,7 @@ export const UpdatePlanRequest = z.strictObject({
   lease_seconds: LeaseSeconds.optional(),
   exempt_identifiers: ExemptIdentifiers.optional(),
   exempt_limit: ExemptLimit.optional(),
+  trial_days: TrialDays.optional(),
 });
 export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 

@@ -31,10 +31,10 @@ const Text = wellFormedString({
   .meta({ maxLength: MAX_FIELD_LENGTH });
 
 /** An optional field: sent empty is the same as not sent. */
-const OptionalText = Text.optional().transform((value) => (value === '' ? undefined : value));
+export const OptionalText = Text.optional().transform((value) => (value === '' ? undefined : value));
 
 /** A required field: absent or empty is refused. */
-const RequiredText = Text.refine((value) => value !== '', 'is required');
+export const RequiredText = Text.refine((value) => value !== '', 'is required');
 
 const key = (description: string) => OptionalText.meta({ description });
 

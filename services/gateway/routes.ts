@@ -6,6 +6,7 @@ import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
+import { trialRoute } from './trial-routes.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { updateCheckRoute } from './update-routes.js';
 
@@ -29,6 +30,7 @@ export const portalPage = webApp<GatewayDeps>({
  */
 export const publicRoutes: readonly Route<GatewayDeps>[] = [
   ...licenseRoutes,
+  trialRoute,
   portalRoute,
   ...feedRoutes,
   updateCheckRoute,

@@ -1,12 +1,14 @@
 import type { RejectionReason } from '../../libs/contracts/index.js';
 import type {
   ActivationSource,
+  NewPlan,
   PlanRecord,
   RejectedAttemptRecord,
   TaskRunRecord,
 } from './records.js';
 import type { LicenseReadModel } from './license-read-model.js';
 import type { LicenseStore } from './license-store.js';
+import type { TrialStore } from './trial-store.js';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -25,7 +27,10 @@ import type { LicenseStore } from './license-store.js';
 
 /** What an admin may change of a plan. */
 export type PlanChanges = Partial<
-  Pick<PlanRecord, 'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit'>
+  Pick<
+    PlanRecord,
+    'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit' | 'trial_days'
+  >
 >;
 
 /**
@@ -51,7 +56,7 @@ export interface PlanStore {
    * `now`.
    */
   create(creation: {
-    plan: Omit<PlanRecord, 'id' | 'created_at'>;
+    plan: NewPlan;
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
@@ -120,4 +125,5 @@ export interface LicenseStores {
   plans: PlanStore;
   rejectedAttempts: RejectedAttemptStore;
   taskRuns: TaskRunStore;
+  trials: TrialStore;
 }

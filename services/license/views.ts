@@ -25,6 +25,7 @@ export function planView(plan: PlanRecord): Plan {
     lease_seconds: plan.lease_seconds,
     exempt_identifiers: [...plan.exempt_identifiers],
     exempt_limit: plan.exempt_limit,
+    trial_days: plan.trial_days,
     created_at: plan.created_at.toISOString(),
   };
 }

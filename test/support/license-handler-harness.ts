@@ -74,7 +74,12 @@ export const abandoned: CallContext = {
 };
 
 /** A plan's settings as the contract defaults them: no lease, no exempt identifiers. */
-export const PLAN_DEFAULTS = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
+export const PLAN_DEFAULTS = {
+  lease_seconds: null,
+  exempt_identifiers: [],
+  exempt_limit: 3,
+  trial_days: null,
+};
 
 /**
  * The service's domain events as it publishes them in production (events.ts `publishedEvents`),

@@ -22,6 +22,8 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'download.refused': 'A download was refused.',
   'version.published': 'A version was published.',
   'version.rollout_changed': "An admin changed a version's staged rollout.",
+  'trial.started': 'A trial license was issued and its identifier activated.',
+  'trial.converted': "A paid license was activated on a trial's identifier, ending the trial.",
 };
 
 export const DELIVERY_STATUS_WORDS: Record<DeliveryStatus, string> = {
