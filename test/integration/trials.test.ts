@@ -1,3 +1,4 @@
+import { classifyResult, LicensingClient } from '../../libs/client/src/index.js';
 import { planNameKey } from '../../services/license/rules.js';
 import { databaseOf } from '../support/databases.js';
 import { API_BASE, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
@@ -169,6 +170,21 @@ describe('POST {api_base}/trials', () => {
       expect([fields, res.status, res.body.error?.code]).toEqual([fields, 400, 'INVALID_REQUEST']);
     }
     expect((await admin.get(`/trials?product_id=${product.id}`)).body.data.total).toBe(0);
+  });
+});
+
+describe('the reference client', () => {
+  test('startTrial starts one, and reads a second as an answer about the license', async () => {
+    const { product } = await trialProduct({ activation_type: 'seat' });
+    const client = new LicensingClient(system.running.gatewayUrl, product.id);
+    const started = await client.startTrial('Ann@Example.com', { email: 'ann@example.com' });
+    expect(started).toMatchObject({
+      success: true,
+      data: { product_id: product.id, activation: { identifier: 'ann@example.com' } },
+    });
+    const again = await client.startTrial('ANN@example.com');
+    expect(again).toMatchObject({ success: false, code: 'TRIAL_ALREADY_USED' });
+    expect(classifyResult(again)).toBe('license');
   });
 });
 
