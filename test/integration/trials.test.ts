@@ -173,6 +173,27 @@ describe('POST {api_base}/trials', () => {
   });
 });
 
+describe('the settings: trial_days on plans, trial_plan_id on products', () => {
+  test('trial_days is a whole number of days from 1 to 365, or null', async () => {
+    for (const trial_days of [0, 366, 1.5, '7']) {
+      const res = await admin.post('/plans', {
+        name: `Bad ${unique()}`,
+        activation_type: 'domain',
+        activation_limit: 1,
+        trial_days,
+      });
+      expect([trial_days, res.status]).toEqual([trial_days, 400]);
+    }
+    const { plan, product } = await trialProduct({ trial_days: 365 });
+    expect(
+      (await admin.patch(`/plans/${plan.id}`, { trial_days: null })).body.data.trial_days,
+    ).toBeNull();
+    expect((await admin.patch(`/products/${product.id}`, { trial_plan_id: 0 })).status).toBe(400);
+    const cleared = await admin.patch(`/products/${product.id}`, { trial_plan_id: null });
+    expect(cleared.body.data.trial_plan_id).toBeNull();
+  });
+});
+
 describe('the reference client', () => {
   test('startTrial starts one, and reads a second as an answer about the license', async () => {
     const { product } = await trialProduct({ activation_type: 'seat' });
@@ -212,6 +233,8 @@ describe('a paid license activated on the identifier converts the trial', () => 
     expect(
       (await admin.get(`/trials?product_id=${product.id}&converted=false`)).body.data.total,
     ).toBe(0);
+    const overview = await admin.get(`/overview?product_id=${product.id}`);
+    expect(overview.body.data.current).toMatchObject({ trials_started: 1, trials_converted: 1 });
   });
 });
 
