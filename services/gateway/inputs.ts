@@ -31,7 +31,9 @@ const Text = wellFormedString({
   .meta({ maxLength: MAX_FIELD_LENGTH });
 
 /** An optional field: sent empty is the same as not sent. */
-export const OptionalText = Text.optional().transform((value) => (value === '' ? undefined : value));
+export const OptionalText = Text.optional().transform((value) =>
+  value === '' ? undefined : value,
+);
 
 /** A required field: absent or empty is refused. */
 export const RequiredText = Text.refine((value) => value !== '', 'is required');

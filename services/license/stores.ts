@@ -27,10 +27,7 @@ import type { TrialStore } from './trial-store.js';
 
 /** What an admin may change of a plan. */
 export type PlanChanges = Partial<
-  Pick<
-    PlanRecord,
-    'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit' | 'trial_days'
-  >
+  Pick<PlanRecord, 'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit' | 'trial_days'>
 >;
 
 /**
