@@ -26,6 +26,7 @@ export async function openMongoTrialStore(db: Connection): Promise<MongoTrialSto
     { key: { license_key: 1 }, name: 'by_license' },
     { key: { product_id: 1, started_at: -1 }, name: 'by_product_newest' },
     { key: { started_at: -1 }, name: 'newest' },
+    { key: { converted_at: 1, started_at: -1 }, name: 'by_conversion_newest' },
   ]);
   return new MongoTrialStore(trials);
 }
@@ -122,8 +123,11 @@ export class MongoTrialStore implements TrialStore {
   }
 
   async counts({ productId }: { productId: number | null }) {
+    // Of every product: the collection's count, which reads no document.
     const [started, converted] = await Promise.all([
-      this.trials.countDocuments(this.filter(productId, null)),
+      productId === null
+        ? this.trials.estimatedDocumentCount()
+        : this.trials.countDocuments(this.filter(productId, null)),
       this.trials.countDocuments(this.filter(productId, true)),
     ]);
     return { started, converted };
