@@ -1,7 +1,18 @@
+import request from 'supertest';
 import { classifyResult, LicensingClient } from '../../libs/client/src/index.js';
+import { createLogger } from '../../libs/logging/index.js';
+import { createGatewayApp } from '../../services/gateway/app.js';
+import { createRateLimits } from '../../services/gateway/rate-limits.js';
 import { planNameKey } from '../../services/license/rules.js';
 import { databaseOf } from '../support/databases.js';
-import { API_BASE, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
+import {
+  API_BASE,
+  adminOf,
+  bootSystem,
+  testSigning,
+  unique,
+  type TestSystem,
+} from '../support/system.js';
 
 /**
  * Trials (docs/api-decisions.md, "Trials") through real HTTP, on the services joined by RabbitMQ
@@ -170,6 +181,35 @@ describe('POST {api_base}/trials', () => {
       expect([fields, res.status, res.body.error?.code]).toEqual([fields, 400, 'INVALID_REQUEST']);
     }
     expect((await admin.get(`/trials?product_id=${product.id}`)).body.data.total).toBe(0);
+  });
+});
+
+describe('the per-IP limit of the license operations (spec 8)', () => {
+  test('applies to trials too: past it, RATE_LIMITED (429) and no trial', async () => {
+    const app = createGatewayApp({
+      transport: system.transport,
+      logger: createLogger('test', 'silent'),
+      trustProxy: false,
+      signing: await testSigning(),
+      rateLimits: createRateLimits({
+        perIpPerMinute: 2,
+        updatesPerMinute: 100,
+        downloadsPerMinute: 100,
+        activationsPerKeyPerHour: 100,
+        redisPrefix: 'unused',
+      }),
+    });
+    const { product } = await trialProduct();
+    const send = (identifier: string) =>
+      request(app)
+        .post(`${API_BASE}/trials`)
+        .type('form')
+        .send(`product_id=${product.id}&identifier=${identifier}`);
+    expect((await send('r1.example')).status).toBe(201);
+    expect((await send('r2.example')).status).toBe(201);
+    const limited = await send('r3.example');
+    expect([limited.status, limited.body.error?.code]).toEqual([429, 'RATE_LIMITED']);
+    expect((await admin.get(`/trials?product_id=${product.id}`)).body.data.total).toBe(2);
   });
 });
 
