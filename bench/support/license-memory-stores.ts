@@ -1,5 +1,6 @@
 import { identifierKey } from '../../libs/identifier/index.js';
 import type {
+  NewPlan,
   PlanRecord,
   RejectedAttemptRecord,
   TaskRunRecord,
@@ -19,6 +20,7 @@ import { MemoryLicenseReadModel } from './memory-license-read-model.js';
 import { MemoryLicenseStore } from './memory-license-store.js';
 import { MemoryLicenseTable, roundTrip } from './memory-license-table.js';
 import { MemoryUsageStore } from './memory-usage-store.js';
+import { MemoryTrialStore } from './memory-trial-store.js';
 
 /**
  * The license service's stores in memory, with the semantics of the MongoDB ones (the store
@@ -47,6 +49,7 @@ export function memoryLicenseStores(): Omit<LicenseStores, 'licenses'> & {
     rejectedAttempts: new MemoryRejectedAttemptStore(counter),
     taskRuns,
     usage: new MemoryUsageStore(table, counter),
+    trials: new MemoryTrialStore(counter),
     /** How many writes changed something: lets a test see that nothing was written. */
     writes: () => counter.writes,
     /** Stands for the scheduler's job record of a recurring task (services/license/scheduler.ts). */
@@ -68,7 +71,7 @@ class MemoryPlanStore implements PlanStore {
     now,
     beforeEachWrite = noWriteCheck,
   }: {
-    plan: Omit<PlanRecord, 'id' | 'created_at'>;
+    plan: NewPlan;
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
@@ -88,7 +91,12 @@ class MemoryPlanStore implements PlanStore {
     if (this.byId.has(chosen)) return { outcome: 'id-taken' };
     const taken = this.nameTaken(plan.name, chosen);
     if (taken) return taken;
-    const created: PlanRecord = { ...copy(plan), id: chosen, created_at: copy(now) };
+    const created: PlanRecord = {
+      ...copy(plan),
+      trial_days: plan.trial_days ?? null,
+      id: chosen,
+      created_at: copy(now),
+    };
     this.byId.set(chosen, created);
     this.counter.writes++;
     return { outcome: 'created', plan: copy(created) };

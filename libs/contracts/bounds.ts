@@ -46,6 +46,8 @@ export const domainEventTypes = [
   'version.published',
   'version.rollout_changed',
   'usage.limit_reached',
+  'trial.started',
+  'trial.converted',
 ] as const;
 
 /** The events of an endpoint that stands for all of them, those added later too. */

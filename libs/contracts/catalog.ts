@@ -18,6 +18,16 @@ import {
   WordPressSettings,
 } from './updaters.js';
 
+/**
+ * The plan a product's trials are issued on (docs/api-decisions.md, "Trials"): plans are not tied
+ * to products, so the product names it; null, the product offers no trial.
+ */
+export const TrialPlanId = Id.nullable().meta({
+  description:
+    'The plan trials of this product are issued on (POST {api_base}/trials); null: no trial. A ' +
+    'plan that does not exist or has no trial_days offers none either.',
+});
+
 /** A product of the update catalog. A product with bundle items is a bundle (spec 2.2). */
 export const Product = z.object({
   id: Id,
@@ -29,6 +39,7 @@ export const Product = z.object({
   joomla: JoomlaSettings.nullable(),
   /** What a WordPress plugin's updater reads (null: the plugin's slug is the product id). */
   wordpress: WordPressSettings.nullable(),
+  trial_plan_id: TrialPlanId,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -42,6 +53,7 @@ export const CreateProductRequest = z.strictObject({
   bundle_items: z.array(Id).max(1000).default([]),
   joomla: JoomlaSettings.nullable().default(null),
   wordpress: WordPressSettings.nullable().default(null),
+  trial_plan_id: TrialPlanId.default(null),
 });
 export type CreateProductRequest = z.infer<typeof CreateProductRequest>;
 
@@ -54,6 +66,7 @@ export const UpdateProductRequest = z.strictObject({
   /** Replaces the settings whole; null removes them. */
   joomla: JoomlaSettings.nullable().optional(),
   wordpress: WordPressSettings.nullable().optional(),
+  trial_plan_id: TrialPlanId.optional(),
 });
 export type UpdateProductRequest = z.infer<typeof UpdateProductRequest>;
 

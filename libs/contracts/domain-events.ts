@@ -42,6 +42,16 @@ const ActivationFacts = z.object({
   exempt: z.boolean(),
 });
 
+/** A trial as its events describe it, without the buyer's address. */
+const TrialFacts = z.object({
+  license_key: z.string(),
+  product_id: Id,
+  plan_id: Id,
+  identifier: z.string(),
+  started_at: Timestamp,
+  expires_at: Timestamp,
+});
+
 /** The error code a refused client got. */
 const Reason = z.enum(errorCodes as [ErrorCode, ...ErrorCode[]]);
 
@@ -122,6 +132,13 @@ export const domainEventData = {
     /** When the counter starts again from 0; null when it never does. */
     resets_at: Timestamp.nullable(),
   }),
+  /** A trial license was issued with the identifier activated on it (docs/api-decisions.md, "Trials"). */
+  'trial.started': TrialFacts,
+  /** A paid license was activated on the trial's identifier: the trial license is cancelled. */
+  'trial.converted': TrialFacts.extend({
+    converted_license_key: z.string(),
+    converted_at: Timestamp,
+  }),
 } as const satisfies Record<DomainEventType, z.ZodType>;
 
 export type DomainEventData<T extends DomainEventType> = z.output<(typeof domainEventData)[T]>;
@@ -153,6 +170,8 @@ export const DomainEvent = z.discriminatedUnion('type', [
   eventOf('version.published'),
   eventOf('version.rollout_changed'),
   eventOf('usage.limit_reached'),
+  eventOf('trial.started'),
+  eventOf('trial.converted'),
 ]);
 export type DomainEvent = z.output<typeof DomainEvent>;
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

@@ -26,6 +26,8 @@ export const errorStatus = {
   ALREADY_EXISTS: 409,
   ACTIVATION_EXISTS: 409,
   ACTIVATION_LIMIT_TOO_LOW: 409,
+  // A second trial for one identifier and product (docs/api-decisions.md, "Trials").
+  TRIAL_ALREADY_USED: 409,
   // A change with consequences an admin has not confirmed (a plan change; docs/api-decisions.md).
   CONFIRMATION_REQUIRED: 409,
   LAST_OWNER: 409,

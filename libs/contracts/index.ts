@@ -24,3 +24,4 @@ export * from './admins.js';
 export * from './api-base.js';
 export * from './download-access.js';
 export * from './feeds.js';
+export * from './trials.js';

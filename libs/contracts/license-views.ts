@@ -41,9 +41,10 @@ export type Activation = z.infer<typeof Activation>;
 
 /**
  * Why an activation was refused and recorded (spec 2.5): the limit was reached (every slot, or
- * every exempt slot, in use), or the license has expired.
+ * every exempt slot, in use), or the license has expired; or a second trial was asked for an
+ * identifier, recorded against its trial license (docs/api-decisions.md, "Trials").
  */
-export const rejectionReasons = ['limit_reached', 'expired'] as const;
+export const rejectionReasons = ['limit_reached', 'expired', 'trial_already_used'] as const;
 export const RejectionReason = z.enum(rejectionReasons);
 export type RejectionReason = z.infer<typeof RejectionReason>;
 

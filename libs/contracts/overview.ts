@@ -48,6 +48,12 @@ export const CurrentFigures = z.object({
   expiring_in_30_days: count.meta({
     description: 'Active licenses whose expiry date falls within the next 30 days.',
   }),
+  trials_started: count.meta({
+    description: 'Trials issued, ever (docs/api-decisions.md, "Trials").',
+  }),
+  trials_converted: count.meta({
+    description: 'Of those, the trials a paid license activated on the identifier converted.',
+  }),
 });
 export type CurrentFigures = z.infer<typeof CurrentFigures>;
 

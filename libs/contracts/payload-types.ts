@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { UpdateInfo } from './catalog.js';
 import type { ActivationResult, ValidationResult } from './license-operations.js';
 import type { ActivationType, activationTypes, LicenseStatus, licenseStatuses } from './shared.js';
+import type { StartedTrial } from './trials.js';
 import type { ReleaseChannel, releaseChannels } from './updaters.js';
 import type { UsageResult } from './usage.js';
 
@@ -124,6 +125,21 @@ export interface PlainUsageResult {
   resets_at: string | null;
 }
 
+/** `POST {api_base}/trials` success payload (docs/api-decisions.md, "Trials"). */
+export interface PlainStartedTrial {
+  /** The trial license's key. */
+  license_key: string;
+  product_id: number;
+  /** ISO 8601 timestamp: the trial plan's `trial_days` after the trial started. */
+  expires_at: string;
+  activation: {
+    /** The identifier as activated: normalised for the trial plan's activation type. */
+    identifier: string;
+    /** ISO 8601 timestamp. */
+    activated_at: string;
+  };
+}
+
 /** `true` only when `A` and `B` are the same type, optional and readonly modifiers included. */
 type Same<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -138,4 +154,5 @@ export type PayloadTypesMatchSchemas = [
   Expect<Same<PlainValidationResult, z.output<typeof ValidationResult>>>,
   Expect<Same<PlainUpdateInfo, z.output<typeof UpdateInfo>>>,
   Expect<Same<PlainUsageResult, z.output<typeof UsageResult>>>,
+  Expect<Same<PlainStartedTrial, z.output<typeof StartedTrial>>>,
 ];

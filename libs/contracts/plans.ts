@@ -22,6 +22,22 @@ export const LeaseSeconds = z
       `identifier; null: activations never lapse. At most ${MAX_LEASE_SECONDS} (a year).`,
   });
 
+/**
+ * A plan's trial length (docs/api-decisions.md, "Trials"): a trial issued on the plan expires this
+ * many days after it starts; null, the plan issues no trials.
+ */
+export const TrialDays = z
+  .number()
+  .int()
+  .min(1)
+  .max(365)
+  .nullable()
+  .meta({
+    description:
+      'Days a trial issued on this plan lasts (1 to 365); null: the plan issues no trials. A ' +
+      "product's trial_plan_id names the plan its trials are issued on.",
+  });
+
 export const Plan = z.object({
   id: Id,
   name: z.string(),
@@ -32,6 +48,7 @@ export const Plan = z.object({
   exempt_limit: z.number().int().nonnegative(),
   max_uses: MaxUses,
   uses_reset: UsesReset,
+  trial_days: TrialDays,
   created_at: Timestamp,
 });
 export type Plan = z.infer<typeof Plan>;
@@ -47,13 +64,15 @@ export const CreatePlanRequest = z.strictObject({
   // Optional rather than defaulted, so that callers written before them need not name them.
   max_uses: MaxUses.optional().meta({ description: 'Default null: no usage counted.' }),
   uses_reset: UsesReset.optional().meta({ description: 'Default never.' }),
+  trial_days: TrialDays.default(null),
 });
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 
 /**
- * What an admin may change of a plan: its name and its lease and exemption settings. Licenses
- * take the settings when issued on the plan or moved to it (spec 3.3), not before. Its usage
- * settings apply at once: usage counters read the plan on each call.
+ * What an admin may change of a plan: its name, its lease and exemption settings, its usage
+ * settings and its trial length. Licenses take the lease and exemption settings when issued on
+ * the plan or moved to it (spec 3.3), not before; the usage settings apply at once (usage
+ * counters read the plan on each call).
  */
 export const UpdatePlanRequest = z.strictObject({
   id: Id,
@@ -63,6 +82,7 @@ export const UpdatePlanRequest = z.strictObject({
   exempt_limit: ExemptLimit.optional(),
   max_uses: MaxUses.optional(),
   uses_reset: UsesReset.optional(),
+  trial_days: TrialDays.optional(),
 });
 export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 

@@ -36,6 +36,7 @@ import {
 import { RunTaskRequest, ScheduledTaskList, TaskRun } from './scheduled-tasks.js';
 import { PortalLicense } from './portal-license.js';
 import * as overview from './overview.js';
+import * as trials from './trials.js';
 import * as webhooks from './webhooks.js';
 import { LicenseUsage, RecordUsageRequest, UsageResult } from './usage.js';
 
@@ -97,6 +98,9 @@ export const rpcMethods = {
   'license.listTasks': method('license', EmptyRequest, ScheduledTaskList),
   /** The licenses in use now and the license service's daily counts (the admin overview). */
   'license.overview': method('license', overview.LicenseOverviewRequest, overview.LicenseOverview),
+  /** A trial license with the identifier activated on it, once per identifier and product. */
+  'license.startTrial': method('license', trials.StartTrialRequest, trials.StartedTrial),
+  'license.listTrials': method('license', trials.ListTrialsRequest, trials.TrialPage),
 
   'update-catalog.health': method('update-catalog', EmptyRequest, Health),
   'update-catalog.createProduct': method(

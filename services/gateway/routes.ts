@@ -6,6 +6,7 @@ import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
+import { trialRoute } from './trial-routes.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { updateCheckRoute } from './update-routes.js';
 import { usageRoute } from './usage-routes.js';
@@ -31,6 +32,7 @@ export const portalPage = webApp<GatewayDeps>({
 export const publicRoutes: readonly Route<GatewayDeps>[] = [
   ...licenseRoutes,
   usageRoute,
+  trialRoute,
   portalRoute,
   ...feedRoutes,
   updateCheckRoute,

@@ -18,6 +18,7 @@ import {
   normaliseOrRefuse,
 } from './rules.js';
 import type { ClaimActivation } from './use-cases/claim-activation.js';
+import type { EndTrial } from './use-cases/end-trial.js';
 import type { LicenseReads } from './use-cases/license-reads.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
 import type { ReleaseActivation } from './use-cases/release-activation.js';
@@ -39,6 +40,7 @@ export interface ActivationHandlerDeps {
   knownPlans: Pick<PlanLookup, 'planName'>;
   claimActivation: ClaimActivation;
   releaseActivation: ReleaseActivation;
+  endTrial: EndTrial;
 }
 
 /** The calls that client software makes with a license key, and the update check's and downloads'. */
@@ -98,6 +100,8 @@ export function activationHandlers(
       });
       if (!result.ok) throw LicensingError.from(result.refusal);
       const { license, product, identifier, leaseExpiresAt } = result;
+      // A paid license activated on a trial's identifier ends the trial (api-decisions, Trials).
+      await deps.endTrial({ license, product, identifier, context });
       const plan = await planName(license.plan_id);
       return activationResultView({
         license,

@@ -34,7 +34,7 @@ function customerOrRefuse(
 const EXTENSION_ROUNDS = 3;
 
 /** 128 random bits: license keys are credentials (spec 5.1) and must not be guessable. */
-function generateLicenseKey(): string {
+export function generateLicenseKey(): string {
   return randomBytes(16).toString('hex');
 }
 

@@ -8,7 +8,7 @@ import type { Logger } from '../../libs/logging/index.js';
 import type { PublishDomainEvent } from '../../libs/transport/domain-events.js';
 import type { LicenseChangeSet } from './lifecycle-rules.js';
 import type { LapsedRelease } from './activation-store.js';
-import type { ActivationRecord, ActivationSource, LicenseRecord } from './records.js';
+import type { ActivationRecord, ActivationSource, LicenseRecord, TrialRecord } from './records.js';
 
 /** Why an activation was removed. */
 export type ActivationRemovalSource = 'deactivate' | 'admin' | 'lease';
@@ -57,6 +57,10 @@ export interface LicenseEvents {
     usage: Omit<DomainEventData<'usage.limit_reached'>, 'license_key' | 'product_id' | 'plan_id'>;
     at: Date;
   }): void;
+  /** A trial license was issued with its identifier activated (docs/api-decisions.md, "Trials"). */
+  trialStarted(event: { trial: TrialRecord; at: Date }): void;
+  /** A paid license activated on a trial's identifier ended the trial. */
+  trialConverted(event: { trial: TrialRecord; at: Date }): void;
 }
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -82,6 +86,18 @@ function activationFacts(license: LicenseRecord, activation: ActivationRecord) {
     name: activation.name,
     ip: activation.ip,
     exempt: activation.exempt,
+  };
+}
+
+/** A trial as its events describe it: never the buyer's address. */
+function trialFacts(trial: TrialRecord): DomainEventData<'trial.started'> {
+  return {
+    license_key: trial.license_key,
+    product_id: trial.product_id,
+    plan_id: trial.plan_id,
+    identifier: trial.identifier,
+    started_at: trial.started_at.toISOString(),
+    expires_at: trial.expires_at.toISOString(),
   };
 }
 
@@ -170,6 +186,17 @@ export function publishedEvents(publish: PublishDomainEvent, logger: Logger): Li
           product_id: license.product_id,
           plan_id: license.plan_id,
           ...usage,
+        },
+        at,
+      ),
+    trialStarted: ({ trial, at }) => emit('trial.started', trialFacts(trial), at),
+    trialConverted: ({ trial, at }) =>
+      emit(
+        'trial.converted',
+        {
+          ...trialFacts(trial),
+          converted_license_key: trial.converted_license_key ?? '',
+          converted_at: (trial.converted_at ?? at).toISOString(),
         },
         at,
       ),

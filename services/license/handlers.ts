@@ -8,9 +8,11 @@ import { lifecycleHandlers } from './lifecycle-handlers.js';
 import { overviewHandlers } from './overview-handlers.js';
 import { planHandlers } from './plan-handlers.js';
 import { portalHandlers } from './portal-handlers.js';
+import { trialHandlers } from './trial-handlers.js';
 import type { ScheduleSettings } from './scheduled-tasks.js';
 import type { LicenseStores } from './stores.js';
 import { claimActivation } from './use-cases/claim-activation.js';
+import { endTrial } from './use-cases/end-trial.js';
 import { licenseDetail } from './use-cases/license-detail.js';
 import { licenseReads, type ProductLookup } from './use-cases/license-reads.js';
 import { planLookup } from './use-cases/plan-lookup.js';
@@ -53,6 +55,7 @@ export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<
     claimActivation: claimActivation({ ...stores, events, reads, clock }),
     releaseActivation: releaseActivation({ licenses: stores.licenses, events, clock }),
     detail: licenseDetail({ ...stores, products, knownPlans, clock }),
+    endTrial: endTrial({ ...stores, events, clock }),
   };
   return {
     ...activationHandlers(made),
@@ -63,5 +66,6 @@ export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<
     ...lifecycleHandlers(made),
     ...overviewHandlers(made),
     ...usageHandlers(made),
+    ...trialHandlers(made),
   };
 }

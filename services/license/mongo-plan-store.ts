@@ -5,7 +5,7 @@ import type { LicenseModels, PlanDocument } from './models.js';
 import { duplicatePlanRenames } from './plan-names.js';
 import { planNameKey } from './rules.js';
 import type { BeforeEachWrite, PlanChanges, PlanNameTakenOutcome, PlanStore } from './stores.js';
-import type { PlanRecord } from './records.js';
+import type { NewPlan, PlanRecord } from './records.js';
 
 function planRecord(doc: PlanDocument): PlanRecord {
   const { id, name, activation_type, activation_limit, created_at } = withId(doc);
@@ -21,6 +21,8 @@ function planRecord(doc: PlanDocument): PlanRecord {
     // Nor, before usage counters, these: such a plan counts no usage.
     max_uses: doc.max_uses ?? null,
     uses_reset: doc.uses_reset ?? 'never',
+    // Plans stored before trials existed issue none.
+    trial_days: doc.trial_days ?? null,
     created_at,
   };
 }
@@ -74,7 +76,7 @@ export class MongoPlanStore implements PlanStore {
     now,
     beforeEachWrite = () => {},
   }: {
-    plan: Omit<PlanRecord, 'id' | 'created_at'>;
+    plan: NewPlan;
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
@@ -87,7 +89,13 @@ export class MongoPlanStore implements PlanStore {
       id,
       async (chosen): Promise<PlanRecord | PlanNameTakenOutcome> => {
         try {
-          const doc = await this.Plan.create({ _id: chosen, ...plan, name_key, created_at: now });
+          const doc = await this.Plan.create({
+            _id: chosen,
+            ...plan,
+            trial_days: plan.trial_days ?? null,
+            name_key,
+            created_at: now,
+          });
           return planRecord(doc.toObject());
         } catch (error) {
           // The name's index refused it, or the id's (the sequence then takes the next id).

@@ -19,6 +19,7 @@ import { MongoLicenseReadModel } from './mongo-license-read-model.js';
 import { MongoLicenseStore } from './mongo-license-store.js';
 import { MongoPlanStore, keepPlanNamesUnique } from './mongo-plan-store.js';
 import { MongoUsageStore } from './mongo-usage-store.js';
+import { openMongoTrialStore } from './mongo-trial-store.js';
 import type { RejectedAttemptRecord, TaskRunRecord } from './records.js';
 import type {
   BeforeEachWrite,
@@ -49,6 +50,7 @@ export async function openMongoStores(db: Connection, logger: Logger): Promise<L
       db.collection<ScheduledJobDocument>(SCHEDULED_TASKS_COLLECTION),
     ),
     usage: new MongoUsageStore(licenses),
+    trials: await openMongoTrialStore(db),
   };
 }
 

@@ -29,8 +29,16 @@ export interface PlanRecord {
   /** Uses a license may record per period; null: the plan counts no usage (usage-rules.ts). */
   max_uses: number | null;
   uses_reset: UsesReset;
+  /** Days a trial issued on it lasts; null: it issues none (docs/api-decisions.md, "Trials"). */
+  trial_days: number | null;
   created_at: Date;
 }
+
+/**
+ * What creating a plan stores: a plan created without a trial length issues no trials.
+ */
+export type NewPlan = Omit<PlanRecord, 'id' | 'created_at' | 'trial_days'> &
+  Partial<Pick<PlanRecord, 'trial_days'>>;
 
 /**
  * How much of a license's stored record its activations may take (docs/architecture.md,
@@ -123,6 +131,28 @@ export interface RejectedAttemptRecord {
   source: ActivationSource | null;
   tries: number;
   last_attempt_at: Date;
+}
+
+/**
+ * A trial (docs/api-decisions.md, "Trials"): one per product and identifier, ever, kept so by a
+ * unique index on the product and the identifier's key.
+ */
+export interface TrialRecord {
+  product_id: number;
+  /** Normalised for the trial plan's activation type (spec 2.4). */
+  identifier: string;
+  /** Lower-cased: identifiers match case-insensitively (spec 2.4). */
+  identifier_key: string;
+  /** The trial license, issued after the trial is recorded. */
+  license_key: string;
+  plan_id: number;
+  started_at: Date;
+  expires_at: Date;
+  /** When a paid license activated on the identifier ended it, and that license's key. */
+  converted_at: Date | null;
+  converted_license_key: string | null;
+  /** The call that started it: a request delivered again goes on issuing it. */
+  call_id: string;
 }
 
 /** The last run of a scheduled task (spec 2.5, 3.1), on a schedule or asked for by an admin. */

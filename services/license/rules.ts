@@ -41,6 +41,8 @@ export interface LicensedProduct {
   id: number;
   title: string;
   bundle_items: readonly number[];
+  /** The plan its trials are issued on (docs/api-decisions.md, "Trials"); absent or null: none. */
+  trial_plan_id?: number | null;
 }
 
 export function isPastExpiry(license: Pick<LicenseState, 'expires_at'>, now: Date): boolean {

@@ -1,6 +1,7 @@
 import type { RejectionReason } from '../../libs/contracts/index.js';
 import type {
   ActivationSource,
+  NewPlan,
   PlanRecord,
   RejectedAttemptRecord,
   TaskRunRecord,
@@ -8,6 +9,7 @@ import type {
 import type { LicenseReadModel } from './license-read-model.js';
 import type { LicenseStore } from './license-store.js';
 import type { UsageStore } from './usage-store.js';
+import type { TrialStore } from './trial-store.js';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -28,7 +30,13 @@ import type { UsageStore } from './usage-store.js';
 export type PlanChanges = Partial<
   Pick<
     PlanRecord,
-    'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit' | 'max_uses' | 'uses_reset'
+    | 'name'
+    | 'lease_seconds'
+    | 'exempt_identifiers'
+    | 'exempt_limit'
+    | 'max_uses'
+    | 'uses_reset'
+    | 'trial_days'
   >
 >;
 
@@ -55,7 +63,7 @@ export interface PlanStore {
    * `now`.
    */
   create(creation: {
-    plan: Omit<PlanRecord, 'id' | 'created_at'>;
+    plan: NewPlan;
     id?: number;
     now: Date;
     beforeEachWrite?: BeforeEachWrite;
@@ -126,4 +134,5 @@ export interface LicenseStores {
   taskRuns: TaskRunStore;
   /** The licenses' usage counters (usage-store.ts). */
   usage: UsageStore;
+  trials: TrialStore;
 }

@@ -27,6 +27,7 @@ export function planView(plan: PlanRecord): Plan {
     exempt_limit: plan.exempt_limit,
     max_uses: plan.max_uses,
     uses_reset: plan.uses_reset,
+    trial_days: plan.trial_days,
     created_at: plan.created_at.toISOString(),
   };
 }

@@ -15,6 +15,7 @@ import { overviewRoutes } from './overview-routes.js';
 import { downloadLogRoutes } from './download-log-routes.js';
 import { packageRoutes } from './package-routes.js';
 import { signingKeysRoute } from './signing-key-routes.js';
+import { trialRoutes } from './trial-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 
 export { ADMIN_BASE };
@@ -99,6 +100,7 @@ export const managementRoutes = [
   ...licenseRoutes,
   ...usageRoutes,
   ...activationRoutes,
+  ...trialRoutes,
   ...packageRoutes,
   ...downloadLogRoutes,
   ...jobRoutes,

@@ -100,6 +100,7 @@ export function createUpdateCatalogHandlers({
         bundle_items: await bundleItems(request.id, request.bundle_items),
         joomla: request.joomla,
         wordpress: request.wordpress,
+        trial_plan_id: request.trial_plan_id,
       };
       context.beforeWrite();
       const created = await products.create({

@@ -37,6 +37,7 @@ export function catalogModels(connection: Connection): CatalogModels {
       // Validated by the contracts' schemas before they are stored; kept as sent.
       joomla: { type: Schema.Types.Mixed, default: null },
       wordpress: { type: Schema.Types.Mixed, default: null },
+      trial_plan_id: { type: Number, default: null },
     },
     {
       collection: 'products',

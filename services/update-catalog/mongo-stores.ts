@@ -31,8 +31,15 @@ export async function openMongoCatalogStores(connection: Connection): Promise<Ca
  */
 type Stored<D, K extends keyof D> = Omit<D, K> & Partial<Pick<D, K>>;
 
-function productRecord(doc: Stored<ProductDocument, 'joomla' | 'wordpress'>): ProductRecord {
-  return withId({ ...doc, joomla: doc.joomla ?? null, wordpress: doc.wordpress ?? null });
+function productRecord(
+  doc: Stored<ProductDocument, 'joomla' | 'wordpress' | 'trial_plan_id'>,
+): ProductRecord {
+  return withId({
+    ...doc,
+    joomla: doc.joomla ?? null,
+    wordpress: doc.wordpress ?? null,
+    trial_plan_id: doc.trial_plan_id ?? null,
+  });
 }
 
 function versionRecord(doc: Stored<VersionDocument, 'channel' | 'rollout_percent'>): VersionRecord {

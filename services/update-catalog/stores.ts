@@ -25,6 +25,8 @@ export interface ProductRecord {
   /** What the Joomla and WordPress feeds repeat (docs/updaters.md); null: not set. */
   joomla: JoomlaSettings | null;
   wordpress: WordPressSettings | null;
+  /** The plan its trials are issued on; null: none (docs/api-decisions.md, "Trials"). */
+  trial_plan_id: number | null;
   /** Kept by the store: set when the product is created, and on every change. */
   created_at: Date;
   updated_at: Date;
@@ -33,7 +35,8 @@ export interface ProductRecord {
 export type NewProduct = Pick<
   ProductRecord,
   'title' | 'requires_license' | 'download_access' | 'bundle_items' | 'joomla' | 'wordpress'
->;
+> &
+  Partial<Pick<ProductRecord, 'trial_plan_id'>>;
 export type ProductChanges = Partial<NewProduct>;
 
 export interface VersionRecord {

@@ -25,6 +25,7 @@ export function productView(product: ProductRecord): Product {
     bundle_items: [...product.bundle_items],
     joomla: product.joomla && { ...product.joomla },
     wordpress: product.wordpress && { ...product.wordpress },
+    trial_plan_id: product.trial_plan_id ?? null,
     created_at: product.created_at.toISOString(),
     updated_at: product.updated_at.toISOString(),
   };

@@ -180,6 +180,21 @@ beforeAll(async () => {
     status: 'revoked',
   });
 
+  // Trials of the product, on a plan of 14 trial days (docs/api-decisions.md, "Trials").
+  const trialPlan = await admin<{ id: number }>('POST', '/plans', {
+    name: 'Trial',
+    activation_type: 'domain',
+    activation_limit: 1,
+    trial_days: 14,
+  });
+  await admin('PATCH', `/products/${data.productId}`, { trial_plan_id: trialPlan.id });
+  for (const identifier of ['demo-shop.example', 'https://www.try-it.example/']) {
+    const fields = { product_id: String(data.productId), identifier };
+    expect(await publicCall('/trials', { method: 'POST', body: new URLSearchParams(fields) })).toBe(
+      201,
+    );
+  }
+
   // The download log: two served, one refused (a key of another product).
   const download = (dlid: string) =>
     publicCall(`/downloads/${data.productId}?dlid=${dlid}`, {
@@ -317,6 +332,7 @@ const CONSOLE: Record<string, Visit[]> = {
       },
     },
   ],
+  Trials: [section('trials', 'Trials')],
   Webhooks: [
     section('webhooks', 'Webhooks'),
     {

@@ -106,6 +106,7 @@ describeStoreContract('the update catalog stores', implementations, (stores) => 
         bundle_items: [5, 4],
         joomla: null,
         wordpress: null,
+        trial_plan_id: null,
         created_at: expect.any(Date),
         updated_at: expect.any(Date),
       });

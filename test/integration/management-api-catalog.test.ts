@@ -100,6 +100,8 @@ describe('products', () => {
       // No updater settings until an admin gives them (docs/updaters.md).
       joomla: null,
       wordpress: null,
+      // No trial until an admin names its plan (docs/api-decisions.md, "Trials").
+      trial_plan_id: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -241,6 +243,7 @@ describe('plans (spec 2.1)', () => {
       exempt_limit: 3,
       max_uses: null,
       uses_reset: 'never',
+      trial_days: null,
       created_at: expect.any(String),
     });
     expect(res.headers.location).toBe(`${BASE}/plans/${res.body.data.id}`);

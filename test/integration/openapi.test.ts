@@ -478,6 +478,37 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('patch', PLAN, 404, { params: { id: UNKNOWN }, body: { name: 'x' } });
   });
 
+  test('trials: one started (201), each refusal, and the admin list', async () => {
+    const plan = (
+      await admin('post', PLANS, 201, {
+        body: { name: 'Doc trial', activation_type: 'domain', activation_limit: 1, trial_days: 7 },
+      })
+    ).body.data;
+    const product = (
+      await admin('post', PRODUCTS, 201, { body: { title: 'Tried', trial_plan_id: plan.id } })
+    ).body.data;
+    const path = `${API_BASE}/trials`;
+    const trial = async (status: number, fields: Record<string, string | number>) => {
+      const res = await system
+        .api()
+        .post(path)
+        .type('form')
+        .send(
+          new URLSearchParams(
+            Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]),
+          ).toString(),
+        );
+      expect([fields, res.status]).toEqual([fields, status]);
+      expectDocumented(pub, 'post', path, res);
+    };
+    await trial(201, { product_id: product.id, identifier: 'doc.example' });
+    await trial(409, { product_id: product.id, identifier: 'www.doc.example' });
+    await trial(403, { product_id: UNKNOWN, identifier: 'doc.example' });
+    await trial(400, { product_id: product.id });
+    await admin('get', '/admin/v1/trials', 200, { query: `product_id=${product.id}` });
+    await admin('get', '/admin/v1/trials', 400, { query: 'converted=maybe' });
+  });
+
   test('admin licenses: create, detail with activations and rejected attempts, patch', async () => {
     const key = await adminLicense(1, { expires_at: '2099-01-01T00:00:00Z' });
     const { product_id, plan_id } = (await admin('get', LICENSE, 200, { params: { key } })).body

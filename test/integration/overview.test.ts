@@ -105,6 +105,8 @@ describe('a scripted day, counted', () => {
       active_licenses: 1,
       activations_in_use: 1,
       expiring_in_30_days: 1,
+      trials_started: 0,
+      trials_converted: 0,
     });
   });
 

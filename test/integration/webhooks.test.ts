@@ -9,7 +9,7 @@ import {
   packageBytes,
   uploadFile,
 } from '../support/packages.js';
-import { bootSystem, type TestSystem } from '../support/system.js';
+import { API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 /**
@@ -131,6 +131,29 @@ describe('events (docs/webhooks.md)', () => {
     expect((await download(system, product.id, { dlid: 'not-a-key' })).status).toBe(403);
     // After the downloads: at 25 % a key outside the rollout would get no version to download.
     await admin('patch', `/versions/${version.id}`, { rollout_percent: 25 }).expect(200);
+    // trial.started, then trial.converted by a paid license activated on its identifier.
+    const trialPlan = (
+      await admin('post', '/plans', {
+        name: 'Trial',
+        activation_type: 'domain',
+        activation_limit: 1,
+        trial_days: 7,
+      }).expect(201)
+    ).body.data;
+    await admin('patch', `/products/${product.id}`, { trial_plan_id: trialPlan.id }).expect(200);
+    const trial = await system
+      .api()
+      .post(`${API_BASE}/trials`)
+      .type('form')
+      .send(`product_id=${product.id}&identifier=trial.example`);
+    expect(trial.status).toBe(201);
+    const paid = (
+      await admin('post', '/licenses', { product_id: product.id, plan_id: bigger.id }).expect(201)
+    ).body.data;
+    const converting = { license_key: paid.license_key, product_id: product.id };
+    expect(
+      (await system.post('activate', { ...converting, identifier: 'trial.example' })).status,
+    ).toBe(200);
 
     const expected = [
       'license.created', // first license
@@ -148,6 +171,12 @@ describe('events (docs/webhooks.md)', () => {
       'license.created', // second license
       'download.served',
       'download.refused',
+      'license.created', // the trial license
+      'activation.created',
+      'trial.started',
+      'license.created', // the paid one
+      'activation.created',
+      'trial.converted',
     ];
     await receiver.waitFor((got) => got.length >= expected.length);
     // Nothing more comes: each event once.

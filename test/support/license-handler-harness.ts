@@ -38,6 +38,8 @@ export const catalog: LicensedProduct[] = [
   { id: 20, title: 'Bundle', bundle_items: [10, 30] },
   { id: 30, title: 'Addon', bundle_items: [] },
   { id: 40, title: 'Outer bundle', bundle_items: [20] },
+  // Its trials are issued on plan 900, which a trial test creates.
+  { id: 50, title: 'Trial app', bundle_items: [], trial_plan_id: 900 },
 ];
 const products: ProductLookup = {
   find: async (id) => catalog.find((p) => p.id === id) ?? null,
@@ -74,7 +76,12 @@ export const abandoned: CallContext = {
 };
 
 /** A plan's settings as the contract defaults them: no lease, no exempt identifiers. */
-export const PLAN_DEFAULTS = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
+export const PLAN_DEFAULTS = {
+  lease_seconds: null,
+  exempt_identifiers: [],
+  exempt_limit: 3,
+  trial_days: null,
+};
 
 /**
  * The service's domain events as it publishes them in production (events.ts `publishedEvents`),

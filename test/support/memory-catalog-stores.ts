@@ -67,6 +67,7 @@ export function memoryCatalogStores(options: { clock?: () => Date } = {}): Catal
       const now = clock();
       const record: ProductRecord = {
         ...copy(product),
+        trial_plan_id: product.trial_plan_id ?? null,
         id: chosen,
         created_at: now,
         updated_at: now,

@@ -36,12 +36,34 @@ export function describePlanAndAttemptStores(implementation: string, open: OpenS
       const second = await stores().plans.create({ now: NOW, plan: plans() });
       if (first.outcome !== 'created' || second.outcome !== 'created')
         throw new Error('not created');
-      expect(first.plan).toEqual({ ...plan, id: expect.any(Number), created_at: expect.any(Date) });
+      // A plan created without a trial length issues no trials.
+      expect(first.plan).toEqual({
+        ...plan,
+        trial_days: null,
+        id: expect.any(Number),
+        created_at: expect.any(Date),
+      });
       expect(second.plan.id).toBeGreaterThan(first.plan.id);
       expect(await stores().plans.find(first.plan.id)).toEqual(first.plan);
       const listed = await stores().plans.list();
       expect(listed.map((p) => p.id)).toEqual([...listed.map((p) => p.id)].sort((a, b) => a - b));
       expect(listed).toEqual(expect.arrayContaining([first.plan, second.plan]));
+    });
+
+    test('a trial length is stored, changed and cleared', async () => {
+      const created = await stores().plans.create({
+        now: NOW,
+        plan: { ...plans(), trial_days: 14 },
+      });
+      if (created.outcome !== 'created') throw new Error('not created');
+      expect(created.plan.trial_days).toBe(14);
+      expect((await stores().plans.find(created.plan.id))?.trial_days).toBe(14);
+      const cleared = await stores().plans.update({
+        id: created.plan.id,
+        changes: { trial_days: null },
+      });
+      expect(cleared).toMatchObject({ outcome: 'updated', plan: { trial_days: null } });
+      expect((await stores().plans.find(created.plan.id))?.trial_days).toBeNull();
     });
 
     test('a chosen id is used; a chosen id already taken creates nothing', async () => {

@@ -20,6 +20,7 @@ import {
   NEW_PLAN_TERMS,
   isExemptLimit,
   isLease,
+  isTrialDays,
   termsBody,
   termsDraftOf,
 } from '../../services/management/console/pages/catalog/plan-terms.js';
@@ -47,21 +48,25 @@ describe("the web pages' words for leases, and the console's plan form", () => {
         lease: '3600',
         exemptIdentifiers: ' *.test \r\n\nstaging.*\n',
         exemptLimit: '2',
+        trialDays: '14',
       }),
     ).toEqual({
       lease_seconds: 3600,
       exempt_identifiers: ['*.test', 'staging.*'],
       exempt_limit: 2,
+      trial_days: 14,
     });
     expect(termsBody(NEW_PLAN_TERMS)).toEqual({
       lease_seconds: null,
       exempt_identifiers: [],
       exempt_limit: DEFAULT_EXEMPT_LIMIT,
+      trial_days: null,
     });
     const plan = {
       lease_seconds: 60,
       exempt_identifiers: ['localhost', '*.test'],
       exempt_limit: 0,
+      trial_days: 30,
     };
     expect(termsBody(termsDraftOf(plan))).toEqual(plan);
   });
@@ -71,6 +76,8 @@ describe("the web pages' words for leases, and the console's plan form", () => {
     expect(['0', '1.5', '-1', 'x', String(MAX_LEASE_SECONDS + 1)].some(isLease)).toBe(false);
     expect(['0', '3', '1000000'].every(isExemptLimit)).toBe(true);
     expect(['', '-1', '2.5', '1000001'].some(isExemptLimit)).toBe(false);
+    expect(['', '1', '365'].every(isTrialDays)).toBe(true);
+    expect(['0', '366', '1.5', 'x'].some(isTrialDays)).toBe(false);
   });
 });
 

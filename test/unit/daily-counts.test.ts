@@ -262,11 +262,15 @@ describe('what the license service counts, each on the day it happened, under th
       active_licenses: 3,
       activations_in_use: 1,
       expiring_in_30_days: 1,
+      trials_started: 0,
+      trials_converted: 0,
     });
     await expect(current(11)).resolves.toEqual({
       active_licenses: 1,
       activations_in_use: 0,
       expiring_in_30_days: 0,
+      trials_started: 0,
+      trials_converted: 0,
     });
   });
 });
@@ -283,7 +287,13 @@ describe('the overview the management API answers', () => {
       productId: 4,
       days: 30,
       range: { from: '2026-02-10', to: '2026-03-11' },
-      current: { active_licenses: 5, activations_in_use: 7, expiring_in_30_days: 1 },
+      current: {
+        active_licenses: 5,
+        activations_in_use: 7,
+        expiring_in_30_days: 1,
+        trials_started: 2,
+        trials_converted: 1,
+      },
       licenseDays: [
         {
           day: '2026-03-11',

@@ -25,6 +25,7 @@ const product: ProductRecord = {
   bundle_items: [],
   joomla: null,
   wordpress: null,
+  trial_plan_id: null,
   created_at: new Date('2026-01-01T00:00:00Z'),
   updated_at: new Date('2026-01-01T00:00:00Z'),
 };

@@ -31,6 +31,7 @@ const product: ProductRecord = {
     php_minimum: null,
   },
   wordpress: null,
+  trial_plan_id: null,
   created_at: new Date('2026-01-01T00:00:00Z'),
   updated_at: new Date('2026-01-01T00:00:00Z'),
 };

@@ -28,6 +28,7 @@ function metered(plan: { max_uses: number | null; uses_reset?: UsesReset }) {
         lease_seconds: null,
         exempt_identifiers: [],
         exempt_limit: 3,
+        trial_days: null,
         ...plan,
       },
       waiting,

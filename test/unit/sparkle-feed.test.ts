@@ -23,6 +23,7 @@ const product = (access: DownloadAccess = 'public'): ProductRecord => ({
   bundle_items: [],
   joomla: null,
   wordpress: null,
+  trial_plan_id: null,
   created_at: day(1),
   updated_at: day(1),
 });

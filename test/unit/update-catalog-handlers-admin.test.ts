@@ -108,6 +108,7 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
             bundle_items: [],
             joomla: null,
             wordpress: null,
+            trial_plan_id: null,
           },
           gone('update-catalog.createProduct'),
         ),

@@ -36,6 +36,7 @@ import {
   type LicenseFileData,
   type LicensingResult,
   type ReleaseChannel,
+  type TrialData,
   type UpdateInfo,
   type UsageData,
   type UsageOptions,
@@ -107,6 +108,20 @@ export class LicensingClient {
   ): Promise<LicensingResult<ActivationData>> {
     const operation = this.post('licenses/activate', { license_key: key, identifier, name }, true);
     return (await this.requests.request<ActivationData>(operation)).result;
+  }
+
+  /**
+   * `POST /trials`: a trial license of this client's product for `identifier`, with the
+   * identifier activated on it (docs/api-decisions.md, "Trials"). One per identifier and product,
+   * ever: another is refused with `TRIAL_ALREADY_USED`. `email`, when given, is kept as the
+   * license's customer and never answered. Not retried: a retried start is refused as a second.
+   */
+  async startTrial(
+    identifier: string,
+    options: { email?: string } = {},
+  ): Promise<LicensingResult<TrialData>> {
+    const operation = this.post('trials', { identifier, email: options.email }, false);
+    return (await this.requests.request<TrialData>(operation)).result;
   }
 
   /**

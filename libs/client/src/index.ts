@@ -48,6 +48,7 @@ export {
   type LicensingResult,
   type ReleaseChannel,
   type ResultKind,
+  type TrialData,
   type RetryOptions,
   type SuccessResult,
   type UpdateInfo,

@@ -10,6 +10,7 @@ import type {
   PlainActivationType,
   PlainLicenseStatus,
   PlainReleaseChannel,
+  PlainStartedTrial,
   PlainUpdateInfo,
   PlainUsageResult,
   PlainValidationResult,
@@ -22,6 +23,9 @@ export type ReleaseChannel = PlainReleaseChannel;
 
 /** Payload of activate (spec 4.1) and deactivate. */
 export type ActivationData = PlainActivationResult;
+
+/** Payload of `POST /trials`: the trial license's key, its expiry and the activation. */
+export type TrialData = PlainStartedTrial;
 
 /** Payload of validate (spec 4.2). */
 export type ValidationData = PlainValidationResult;
@@ -165,6 +169,8 @@ export const LICENSE_PROBLEM_CODES: readonly string[] = [
   'USAGE_LIMIT_REACHED',
   'ACTIVATION_REQUIRED',
   'ACTIVATION_NOT_FOUND',
+  // A trial refused: this identifier had its trial of the product (docs/api-decisions.md).
+  'TRIAL_ALREADY_USED',
   ...CLIENT_ERROR_CODES,
 ];
 

@@ -61,6 +61,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   PRODUCT_MISMATCH: 'The license does not cover this product',
   ACTIVATION_LIMIT_REACHED: 'Every activation slot of the license is in use',
   ACTIVATION_LIMIT_TOO_LOW: 'The limit would be below the activations in use',
+  TRIAL_ALREADY_USED: 'A trial was already issued for this identifier and product',
   CONFIRMATION_REQUIRED: 'This change needs confirming first',
   ACTIVATION_EXISTS: 'This identifier is already activated',
   ACTIVATION_NOT_FOUND: 'This identifier is not activated',

@@ -16,6 +16,7 @@ import {
   type ProductsAndPlans,
 } from './shared/hooks/products-and-plans.js';
 import { DownloadLogPage } from './pages/download-log/download-log-page.js';
+import { TrialsPage } from './pages/trials/trials-page.js';
 import { useLoad } from './shared/hooks/hooks.js';
 import { LicenseDetailPage } from './pages/license-detail/license-detail-page.js';
 import { NO_SEARCH, type LicenseSearch } from './pages/licenses/license-search.js';
@@ -51,6 +52,7 @@ const TITLES: Record<View['section'], string> = {
   catalog: 'Products and plans',
   versions: 'Versions and files',
   'download-log': 'Download log',
+  trials: 'Trials',
   webhooks: 'Webhooks',
   jobs: 'Jobs and health',
   admins: 'Admins',
@@ -154,6 +156,9 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
       break;
     case 'download-log':
       page = <DownloadLogPage onOpenLicense={openLicense} />;
+      break;
+    case 'trials':
+      page = <TrialsPage onOpenLicense={openLicense} />;
       break;
     case 'webhooks':
       // The endpoints, or one of them with its deliveries.

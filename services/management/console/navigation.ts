@@ -12,6 +12,7 @@ export type View =
   | { section: 'catalog' }
   | { section: 'versions'; productId: number | null }
   | { section: 'download-log' }
+  | { section: 'trials' }
   | { section: 'webhooks'; endpointId: number | null }
   | { section: 'jobs' }
   | { section: 'admins' }
@@ -26,6 +27,7 @@ export const SECTIONS: readonly { section: Section; label: string }[] = [
   { section: 'catalog', label: 'Products and plans' },
   { section: 'versions', label: 'Versions and files' },
   { section: 'download-log', label: 'Download log' },
+  { section: 'trials', label: 'Trials' },
   { section: 'webhooks', label: 'Webhooks' },
   { section: 'jobs', label: 'Jobs and health' },
   { section: 'admins', label: 'Admins' },
@@ -66,6 +68,7 @@ function isView(value: unknown): value is View {
     case 'licenses':
     case 'catalog':
     case 'download-log':
+    case 'trials':
     case 'jobs':
     case 'admins':
     case 'audit-log':

@@ -15,14 +15,20 @@ export interface PlanTermsDraft {
   /** One pattern per line. */
   exemptIdentifiers: string;
   exemptLimit: string;
+  /** Days; empty for no trials (docs/api-decisions.md, "Trials"). */
+  trialDays: string;
 }
 
-export type PlanTerms = Pick<Plan, 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit'>;
+export type PlanTerms = Pick<
+  Plan,
+  'lease_seconds' | 'exempt_identifiers' | 'exempt_limit' | 'trial_days'
+>;
 
 export const NEW_PLAN_TERMS: PlanTermsDraft = {
   lease: '',
   exemptIdentifiers: '',
   exemptLimit: String(DEFAULT_EXEMPT_LIMIT),
+  trialDays: '',
 };
 
 export function termsDraftOf(plan: PlanTerms): PlanTermsDraft {
@@ -30,6 +36,7 @@ export function termsDraftOf(plan: PlanTerms): PlanTermsDraft {
     lease: plan.lease_seconds === null ? '' : String(plan.lease_seconds),
     exemptIdentifiers: plan.exempt_identifiers.join('\n'),
     exemptLimit: String(plan.exempt_limit),
+    trialDays: plan.trial_days === null ? '' : String(plan.trial_days),
   };
 }
 
@@ -44,6 +51,9 @@ export const isLease = (text: string) =>
 
 export const isExemptLimit = (text: string) => wholeNumberIn(text, 0, MAX_EXEMPT_LIMIT);
 
+/** A trial length: 1 to 365 days, or empty for none. */
+export const isTrialDays = (text: string) => text.trim() === '' || wholeNumberIn(text, 1, 365);
+
 /**
  * What the API is sent: the patterns one a line, blank lines dropped. The API judges them (it
  * stores them lowercased, and names the one it refuses and why), so the rules live in one place.
@@ -56,5 +66,6 @@ export function termsBody(draft: PlanTermsDraft): PlanTerms {
       .map((line) => line.trim())
       .filter((line) => line !== ''),
     exempt_limit: Number(draft.exemptLimit),
+    trial_days: draft.trialDays.trim() === '' ? null : Number(draft.trialDays),
   };
 }

@@ -3,7 +3,7 @@ import type { DownloadAccess, Product } from '../../../../../libs/contracts/inde
 import { Empty, Field } from '../../../../../libs/web/ui/components.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
-import { Check, Input, WordSelect } from '../../shared/components/fields.js';
+import { Check, Input, PlanSelect, WordSelect } from '../../shared/components/fields.js';
 import { useAction } from '../../shared/hooks/hooks.js';
 import { Outcome } from '../../shared/components/notices.js';
 import { DOWNLOAD_ACCESS_WORDS } from '../../shared/words/words.js';
@@ -20,6 +20,8 @@ interface ProductDraft {
   requires_license: boolean;
   download_access: DownloadAccess;
   bundle_items: number[];
+  /** The plan its trials are issued on; null: no trial (docs/api-decisions.md, "Trials"). */
+  trial_plan_id: number | null;
   updaters: UpdaterDrafts;
 }
 
@@ -28,6 +30,7 @@ const NEW_PRODUCT: ProductDraft = {
   requires_license: true,
   download_access: 'license_key',
   bundle_items: [],
+  trial_plan_id: null,
   updaters: { joomla: null, wordpress: null },
 };
 
@@ -52,6 +55,7 @@ export function ProductForm({
           requires_license: product.requires_license,
           download_access: product.download_access,
           bundle_items: [...product.bundle_items],
+          trial_plan_id: product.trial_plan_id,
           updaters: updaterDraftsOf(product),
         },
   );
@@ -106,6 +110,17 @@ export function ProductForm({
             words={DOWNLOAD_ACCESS_WORDS}
             value={draft.download_access}
             onChange={(access) => setDraft({ ...draft, download_access: access })}
+          />
+        </Field>
+        <Field
+          label="Trial plan"
+          hint="Trials of this product are issued on this plan, for its trial days. A plan without trial days offers none."
+        >
+          <PlanSelect
+            name="trial_plan_id"
+            none="No trial"
+            value={draft.trial_plan_id}
+            onChange={(trial_plan_id) => setDraft({ ...draft, trial_plan_id })}
           />
         </Field>
       </div>

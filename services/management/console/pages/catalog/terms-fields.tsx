@@ -1,7 +1,7 @@
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { MAX_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from '../../../../../libs/contracts/bounds.js';
 import { Input } from '../../shared/components/fields.js';
-import { isExemptLimit, isLease, type PlanTermsDraft } from './plan-terms.js';
+import { isExemptLimit, isLease, isTrialDays, type PlanTermsDraft } from './plan-terms.js';
 import { PLAN_WORDS } from '../../shared/words/words.js';
 
 /** The lease and exempt fields, the same in the new plan's form and an edit. */
@@ -49,9 +49,21 @@ export function TermsFields({
           onValue={(exemptLimit) => onDraft({ ...draft, exemptLimit })}
         />
       </Field>
+      <Field label="Trial days (empty for no trials)" hint={PLAN_WORDS.trialDays}>
+        <Input
+          type="number"
+          name="trial_days"
+          class="short"
+          min={1}
+          max={365}
+          step={1}
+          value={draft.trialDays}
+          onValue={(trialDays) => onDraft({ ...draft, trialDays })}
+        />
+      </Field>
     </>
   );
 }
 
 export const termsReady = (draft: PlanTermsDraft) =>
-  isLease(draft.lease) && isExemptLimit(draft.exemptLimit);
+  isLease(draft.lease) && isExemptLimit(draft.exemptLimit) && isTrialDays(draft.trialDays);

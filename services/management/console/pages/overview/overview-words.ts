@@ -41,6 +41,12 @@ export function figureWords(
       'Expiring in 30 days',
       'Active licenses whose expiry date falls within the next 30 days.',
     ],
+    ['trials_started', 'Trials', 'Trials issued, ever: one per identifier and product.'],
+    [
+      'trials_converted',
+      'Trials converted',
+      'Trials ended by a paid license activated on the same identifier.',
+    ],
   ];
   return [
     ...now.map(([field, label, hint]) => ({ label, value: current[field], hint })),

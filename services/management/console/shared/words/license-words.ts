@@ -106,7 +106,9 @@ export function rejectionWords(attempt: Pick<RejectedAttempt, 'reason' | 'source
       ? 'Full: every activation slot was in use'
       : attempt.reason === 'expired'
         ? 'Expired: the license had expired'
-        : 'Full or expired (recorded before reasons were kept)';
+        : attempt.reason === 'trial_already_used'
+          ? 'A second trial was asked for this identifier'
+          : 'Full or expired (recorded before reasons were kept)';
   return attempt.source === 'admin' ? `${reason} (an Add in this console)` : reason;
 }
 

@@ -23,6 +23,8 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'version.published': 'A version was published.',
   'version.rollout_changed': "An admin changed a version's staged rollout.",
   'usage.limit_reached': 'A license used all the uses its plan allows in a period.',
+  'trial.started': 'A trial license was issued and its identifier activated.',
+  'trial.converted': "A paid license was activated on a trial's identifier, ending the trial.",
 };
 
 export const DELIVERY_STATUS_WORDS: Record<DeliveryStatus, string> = {

@@ -118,6 +118,9 @@ export const PLAN_WORDS = {
     'as stored: *.test (any name ending in .test), staging.* (any name starting with staging.), ' +
     'an exact name (localhost); on seat plans, *@example.com (any address at that domain). One ' +
     `* at most, standing for whole labels; up to ${MAX_EXEMPT_IDENTIFIERS} patterns.`,
+  trialDays:
+    'How long a trial issued on this plan lasts, 1 to 365 days. A product offers trials once ' +
+    'it names this plan as its trial plan. Empty: the plan issues no trials.',
   exemptLimit:
     'How many exempt activations one license may hold; 0: none is exempt. Past it, an exempt ' +
     'identifier is refused as on a full license.',
