@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ActivationType, Id, NonEmptyShortText, Timestamp } from './shared.js';
 import { DEFAULT_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from './bounds.js';
 import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
+import { EntitlementCodes } from './entitlements.js';
 
 // ---- Plans (spec 2.1) ----
 
@@ -29,6 +30,8 @@ export const Plan = z.object({
   lease_seconds: LeaseSeconds,
   exempt_identifiers: z.array(z.string()),
   exempt_limit: z.number().int().nonnegative(),
+  /** The entitlements every license on the plan has while on it; [] for plans stored before. */
+  entitlements: z.array(z.string()),
   created_at: Timestamp,
 });
 export type Plan = z.infer<typeof Plan>;
@@ -41,12 +44,14 @@ export const CreatePlanRequest = z.strictObject({
   lease_seconds: LeaseSeconds.default(null),
   exempt_identifiers: ExemptIdentifiers.default([]),
   exempt_limit: ExemptLimit.default(DEFAULT_EXEMPT_LIMIT),
+  entitlements: EntitlementCodes.default([]),
 });
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 
 /**
  * What an admin may change of a plan: its name and its lease and exemption settings. Licenses
- * take the settings when issued on the plan or moved to it (spec 3.3), not before.
+ * take the settings when issued on the plan or moved to it (spec 3.3), not before. Its
+ * entitlements apply to every license on it at once: they are read from the plan per request.
  */
 export const UpdatePlanRequest = z.strictObject({
   id: Id,
@@ -54,6 +59,7 @@ export const UpdatePlanRequest = z.strictObject({
   lease_seconds: LeaseSeconds.optional(),
   exempt_identifiers: ExemptIdentifiers.optional(),
   exempt_limit: ExemptLimit.optional(),
+  entitlements: EntitlementCodes.optional(),
 });
 export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 

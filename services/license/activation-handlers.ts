@@ -19,7 +19,7 @@ import {
 } from './rules.js';
 import type { ClaimActivation } from './use-cases/claim-activation.js';
 import type { LicenseReads } from './use-cases/license-reads.js';
-import type { PlanLookup } from './use-cases/plan-lookup.js';
+import type { PlanAndEntitlements } from './use-cases/live-entitlements.js';
 import type { ReleaseActivation } from './use-cases/release-activation.js';
 import {
   activationResultView,
@@ -36,7 +36,8 @@ export interface ActivationHandlerDeps {
   counts: Pick<LicenseCounts, 'count'>;
   clock: () => Date;
   reads: LicenseReads;
-  knownPlans: Pick<PlanLookup, 'planName'>;
+  /** The plan's name and the license's live entitlements, read together. */
+  planAndEntitlements: PlanAndEntitlements;
   claimActivation: ClaimActivation;
   releaseActivation: ReleaseActivation;
 }
@@ -54,7 +55,7 @@ export function activationHandlers(
 > {
   const { licenses, counts, clock, claimActivation, releaseActivation } = deps;
   const { productOf, licenseWithActivations, licenseAsRead, releaseLapsed } = deps.reads;
-  const { planName } = deps.knownPlans;
+  const { planAndEntitlements } = deps;
 
   /**
    * Validate with an activated identifier on a license with a lease (docs/api-decisions.md,
@@ -98,14 +99,14 @@ export function activationHandlers(
       });
       if (!result.ok) throw LicensingError.from(result.refusal);
       const { license, product, identifier, leaseExpiresAt } = result;
-      const plan = await planName(license.plan_id);
+      const now = clock();
       return activationResultView({
         license,
         product,
-        planName: plan,
+        ...(await planAndEntitlements(license, now)),
         identifier,
         leaseExpiresAt,
-        now: clock(),
+        now,
       });
     },
 
@@ -146,13 +147,17 @@ export function activationHandlers(
           });
           if (decision.ok && decision.outcome === 'report' && decision.countsAsCheck) {
             // With a lease: the activation is renewed, the lapsed ones of others removed.
-            const leased = await renewWithLease(counted, key ?? null, now, context);
+            const [leased, plan] = await Promise.all([
+              renewWithLease(counted, key ?? null, now, context),
+              planAndEntitlements(counted, now),
+            ]);
             return validationView({
               license: leased.license,
               product,
-              planName: await planName(counted.plan_id),
+              ...plan,
               report: decision,
               leaseExpiresAt: leased.leaseExpiresAt,
+              asked: request.entitlements,
             });
           }
           throw internalError('A counted check did not decide as one.');
@@ -168,7 +173,7 @@ export function activationHandlers(
       const decision = decideValidation({ license, product, request, now });
       if (!decision.ok) throw LicensingError.from(decision.refusal);
       if (decision.outcome === 'unknown-key' || !license || !product) {
-        return unknownKeyView(request.license_key);
+        return unknownKeyView(request.license_key, request.entitlements);
       }
       let leaseExpiresAt: Date | null = null;
       if (decision.countsAsCheck) {
@@ -198,9 +203,10 @@ export function activationHandlers(
       return validationView({
         license,
         product,
-        planName: await planName(license.plan_id),
+        ...(await planAndEntitlements(license, now)),
         report: decision,
         leaseExpiresAt,
+        asked: request.entitlements,
       });
     },
 
@@ -220,13 +226,14 @@ export function activationHandlers(
         context,
         source: 'deactivate',
       });
+      const now = clock();
       return activationResultView({
         license: removed.license,
         product: product!,
-        planName: await planName(removed.license.plan_id),
+        ...(await planAndEntitlements(removed.license, now)),
         identifier: removed.identifier,
         leaseExpiresAt: null,
-        now: clock(),
+        now,
       });
     },
 
@@ -259,7 +266,7 @@ export function activationHandlers(
           return checkoutView({
             license: license!,
             product: product!,
-            planName: await planName(license!.plan_id),
+            ...(await planAndEntitlements(license!, now)),
             productId: request.product_id,
             issue: decision,
           });
@@ -271,17 +278,23 @@ export function activationHandlers(
     // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----
     // A read: it writes nothing (spec 4.4 and 4.5 decide nothing about the license).
     'license.coverage': async ({ license_key, product_id, identifier }) => {
-      const license = await licenseAsRead(license_key, identifier, clock());
+      const now = clock();
+      const license = await licenseAsRead(license_key, identifier, now);
       if (!license) return unknownKeyCoverageView(identifier !== null);
+      const [product, { entitlements }] = await Promise.all([
+        productOf(license),
+        planAndEntitlements(license, now),
+      ]);
       return coverageView({
         license,
-        product: await productOf(license),
+        product,
+        entitlements,
         productId: product_id,
         identifierActivated:
           identifier === null ? null : isIdentifierActivated(license, identifier),
         identifier:
           identifier === null ? null : normaliseIdentifier(license.activation_type, identifier),
-        now: clock(),
+        now,
       });
     },
   };

@@ -143,6 +143,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       lease_seconds: { type: Number, default: null },
       exempt_identifiers: { type: [String], default: [] },
       exempt_limit: { type: Number, default: DEFAULT_EXEMPT_LIMIT, min: 0 },
+      entitlements: { type: [String], default: [] },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
     },

@@ -18,6 +18,8 @@ function planRecord(doc: PlanDocument): PlanRecord {
     lease_seconds: doc.lease_seconds ?? null,
     exempt_identifiers: doc.exempt_identifiers ?? [],
     exempt_limit: doc.exempt_limit ?? DEFAULT_EXEMPT_LIMIT,
+    // Nor, before entitlements, this: such a plan grants none.
+    entitlements: doc.entitlements ?? [],
     created_at,
   };
 }

@@ -18,6 +18,7 @@ import { activationBytes } from './mongo-license-documents.js';
 import { MongoLicenseReadModel } from './mongo-license-read-model.js';
 import { MongoLicenseStore } from './mongo-license-store.js';
 import { MongoPlanStore, keepPlanNamesUnique } from './mongo-plan-store.js';
+import { openEntitlementStore } from './mongo-entitlement-store.js';
 import type { RejectedAttemptRecord, TaskRunRecord } from './records.js';
 import type {
   BeforeEachWrite,
@@ -47,6 +48,7 @@ export async function openMongoStores(db: Connection, logger: Logger): Promise<L
       models.TaskRun,
       db.collection<ScheduledJobDocument>(SCHEDULED_TASKS_COLLECTION),
     ),
+    entitlements: await openEntitlementStore(db),
   };
 }
 

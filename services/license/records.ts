@@ -25,6 +25,8 @@ export interface PlanRecord {
   exempt_identifiers: string[];
   /** How many exempt activations a license may hold. */
   exempt_limit: number;
+  /** The codes of the entitlements every license on it has while on it. */
+  entitlements: string[];
   created_at: Date;
 }
 
@@ -130,4 +132,20 @@ export interface TaskRunRecord {
   affected: number | null;
   /** Why the run failed; null when it succeeded. */
   error: string | null;
+}
+
+/** An entitlement an admin defined (docs/api-decisions.md, "Entitlements"), by its unique code. */
+export interface EntitlementRecord {
+  code: string;
+  name: string;
+  created_at: Date;
+}
+
+/** An entitlement a license carries beyond its plan's, one per license and code. */
+export interface LicenseEntitlementRecord {
+  license_key: string;
+  code: string;
+  /** Null: it never expires. */
+  expires_at: Date | null;
+  granted_at: Date;
 }

@@ -7,6 +7,7 @@ import type {
 } from './records.js';
 import type { LicenseReadModel } from './license-read-model.js';
 import type { LicenseStore } from './license-store.js';
+import type { EntitlementStore } from './entitlement-store.js';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -25,7 +26,10 @@ import type { LicenseStore } from './license-store.js';
 
 /** What an admin may change of a plan. */
 export type PlanChanges = Partial<
-  Pick<PlanRecord, 'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit'>
+  Pick<
+    PlanRecord,
+    'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit' | 'entitlements'
+  >
 >;
 
 /**
@@ -120,4 +124,5 @@ export interface LicenseStores {
   plans: PlanStore;
   rejectedAttempts: RejectedAttemptStore;
   taskRuns: TaskRunStore;
+  entitlements: EntitlementStore;
 }

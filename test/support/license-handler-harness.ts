@@ -74,7 +74,12 @@ export const abandoned: CallContext = {
 };
 
 /** A plan's settings as the contract defaults them: no lease, no exempt identifiers. */
-export const PLAN_DEFAULTS = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
+export const PLAN_DEFAULTS = {
+  lease_seconds: null,
+  exempt_identifiers: [],
+  exempt_limit: 3,
+  entitlements: [] as string[],
+};
 
 /**
  * The service's domain events as it publishes them in production (events.ts `publishedEvents`),
@@ -174,11 +179,16 @@ export function service(options: { clock?: () => Date } = {}) {
     context = waiting,
   ) => handlers['license.activate']({ product_id: null, name: null, ip: IP, ...fields }, context);
   const validate = (
-    fields: { license_key: string; identifier?: string; product_id?: number },
+    fields: {
+      license_key: string;
+      identifier?: string;
+      product_id?: number;
+      entitlements?: string[];
+    },
     context = waitingCall(),
   ) =>
     handlers['license.validate'](
-      { identifier: null, product_id: null, ip: IP, ...fields },
+      { identifier: null, product_id: null, ip: IP, entitlements: [], ...fields },
       context,
     );
   const deactivate = (

@@ -26,6 +26,7 @@ export function describePlanAndAttemptStores(implementation: string, open: OpenS
       activation_type: 'domain' as const,
       activation_limit: 25,
       ...NO_LEASE,
+      entitlements: [] as string[],
     });
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {
