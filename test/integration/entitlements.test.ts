@@ -101,8 +101,8 @@ describe('a plan grants a set of entitlements', () => {
   test('a plan stored before entitlements existed grants none, and answers as before', async () => {
     const { key, plan } = await system.license();
     // The plan as an older version stored it: no `entitlements` field at all.
-    await licenseDb.collection('plans').updateOne({ _id: plan.id }, { $unset: { entitlements: 1 } });
-    const stored = await licenseDb.collection('plans').findOne({ _id: plan.id });
+    await licenseDb.collection<{ _id: number }>('plans').updateOne({ _id: plan.id }, { $unset: { entitlements: 1 } });
+    const stored = await licenseDb.collection<{ _id: number }>('plans').findOne({ _id: plan.id });
     expect(stored).not.toHaveProperty('entitlements');
     // Read through a plan cache that has not seen it yet: another process.
     const other = await bootSystem({ MONGODB_DB_PREFIX: system.config.MONGODB_DB_PREFIX });

@@ -239,6 +239,7 @@ describe('plans (spec 2.1)', () => {
       lease_seconds: null,
       exempt_identifiers: [],
       exempt_limit: 3,
+      entitlements: [],
       created_at: expect.any(String),
     });
     expect(res.headers.location).toBe(`${BASE}/plans/${res.body.data.id}`);
