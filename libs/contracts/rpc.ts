@@ -78,7 +78,11 @@ export const rpcMethods = {
     entitlements.CreateEntitlementRequest,
     entitlements.Entitlement,
   ),
-  'license.getEntitlement': method('license', entitlements.EntitlementRef, entitlements.Entitlement),
+  'license.getEntitlement': method(
+    'license',
+    entitlements.EntitlementRef,
+    entitlements.Entitlement,
+  ),
   'license.listEntitlements': method('license', EmptyRequest, entitlements.EntitlementList),
   'license.updateEntitlement': method(
     'license',

@@ -79,7 +79,7 @@ export const entitlementRoutes = [
     method: 'patch',
     path: `${ADMIN_BASE}/entitlements/:code`,
     operationId: 'updateEntitlement',
-    summary: "Rename an entitlement. Its code stays: plans, licenses and files refer to it.",
+    summary: 'Rename an entitlement. Its code stays: plans, licenses and files refer to it.',
     tag: 'Entitlements',
     params: CodePath,
     body: EntitlementPatch,

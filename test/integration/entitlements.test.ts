@@ -35,7 +35,11 @@ describe('entitlements as an admin defines them', () => {
   test('created, listed, read, renamed; a taken code or a bad one is refused', async () => {
     const code = await entitlement('pro');
     const got = await admin.get(`/entitlements/${code}`);
-    expect(got.body.data).toEqual({ code, name: `Entitlement ${code}`, created_at: expect.any(String) });
+    expect(got.body.data).toEqual({
+      code,
+      name: `Entitlement ${code}`,
+      created_at: expect.any(String),
+    });
     const listed = await admin.get('/entitlements');
     expect(listed.body.data.entitlements.map((e: { code: string }) => e.code)).toContain(code);
     const renamed = await admin.patch(`/entitlements/${code}`, { name: 'Pro' });
@@ -86,7 +90,7 @@ describe('a plan grants a set of entitlements', () => {
     expect([changed.status, changed.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
   });
 
-  test("every license on the plan has them, live: a plan change reaches the answers at once", async () => {
+  test('every license on the plan has them, live: a plan change reaches the answers at once', async () => {
     const [b, a] = [await entitlement('b'), await entitlement('a')];
     const { key, plan } = await system.license({ entitlements: [b] });
     const activated = await system.post('activate', { license_key: key, identifier: 'x.example' });
@@ -101,7 +105,9 @@ describe('a plan grants a set of entitlements', () => {
   test('a plan stored before entitlements existed grants none, and answers as before', async () => {
     const { key, plan } = await system.license();
     // The plan as an older version stored it: no `entitlements` field at all.
-    await licenseDb.collection<{ _id: number }>('plans').updateOne({ _id: plan.id }, { $unset: { entitlements: 1 } });
+    await licenseDb
+      .collection<{ _id: number }>('plans')
+      .updateOne({ _id: plan.id }, { $unset: { entitlements: 1 } });
     const stored = await licenseDb.collection<{ _id: number }>('plans').findOne({ _id: plan.id });
     expect(stored).not.toHaveProperty('entitlements');
     // Read through a plan cache that has not seen it yet: another process.
@@ -118,7 +124,12 @@ describe('a plan grants a set of entitlements', () => {
         entitlements_missing: ['any-code'],
       });
       const plain = await other.post('validate', { license_key: key }).then((r) => r.body.data);
-      expect(plain).toMatchObject({ valid: true, entitlements: [], entitlements_missing: [], code: null });
+      expect(plain).toMatchObject({
+        valid: true,
+        entitlements: [],
+        entitlements_missing: [],
+        code: null,
+      });
     } finally {
       await other.stop();
     }
