@@ -9,6 +9,7 @@ import { RejectedAttempts } from './rejected-attempts.js';
 import { Settings } from './settings.js';
 import { PlanChange } from './plan-change.js';
 import { Renewal } from './renewal.js';
+import { LicenseEntitlements } from './entitlements.js';
 
 /** A license's page: its facts, activations and refused attempts, and the panels that change it. */
 export function LicenseDetailPage({
@@ -40,6 +41,7 @@ export function LicenseDetailPage({
             <LicenseFacts license={license} />
             <Activations license={license} onChange={loaded.replace} />
             <RejectedAttempts license={license} />
+            <LicenseEntitlements license={license} onChange={loaded.replace} />
             <Settings license={license} onChange={loaded.replace} />
             <CustomerAndMetadata license={license} onChange={loaded.replace} />
             <PlanChange license={license} onChange={loaded.replace} />
