@@ -134,3 +134,10 @@ export const MAX_BULK_LICENSES = 100;
 
 /** The most days a bulk change extends an expiry by (ten years). */
 export const MAX_EXTEND_DAYS = 3660;
+
+/** An entitlement's code (libs/contracts/entitlements.ts): lowercase, no comma, 1 to 64 characters. */
+export const ENTITLEMENT_CODE_PATTERN = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/;
+export const MAX_ENTITLEMENT_CODE_LENGTH = 64;
+
+/** The most entitlements a plan grants, and a validate asks about. */
+export const MAX_PLAN_ENTITLEMENTS = 32;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EntitlementCode } from './entitlements.js';
 import {
   DownloadAccess,
   Id,
@@ -122,6 +123,8 @@ export const PackageFile = z.object({
   arch: FileArch.nullable(),
   /** The updater's signature of the file (Tauri, Sparkle), base64; null: none. */
   signature: FileSignature.nullable(),
+  /** The entitlement a key needs to be offered and to download it (null: none). */
+  requires_entitlement: z.string().nullable(),
   uploaded_at: Timestamp,
 });
 export type PackageFile = z.infer<typeof PackageFile>;
@@ -135,6 +138,8 @@ export const Version = z.object({
   published: z.boolean(),
   channel: ReleaseChannel,
   rollout_percent: RolloutPercent,
+  /** The entitlement a key needs to be offered it and its files (null: none). */
+  requires_entitlement: z.string().nullable(),
   /** When the version was created in admin. */
   created_at: Timestamp,
   /**
@@ -154,6 +159,7 @@ export const CreateVersionRequest = z.strictObject({
   published: z.boolean().default(true),
   channel: ReleaseChannel.default('stable'),
   rollout_percent: RolloutPercent.default(100),
+  requires_entitlement: EntitlementCode.nullable().default(null),
 });
 export type CreateVersionRequest = z.infer<typeof CreateVersionRequest>;
 
@@ -165,6 +171,7 @@ export const UpdateVersionRequest = z.strictObject({
   published: z.boolean().optional(),
   channel: ReleaseChannel.optional(),
   rollout_percent: RolloutPercent.optional(),
+  requires_entitlement: EntitlementCode.nullable().optional(),
 });
 export type UpdateVersionRequest = z.infer<typeof UpdateVersionRequest>;
 
@@ -204,6 +211,7 @@ export const AddFileRequest = z.strictObject({
   platform: FilePlatform.nullable().default(null),
   arch: FileArch.nullable().default(null),
   signature: FileSignature.nullable().default(null),
+  requires_entitlement: EntitlementCode.nullable().default(null),
 });
 export type AddFileRequest = z.infer<typeof AddFileRequest>;
 
@@ -214,6 +222,7 @@ export const UpdateFileRequest = z.strictObject({
   platform: FilePlatform.nullable().optional(),
   arch: FileArch.nullable().optional(),
   signature: FileSignature.nullable().optional(),
+  requires_entitlement: EntitlementCode.nullable().optional(),
 });
 export type UpdateFileRequest = z.infer<typeof UpdateFileRequest>;
 
@@ -241,6 +250,8 @@ export const SelectFileRequest = z.strictObject({
   file_id: Id.nullable().default(null),
   channel: ReleaseChannel.default('stable'),
   rollout: RolloutCaller.nullable().default(null),
+  /** The key's live entitlements: a version or file requiring another is not chosen. */
+  entitlements: z.array(z.string()).default([]),
 });
 export const SelectedFile = z.object({
   product: Product,

@@ -14,6 +14,7 @@ export const forbiddenDownloadCodes = [
   'LICENSE_EXPIRED',
   'ACTIVATION_REQUIRED',
   'DOWNLOAD_NOT_AVAILABLE',
+  'ENTITLEMENT_REQUIRED',
 ] as const satisfies readonly ErrorCode[];
 
 export interface AccessRequest {
@@ -78,4 +79,32 @@ export function decideDownloadAccess(request: AccessRequest): AccessDecision {
     return refused('ACTIVATION_NOT_FOUND', 'The identifier is not activated on this license.');
   }
   return { ok: true, planId: coverage.plan_id };
+}
+
+/** The entitlements a download decision goes by: a covering key's live ones, else none. */
+export function downloadEntitlements(coverage: LicenseCoverage | null): string[] {
+  return coverage?.covers ? coverage.entitlements : [];
+}
+
+/**
+ * After the access table: a file whose version or itself requires an entitlement the key lacks
+ * is refused with ENTITLEMENT_REQUIRED (docs/api-decisions.md, "Entitlements"); without a key,
+ * every such file is.
+ */
+export function decideEntitlementAccess(
+  selection: {
+    version: { requires_entitlement: string | null };
+    file: { requires_entitlement: string | null };
+  },
+  entitlements: readonly string[],
+): { ok: true } | Refused {
+  for (const required of [
+    selection.version.requires_entitlement,
+    selection.file.requires_entitlement,
+  ]) {
+    if (required !== null && !entitlements.includes(required)) {
+      return refused('ENTITLEMENT_REQUIRED', `This file needs the entitlement ${required}.`);
+    }
+  }
+  return { ok: true };
 }

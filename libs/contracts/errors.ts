@@ -17,6 +17,8 @@ export const errorStatus = {
   // Downloads (spec 4.5 leaves these open; docs/api-decisions.md): Account only, bad Range.
   DOWNLOAD_NOT_AVAILABLE: 403,
   RANGE_NOT_SATISFIABLE: 416,
+  // A file or version that needs an entitlement the key lacks (docs/api-decisions.md, "Entitlements").
+  ENTITLEMENT_REQUIRED: 403,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   // Management API and transport.
@@ -31,6 +33,8 @@ export const errorStatus = {
   // A change with consequences an admin has not confirmed (a plan change; docs/api-decisions.md).
   CONFIRMATION_REQUIRED: 409,
   LAST_OWNER: 409,
+  // An entitlement a plan or a license still grants is not deleted.
+  ENTITLEMENT_IN_USE: 409,
   // A webhook delivery retried while one of its attempts is under way (docs/webhooks.md).
   ATTEMPT_IN_PROGRESS: 409,
   // HTTP edge: requests refused before any route reads them (docs/api-decisions.md).

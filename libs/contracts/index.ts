@@ -5,6 +5,7 @@ export * from './catalog.js';
 export * from './updaters.js';
 export * from './download.js';
 export * from './plans.js';
+export * from './entitlements.js';
 export * from './license-operations.js';
 export * from './usage.js';
 export * from './license-views.js';

@@ -9,6 +9,7 @@ import {
   Timestamp,
 } from './shared.js';
 import { LicenseKey } from './license-key.js';
+import { EntitlementCodes } from './entitlements.js';
 
 // ---- Public license operations (spec 4.1 to 4.3) ----
 
@@ -26,6 +27,8 @@ export const ValidateRequest = z.strictObject({
   identifier: ShortText.nullable(),
   product_id: Id.nullable(),
   ip: ClientIp,
+  /** The entitlements the client asks about (docs/api-decisions.md, "Entitlements"). */
+  entitlements: EntitlementCodes.default([]),
 });
 export type ValidateRequest = z.infer<typeof ValidateRequest>;
 
@@ -35,6 +38,15 @@ export const DeactivateRequest = z.strictObject({
   product_id: Id.nullable(),
 });
 export type DeactivateRequest = z.infer<typeof DeactivateRequest>;
+
+/**
+ * The license's live entitlements (docs/api-decisions.md, "Entitlements"): its plan's and its own
+ * unexpired ones, sorted, each once; [] for an unknown key.
+ */
+export const LiveEntitlements = z.array(z.string()).meta({
+  description:
+    "The license's live entitlements: its plan's and its own unexpired ones, sorted, each once.",
+});
 
 /** Spec 4.1 success payload; deactivate answers with the same shape (docs/api-decisions.md). */
 export const ActivationResult = z.object({
@@ -52,6 +64,7 @@ export const ActivationResult = z.object({
    * plan's lease. Null when the plan has no lease, and in deactivate's answer.
    */
   lease_expires_at: Timestamp.nullable(),
+  entitlements: LiveEntitlements,
 });
 export type ActivationResult = z.infer<typeof ActivationResult>;
 
@@ -72,6 +85,11 @@ export const ValidationResult = z.object({
    * it. Null when the plan has no lease, no identifier was sent or it is not activated.
    */
   lease_expires_at: Timestamp.nullable(),
+  entitlements: LiveEntitlements,
+  /** Of the entitlements asked about, those the license lacks, sorted; [] when none. */
+  entitlements_missing: z.array(z.string()),
+  /** `ENTITLEMENTS_MISSING` when `entitlements_missing` is not empty (`valid` is then false). */
+  code: z.literal('ENTITLEMENTS_MISSING').nullable(),
 });
 export type ValidationResult = z.infer<typeof ValidationResult>;
 
@@ -95,6 +113,8 @@ export type CheckoutRequest = z.infer<typeof CheckoutRequest>;
 export const LicenseFileState = ValidationResult.omit({
   identifier_activated: true,
   lease_expires_at: true,
+  entitlements_missing: true,
+  code: true,
 });
 
 /** What a license file holds, for the gateway to sign: whole seconds, lease included. */
@@ -140,5 +160,7 @@ export const LicenseCoverage = z.object({
    * was sent, the key is unknown or the value cannot be one. Rollout buckets are drawn from it.
    */
   identifier: ShortText.nullable(),
+  /** The key's live entitlements (as validate reports them); [] for an unknown key. */
+  entitlements: z.array(z.string()),
 });
 export type LicenseCoverage = z.infer<typeof LicenseCoverage>;

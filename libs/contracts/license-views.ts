@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LicenseEntitlement } from './entitlements.js';
 import {
   ActivationType,
   Id,
@@ -159,11 +160,20 @@ export const LicenseDetail = z.object({
       'many there are, and `GET /licenses/{key}/activations` pages through all of them.',
   }),
   rejected_attempts: z.array(RejectedAttempt),
+  /**
+   * The entitlements it carries beyond its plan's, each until its `expires_at` (those past it
+   * are listed, not live), by code.
+   */
+  entitlements: z.array(LicenseEntitlement),
 });
 export type LicenseDetail = z.infer<typeof LicenseDetail>;
 
 /** A license in a list (admin search): the fields of spec 2.2 without its activations. */
-export const LicenseSummary = LicenseDetail.omit({ activations: true, rejected_attempts: true });
+export const LicenseSummary = LicenseDetail.omit({
+  activations: true,
+  rejected_attempts: true,
+  entitlements: true,
+});
 export type LicenseSummary = z.infer<typeof LicenseSummary>;
 
 export const LicenseRef = z.strictObject({ license_key: LicenseKey });

@@ -41,6 +41,8 @@ export interface PlainActivationResult {
    * identifier renews it. `null` when the plan has no lease.
    */
   lease_expires_at: string | null;
+  /** The license's live entitlements: its plan's and its own unexpired ones, sorted. */
+  entitlements: string[];
 }
 
 /** Spec 4.2 success payload of validate. */
@@ -69,6 +71,12 @@ export interface PlainValidationResult {
    * not activated.
    */
   lease_expires_at: string | null;
+  /** The license's live entitlements: its plan's and its own unexpired ones, sorted; `[]` for an unknown key. */
+  entitlements: string[];
+  /** Of the entitlements asked about (`entitlements=a,b`), those the license lacks; `[]` when none. */
+  entitlements_missing: string[];
+  /** `ENTITLEMENTS_MISSING` when `entitlements_missing` is not empty (then `valid` is false); else `null`. */
+  code: 'ENTITLEMENTS_MISSING' | null;
 }
 
 /** Spec 2.6: what the download endpoint needs; `null` when the download is public. */

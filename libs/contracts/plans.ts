@@ -3,6 +3,7 @@ import { ActivationType, Id, NonEmptyShortText, Timestamp } from './shared.js';
 import { DEFAULT_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from './bounds.js';
 import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
 import { MaxUses, UsesReset } from './usage.js';
+import { EntitlementCodes } from './entitlements.js';
 
 // ---- Plans (spec 2.1) ----
 
@@ -49,6 +50,8 @@ export const Plan = z.object({
   max_uses: MaxUses,
   uses_reset: UsesReset,
   trial_days: TrialDays,
+  /** The entitlements every license on the plan has while on it; [] for plans stored before. */
+  entitlements: z.array(z.string()),
   created_at: Timestamp,
 });
 export type Plan = z.infer<typeof Plan>;
@@ -65,14 +68,15 @@ export const CreatePlanRequest = z.strictObject({
   max_uses: MaxUses.optional().meta({ description: 'Default null: no usage counted.' }),
   uses_reset: UsesReset.optional().meta({ description: 'Default never.' }),
   trial_days: TrialDays.default(null),
+  entitlements: EntitlementCodes.default([]),
 });
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 
 /**
  * What an admin may change of a plan: its name, its lease and exemption settings, its usage
- * settings and its trial length. Licenses take the lease and exemption settings when issued on
- * the plan or moved to it (spec 3.3), not before; the usage settings apply at once (usage
- * counters read the plan on each call).
+ * settings, its trial length and its entitlements. Licenses take the lease and exemption settings
+ * when issued on the plan or moved to it (spec 3.3), not before; the usage settings and the
+ * entitlements apply at once (read from the plan per request).
  */
 export const UpdatePlanRequest = z.strictObject({
   id: Id,
@@ -83,6 +87,7 @@ export const UpdatePlanRequest = z.strictObject({
   max_uses: MaxUses.optional(),
   uses_reset: UsesReset.optional(),
   trial_days: TrialDays.optional(),
+  entitlements: EntitlementCodes.optional(),
 });
 export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 

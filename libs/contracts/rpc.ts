@@ -3,6 +3,7 @@ import * as catalog from './catalog.js';
 import { FeedAnswer, FeedRequest } from './feeds.js';
 import * as download from './download.js';
 import { CreatePlanRequest, Plan, PlanList, PlanRef, UpdatePlanRequest } from './plans.js';
+import * as entitlements from './entitlements.js';
 import {
   ActivateRequest,
   ActivationResult,
@@ -79,6 +80,39 @@ export const rpcMethods = {
   'license.getPlan': method('license', PlanRef, Plan),
   'license.listPlans': method('license', EmptyRequest, PlanList),
   'license.updatePlan': method('license', UpdatePlanRequest, Plan),
+  'license.createEntitlement': method(
+    'license',
+    entitlements.CreateEntitlementRequest,
+    entitlements.Entitlement,
+  ),
+  'license.getEntitlement': method(
+    'license',
+    entitlements.EntitlementRef,
+    entitlements.Entitlement,
+  ),
+  'license.listEntitlements': method('license', EmptyRequest, entitlements.EntitlementList),
+  'license.updateEntitlement': method(
+    'license',
+    entitlements.UpdateEntitlementRequest,
+    entitlements.Entitlement,
+  ),
+  /** Refused (ENTITLEMENT_IN_USE) while a plan or a license grants it; answers the one deleted. */
+  'license.deleteEntitlement': method(
+    'license',
+    entitlements.EntitlementRef,
+    entitlements.Entitlement,
+  ),
+  /** A license's own entitlement, granted or its expiry replaced; answers the license. */
+  'license.grantEntitlement': method(
+    'license',
+    entitlements.GrantEntitlementRequest,
+    LicenseDetail,
+  ),
+  'license.revokeEntitlement': method(
+    'license',
+    entitlements.RevokeEntitlementRequest,
+    LicenseDetail,
+  ),
   'license.createLicense': method('license', CreateLicenseRequest, LicenseDetail),
   'license.getLicense': method('license', LicenseRef, LicenseDetail),
   'license.updateLicense': method('license', UpdateLicenseRequest, LicenseDetail),

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   LicensingError,
   decideDownloadAccess,
+  decideEntitlementAccess,
+  downloadEntitlements,
   type AuthorizeDownloadRequest,
   type LicenseCoverage,
   type RefusedLicenseStatus,
@@ -101,9 +103,11 @@ export function createDownloadHandlers({
     });
     // The log tells a refused revoked license from an unknown key (docs/api-decisions.md).
     if (!access.ok) return { ...access, licenseStatus: coverageStatus(coverage) };
+    const entitlements = downloadEntitlements(coverage);
     const { selection } = await transport.call('update-catalog.selectFile', {
       product_id: request.product_id,
       plan_id: access.planId,
+      entitlements,
       file_id: request.file?.id ?? null,
       channel: request.channel,
       rollout:
@@ -111,7 +115,10 @@ export function createDownloadHandlers({
           ? { license_key: request.license_key, identifier: coverage.identifier }
           : null,
     });
-    return fileToDownload(selection, request.file);
+    const chosen = fileToDownload(selection, request.file);
+    if (!chosen.ok) return chosen;
+    const entitled = decideEntitlementAccess(chosen.selection, entitlements);
+    return entitled.ok ? chosen : { ...entitled, licenseStatus: coverageStatus(coverage) };
   }
 
   return {

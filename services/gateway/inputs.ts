@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
+  EntitlementCode,
   IdText,
   MAX_FIELD_LENGTH,
+  MAX_PLAN_ENTITLEMENTS,
   NonEmptyShortText,
   ReleaseChannel,
   characterLength,
@@ -88,6 +90,21 @@ export const ActivateForm = z
     name: fields.name ?? null,
   }));
 
+/**
+ * Validate's `entitlements` (docs/api-decisions.md, "Entitlements"): codes separated by commas,
+ * within the field's 255 characters and at most MAX_PLAN_ENTITLEMENTS of them; each asked once.
+ */
+const askedEntitlements = OptionalText.transform((text) =>
+  text === undefined ? [] : [...new Set(text.split(',').map((code) => code.trim()))],
+)
+  .pipe(z.array(EntitlementCode).max(MAX_PLAN_ENTITLEMENTS))
+  .meta({
+    description:
+      'Entitlement codes, comma-separated (`pro,updates-3y`; at most ' +
+      `${MAX_PLAN_ENTITLEMENTS}): any the license lacks makes the answer \`valid: false\` ` +
+      'with `entitlements_missing` and `code: "ENTITLEMENTS_MISSING"`; optional.',
+  });
+
 /** Spec 4.2: an identifier sent empty is sent, and is not activated (rule 3). */
 export const ValidateForm = z
   .object({
@@ -96,12 +113,14 @@ export const ValidateForm = z
       description: 'Whether this identifier is activated is reported; optional.',
     }),
     product_id: productId,
+    entitlements: askedEntitlements,
   })
   .refine(sameKeys, SAME_KEYS)
   .transform((fields, ctx) => ({
     license_key: oneKey(fields, ctx),
     identifier: fields.identifier ?? null,
     product_id: fields.product_id ?? null,
+    entitlements: fields.entitlements,
   }));
 
 /** Spec 4.3 (completed in docs/api-decisions.md). */

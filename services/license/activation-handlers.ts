@@ -20,7 +20,7 @@ import {
 import type { ClaimActivation } from './use-cases/claim-activation.js';
 import type { EndTrial } from './use-cases/end-trial.js';
 import type { LicenseReads } from './use-cases/license-reads.js';
-import type { PlanLookup } from './use-cases/plan-lookup.js';
+import type { PlanAndEntitlements } from './use-cases/live-entitlements.js';
 import type { ReleaseActivation } from './use-cases/release-activation.js';
 import {
   activationResultView,
@@ -37,7 +37,8 @@ export interface ActivationHandlerDeps {
   counts: Pick<LicenseCounts, 'count'>;
   clock: () => Date;
   reads: LicenseReads;
-  knownPlans: Pick<PlanLookup, 'planName'>;
+  /** The plan's name and the license's live entitlements, read together. */
+  planAndEntitlements: PlanAndEntitlements;
   claimActivation: ClaimActivation;
   releaseActivation: ReleaseActivation;
   endTrial: EndTrial;
@@ -56,7 +57,7 @@ export function activationHandlers(
 > {
   const { licenses, counts, clock, claimActivation, releaseActivation } = deps;
   const { productOf, licenseWithActivations, licenseAsRead, releaseLapsed } = deps.reads;
-  const { planName } = deps.knownPlans;
+  const { planAndEntitlements } = deps;
 
   /**
    * Validate with an activated identifier on a license with a lease (docs/api-decisions.md,
@@ -102,14 +103,14 @@ export function activationHandlers(
       const { license, product, identifier, leaseExpiresAt } = result;
       // A paid license activated on a trial's identifier ends the trial (api-decisions, Trials).
       await deps.endTrial({ license, product, identifier, context });
-      const plan = await planName(license.plan_id);
+      const now = clock();
       return activationResultView({
         license,
         product,
-        planName: plan,
+        ...(await planAndEntitlements(license, now)),
         identifier,
         leaseExpiresAt,
-        now: clock(),
+        now,
       });
     },
 
@@ -150,13 +151,17 @@ export function activationHandlers(
           });
           if (decision.ok && decision.outcome === 'report' && decision.countsAsCheck) {
             // With a lease: the activation is renewed, the lapsed ones of others removed.
-            const leased = await renewWithLease(counted, key ?? null, now, context);
+            const [leased, plan] = await Promise.all([
+              renewWithLease(counted, key ?? null, now, context),
+              planAndEntitlements(counted, now),
+            ]);
             return validationView({
               license: leased.license,
               product,
-              planName: await planName(counted.plan_id),
+              ...plan,
               report: decision,
               leaseExpiresAt: leased.leaseExpiresAt,
+              asked: request.entitlements,
             });
           }
           throw internalError('A counted check did not decide as one.');
@@ -172,7 +177,7 @@ export function activationHandlers(
       const decision = decideValidation({ license, product, request, now });
       if (!decision.ok) throw LicensingError.from(decision.refusal);
       if (decision.outcome === 'unknown-key' || !license || !product) {
-        return unknownKeyView(request.license_key);
+        return unknownKeyView(request.license_key, request.entitlements);
       }
       let leaseExpiresAt: Date | null = null;
       if (decision.countsAsCheck) {
@@ -202,9 +207,10 @@ export function activationHandlers(
       return validationView({
         license,
         product,
-        planName: await planName(license.plan_id),
+        ...(await planAndEntitlements(license, now)),
         report: decision,
         leaseExpiresAt,
+        asked: request.entitlements,
       });
     },
 
@@ -224,13 +230,14 @@ export function activationHandlers(
         context,
         source: 'deactivate',
       });
+      const now = clock();
       return activationResultView({
         license: removed.license,
         product: product!,
-        planName: await planName(removed.license.plan_id),
+        ...(await planAndEntitlements(removed.license, now)),
         identifier: removed.identifier,
         leaseExpiresAt: null,
-        now: clock(),
+        now,
       });
     },
 
@@ -263,7 +270,7 @@ export function activationHandlers(
           return checkoutView({
             license: license!,
             product: product!,
-            planName: await planName(license!.plan_id),
+            ...(await planAndEntitlements(license!, now)),
             productId: request.product_id,
             issue: decision,
           });
@@ -275,17 +282,23 @@ export function activationHandlers(
     // ---- Spec 4.4 and 4.5: what the update check and downloads need to know of a key ----
     // A read: it writes nothing (spec 4.4 and 4.5 decide nothing about the license).
     'license.coverage': async ({ license_key, product_id, identifier }) => {
-      const license = await licenseAsRead(license_key, identifier, clock());
+      const now = clock();
+      const license = await licenseAsRead(license_key, identifier, now);
       if (!license) return unknownKeyCoverageView(identifier !== null);
+      const [product, { entitlements }] = await Promise.all([
+        productOf(license),
+        planAndEntitlements(license, now),
+      ]);
       return coverageView({
         license,
-        product: await productOf(license),
+        product,
+        entitlements,
         productId: product_id,
         identifierActivated:
           identifier === null ? null : isIdentifierActivated(license, identifier),
         identifier:
           identifier === null ? null : normaliseIdentifier(license.activation_type, identifier),
-        now: clock(),
+        now,
       });
     },
   };

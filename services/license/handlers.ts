@@ -4,6 +4,7 @@ import { adminHandlers } from './admin-handlers.js';
 import { adminListHandlers } from './admin-list-handlers.js';
 import type { LicenseCounts } from './daily-counts.js';
 import type { LicenseEvents } from './events.js';
+import { entitlementHandlers } from './entitlement-handlers.js';
 import { lifecycleHandlers } from './lifecycle-handlers.js';
 import { overviewHandlers } from './overview-handlers.js';
 import { planHandlers } from './plan-handlers.js';
@@ -15,6 +16,7 @@ import { claimActivation } from './use-cases/claim-activation.js';
 import { endTrial } from './use-cases/end-trial.js';
 import { licenseDetail } from './use-cases/license-detail.js';
 import { licenseReads, type ProductLookup } from './use-cases/license-reads.js';
+import { planAndEntitlements } from './use-cases/live-entitlements.js';
 import { planLookup } from './use-cases/plan-lookup.js';
 import { releaseActivation } from './use-cases/release-activation.js';
 import { usageHandlers } from './usage-handlers.js';
@@ -39,7 +41,7 @@ export interface LicenseHandlerDeps {
  * read through the stores, decide with the pure rules (rules.ts, activation-rules.ts,
  * lifecycle-rules.ts), and call `context.beforeWrite()` immediately before each store method that
  * writes. Each use has its file (activation-handlers.ts, portal-handlers.ts, plan-handlers.ts,
- * admin-handlers.ts, admin-list-handlers.ts, lifecycle-handlers.ts, overview-handlers.ts), each
+ * entitlement-handlers.ts, admin-handlers.ts, admin-list-handlers.ts, lifecycle-handlers.ts, overview-handlers.ts), each
  * asking for what it runs on; the use cases they share (use-cases/) are made here once, so that
  * one plan cache serves them all. The compiler checks that together they answer every method.
  */
@@ -52,6 +54,7 @@ export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<
     ...stores,
     knownPlans,
     reads,
+    planAndEntitlements: planAndEntitlements({ knownPlans, entitlements: stores.entitlements }),
     claimActivation: claimActivation({ ...stores, events, reads, clock }),
     releaseActivation: releaseActivation({ licenses: stores.licenses, events, clock }),
     detail: licenseDetail({ ...stores, products, knownPlans, clock }),
@@ -61,6 +64,7 @@ export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<
     ...activationHandlers(made),
     ...portalHandlers(made),
     ...planHandlers(made),
+    ...entitlementHandlers(made),
     ...adminHandlers(made),
     ...adminListHandlers(made),
     ...lifecycleHandlers(made),

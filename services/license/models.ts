@@ -152,6 +152,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       max_uses: { type: Number, default: null, min: 1 },
       uses_reset: { type: String, enum: usesResets, default: 'never' },
       trial_days: { type: Number, default: null, min: 1, max: 365 },
+      entitlements: { type: [String], default: [] },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
     },

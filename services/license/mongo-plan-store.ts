@@ -23,6 +23,8 @@ function planRecord(doc: PlanDocument): PlanRecord {
     uses_reset: doc.uses_reset ?? 'never',
     // Plans stored before trials existed issue none.
     trial_days: doc.trial_days ?? null,
+    // Nor, before entitlements, this: such a plan grants none.
+    entitlements: doc.entitlements ?? [],
     created_at,
   };
 }

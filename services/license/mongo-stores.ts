@@ -20,6 +20,7 @@ import { MongoLicenseStore } from './mongo-license-store.js';
 import { MongoPlanStore, keepPlanNamesUnique } from './mongo-plan-store.js';
 import { MongoUsageStore } from './mongo-usage-store.js';
 import { openMongoTrialStore } from './mongo-trial-store.js';
+import { openEntitlementStore } from './mongo-entitlement-store.js';
 import type { RejectedAttemptRecord, TaskRunRecord } from './records.js';
 import type {
   BeforeEachWrite,
@@ -51,6 +52,7 @@ export async function openMongoStores(db: Connection, logger: Logger): Promise<L
     ),
     usage: new MongoUsageStore(licenses),
     trials: await openMongoTrialStore(db),
+    entitlements: await openEntitlementStore(db),
   };
 }
 

@@ -6,6 +6,8 @@ import {
 } from '../../libs/contracts/index.js';
 import { exemptPatternProblem } from './exempt-rules.js';
 import { planNameTaken, unknownPlan } from './rules.js';
+import { refuseUndefinedCodes } from './entitlement-handlers.js';
+import type { EntitlementStore } from './entitlement-store.js';
 import type { PlanStore } from './stores.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
 import { planView } from './views.js';
@@ -26,6 +28,7 @@ function refuseUnmatchablePatterns(type: ActivationType, patterns: readonly stri
 /** What an admin's calls on plans run on. */
 export interface PlanHandlerDeps {
   plans: PlanStore;
+  entitlements: Pick<EntitlementStore, 'defined'>;
   knownPlans: Pick<PlanLookup, 'find' | 'invalidate'>;
   clock: () => Date;
 }
@@ -33,6 +36,7 @@ export interface PlanHandlerDeps {
 /** What an admin does with plans (spec 2.1): creates, reads, lists and changes them. */
 export function planHandlers({
   plans,
+  entitlements,
   knownPlans,
   clock,
 }: PlanHandlerDeps): Pick<
@@ -42,6 +46,7 @@ export function planHandlers({
   return {
     'license.createPlan': async ({ id, ...plan }, context) => {
       refuseUnmatchablePatterns(plan.activation_type, plan.exempt_identifiers);
+      await refuseUndefinedCodes(entitlements, plan.entitlements);
       const created = await plans.create({
         plan: { ...plan, max_uses: plan.max_uses ?? null, uses_reset: plan.uses_reset ?? 'never' },
         id,
@@ -70,6 +75,9 @@ export function planHandlers({
       if (!current) throw LicensingError.from(unknownPlan(id));
       if (changes.exempt_identifiers !== undefined) {
         refuseUnmatchablePatterns(current.activation_type, changes.exempt_identifiers);
+      }
+      if (changes.entitlements !== undefined) {
+        await refuseUndefinedCodes(entitlements, changes.entitlements);
       }
       context.beforeWrite();
       const updated = await plans.update({ id, changes });

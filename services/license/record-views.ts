@@ -9,11 +9,12 @@ import type {
 import { effectiveStatus, type LicensedProduct } from './rules.js';
 import type {
   ActivationRecord,
+  LicenseEntitlementRecord,
   LicenseRecord,
   RejectedAttemptRecord,
   TaskRunRecord,
 } from './records.js';
-import { iso } from './views.js';
+import { iso, licenseEntitlementView } from './views.js';
 
 /**
  * The views of a license beyond the answers of the public calls (views.ts): the admin's lists
@@ -81,11 +82,14 @@ export function activationView(activation: ActivationRecord): Activation {
 export function licenseDetailView({
   activations,
   rejectedAttempts,
+  entitlements,
   ...summary
 }: Parameters<typeof licenseSummaryView>[0] & {
   /** The first of its activations (DETAIL_ACTIVATIONS), oldest first. */
   activations: ActivationRecord[];
   rejectedAttempts: RejectedAttemptRecord[];
+  /** The entitlements it carries beyond its plan's. */
+  entitlements: LicenseEntitlementRecord[];
 }): LicenseDetail {
   return {
     ...licenseSummaryView(summary),
@@ -98,6 +102,7 @@ export function licenseDetailView({
       tries: r.tries,
       last_attempt_at: r.last_attempt_at.toISOString(),
     })),
+    entitlements: entitlements.map(licenseEntitlementView),
   };
 }
 

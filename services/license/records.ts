@@ -31,6 +31,8 @@ export interface PlanRecord {
   uses_reset: UsesReset;
   /** Days a trial issued on it lasts; null: it issues none (docs/api-decisions.md, "Trials"). */
   trial_days: number | null;
+  /** The codes of the entitlements every license on it has while on it. */
+  entitlements: string[];
   created_at: Date;
 }
 
@@ -164,4 +166,20 @@ export interface TaskRunRecord {
   affected: number | null;
   /** Why the run failed; null when it succeeded. */
   error: string | null;
+}
+
+/** An entitlement an admin defined (docs/api-decisions.md, "Entitlements"), by its unique code. */
+export interface EntitlementRecord {
+  code: string;
+  name: string;
+  created_at: Date;
+}
+
+/** An entitlement a license carries beyond its plan's, one per license and code. */
+export interface LicenseEntitlementRecord {
+  license_key: string;
+  code: string;
+  /** Null: it never expires. */
+  expires_at: Date | null;
+  granted_at: Date;
 }

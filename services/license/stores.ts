@@ -10,6 +10,7 @@ import type { LicenseReadModel } from './license-read-model.js';
 import type { LicenseStore } from './license-store.js';
 import type { UsageStore } from './usage-store.js';
 import type { TrialStore } from './trial-store.js';
+import type { EntitlementStore } from './entitlement-store.js';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -37,6 +38,7 @@ export type PlanChanges = Partial<
     | 'max_uses'
     | 'uses_reset'
     | 'trial_days'
+    | 'entitlements'
   >
 >;
 
@@ -135,4 +137,5 @@ export interface LicenseStores {
   /** The licenses' usage counters (usage-store.ts). */
   usage: UsageStore;
   trials: TrialStore;
+  entitlements: EntitlementStore;
 }

@@ -1,15 +1,23 @@
 import type {
   ActivationResult,
   Checkout,
+  Entitlement,
+  LicenseEntitlement,
   LicenseCoverage,
   LicenseStatus,
   Plan,
   ValidationResult,
 } from '../../libs/contracts/index.js';
 import type { ValidationDecision } from './activation-rules.js';
+import { missingEntitlements } from './entitlement-rules.js';
 import type { CheckoutDecision } from './checkout-rules.js';
 import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
-import type { LicenseRecord, PlanRecord } from './records.js';
+import type {
+  EntitlementRecord,
+  LicenseEntitlementRecord,
+  LicenseRecord,
+  PlanRecord,
+} from './records.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */
 
@@ -28,7 +36,40 @@ export function planView(plan: PlanRecord): Plan {
     max_uses: plan.max_uses,
     uses_reset: plan.uses_reset,
     trial_days: plan.trial_days,
+    entitlements: [...plan.entitlements],
     created_at: plan.created_at.toISOString(),
+  };
+}
+
+export function entitlementView(entitlement: EntitlementRecord): Entitlement {
+  return {
+    code: entitlement.code,
+    name: entitlement.name,
+    created_at: entitlement.created_at.toISOString(),
+  };
+}
+
+export function licenseEntitlementView(grant: LicenseEntitlementRecord): LicenseEntitlement {
+  return {
+    code: grant.code,
+    expires_at: iso(grant.expires_at),
+    granted_at: grant.granted_at.toISOString(),
+  };
+}
+
+/**
+ * What validate says of the entitlements asked about (docs/api-decisions.md, "Entitlements"):
+ * those missing make the answer `valid: false`, with the code ENTITLEMENTS_MISSING.
+ */
+function entitlementAnswer(
+  live: string[],
+  asked: readonly string[],
+): Pick<ValidationResult, 'entitlements' | 'entitlements_missing' | 'code'> {
+  const missing = missingEntitlements(live, asked);
+  return {
+    entitlements: live,
+    entitlements_missing: missing,
+    code: missing.length > 0 ? 'ENTITLEMENTS_MISSING' : null,
   };
 }
 
@@ -39,6 +80,7 @@ export function activationResultView({
   planName,
   identifier,
   leaseExpiresAt,
+  entitlements,
   now,
 }: {
   license: LicenseRecord;
@@ -47,6 +89,8 @@ export function activationResultView({
   identifier: string;
   /** The activation's lease end; null without a lease (and for deactivate). */
   leaseExpiresAt: Date | null;
+  /** Its live entitlements (entitlement-rules.ts `liveEntitlements`). */
+  entitlements: string[];
   now: Date;
 }): ActivationResult {
   return {
@@ -60,6 +104,7 @@ export function activationResultView({
     expires_at: iso(license.expires_at),
     identifier,
     lease_expires_at: iso(leaseExpiresAt),
+    entitlements,
   };
 }
 
@@ -69,12 +114,18 @@ function reportedLicense({
   product,
   planName,
   report,
+  entitlements,
 }: {
   license: LicenseRecord;
   product: LicensedProduct;
   planName: string;
   report: { valid: boolean; status: LicenseStatus };
-}): Omit<ValidationResult, 'identifier_activated' | 'lease_expires_at'> {
+  /** Its live entitlements (entitlement-rules.ts `liveEntitlements`). */
+  entitlements: string[];
+}): Omit<
+  ValidationResult,
+  'identifier_activated' | 'lease_expires_at' | 'entitlements_missing' | 'code'
+> {
   return {
     valid: report.valid,
     status: report.status,
@@ -85,6 +136,7 @@ function reportedLicense({
     activation_limit: license.activation_limit,
     activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
+    entitlements,
   };
 }
 
@@ -94,12 +146,18 @@ export function validationView(
     report: Extract<ValidationDecision, { outcome: 'report' }>;
     /** The lease this validation renewed; null when none was. */
     leaseExpiresAt: Date | null;
+    /** The entitlements the request asked about. */
+    asked: readonly string[];
   },
 ): ValidationResult {
+  const answer = entitlementAnswer(reported.entitlements, reported.asked);
+  const license = reportedLicense(reported);
   return {
-    ...reportedLicense(reported),
+    ...license,
+    valid: license.valid && answer.code === null,
     identifier_activated: reported.report.identifierActivated,
     lease_expires_at: iso(reported.leaseExpiresAt),
+    ...answer,
   };
 }
 
@@ -110,15 +168,17 @@ export function checkoutView({
   planName,
   productId,
   issue,
+  entitlements,
 }: {
   license: LicenseRecord;
   product: LicensedProduct;
   planName: string;
   productId: number;
   issue: Extract<CheckoutDecision, { ok: true }>;
+  entitlements: string[];
 }): Checkout {
   return {
-    license: reportedLicense({ license, product, planName, report: issue }),
+    license: reportedLicense({ license, product, planName, report: issue, entitlements }),
     identifier: issue.identifier,
     product_id: productId,
     issued_at: issue.lease.issuedAt.toISOString(),
@@ -126,8 +186,8 @@ export function checkoutView({
   };
 }
 
-/** Spec 4.2 rule 1: the answer for an unknown key. */
-export function unknownKeyView(licenseKey: string): ValidationResult {
+/** Spec 4.2 rule 1: the answer for an unknown key, which grants no entitlement. */
+export function unknownKeyView(licenseKey: string, asked: readonly string[]): ValidationResult {
   return {
     valid: false,
     status: 'invalid',
@@ -140,6 +200,7 @@ export function unknownKeyView(licenseKey: string): ValidationResult {
     expires_at: null,
     identifier_activated: false,
     lease_expires_at: null,
+    ...entitlementAnswer([], asked),
   };
 }
 
@@ -150,6 +211,7 @@ export function coverageView({
   productId,
   identifierActivated,
   identifier,
+  entitlements,
   now,
 }: {
   license: LicenseRecord;
@@ -159,6 +221,8 @@ export function coverageView({
   identifierActivated: boolean | null;
   /** The identifier sent, normalised for the license (null: none, or not one). */
   identifier: string | null;
+  /** Its live entitlements: the files and versions that need one it lacks are not its. */
+  entitlements: string[];
   now: Date;
 }): LicenseCoverage {
   const covers = coversProduct(product, productId);
@@ -173,6 +237,7 @@ export function coverageView({
     next_payment_at: iso(license.next_payment_at),
     identifier_activated: identifierActivated,
     identifier,
+    entitlements,
   };
 }
 
@@ -188,5 +253,6 @@ export function unknownKeyCoverageView(identifierSent: boolean): LicenseCoverage
     next_payment_at: null,
     identifier_activated: identifierSent ? false : null,
     identifier: null,
+    entitlements: [],
   };
 }

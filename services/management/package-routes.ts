@@ -90,6 +90,7 @@ const uploadRoute = managementRoute({
         platform: received.platform,
         arch: received.arch,
         signature,
+        requires_entitlement: received.requiresEntitlement,
         size: received.stored.size,
         sha256: received.stored.sha256,
         sha512: received.stored.sha512,

@@ -6,6 +6,7 @@ import { adminRoutes } from './admin-routes.js';
 import type { ConsoleConfig, Endpoints } from './console-config.js';
 import { auditRoutes } from './audit-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
+import { entitlementRoutes } from './entitlement-routes.js';
 import { adminRoute } from './admin-route.js';
 import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { jobRoutes } from './job-routes.js';
@@ -97,6 +98,7 @@ export const consolePage = webApp<ManagementDeps>({
 export const managementRoutes = [
   ...overviewRoutes,
   ...catalogRoutes,
+  ...entitlementRoutes,
   ...licenseRoutes,
   ...usageRoutes,
   ...activationRoutes,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   BooleanText,
+  EntitlementCode,
   FileArch,
   FilePlatform,
   FileSignature,
@@ -29,6 +30,7 @@ const emptyIsNull = (value: string) => (value === '' || value === 'null' ? null 
 const UploadPlatform = z.string().transform(emptyIsNull).pipe(FilePlatform.nullable());
 const UploadArch = z.string().transform(emptyIsNull).pipe(FileArch.nullable());
 const UploadSignature = z.string().transform(emptyIsNull).pipe(FileSignature.nullable());
+const UploadEntitlement = z.string().transform(emptyIsNull).pipe(EntitlementCode.nullable());
 
 /** What an upload's multipart body carries; each field is parsed with its schema as it arrives. */
 export const FileUpload = z.object({
@@ -45,6 +47,9 @@ export const FileUpload = z.object({
   signature: UploadSignature.optional().meta({
     description: "The updater's signature of the file, base64 (a Tauri .sig, a Sparkle EdDSA).",
   }),
+  requires_entitlement: UploadEntitlement.optional().meta({
+    description: 'The entitlement a key needs to be offered and to download the file; empty: none.',
+  }),
 });
 
 /** The form fields an upload may carry beside `file`. */
@@ -59,6 +64,7 @@ export interface UploadChoices {
   platform: FilePlatform | null;
   arch: FileArch | null;
   signature: string | null;
+  requiresEntitlement: string | null;
 }
 
 /** Checks one field as it arrives, so a bad field stops the upload early; null: not a plan. */
@@ -79,6 +85,11 @@ export function uploadChoices(fields: ReadonlyMap<string, string>): UploadChoice
     platform: parseWith(UploadPlatform, fields.get('platform') ?? '', 'platform'),
     arch: parseWith(UploadArch, fields.get('arch') ?? '', 'arch'),
     signature: parseWith(UploadSignature, fields.get('signature') ?? '', 'signature'),
+    requiresEntitlement: parseWith(
+      UploadEntitlement,
+      fields.get('requires_entitlement') ?? '',
+      'requires_entitlement',
+    ),
   };
 }
 

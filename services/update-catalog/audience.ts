@@ -17,6 +17,11 @@ export interface ReleaseAudience {
   channels: ReadonlySet<ReleaseChannel>;
   /** 0 to 99; null for a caller without a covering key, who gets only fully rolled-out versions. */
   bucket: number | null;
+  /**
+   * The covering key's live entitlements: a version or file requiring another is not offered
+   * (docs/api-decisions.md, "Entitlements"). Empty without a covering key.
+   */
+  entitlements: ReadonlySet<string>;
 }
 
 /** The operating system and processor a desktop updater asks for; null: any file. */
@@ -66,9 +71,12 @@ export function audienceOf({
   planId,
   channel,
   rollout,
+  entitlements = [],
 }: {
   planId: number | null;
   channel: ReleaseChannel;
+  /** The covering key's live entitlements; none without one. */
+  entitlements?: readonly string[];
   /** The covering key and its normalised identifier; null without a covering key. */
   rollout: { licenseKey: string; identifier: string | null } | null;
 }): ReleaseAudience {
@@ -76,6 +84,7 @@ export function audienceOf({
     planId,
     channels: channelsSeenBy(channel),
     bucket: rollout ? rolloutBucket(rollout.licenseKey, rollout.identifier) : null,
+    entitlements: new Set(entitlements),
   };
 }
 

@@ -5,7 +5,13 @@ import type { CatalogEvents } from './events.js';
 import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { audienceOf } from './audience.js';
 import { createFeedHandlers } from './feeds/feed-handlers.js';
-import { chooseRelease, pinnedRelease, planScope, reportedLicenseState } from './releases.js';
+import {
+  chooseRelease,
+  entitlementScope,
+  pinnedRelease,
+  planScope,
+  reportedLicenseState,
+} from './releases.js';
 import type { CatalogStores } from './stores.js';
 import {
   fileView,
@@ -145,6 +151,7 @@ export function createUpdateCatalogHandlers({
           published: request.published,
           channel: request.channel,
           rollout_percent: request.rollout_percent,
+          requires_entitlement: request.requires_entitlement,
           created_at: now,
         },
         beforeEachWrite: () => context.beforeWrite(),
@@ -216,13 +223,21 @@ export function createUpdateCatalogHandlers({
     },
 
     // ---- Spec 4.4 ----
-    'update-catalog.selectFile': async ({ product_id, plan_id, file_id, channel, rollout }) => {
+    'update-catalog.selectFile': async ({
+      product_id,
+      plan_id,
+      file_id,
+      channel,
+      rollout,
+      entitlements,
+    }) => {
       const found = await releases.find(product_id);
       if (!found) throw LicensingError.from(notFound('Product', product_id));
       const chosen =
         file_id === null
           ? release(found, {
               planId: plan_id,
+              entitlements,
               channel,
               rollout: rollout && {
                 licenseKey: rollout.license_key,
@@ -249,6 +264,7 @@ export function createUpdateCatalogHandlers({
         : null;
       const chosen = release(found, {
         planId: planScope(coverage),
+        entitlements: entitlementScope(coverage),
         channel,
         rollout:
           license_key && coverage?.covers

@@ -20,6 +20,7 @@ export interface ReleaseVersion {
   published: boolean;
   channel: ReleaseChannel;
   rollout_percent: number;
+  requires_entitlement?: string | null;
 }
 
 export interface ReleaseFile {
@@ -29,7 +30,24 @@ export interface ReleaseFile {
   include_in_updates: boolean;
   platform: FilePlatform | null;
   arch: FileArch | null;
+  requires_entitlement?: string | null;
   uploaded_at: Date;
+}
+
+/**
+ * Whether a caller with these entitlements is offered what requires `required` (null or absent:
+ * nothing; docs/api-decisions.md, "Entitlements"). Without a covering key there are none.
+ */
+export const entitled = (
+  required: string | null | undefined,
+  entitlements: ReadonlySet<string>,
+): boolean => required === null || required === undefined || entitlements.has(required);
+
+/** The entitlements a key brings: those of a key covering the product, else none. */
+export function entitlementScope(
+  coverage: Pick<LicenseCoverage, 'covers' | 'entitlements'> | null,
+): string[] {
+  return coverage?.covers ? coverage.entitlements : [];
 }
 
 /** The version and file a caller gets, and the version's upload time for this caller. */
@@ -65,7 +83,8 @@ const newestFirst = (a: ReleaseFile, b: ReleaseFile) =>
  * Beyond the spec (docs/updaters.md): only versions of a channel the caller takes and whose
  * rollout takes the caller's bucket count, so a caller outside a rollout gets the newest version
  * it is in for; with a target, only files for that platform and processor count, the most
- * specific preferred after the plan-specific one.
+ * specific preferred after the plan-specific one. A version or file that requires an
+ * entitlement the caller lacks does not count for it (docs/api-decisions.md, "Entitlements").
  */
 export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
   versions,
@@ -78,11 +97,15 @@ export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
   audience: ReleaseAudience;
   target?: ReleaseTarget | null;
 }): Release<V, F> | null {
-  const { planId, channels, bucket } = audience;
+  const { planId, channels, bucket, entitlements } = audience;
   const offered = new Map(
     versions
       .filter(
-        (v) => v.published && channels.has(v.channel) && isInRollout(v.rollout_percent, bucket),
+        (v) =>
+          v.published &&
+          channels.has(v.channel) &&
+          isInRollout(v.rollout_percent, bucket) &&
+          entitled(v.requires_entitlement, entitlements),
       )
       .map((v) => [v.id, v]),
   );
@@ -92,6 +115,7 @@ export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
         offered.has(f.version_id) &&
         f.include_in_updates &&
         (f.plan_id === null || f.plan_id === planId) &&
+        entitled(f.requires_entitlement, entitlements) &&
         fitsTarget(f, target),
     )
     .sort(newestFirst);

@@ -51,6 +51,11 @@ export interface VersionRecord {
   channel: ReleaseChannel;
   rollout_percent: number;
   /**
+   * The entitlement a key needs to be offered it (docs/api-decisions.md, "Entitlements"); null
+   * or absent (versions stored before): none.
+   */
+  requires_entitlement?: string | null;
+  /**
    * When the version was created in admin. Not what orders versions: spec 4.4 rule 3 goes by the
    * upload time of their files (releases.ts).
    */
@@ -61,7 +66,13 @@ export type NewVersion = Omit<VersionRecord, 'id'>;
 export type VersionChanges = Partial<
   Pick<
     VersionRecord,
-    'version' | 'release_notes' | 'release_date' | 'published' | 'channel' | 'rollout_percent'
+    | 'version'
+    | 'release_notes'
+    | 'release_date'
+    | 'published'
+    | 'channel'
+    | 'rollout_percent'
+    | 'requires_entitlement'
   >
 >;
 
@@ -86,13 +97,18 @@ export interface PackageFileRecord {
   arch: FileArch | null;
   /** The updater's signature of the file (Tauri `.sig`, Sparkle EdDSA), base64. */
   signature: string | null;
+  /** The entitlement a key needs to be offered it and to download it; null or absent: none. */
+  requires_entitlement?: string | null;
   /** When the package was uploaded: it makes its version the latest (spec 4.4 rule 3). */
   uploaded_at: Date;
 }
 
 export type NewPackageFile = Omit<PackageFileRecord, 'id'>;
 export type PackageFileChanges = Partial<
-  Pick<PackageFileRecord, 'plan_id' | 'include_in_updates' | 'platform' | 'arch' | 'signature'>
+  Pick<
+    PackageFileRecord,
+    'plan_id' | 'include_in_updates' | 'platform' | 'arch' | 'signature' | 'requires_entitlement'
+  >
 >;
 
 /**

@@ -47,6 +47,7 @@ export function fileView(file: PackageFileRecord): PackageFile {
     platform: file.platform,
     arch: file.arch,
     signature: file.signature,
+    requires_entitlement: file.requires_entitlement ?? null,
     uploaded_at: file.uploaded_at.toISOString(),
   };
 }
@@ -62,6 +63,7 @@ function versionView(version: VersionRecord, uploadedAt: Date | null): Omit<Vers
     published: version.published,
     channel: version.channel,
     rollout_percent: version.rollout_percent,
+    requires_entitlement: version.requires_entitlement ?? null,
     created_at: version.created_at.toISOString(),
     uploaded_at: uploadedAt?.toISOString() ?? null,
   };

@@ -108,6 +108,10 @@ describe('checkout: an offline license file for an activated identifier', () => 
         activations_used: 1,
         expires_at: null,
         identifier_activated: true,
+        // A file without entitlements (as issued before they existed) grants none.
+        entitlements: [],
+        entitlements_missing: [],
+        code: null,
         identifier: 'example.com',
         product_id: 12,
         issued_at: result.data.issued_at,

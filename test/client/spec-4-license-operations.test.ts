@@ -36,6 +36,7 @@ describe('spec 4.1 activate through the client', () => {
         expires_at: null,
         identifier: 'example.com',
         lease_expires_at: null,
+        entitlements: [],
       },
       message: '',
       code: '',

@@ -34,6 +34,7 @@ describe('spec 4.1 POST /licenses/activate', () => {
         expires_at: null,
         identifier: 'example.com',
         lease_expires_at: null,
+        entitlements: [],
       },
     });
   });

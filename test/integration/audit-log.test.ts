@@ -104,6 +104,20 @@ describe('every change route of the route table writes an entry', () => {
     ],
     ['updatePlan', () => ok(olga.patch(`/plans/${id('plan')}`, { name: unique('Plan') }))],
     [
+      'createEntitlement',
+      async () =>
+        (state.entitlement = (
+          await ok(
+            olga.post('/entitlements', { code: `audit-${(seq++).toString(36)}`, name: 'A' }),
+            201,
+          )
+        ).code),
+    ],
+    [
+      'updateEntitlement',
+      () => ok(olga.patch(`/entitlements/${state.entitlement as string}`, { name: 'B' })),
+    ],
+    [
       'createLicense',
       async () =>
         (state.key = (
@@ -143,6 +157,21 @@ describe('every change route of the route table writes an entry', () => {
       () => ok(olga.post(`/licenses/${key()}/activations`, { identifier: 'shop.example' }), 201),
     ],
     ['removeActivation', () => ok(olga.delete(`/licenses/${key()}/activations/shop.example`))],
+    [
+      'grantEntitlement',
+      () =>
+        ok(
+          olga.post(`/licenses/${key()}/entitlements`, {
+            code: state.entitlement as string,
+            expires_at: null,
+          }),
+        ),
+    ],
+    [
+      'revokeEntitlement',
+      () => ok(olga.delete(`/licenses/${key()}/entitlements/${state.entitlement as string}`)),
+    ],
+    ['deleteEntitlement', () => ok(olga.delete(`/entitlements/${state.entitlement as string}`))],
     [
       'createVersion',
       async () =>

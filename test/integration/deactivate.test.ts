@@ -31,6 +31,7 @@ describe('spec 4.3 POST /licenses/deactivate', () => {
         expires_at: null,
         identifier: 'example.com',
         lease_expires_at: null,
+        entitlements: [],
       },
     });
     const next = await system.post('activate', { license_key: key, identifier: 'new.com' });

@@ -244,6 +244,7 @@ describe('plans (spec 2.1)', () => {
       max_uses: null,
       uses_reset: 'never',
       trial_days: null,
+      entitlements: [],
       created_at: expect.any(String),
     });
     expect(res.headers.location).toBe(`${BASE}/plans/${res.body.data.id}`);

@@ -62,6 +62,7 @@ describe('licenses: create', () => {
       metadata: {},
       activations: [],
       rejected_attempts: [],
+      entitlements: [],
     });
     expect(res.headers.location).toBe(`${BASE}/licenses/${res.body.data.license_key}`);
   });
@@ -155,6 +156,7 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         'metadata',
         'activations',
         'rejected_attempts',
+        'entitlements',
       ].sort(),
     );
   });

@@ -509,6 +509,28 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', '/admin/v1/trials', 400, { query: 'converted=maybe' });
   });
 
+  test('admin entitlements, a plan granting one and a license carrying its own', async () => {
+    const [ENTITLEMENTS, ENTITLEMENT] = ['/admin/v1/entitlements', '/admin/v1/entitlements/{code}'];
+    const code = 'doc-pro';
+    await admin('post', ENTITLEMENTS, 201, { body: { code, name: 'Pro' } });
+    await admin('post', ENTITLEMENTS, 409, { body: { code, name: 'Pro' } });
+    await admin('post', ENTITLEMENTS, 400, { body: { code: 'Doc Pro', name: 'Pro' } });
+    await admin('get', ENTITLEMENTS, 200);
+    await admin('get', ENTITLEMENT, 200, { params: { code } });
+    await admin('get', ENTITLEMENT, 404, { params: { code: 'doc-none' } });
+    await admin('patch', ENTITLEMENT, 200, { params: { code }, body: { name: 'Pro plus' } });
+    const key = await adminLicense(1);
+    const own = `${LICENSE}/entitlements`;
+    await admin('post', own, 200, { params: { key }, body: { code, expires_at: null } });
+    await admin('post', own, 400, { params: { key }, body: { code: 'doc-none' } });
+    await admin('post', own, 404, { params: { key: 'doc-no-key' }, body: { code } });
+    await admin('delete', ENTITLEMENT, 409, { params: { code } });
+    await admin('delete', `${own}/{code}`, 200, { params: { key, code } });
+    await admin('delete', `${own}/{code}`, 404, { params: { key, code } });
+    await admin('delete', ENTITLEMENT, 200, { params: { code } });
+    await admin('delete', ENTITLEMENT, 404, { params: { code } });
+  });
+
   test('admin licenses: create, detail with activations and rejected attempts, patch', async () => {
     const key = await adminLicense(1, { expires_at: '2099-01-01T00:00:00Z' });
     const { product_id, plan_id } = (await admin('get', LICENSE, 200, { params: { key } })).body

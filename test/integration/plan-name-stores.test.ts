@@ -20,6 +20,7 @@ const terms = {
   activation_type: 'domain' as const,
   activation_limit: 1,
   lease_seconds: null,
+  entitlements: [],
   exempt_identifiers: [],
   exempt_limit: 3,
   max_uses: null,

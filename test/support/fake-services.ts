@@ -62,6 +62,8 @@ export interface FakeLicense {
   next_payment_at?: string | null;
   /** Identifiers activated on it, as the license service matches them after normalisation. */
   activated?: string[];
+  /** Its live entitlements, as the license service reports them. */
+  entitlements?: string[];
 }
 
 /**
@@ -90,6 +92,7 @@ export function fakeLicenseService(licenses: readonly FakeLicense[]): Answers {
       identifier,
       identifier_activated:
         identifier === null ? null : (license.activated ?? []).includes(identifier),
+      entitlements: license.entitlements ?? [],
     };
   };
   return { 'license.coverage': coverage };

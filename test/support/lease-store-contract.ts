@@ -233,6 +233,7 @@ export function describeLeaseStores(implementation: string, open: OpenStores): v
           activation_type: 'instance',
           activation_limit: 0,
           lease_seconds: null,
+          entitlements: [],
           exempt_identifiers: [],
           exempt_limit: 3,
           max_uses: null,

@@ -81,6 +81,7 @@ export const PLAN_DEFAULTS = {
   exempt_identifiers: [],
   exempt_limit: 3,
   trial_days: null,
+  entitlements: [] as string[],
 };
 
 /**
@@ -181,11 +182,16 @@ export function service(options: { clock?: () => Date } = {}) {
     context = waiting,
   ) => handlers['license.activate']({ product_id: null, name: null, ip: IP, ...fields }, context);
   const validate = (
-    fields: { license_key: string; identifier?: string; product_id?: number },
+    fields: {
+      license_key: string;
+      identifier?: string;
+      product_id?: number;
+      entitlements?: string[];
+    },
     context = waitingCall(),
   ) =>
     handlers['license.validate'](
-      { identifier: null, product_id: null, ip: IP, ...fields },
+      { identifier: null, product_id: null, ip: IP, entitlements: [], ...fields },
       context,
     );
   const deactivate = (

@@ -28,6 +28,7 @@ export function describePlanAndAttemptStores(implementation: string, open: OpenS
       ...NO_LEASE,
       max_uses: null,
       uses_reset: 'never' as const,
+      entitlements: [] as string[],
     });
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {

@@ -182,6 +182,8 @@ export class TestSystem {
       lease_seconds?: number | null;
       exempt_identifiers?: string[];
       exempt_limit?: number;
+      /** The plan's entitlement codes, defined beforehand. */
+      entitlements?: string[];
     } = {},
   ) {
     const product =
@@ -197,6 +199,7 @@ export class TestSystem {
       lease_seconds: options.lease_seconds ?? null,
       exempt_identifiers: options.exempt_identifiers ?? [],
       exempt_limit: options.exempt_limit ?? 3,
+      entitlements: options.entitlements ?? [],
     });
     const license = await this.transport.call('license.createLicense', {
       product_id: product.id,

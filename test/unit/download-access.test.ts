@@ -19,6 +19,7 @@ const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => 
   auto_renew: false,
   next_payment_at: null,
   identifier_activated: null,
+  entitlements: [],
   ...overrides,
 });
 

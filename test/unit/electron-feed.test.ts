@@ -81,6 +81,7 @@ const covering: LicenseCoverage = {
   next_payment_at: null,
   identifier_activated: null,
   identifier: null,
+  entitlements: [],
 };
 
 function render(

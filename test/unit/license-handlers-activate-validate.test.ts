@@ -35,6 +35,7 @@ describe('spec 4.1 activate', () => {
       expires_at: FUTURE,
       identifier: 'example.com',
       lease_expires_at: null,
+      entitlements: [],
     });
   });
 
@@ -228,6 +229,9 @@ describe('spec 4.2 validate', () => {
         expires_at: null,
         identifier_activated: false,
         lease_expires_at: null,
+        entitlements: [],
+        entitlements_missing: [],
+        code: null,
       });
       expect((await validate({ license_key: 'unknown-key' })).identifier_activated).toBe(false);
     });
@@ -266,6 +270,9 @@ describe('spec 4.2 validate', () => {
         expires_at: FUTURE,
         identifier_activated: true,
         lease_expires_at: null,
+        entitlements: [],
+        entitlements_missing: [],
+        code: null,
       });
     });
   });

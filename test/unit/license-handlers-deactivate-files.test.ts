@@ -41,6 +41,7 @@ describe('spec 4.3 deactivate (docs/api-decisions.md)', () => {
       expires_at: null,
       identifier: 'example.com',
       lease_expires_at: null,
+      entitlements: [],
     });
     await expect(activate({ license_key: key, identifier: 'new.com' })).resolves.toBeDefined();
   });
@@ -127,6 +128,8 @@ describe('license files (checkout)', () => {
     const {
       identifier_activated: _,
       lease_expires_at: _lease,
+      entitlements_missing: _missing,
+      code: _code,
       ...reported
     } = await validate({ license_key: key });
     expect(await checkout(handlers, { license_key: key, identifier: 'macbook-pro' })).toEqual({
@@ -321,6 +324,7 @@ describe('spec 4.4 and 4.5: coverage of a key for the update check and downloads
       next_payment_at: null,
       identifier_activated: false,
       identifier: null,
+      entitlements: [],
     });
   });
 

@@ -29,6 +29,7 @@ function metered(plan: { max_uses: number | null; uses_reset?: UsesReset }) {
         exempt_identifiers: [],
         exempt_limit: 3,
         trial_days: null,
+        entitlements: [],
         ...plan,
       },
       waiting,

@@ -184,6 +184,7 @@ const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => 
   auto_renew: true,
   next_payment_at: '2030-12-25T00:00:00.000Z',
   identifier_activated: null,
+  entitlements: [],
   ...overrides,
 });
 

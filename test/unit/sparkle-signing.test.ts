@@ -190,6 +190,7 @@ describe('which uploads management has signed', () => {
     contentType: 'application/zip',
     planId: null,
     includeInUpdates: true,
+    requiresEntitlement: null,
     platform,
     arch: null,
     signature,

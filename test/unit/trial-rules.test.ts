@@ -28,6 +28,7 @@ const plan: PlanRecord = {
   trial_days: 14,
   max_uses: null,
   uses_reset: 'never',
+  entitlements: [],
   created_at: NOW,
 };
 const product = { id: 50, title: 'Trial app', bundle_items: [], trial_plan_id: 900 };

@@ -97,6 +97,7 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
       platform: null,
       arch: null,
       signature: null,
+      requires_entitlement: null,
     };
     for (const late of [
       () =>
@@ -127,6 +128,7 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
             published: true,
             channel: 'stable',
             rollout_percent: 100,
+            requires_entitlement: null,
           },
           gone('update-catalog.createVersion'),
         ),

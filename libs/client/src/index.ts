@@ -16,6 +16,7 @@ export {
   type VerifyLicenseFileOptions,
 } from './options.js';
 export { verifyLicenseFile, type OfflineVerifyOptions } from './offline-check.js';
+export { hasEntitlement, type WithEntitlements } from './entitlements.js';
 export type { DownloadDestination, DownloadOptions, DownloadProgress } from './download.js';
 export {
   DEFAULT_HEARTBEAT_RETRY_DELAY_MS,

@@ -139,6 +139,10 @@ export async function checkLicenseFile(
       activations_used: license.activations_used ?? 0,
       expires_at: license.expires_at ?? null,
       identifier_activated: true,
+      // Files issued before entitlements existed carry none.
+      entitlements: Array.isArray(license.entitlements) ? license.entitlements : [],
+      entitlements_missing: [],
+      code: null,
       identifier: payload.identifier,
       product_id: payload.productId,
       issued_at: payload.issuedAt,

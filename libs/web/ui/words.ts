@@ -68,6 +68,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ACTIVATION_REQUIRED: 'This needs an identifier activated with the license',
   DOWNLOAD_NOT_AVAILABLE: "This product's files come from the customer's account",
   RANGE_NOT_SATISFIABLE: 'The part of the file asked for lies beyond its end',
+  ENTITLEMENT_REQUIRED: 'This file needs an entitlement the license does not have',
+  ENTITLEMENT_IN_USE: 'A plan or a license still grants this entitlement',
   ALREADY_EXISTS: 'That already exists',
   LAST_OWNER: 'The last owner must stay an owner',
   ATTEMPT_IN_PROGRESS: 'The delivery is being attempted right now',

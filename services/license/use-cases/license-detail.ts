@@ -2,6 +2,7 @@ import { DETAIL_ACTIVATIONS, type LicenseDetail } from '../../../libs/contracts/
 import type { LicenseReadModel } from '../license-read-model.js';
 import type { ActivationRecord, LicenseRecord } from '../records.js';
 import type { RejectedAttemptStore } from '../stores.js';
+import type { EntitlementStore } from '../entitlement-store.js';
 import { licenseDetailView } from '../record-views.js';
 import type { ProductLookup } from './license-reads.js';
 import type { PlanLookup } from './plan-lookup.js';
@@ -24,6 +25,7 @@ export async function firstActivations(
 export interface LicenseDetailDeps {
   licenseReads: Pick<LicenseReadModel, 'listActivations'>;
   rejectedAttempts: Pick<RejectedAttemptStore, 'listForLicense'>;
+  entitlements: Pick<EntitlementStore, 'forLicense'>;
   products: ProductLookup;
   knownPlans: Pick<PlanLookup, 'find'>;
   clock: () => Date;
@@ -38,17 +40,19 @@ export type DetailOf = (license: LicenseRecord) => Promise<LicenseDetail>;
 export function licenseDetail({
   licenseReads,
   rejectedAttempts,
+  entitlements,
   products,
   knownPlans,
   clock,
 }: LicenseDetailDeps): DetailOf {
   return async (license) => {
-    const [product, plan, pendingPlan, attempts, activations] = await Promise.all([
+    const [product, plan, pendingPlan, attempts, activations, grants] = await Promise.all([
       products.find(license.product_id),
       knownPlans.find(license.plan_id),
       license.pending_plan_id === null ? null : knownPlans.find(license.pending_plan_id),
       rejectedAttempts.listForLicense(license.license_key),
       firstActivations(licenseReads, license),
+      entitlements.forLicense(license.license_key),
     ]);
     return licenseDetailView({
       license,
@@ -57,6 +61,7 @@ export function licenseDetail({
       planName: plan?.name ?? null,
       pendingPlanName: pendingPlan?.name ?? null,
       rejectedAttempts: attempts,
+      entitlements: grants,
       now: clock(),
     });
   };

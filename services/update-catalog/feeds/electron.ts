@@ -2,7 +2,7 @@ import semver from 'semver';
 import { stringify } from 'yaml';
 import { LicensingError, refusal, type Refusal } from '../../../libs/contracts/index.js';
 import { fitsTarget, targetSpecificity, type ReleaseTarget } from '../audience.js';
-import { planScope } from '../releases.js';
+import { entitled, entitlementScope, planScope } from '../releases.js';
 import type { PackageFileRecord } from '../stores.js';
 import type { RenderedFeed } from './feed-answer.js';
 import { releaseFor, type CatalogRelease, type FeedContext } from './feed-context.js';
@@ -32,6 +32,7 @@ function filesOfRelease(
   target: ReleaseTarget,
 ): PackageFileRecord[] {
   const planId = planScope(context.coverage);
+  const entitlements = new Set(entitlementScope(context.coverage));
   const preference = (file: PackageFileRecord) =>
     (planId !== null && file.plan_id === planId ? 4 : 0) + targetSpecificity(file, target);
   return files
@@ -39,6 +40,7 @@ function filesOfRelease(
       (file) =>
         file.version_id === release.version.id &&
         (file.plan_id === null || file.plan_id === planId) &&
+        entitled(file.requires_entitlement, entitlements) &&
         fitsTarget(file, target),
     )
     .sort(

@@ -11,6 +11,7 @@ import type { ProductReleases } from '../release-catalog.js';
 import {
   chooseRelease,
   planScope,
+  entitlementScope,
   reportedLicenseState,
   type Release,
   type ReportedLicenseState,
@@ -71,6 +72,7 @@ export function releaseFor(
   const { versions, files } = context.releases;
   const audience = audienceOf({
     planId: planScope(context.coverage),
+    entitlements: entitlementScope(context.coverage),
     channel,
     rollout: rolloutOf(context),
   });
@@ -90,6 +92,7 @@ export function newestOfEachChannel(
   const { versions, files } = context.releases;
   const base = audienceOf({
     planId: planScope(context.coverage),
+    entitlements: entitlementScope(context.coverage),
     channel: 'stable',
     rollout: rolloutOf(context),
   });
@@ -120,6 +123,7 @@ export function offeredReleases(
   const audience = {
     ...audienceOf({
       planId: planScope(context.coverage),
+      entitlements: entitlementScope(context.coverage),
       channel: 'stable',
       rollout: rolloutOf(context),
     }),

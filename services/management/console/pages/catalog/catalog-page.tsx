@@ -1,3 +1,4 @@
+import { Entitlements } from './entitlements.js';
 import { Plans } from './plans.js';
 import { Products } from './products.js';
 
@@ -8,6 +9,7 @@ export function CatalogPage({ onVersions }: { onVersions: (productId: number) =>
       <h1 id="catalog-heading">Products and plans</h1>
       <Products onVersions={onVersions} />
       <Plans />
+      <Entitlements />
     </section>
   );
 }

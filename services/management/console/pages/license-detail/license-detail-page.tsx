@@ -10,6 +10,7 @@ import { Settings } from './settings.js';
 import { PlanChange } from './plan-change.js';
 import { Renewal } from './renewal.js';
 import { Usage } from './usage.js';
+import { LicenseEntitlements } from './entitlements.js';
 
 /** A license's page: its facts, activations and refused attempts, and the panels that change it. */
 export function LicenseDetailPage({
@@ -42,6 +43,7 @@ export function LicenseDetailPage({
             <Usage license={license} />
             <Activations license={license} onChange={loaded.replace} />
             <RejectedAttempts license={license} />
+            <LicenseEntitlements license={license} onChange={loaded.replace} />
             <Settings license={license} onChange={loaded.replace} />
             <CustomerAndMetadata license={license} onChange={loaded.replace} />
             <PlanChange license={license} onChange={loaded.replace} />
