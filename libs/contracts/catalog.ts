@@ -274,6 +274,14 @@ export const UpdateInfo = z.union([
     license_expires_at: Timestamp.nullable().optional(),
     auto_renew: z.boolean().optional(),
     next_payment_at: Timestamp.nullable().optional(),
+    /** A covering key: its plan's grace (docs/api-decisions.md, "Expiry strategies"). */
+    in_grace: z.boolean().optional(),
+    grace_ends_at: Timestamp.nullable().optional(),
+    /** A covering key whose expired license gets the versions released by its expiry. */
+    updates_until: Timestamp.optional(),
+    /** With `updates_until`: the newest version, which only a renewal brings. */
+    newer_version: z.string().optional(),
+    newer_requires: z.literal('renewal').optional(),
   }),
   z.strictObject({
     update_available: z.literal(false),

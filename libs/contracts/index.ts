@@ -5,6 +5,7 @@ export * from './catalog.js';
 export * from './updaters.js';
 export * from './download.js';
 export * from './plans.js';
+export * from './plan-expiry.js';
 export * from './license-operations.js';
 export * from './license-views.js';
 export * from './license-changes.js';

@@ -12,6 +12,20 @@ import { LicenseKey } from './license-key.js';
 
 // ---- Public license operations (spec 4.1 to 4.3) ----
 
+/**
+ * What the plan's expiry terms give the license now (docs/api-decisions.md, "Expiry
+ * strategies"): whether it is in its grace, when that ends, and the last release date of the
+ * versions it gets once expired; null where they do not apply.
+ */
+export const ExpiryStanding = z.object({
+  /** Past its expiry but within the plan's grace days: it answers as active. */
+  in_grace: z.boolean(),
+  /** Its expiry plus the plan's grace days; null without an expiry or grace days. */
+  grace_ends_at: Timestamp.nullable(),
+  /** Its expiry on a `maintain` or `restrict` plan; null on `revoke` or without an expiry. */
+  updates_until: Timestamp.nullable(),
+});
+
 export const ActivateRequest = z.strictObject({
   license_key: LicenseKey,
   identifier: NonEmptyShortText,
@@ -52,6 +66,7 @@ export const ActivationResult = z.object({
    * plan's lease. Null when the plan has no lease, and in deactivate's answer.
    */
   lease_expires_at: Timestamp.nullable(),
+  ...ExpiryStanding.shape,
 });
 export type ActivationResult = z.infer<typeof ActivationResult>;
 
@@ -72,6 +87,7 @@ export const ValidationResult = z.object({
    * it. Null when the plan has no lease, no identifier was sent or it is not activated.
    */
   lease_expires_at: Timestamp.nullable(),
+  ...ExpiryStanding.shape,
 });
 export type ValidationResult = z.infer<typeof ValidationResult>;
 
@@ -127,8 +143,19 @@ export type LicenseCoverageRequest = z.infer<typeof LicenseCoverageRequest>;
 export const LicenseCoverage = z.object({
   found: z.boolean(),
   covers: z.boolean(),
-  /** Reported status: an active license past its expiry date is `expired` (spec 3.1). */
+  /**
+   * Reported status: an active license past its expiry date is `expired` (spec 3.1), once past
+   * the plan's grace days.
+   */
   status: LicenseStatus.nullable(),
+  in_grace: z.boolean(),
+  grace_ends_at: Timestamp.nullable(),
+  /**
+   * Only while the plan's expiry strategy limits the versions (`maintain` or `restrict`, past the
+   * expiry and the grace): the license's expiry; the catalog and the download offer and serve
+   * only versions released on or before it. Null otherwise.
+   */
+  updates_until: Timestamp.nullable(),
   plan_id: Id.nullable(),
   expires_at: Timestamp.nullable(),
   auto_renew: z.boolean(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ActivationType, Id, NonEmptyShortText, Timestamp } from './shared.js';
 import { DEFAULT_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from './bounds.js';
 import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
+import { createPlanExpiryFields, planExpiryFields, updatePlanExpiryFields } from './plan-expiry.js';
 
 // ---- Plans (spec 2.1) ----
 
@@ -29,6 +30,7 @@ export const Plan = z.object({
   lease_seconds: LeaseSeconds,
   exempt_identifiers: z.array(z.string()),
   exempt_limit: z.number().int().nonnegative(),
+  ...planExpiryFields,
   created_at: Timestamp,
 });
 export type Plan = z.infer<typeof Plan>;
@@ -41,6 +43,7 @@ export const CreatePlanRequest = z.strictObject({
   lease_seconds: LeaseSeconds.default(null),
   exempt_identifiers: ExemptIdentifiers.default([]),
   exempt_limit: ExemptLimit.default(DEFAULT_EXEMPT_LIMIT),
+  ...createPlanExpiryFields,
 });
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 
@@ -54,6 +57,7 @@ export const UpdatePlanRequest = z.strictObject({
   lease_seconds: LeaseSeconds.optional(),
   exempt_identifiers: ExemptIdentifiers.optional(),
   exempt_limit: ExemptLimit.optional(),
+  ...updatePlanExpiryFields,
 });
 export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 

@@ -53,7 +53,7 @@ export function activationHandlers(
   | 'license.coverage'
 > {
   const { licenses, counts, clock, claimActivation, releaseActivation } = deps;
-  const { productOf, licenseWithActivations, licenseAsRead, releaseLapsed } = deps.reads;
+  const { productOf, licenseWithActivations, licenseAsRead, releaseLapsed, expiryOf } = deps.reads;
   const { planName } = deps.knownPlans;
 
   /**
@@ -98,9 +98,9 @@ export function activationHandlers(
       });
       if (!result.ok) throw LicensingError.from(result.refusal);
       const { license, product, identifier, leaseExpiresAt } = result;
-      const plan = await planName(license.plan_id);
+      const [plan, expiry] = await Promise.all([planName(license.plan_id), expiryOf(license)]);
       return activationResultView({
-        license,
+        license: { ...license, expiry },
         product,
         planName: plan,
         identifier,
@@ -139,7 +139,7 @@ export function activationHandlers(
               ? []
               : [{ identifier: request.identifier ?? '', identifier_key: key }];
           const decision = decideValidation({
-            license: { ...counted, activations },
+            license: { ...counted, activations, expiry: await expiryOf(counted) },
             product,
             request,
             now,
@@ -221,7 +221,7 @@ export function activationHandlers(
         source: 'deactivate',
       });
       return activationResultView({
-        license: removed.license,
+        license: { ...removed.license, expiry: await expiryOf(removed.license) },
         product: product!,
         planName: await planName(removed.license.plan_id),
         identifier: removed.identifier,

@@ -10,6 +10,9 @@ import {
 import {
   DEFAULT_EXEMPT_LIMIT,
   activationTypes,
+  defaultExpiryTerms,
+  expiryStrategies,
+  renewalBases,
   licenseStatuses,
   rejectionReasons,
   taskNames,
@@ -143,6 +146,17 @@ export function licenseModels(connection: Connection): LicenseModels {
       lease_seconds: { type: Number, default: null },
       exempt_identifiers: { type: [String], default: [] },
       exempt_limit: { type: Number, default: DEFAULT_EXEMPT_LIMIT, min: 0 },
+      expiry_strategy: {
+        type: String,
+        enum: expiryStrategies,
+        default: defaultExpiryTerms.expiry_strategy,
+      },
+      grace_days: { type: Number, default: defaultExpiryTerms.grace_days, min: 0 },
+      renewal_basis: {
+        type: String,
+        enum: renewalBases,
+        default: defaultExpiryTerms.renewal_basis,
+      },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
     },

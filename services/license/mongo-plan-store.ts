@@ -1,4 +1,4 @@
-import { DEFAULT_EXEMPT_LIMIT } from '../../libs/contracts/index.js';
+import { DEFAULT_EXEMPT_LIMIT, defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { isDuplicateKey, setOf, withId, type Sequences } from '../../libs/database/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { LicenseModels, PlanDocument } from './models.js';
@@ -18,6 +18,10 @@ function planRecord(doc: PlanDocument): PlanRecord {
     lease_seconds: doc.lease_seconds ?? null,
     exempt_identifiers: doc.exempt_identifiers ?? [],
     exempt_limit: doc.exempt_limit ?? DEFAULT_EXEMPT_LIMIT,
+    // Plans stored before expiry terms existed have the spec's: revoke, no grace.
+    expiry_strategy: doc.expiry_strategy ?? defaultExpiryTerms.expiry_strategy,
+    grace_days: doc.grace_days ?? defaultExpiryTerms.grace_days,
+    renewal_basis: doc.renewal_basis ?? defaultExpiryTerms.renewal_basis,
     created_at,
   };
 }

@@ -25,7 +25,16 @@ import type { LicenseStore } from './license-store.js';
 
 /** What an admin may change of a plan. */
 export type PlanChanges = Partial<
-  Pick<PlanRecord, 'name' | 'lease_seconds' | 'exempt_identifiers' | 'exempt_limit'>
+  Pick<
+    PlanRecord,
+    | 'name'
+    | 'lease_seconds'
+    | 'exempt_identifiers'
+    | 'exempt_limit'
+    | 'expiry_strategy'
+    | 'grace_days'
+    | 'renewal_basis'
+  >
 >;
 
 /**

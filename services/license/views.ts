@@ -8,13 +8,23 @@ import type {
 } from '../../libs/contracts/index.js';
 import type { ValidationDecision } from './activation-rules.js';
 import type { CheckoutDecision } from './checkout-rules.js';
-import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
+import { expiryStanding, type ExpiringLicense, type ExpiryStanding } from './expiry-rules.js';
+import { coversProduct, type LicensedProduct } from './rules.js';
 import type { LicenseRecord, PlanRecord } from './records.js';
 
 /** Response shapes built from stored records: the spec's field names and types. */
 
 /** A stored time as the answers write it, or null. */
 export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** What the plan's expiry terms give the license now (docs/api-decisions.md, "Expiry strategies"). */
+function standingView(standing: ExpiryStanding) {
+  return {
+    in_grace: standing.in_grace,
+    grace_ends_at: iso(standing.grace_ends_at),
+    updates_until: iso(standing.updates_until),
+  };
+}
 
 export function planView(plan: PlanRecord): Plan {
   return {
@@ -25,6 +35,9 @@ export function planView(plan: PlanRecord): Plan {
     lease_seconds: plan.lease_seconds,
     exempt_identifiers: [...plan.exempt_identifiers],
     exempt_limit: plan.exempt_limit,
+    expiry_strategy: plan.expiry_strategy,
+    grace_days: plan.grace_days,
+    renewal_basis: plan.renewal_basis,
     created_at: plan.created_at.toISOString(),
   };
 }
@@ -38,7 +51,8 @@ export function activationResultView({
   leaseExpiresAt,
   now,
 }: {
-  license: LicenseRecord;
+  /** With its plan's expiry terms. */
+  license: LicenseRecord & ExpiringLicense;
   product: LicensedProduct;
   planName: string;
   identifier: string;
@@ -46,8 +60,9 @@ export function activationResultView({
   leaseExpiresAt: Date | null;
   now: Date;
 }): ActivationResult {
+  const standing = expiryStanding(license, now);
   return {
-    status: effectiveStatus(license, now),
+    status: standing.status,
     license_key: license.license_key,
     product: product.title,
     plan: planName,
@@ -57,6 +72,7 @@ export function activationResultView({
     expires_at: iso(license.expires_at),
     identifier,
     lease_expires_at: iso(leaseExpiresAt),
+    ...standingView(standing),
   };
 }
 
@@ -70,7 +86,7 @@ function reportedLicense({
   license: LicenseRecord;
   product: LicensedProduct;
   planName: string;
-  report: { valid: boolean; status: LicenseStatus };
+  report: { valid: boolean; status: LicenseStatus; standing: ExpiryStanding };
 }): Omit<ValidationResult, 'identifier_activated' | 'lease_expires_at'> {
   return {
     valid: report.valid,
@@ -82,6 +98,7 @@ function reportedLicense({
     activation_limit: license.activation_limit,
     activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
+    ...standingView(report.standing),
   };
 }
 
@@ -137,6 +154,9 @@ export function unknownKeyView(licenseKey: string): ValidationResult {
     expires_at: null,
     identifier_activated: false,
     lease_expires_at: null,
+    in_grace: false,
+    grace_ends_at: null,
+    updates_until: null,
   };
 }
 
@@ -149,7 +169,8 @@ export function coverageView({
   identifier,
   now,
 }: {
-  license: LicenseRecord;
+  /** With its plan's expiry terms. */
+  license: LicenseRecord & ExpiringLicense;
   product: LicensedProduct;
   productId: number;
   /** Null when no identifier was sent. */
@@ -159,10 +180,15 @@ export function coverageView({
   now: Date;
 }): LicenseCoverage {
   const covers = coversProduct(product, productId);
+  const standing = expiryStanding(license, now);
   return {
     found: true,
     covers,
-    status: effectiveStatus(license, now),
+    status: standing.status,
+    in_grace: standing.in_grace,
+    grace_ends_at: iso(standing.grace_ends_at),
+    // Only while the strategy limits the versions (past the expiry and the grace).
+    updates_until: standing.limitsVersions ? iso(standing.updates_until) : null,
     // A bundle key sees only all-plans files of the bundle's products (spec 4.4 rule 5).
     plan_id: covers && license.product_id === productId ? license.plan_id : null,
     expires_at: iso(license.expires_at),
@@ -179,6 +205,9 @@ export function unknownKeyCoverageView(identifierSent: boolean): LicenseCoverage
     found: false,
     covers: false,
     status: null,
+    in_grace: false,
+    grace_ends_at: null,
+    updates_until: null,
     plan_id: null,
     expires_at: null,
     auto_renew: false,

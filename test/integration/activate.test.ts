@@ -34,6 +34,9 @@ describe('spec 4.1 POST /licenses/activate', () => {
         expires_at: null,
         identifier: 'example.com',
         lease_expires_at: null,
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       },
     });
   });

@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { connectDatabase } from '../../libs/database/index.js';
@@ -22,6 +23,7 @@ const terms = {
   lease_seconds: null,
   exempt_identifiers: [],
   exempt_limit: 3,
+  ...defaultExpiryTerms,
 };
 
 describeStoreContract(

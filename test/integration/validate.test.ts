@@ -29,6 +29,9 @@ describe('spec 4.2 POST /licenses/validate', () => {
         expires_at: null,
         identifier_activated: true,
         lease_expires_at: null,
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       },
     });
   });
@@ -74,6 +77,9 @@ describe('spec 4.2 POST /licenses/validate', () => {
           expires_at: null,
           identifier_activated: false,
           lease_expires_at: null,
+          in_grace: false,
+          grace_ends_at: null,
+          updates_until: null,
         },
       });
     });

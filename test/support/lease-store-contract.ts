@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { randomBytes } from 'node:crypto';
 import type { NewActivation } from '../../services/license/activation-store.js';
 import type { NewLicense } from '../../services/license/license-store.js';
@@ -235,6 +236,7 @@ export function describeLeaseStores(implementation: string, open: OpenStores): v
           lease_seconds: null,
           exempt_identifiers: [],
           exempt_limit: 3,
+          ...defaultExpiryTerms,
         },
       });
       if (created.outcome !== 'created') throw new Error('not created');

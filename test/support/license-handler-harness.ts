@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  defaultExpiryTerms,
   internalError,
   type ActivationType,
   type CallContext,
@@ -73,8 +74,16 @@ export const abandoned: CallContext = {
   },
 };
 
-/** A plan's settings as the contract defaults them: no lease, no exempt identifiers. */
-export const PLAN_DEFAULTS = { lease_seconds: null, exempt_identifiers: [], exempt_limit: 3 };
+/**
+ * A plan's settings as the contract defaults them: no lease, no exempt identifiers, the spec's
+ * expiry (revoke, no grace).
+ */
+export const PLAN_DEFAULTS = {
+  lease_seconds: null,
+  exempt_identifiers: [],
+  exempt_limit: 3,
+  ...defaultExpiryTerms,
+};
 
 /**
  * The service's domain events as it publishes them in production (events.ts `publishedEvents`),

@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { randomBytes } from 'node:crypto';
 import type { TaskRunRecord } from '../../services/license/records.js';
 import {
@@ -26,6 +27,7 @@ export function describePlanAndAttemptStores(implementation: string, open: OpenS
       activation_type: 'domain' as const,
       activation_limit: 25,
       ...NO_LEASE,
+      ...defaultExpiryTerms,
     });
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {

@@ -32,6 +32,9 @@ const validation = (valid: boolean, identifier_activated: boolean, status = 'act
   activation_type: 'domain' as const,
   identifier_activated,
   lease_expires_at: null,
+  in_grace: false,
+  grace_ends_at: null,
+  updates_until: null,
 });
 
 describe('EDD requests', () => {

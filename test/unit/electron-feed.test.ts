@@ -78,6 +78,9 @@ const covering: LicenseCoverage = {
   expires_at: null,
   auto_renew: false,
   next_payment_at: null,
+  in_grace: false,
+  grace_ends_at: null,
+  updates_until: null,
   identifier_activated: null,
   identifier: null,
 };

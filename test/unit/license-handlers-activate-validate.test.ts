@@ -35,6 +35,9 @@ describe('spec 4.1 activate', () => {
       expires_at: FUTURE,
       identifier: 'example.com',
       lease_expires_at: null,
+      in_grace: false,
+      grace_ends_at: null,
+      updates_until: null,
     });
   });
 
@@ -228,6 +231,9 @@ describe('spec 4.2 validate', () => {
         expires_at: null,
         identifier_activated: false,
         lease_expires_at: null,
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       });
       expect((await validate({ license_key: 'unknown-key' })).identifier_activated).toBe(false);
     });
@@ -266,6 +272,9 @@ describe('spec 4.2 validate', () => {
         expires_at: FUTURE,
         identifier_activated: true,
         lease_expires_at: null,
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       });
     });
   });

@@ -184,6 +184,9 @@ const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => 
   auto_renew: true,
   next_payment_at: '2030-12-25T00:00:00.000Z',
   identifier_activated: null,
+  in_grace: false,
+  grace_ends_at: null,
+  updates_until: null,
   ...overrides,
 });
 
