@@ -228,6 +228,11 @@ export const SelectFileRequest = z.strictObject({
   file_id: Id.nullable().default(null),
   channel: ReleaseChannel.default('stable'),
   rollout: RolloutCaller.nullable().default(null),
+  /**
+   * An expired license its plan keeps (docs/api-decisions.md, "Expiry strategies"): only
+   * versions released on or before this time count, a pinned file's too. Null: any.
+   */
+  updates_until: Timestamp.nullable().default(null),
 });
 export const SelectedFile = z.object({
   product: Product,

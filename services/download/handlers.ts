@@ -106,6 +106,7 @@ export function createDownloadHandlers({
       plan_id: access.planId,
       file_id: request.file?.id ?? null,
       channel: request.channel,
+      updates_until: access.updatesUntil,
       rollout:
         request.license_key !== null && coverage?.covers
           ? { license_key: request.license_key, identifier: coverage.identifier }

@@ -17,6 +17,11 @@ export interface ReleaseAudience {
   channels: ReadonlySet<ReleaseChannel>;
   /** 0 to 99; null for a caller without a covering key, who gets only fully rolled-out versions. */
   bucket: number | null;
+  /**
+   * The last release day (`Y-m-d`, spec 2.6 `date`) of the versions the caller gets: an expired
+   * license its plan keeps (docs/api-decisions.md, "Expiry strategies"). Absent or null: any.
+   */
+  updatesUntil?: string | null;
 }
 
 /** The operating system and processor a desktop updater asks for; null: any file. */
@@ -66,16 +71,20 @@ export function audienceOf({
   planId,
   channel,
   rollout,
+  updatesUntil = null,
 }: {
   planId: number | null;
   channel: ReleaseChannel;
   /** The covering key and its normalised identifier; null without a covering key. */
   rollout: { licenseKey: string; identifier: string | null } | null;
+  /** The last release day the caller gets (`ReleaseAudience`); null: any. */
+  updatesUntil?: string | null;
 }): ReleaseAudience {
   return {
     planId,
     channels: channelsSeenBy(channel),
     bucket: rollout ? rolloutBucket(rollout.licenseKey, rollout.identifier) : null,
+    updatesUntil,
   };
 }
 

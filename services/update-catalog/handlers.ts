@@ -5,7 +5,13 @@ import type { CatalogEvents } from './events.js';
 import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { audienceOf } from './audience.js';
 import { createFeedHandlers } from './feeds/feed-handlers.js';
-import { chooseRelease, pinnedRelease, planScope, reportedLicenseState } from './releases.js';
+import {
+  chooseRelease,
+  pinnedRelease,
+  planScope,
+  reportedLicenseState,
+  updatesUntilDay,
+} from './releases.js';
 import type { CatalogStores } from './stores.js';
 import {
   fileView,
@@ -215,9 +221,17 @@ export function createUpdateCatalogHandlers({
     },
 
     // ---- Spec 4.4 ----
-    'update-catalog.selectFile': async ({ product_id, plan_id, file_id, channel, rollout }) => {
+    'update-catalog.selectFile': async ({
+      product_id,
+      plan_id,
+      file_id,
+      channel,
+      rollout,
+      updates_until,
+    }) => {
       const found = await releases.find(product_id);
       if (!found) throw LicensingError.from(notFound('Product', product_id));
+      const updatesUntil = updates_until === null ? null : updates_until.slice(0, 10);
       const chosen =
         file_id === null
           ? release(found, {
@@ -227,8 +241,9 @@ export function createUpdateCatalogHandlers({
                 licenseKey: rollout.license_key,
                 identifier: rollout.identifier,
               },
+              updatesUntil,
             })
-          : pinnedRelease({ ...found, fileId: file_id, planId: plan_id });
+          : pinnedRelease({ ...found, fileId: file_id, planId: plan_id, updatesUntil });
       return selectedFileView(found.product, chosen);
     },
 
@@ -246,20 +261,26 @@ export function createUpdateCatalogHandlers({
       const coverage = license_key
         ? await transport.call('license.coverage', { license_key, product_id, identifier })
         : null;
-      const chosen = release(found, {
+      const audience = {
         planId: planScope(coverage),
         channel,
         rollout:
           license_key && coverage?.covers
             ? { licenseKey: license_key, identifier: coverage.identifier }
             : null,
-      });
+      };
+      const updatesUntil = updatesUntilDay(coverage);
+      const chosen = release(found, { ...audience, updatesUntil });
       if (!chosen) return noUpdateView(product);
+      // A kept expired license gets the newest version released by its expiry, and is told of
+      // a newer one, which a renewal brings (docs/api-decisions.md, "Expiry strategies").
+      const newest = updatesUntil === null ? null : release(found, audience);
       return updateView({
         product,
         release: chosen,
         downloadsUrl: downloads_url,
         licenseState: reportedLicenseState(coverage),
+        newer: newest && newest.version.id !== chosen.version.id ? newest.version.version : null,
       });
     },
   };

@@ -28,7 +28,9 @@ const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => 
 function decide(
   access: DownloadAccess,
   request: Partial<Omit<AccessRequest, 'access'>> = {},
-): { ok: true; planId: number | null } | { code: string; status: number } {
+):
+  | { ok: true; planId: number | null; updatesUntil: string | null }
+  | { code: string; status: number } {
   const decision = decideDownloadAccess({
     access,
     keySent: request.keySent ?? request.coverage !== null,
@@ -69,28 +71,32 @@ describe('spec 2.6: public downloads', () => {
     expect(decide('public', { keySent: false, coverage: null })).toEqual({
       ok: true,
       planId: null,
+      updatesUntil: null,
     });
   });
 
   test('a covering key only scopes the file to its plan; any other key is as good as none', () => {
-    expect(decide('public')).toEqual({ ok: true, planId: 7 });
+    expect(decide('public')).toEqual({ ok: true, planId: 7, updatesUntil: null });
     expect(decide('public', { coverage: coverage({ status: 'expired' }) })).toEqual({
       ok: true,
       planId: 7,
+      updatesUntil: null,
     });
     expect(decide('public', { coverage: coverage({ found: false, covers: false }) })).toEqual({
       ok: true,
       planId: null,
+      updatesUntil: null,
     });
     expect(decide('public', { coverage: coverage({ covers: false, plan_id: null }) })).toEqual({
       ok: true,
       planId: null,
+      updatesUntil: null,
     });
   });
 
   test('an identifier is not checked', () => {
     const request = { identifierSent: true, coverage: coverage({ identifier_activated: false }) };
-    expect(decide('public', request)).toEqual({ ok: true, planId: 7 });
+    expect(decide('public', request)).toEqual({ ok: true, planId: 7, updatesUntil: null });
   });
 });
 
@@ -151,7 +157,11 @@ describe.each<DownloadAccess>(['license_key', 'activated_identifier'])(
     });
 
     test('an activated identifier: served, with the plan of the license', () => {
-      expect(decide(access, withIdentifier(true))).toEqual({ ok: true, planId: 7 });
+      expect(decide(access, withIdentifier(true))).toEqual({
+        ok: true,
+        planId: 7,
+        updatesUntil: null,
+      });
     });
 
     test('a bundle key (covering, no plan of its own here): served with all-plans files', () => {
@@ -159,6 +169,7 @@ describe.each<DownloadAccess>(['license_key', 'activated_identifier'])(
       expect(decide(access, { identifierSent: true, coverage: bundle })).toEqual({
         ok: true,
         planId: null,
+        updatesUntil: null,
       });
     });
   },
@@ -166,7 +177,7 @@ describe.each<DownloadAccess>(['license_key', 'activated_identifier'])(
 
 describe('the identifier rule that differs', () => {
   test('License key: no identifier is fine', () => {
-    expect(decide('license_key')).toEqual({ ok: true, planId: 7 });
+    expect(decide('license_key')).toEqual({ ok: true, planId: 7, updatesUntil: null });
   });
 
   test('License key + activated identifier: no identifier is ACTIVATION_REQUIRED (403)', () => {

@@ -12,6 +12,7 @@ import {
   chooseRelease,
   planScope,
   reportedLicenseState,
+  updatesUntilDay,
   type Release,
   type ReportedLicenseState,
 } from '../releases.js';
@@ -71,6 +72,7 @@ export function releaseFor(
   const { versions, files } = context.releases;
   const audience = audienceOf({
     planId: planScope(context.coverage),
+    updatesUntil: updatesUntilDay(context.coverage),
     channel,
     rollout: rolloutOf(context),
   });
@@ -90,6 +92,7 @@ export function newestOfEachChannel(
   const { versions, files } = context.releases;
   const base = audienceOf({
     planId: planScope(context.coverage),
+    updatesUntil: updatesUntilDay(context.coverage),
     channel: 'stable',
     rollout: rolloutOf(context),
   });
@@ -120,6 +123,7 @@ export function offeredReleases(
   const audience = {
     ...audienceOf({
       planId: planScope(context.coverage),
+      updatesUntil: updatesUntilDay(context.coverage),
       channel: 'stable',
       rollout: rolloutOf(context),
     }),
