@@ -254,6 +254,7 @@ export function activationHandlers(
           at: decision.lease.issuedAt,
           leaseSeconds: license!.lease_seconds,
           leaseExpiresAt: decision.activationLeaseEnd,
+          asRead: { status: license!.status, expires_at: license!.expires_at },
         });
         if (recorded) {
           return checkoutView({
