@@ -161,14 +161,23 @@ export class MemoryLicenseStore extends MemoryActivationStore implements License
     return copy(license);
   }
 
-  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
+  async pastDue({
+    now,
+    limit,
+    graceDays = new Map(),
+  }: {
+    now: Date;
+    limit: number;
+    graceDays?: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]> {
     await roundTrip();
+    const graceMs = (planId: number) => (graceDays.get(planId) ?? 0) * 86_400_000;
     return [...this.table.byKey.values()]
       .filter(
         (license) =>
           license.status === 'active' &&
           license.expires_at !== null &&
-          license.expires_at.getTime() <= now.getTime(),
+          license.expires_at.getTime() + graceMs(license.plan_id) <= now.getTime(),
       )
       .slice(0, limit)
       .map(copy);

@@ -130,9 +130,14 @@ export interface LicenseStore extends ActivationStore {
 
   /**
    * Spec 3.1, the expiry task's selection: up to `limit` active licenses whose expiry date is
-   * `now` or earlier.
+   * `now` or earlier; for a license of a plan in `graceDays` (plan id to its grace days), whose
+   * expiry plus those days is (docs/api-decisions.md, "Expiry strategies").
    */
-  pastDue(query: { now: Date; limit: number }): Promise<LicenseRecord[]>;
+  pastDue(query: {
+    now: Date;
+    limit: number;
+    graceDays?: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]>;
 
   /**
    * Spec 3.1: the licenses given, as `pastDue` read them at `now`, become `expired` in one write,

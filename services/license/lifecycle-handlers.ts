@@ -38,6 +38,7 @@ export interface LifecycleHandlerDeps extends TaskStores {
 /** A license over time: plan changes and renewals (spec 3.3), the scheduled tasks (2.5, 3.1). */
 export function lifecycleHandlers({
   licenses,
+  plans,
   rejectedAttempts,
   taskRuns,
   clock,
@@ -137,7 +138,7 @@ export function lifecycleHandlers({
       const ranAt = clock();
       const affected = await runScheduledTask({
         name,
-        stores: { licenses, rejectedAttempts, taskRuns },
+        stores: { licenses, plans, rejectedAttempts, taskRuns },
         events,
         trigger: 'on-demand',
         now: ranAt,

@@ -20,6 +20,8 @@ import {
 } from './mongo-license-documents.js';
 import type { LicenseRecord } from './records.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /**
  * The license store: a license issued, changed, moved to a plan, renewed and expired, with its
  * activations' claims, releases, leases and checks (MongoActivationStore), on the licenses
@@ -217,10 +219,29 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
     return doc && licenseRecord(doc);
   }
 
-  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
+  async pastDue({
+    now,
+    limit,
+    graceDays = new Map(),
+  }: {
+    now: Date;
+    limit: number;
+    graceDays?: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]> {
+    // A plan with grace days: its licenses are due once their grace has ended too.
+    const graced = [...graceDays].map(([plan_id, days]) => ({
+      plan_id,
+      expires_at: { $lte: new Date(now.getTime() - days * DAY_MS) },
+    }));
     const docs = await this.licenses
       .find(
-        { status: 'active', expires_at: { $ne: null, $lte: now } },
+        {
+          status: 'active',
+          expires_at: { $ne: null, $lte: now },
+          ...(graced.length === 0
+            ? {}
+            : { $or: [{ plan_id: { $nin: [...graceDays.keys()] } }, ...graced] }),
+        },
         { projection: WITHOUT_ACTIVATIONS },
       )
       .limit(limit)

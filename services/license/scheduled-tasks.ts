@@ -8,7 +8,7 @@ import type { BeforeEachWrite, LicenseStores } from './stores.js';
 export const REJECTED_ATTEMPT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 
 /** The stores the tasks work on. */
-export type TaskStores = Pick<LicenseStores, 'licenses' | 'rejectedAttempts'>;
+export type TaskStores = Pick<LicenseStores, 'licenses' | 'rejectedAttempts' | 'plans'>;
 
 /** What a task works with: the stores, and where its domain events go. */
 export interface TaskDeps {
@@ -28,7 +28,8 @@ export const EXPIRY_BATCH = 500;
  * `expired` (rules.ts `effectiveStatus`). A batch of licenses selected by the rule is expired in
  * one write whose every update's condition is the rule as read, so a license renewed meanwhile
  * is left alone, replicas running it at once expire each once, and a run cut short is simply
- * done again.
+ * done again. A license of a plan with grace days expires, and is announced, once its grace has
+ * ended (docs/api-decisions.md, "Expiry strategies"): the plans' grace days as they are now.
  */
 export async function expireLicenses(
   { stores, events }: TaskDeps,
@@ -36,8 +37,11 @@ export async function expireLicenses(
   batchSize = EXPIRY_BATCH,
 ): Promise<number> {
   let expired = 0;
+  const graceDays = new Map(
+    (await stores.plans.list()).filter((p) => p.grace_days > 0).map((p) => [p.id, p.grace_days]),
+  );
   for (;;) {
-    const due = await stores.licenses.pastDue({ now, limit: batchSize });
+    const due = await stores.licenses.pastDue({ now, limit: batchSize, graceDays });
     const written =
       due.length === 0 ? [] : await stores.licenses.expirePastDue({ licenses: due, now });
     for (const license of written) events.licenseExpired({ license, at: now });
