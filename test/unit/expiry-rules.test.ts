@@ -1,4 +1,5 @@
-import type { ExpiryStrategy, ExpiryTerms } from '../../libs/contracts/index.js';
+import type { ExpiryStrategy, ExpiryTerms, RenewalBasis } from '../../libs/contracts/index.js';
+import { renewalExpiry } from '../../services/license/lifecycle-rules.js';
 import { decideActivation, decideValidation } from '../../services/license/activation-rules.js';
 import { decideCheckout } from '../../services/license/checkout-rules.js';
 import { expiryStanding, graceEndsAt } from '../../services/license/expiry-rules.js';
@@ -169,5 +170,42 @@ describe('expiry strategies in activate, validate and license files', () => {
     const kept = file('maintain', afterGrace);
     expect(kept.ok && kept.lease.expiresAt).toEqual(new Date(afterGrace.getTime() + 30 * DAY_MS));
     expect(file('revoke', afterGrace)).toMatchObject({ ok: false });
+  });
+});
+
+describe('renewal basis: where extend_days counts the new expiry from (renewalExpiry)', () => {
+  const renew = (basis: RenewalBasis, old: Date | null, now: Date) =>
+    renewalExpiry({ request: { extend_days: 30 }, expiresAt: old, basis, now });
+  const plus30 = (date: Date) => new Date(date.getTime() + 30 * DAY_MS);
+
+  test.each([
+    ['from_expiry', before, expiresAt],
+    ['from_expiry', afterGrace, expiresAt],
+    ['from_now', before, before],
+    ['from_now', afterGrace, afterGrace],
+    ['from_now_if_expired', before, expiresAt],
+    ['from_now_if_expired', afterGrace, afterGrace],
+  ] as const)('%s at %s counts from %s', (basis, now, from) => {
+    expect(renew(basis, expiresAt, now)).toEqual({ ok: true, expiresAt: plus30(from) });
+  });
+
+  test('a license without expiry counts from now; exactly one of expires_at and extend_days', () => {
+    expect(renew('from_expiry', null, before)).toEqual({ ok: true, expiresAt: plus30(before) });
+    const both = renewalExpiry({
+      request: { extend_days: 1, expires_at: afterGrace },
+      expiresAt,
+      basis: 'from_expiry',
+      now: before,
+    });
+    expect(both).toMatchObject({ ok: false, refusal: { code: 'INVALID_REQUEST' } });
+    const neither = renewalExpiry({ request: {}, expiresAt, basis: 'from_now', now: before });
+    expect(neither).toMatchObject({ ok: false, refusal: { code: 'INVALID_REQUEST' } });
+    const sent = renewalExpiry({
+      request: { expires_at: afterGrace },
+      expiresAt,
+      basis: 'from_now',
+      now: before,
+    });
+    expect(sent).toEqual({ ok: true, expiresAt: afterGrace });
   });
 });
