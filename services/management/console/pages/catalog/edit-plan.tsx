@@ -6,6 +6,8 @@ import { Input } from '../../shared/components/fields.js';
 import { termsBody, termsDraftOf, type PlanTermsDraft } from './plan-terms.js';
 import { PLAN_WORDS } from '../../shared/words/words.js';
 import { TermsFields, termsReady } from './terms-fields.js';
+import { ExpiryFields, expiryReady } from './expiry-fields.js';
+import { expiryBody, expiryDraftOf, type ExpiryTermsDraft } from './expiry-terms.js';
 import { EditPanel } from '../../shared/components/edit-panel.js';
 
 /**
@@ -24,11 +26,12 @@ export function EditPlan({
   const api = useApi();
   const [name, setName] = useState(plan.name);
   const [terms, setTerms] = useState<PlanTermsDraft>(() => termsDraftOf(plan));
+  const [expiry, setExpiry] = useState<ExpiryTermsDraft>(() => expiryDraftOf(plan));
   const save = async () => {
     // Every field, so the request is never an empty PATCH, which the API refuses.
     const saved = await api.call('updatePlan', {
       params: { id: plan.id },
-      body: { name: name.trim(), ...termsBody(terms) },
+      body: { name: name.trim(), ...termsBody(terms), ...expiryBody(expiry) },
     });
     onSaved(saved);
   };
@@ -36,7 +39,7 @@ export function EditPlan({
     <EditPanel
       label={`Edit plan ${plan.name}`}
       first="name"
-      ready={name.trim() !== '' && termsReady(terms)}
+      ready={name.trim() !== '' && termsReady(terms) && expiryReady(expiry)}
       save={save}
       onCancel={onCancel}
     >
@@ -44,6 +47,7 @@ export function EditPlan({
         <Input name="name" required maxLength={255} value={name} onValue={setName} />
       </Field>
       <TermsFields draft={terms} onDraft={setTerms} />
+      <ExpiryFields draft={expiry} onDraft={setExpiry} />
       <p class="hint">
         {PLAN_WORDS.takenWhen} {PLAN_WORDS.fixed}
       </p>

@@ -9,6 +9,8 @@ import { NEW_PLAN_TERMS, termsBody, type PlanTermsDraft } from './plan-terms.js'
 import { ACTIVATION_TYPE_WORDS, PLAN_WORDS } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
 import { TermsFields, termsReady } from './terms-fields.js';
+import { ExpiryFields, expiryReady } from './expiry-fields.js';
+import { NEW_EXPIRY_TERMS, expiryBody, type ExpiryTermsDraft } from './expiry-terms.js';
 
 /** A new plan: its name, activation type and limit, which stay as created, and its terms. */
 export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
@@ -18,6 +20,7 @@ export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
   const [type, setType] = useState<ActivationType>('domain');
   const [limit, setLimit] = useState('1');
   const [terms, setTerms] = useState<PlanTermsDraft>(NEW_PLAN_TERMS);
+  const [expiry, setExpiry] = useState<ExpiryTermsDraft>(NEW_EXPIRY_TERMS);
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -28,10 +31,12 @@ export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
           activation_type: type,
           activation_limit: Number(limit),
           ...termsBody(terms),
+          ...expiryBody(expiry),
         },
       });
       setName('');
       setTerms(NEW_PLAN_TERMS);
+      setExpiry(NEW_EXPIRY_TERMS);
       onSaved(plan);
       return `Created ${plan.name}.`;
     });
@@ -56,10 +61,17 @@ export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
         </Field>
       </div>
       <TermsFields draft={terms} onDraft={setTerms} />
+      <ExpiryFields draft={expiry} onDraft={setExpiry} />
       <p class="hint">{PLAN_WORDS.takenWhen}</p>
       <button
         type="submit"
-        disabled={action.busy || name.trim() === '' || !isLimit(limit) || !termsReady(terms)}
+        disabled={
+          action.busy ||
+          name.trim() === '' ||
+          !isLimit(limit) ||
+          !termsReady(terms) ||
+          !expiryReady(expiry)
+        }
       >
         Create plan
       </button>
