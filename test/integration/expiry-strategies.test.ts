@@ -248,6 +248,45 @@ describe('a backdated version', () => {
   });
 });
 
+describe('a plan change applies live', () => {
+  test('PATCH a plan from revoke to maintain: its expired license is valid at once; bad grace refused', async () => {
+    const { key, plan } = await system.license({
+      expires_at: new Date(Date.now() - DAY).toISOString(),
+    });
+    const validate = async () =>
+      (await system.post('validate', { license_key: key })).body.data as Record<string, unknown>;
+    expect(await validate()).toMatchObject({ valid: false, updates_until: null });
+    const patched = await admin.patch(`/plans/${plan.id}`, {
+      expiry_strategy: 'maintain',
+      renewal_basis: 'from_now',
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({
+      expiry_strategy: 'maintain',
+      renewal_basis: 'from_now',
+    });
+    expect(await validate()).toMatchObject({ valid: true, status: 'expired' });
+    const refused = await admin.patch(`/plans/${plan.id}`, { grace_days: -1 });
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
+  });
+
+  test('a renewal by extend_days counts from the basis of the plan: from now', async () => {
+    const { key, plan } = await system.license({
+      expires_at: new Date(Date.now() - 10 * DAY).toISOString(),
+    });
+    await admin.patch(`/plans/${plan.id}`, { renewal_basis: 'from_now' });
+    const before = Date.now();
+    const renewed = await admin.post(`/licenses/${key}/renewals`, {
+      extend_days: 30,
+      source: 'gateway',
+    });
+    expect(renewed.status).toBe(200);
+    const expires = new Date(renewed.body.data.expires_at as string).getTime();
+    expect(expires).toBeGreaterThanOrEqual(before + 30 * DAY - 1000);
+    expect(renewed.body.data.status).toBe('active');
+  });
+});
+
 describe('plans stored before expiry terms', () => {
   test('a plan document without the fields reads as revoke, no grace, and answers as before', async () => {
     const db = await databaseOf(system, 'license');

@@ -239,6 +239,9 @@ describe('plans (spec 2.1)', () => {
       lease_seconds: null,
       exempt_identifiers: [],
       exempt_limit: 3,
+      expiry_strategy: 'revoke',
+      grace_days: 0,
+      renewal_basis: 'from_expiry',
       created_at: expect.any(String),
     });
     expect(res.headers.location).toBe(`${BASE}/plans/${res.body.data.id}`);
