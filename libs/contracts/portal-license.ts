@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ActivationType, Id, LicenseStatus, Timestamp } from './shared.js';
 import { Activation } from './license-views.js';
+import { ExpiryStanding } from './license-operations.js';
 
 /**
  * The customer portal's view of a license (spec 1, 2.3): read-only, for its holder. No IP
@@ -22,5 +23,7 @@ export const PortalLicense = z.object({
   activations: z.array(Activation.omit({ ip: true, last_checkout_at: true })),
   /** Whether its activations lapse unless in use (the portal says they renew while in use). */
   lease_seconds: z.number().int().positive().nullable(),
+  /** What its plan's expiry terms give it (docs/api-decisions.md, "Expiry strategies"). */
+  ...ExpiryStanding.shape,
 });
 export type PortalLicense = z.infer<typeof PortalLicense>;

@@ -174,6 +174,21 @@ describe.each(cases)('%s, %s', (strategy, phase) => {
     });
   });
 
+  test('portal', async () => {
+    const res = await system
+      .api()
+      .post(`${API_BASE}/portal/license`)
+      .type('form')
+      .send({ license_key: license().key });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      status: expired ? 'expired' : 'active',
+      in_grace: phase === 'in grace',
+      grace_ends_at: graceEnd(license().expires_at),
+      updates_until: kept(strategy) ? license().expires_at : null,
+    });
+  });
+
   test('update check', async () => {
     const res = await system
       .api()
