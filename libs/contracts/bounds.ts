@@ -32,6 +32,7 @@ export const domainEventTypes = [
   'license.created',
   'license.updated',
   'license.expired',
+  'license.grace_started',
   'license.renewed',
   'license.plan_changed',
   'activation.created',

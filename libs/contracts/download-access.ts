@@ -34,8 +34,7 @@ export interface AccessRequest {
  * reason).
  */
 export type AccessDecision =
-  | { ok: true; planId: number | null; updatesUntil: string | null }
-  | Refused;
+  { ok: true; planId: number | null; updatesUntil: string | null } | Refused;
 
 /**
  * Spec 4.5, every rule, checked in this order (docs/api-decisions.md):

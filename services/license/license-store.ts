@@ -146,4 +146,16 @@ export interface LicenseStore extends ActivationStore {
    * licenses this write expired, as written.
    */
   expirePastDue(batch: { licenses: LicenseRecord[]; now: Date }): Promise<LicenseRecord[]>;
+
+  /**
+   * Expiry strategies: marks, once per expiry date, up to `limit` active licenses of the plans in
+   * `graceDays` whose expiry is `now` or earlier and whose grace has not ended, as having entered
+   * their grace. Each mark is one conditional update, so of runs at once each license is marked by
+   * one, and a renewal (a new expiry) lets it be marked again. The licenses this call marked.
+   */
+  startGrace(query: {
+    now: Date;
+    limit: number;
+    graceDays: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]>;
 }

@@ -59,6 +59,8 @@ export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'custo
   metadata: MetadataEntry[];
   /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
   activations_bytes: number;
+  /** The expiry whose grace `license.grace_started` announced (absent: none yet). */
+  grace_started_for?: Date | null;
   /**
    * The ids of the last checks counted (activation-store.ts `RECENT_CHECKS`), so a request delivered again
    * is not counted again; licenses stored before have none.

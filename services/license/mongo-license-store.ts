@@ -11,6 +11,7 @@ import type {
 } from './license-store.js';
 import type { LicenseDocument } from './models.js';
 import { MongoActivationStore } from './mongo-activation-store.js';
+import { startGrace as markGraceStarted } from './mongo-grace-marks.js';
 import {
   LEASED,
   WITHOUT_ACTIVATIONS,
@@ -282,6 +283,14 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       expired = due.filter((license) => keys.has(license.license_key));
     }
     return expired.map((license) => ({ ...license, status: 'expired' }));
+  }
+
+  startGrace(query: {
+    now: Date;
+    limit: number;
+    graceDays: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]> {
+    return markGraceStarted(this.licenses, query);
   }
 }
 

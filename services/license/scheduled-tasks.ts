@@ -40,6 +40,7 @@ export async function expireLicenses(
   const graceDays = new Map(
     (await stores.plans.list()).filter((p) => p.grace_days > 0).map((p) => [p.id, p.grace_days]),
   );
+  await announceGraceStarted({ stores, events }, now, graceDays, batchSize);
   for (;;) {
     const due = await stores.licenses.pastDue({ now, limit: batchSize, graceDays });
     const written =
@@ -48,6 +49,29 @@ export async function expireLicenses(
     expired += written.length;
     // A short batch was the last; one that expired nothing cannot make progress.
     if (due.length < batchSize || written.length === 0) return expired;
+  }
+}
+
+/**
+ * Expiry strategies (docs/api-decisions.md): a license past its expiry on a plan with grace days
+ * is announced once per expiry date as `license.grace_started` by the expiry task's run that
+ * first finds it so (each license marked by one conditional update). It is not counted as
+ * changed: its status stays `active` until its grace ends.
+ */
+async function announceGraceStarted(
+  { stores, events }: TaskDeps,
+  now: Date,
+  graceDays: ReadonlyMap<number, number>,
+  batchSize: number,
+): Promise<void> {
+  for (;;) {
+    const marked = await stores.licenses.startGrace({ now, limit: batchSize, graceDays });
+    for (const license of marked) {
+      const days = graceDays.get(license.plan_id)!;
+      const graceEndsAt = new Date(license.expires_at!.getTime() + days * 86_400_000);
+      events.licenseGraceStarted({ license, graceEndsAt, at: now });
+    }
+    if (marked.length < batchSize) return;
   }
 }
 

@@ -98,6 +98,17 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
     const keys = events.ofType('license.expired').map((e) => e.data.license_key);
     expect(keys).toContain(pastGrace);
     expect(keys).not.toContain(inGrace);
+    // The license entering its grace is announced, once per expiry date.
+    const graced = events
+      .ofType('license.grace_started')
+      .filter((e) => e.data.license_key === inGrace);
+    expect(graced.map((e) => e.data.grace_ends_at)).toHaveLength(1);
+    expect(graced[0]!.data).toMatchObject({ status: 'active', license_key: inGrace });
+    const again = recordedEvents();
+    await expireLicenses({ stores, events: again }, new Date());
+    expect(again.ofType('license.grace_started').map((e) => e.data.license_key)).not.toContain(
+      inGrace,
+    );
   });
 
   test('spec 3.1: validate reports expired before and after the task alike', async () => {
