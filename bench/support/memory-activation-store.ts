@@ -6,6 +6,7 @@ import {
   type LapsedRelease,
   type MatchingCheck,
   type NewActivation,
+  type UsableAsRead,
 } from '../../services/license/activation-store.js';
 import { activationBytes } from '../../services/license/mongo-license-documents.js';
 import {
@@ -15,6 +16,15 @@ import {
 } from '../../services/license/records.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { liveAt, roundTrip, unexpiredAt, type MemoryLicenseTable } from './memory-license-table.js';
+
+/** As mongo-activation-store.ts `usableFilter`: as read, or active and unexpired at `now`. */
+function usable(license: LicenseRecord, asRead: UsableAsRead | undefined, now: Date): boolean {
+  if (!asRead) return license.status === 'active' && unexpiredAt(license, now);
+  return (
+    license.status === asRead.status &&
+    license.expires_at?.getTime() === asRead.expires_at?.getTime()
+  );
+}
 
 /**
  * The in-memory license store's share for activations (services/license/activation-store.ts):
@@ -78,10 +88,12 @@ export class MemoryActivationStore implements ActivationStore {
     licenseKey,
     activation,
     now,
+    asRead,
   }: {
     licenseKey: string;
     activation: NewActivation;
     now: Date;
+    asRead?: UsableAsRead;
   }): Promise<{ license: LicenseRecord; activation: ActivationRecord } | null> {
     await roundTrip();
     // From here to the return: one synchronous check-and-write, like the conditional update.
@@ -101,8 +113,7 @@ export class MemoryActivationStore implements ActivationStore {
     if (
       !license ||
       !list ||
-      license.status !== 'active' ||
-      !unexpiredAt(license, now) ||
+      !usable(license, asRead, now) ||
       list.some((a) => a.identifier_key === key) ||
       license.activations_bytes > MAX_ACTIVATION_BYTES - bytes ||
       !slotFree
@@ -212,16 +223,18 @@ export class MemoryActivationStore implements ActivationStore {
     at,
     leaseSeconds,
     leaseExpiresAt,
+    asRead,
   }: {
     licenseKey: string;
     identifier: string;
     at: Date;
     leaseSeconds: number | null;
     leaseExpiresAt: Date | null;
+    asRead?: UsableAsRead;
   }): Promise<boolean> {
     await roundTrip();
     const license = this.table.byKey.get(licenseKey);
-    if (!license || license.status !== 'active' || !unexpiredAt(license, at)) return false;
+    if (!license || !usable(license, asRead, at)) return false;
     if (license.lease_seconds !== leaseSeconds) return false;
     const key = identifierKey(identifier);
     const activation = this.table.activationsOf

@@ -161,14 +161,23 @@ export class MemoryLicenseStore extends MemoryActivationStore implements License
     return copy(license);
   }
 
-  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
+  async pastDue({
+    now,
+    limit,
+    graceDays = new Map(),
+  }: {
+    now: Date;
+    limit: number;
+    graceDays?: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]> {
     await roundTrip();
+    const graceMs = (planId: number) => (graceDays.get(planId) ?? 0) * 86_400_000;
     return [...this.table.byKey.values()]
       .filter(
         (license) =>
           license.status === 'active' &&
           license.expires_at !== null &&
-          license.expires_at.getTime() <= now.getTime(),
+          license.expires_at.getTime() + graceMs(license.plan_id) <= now.getTime(),
       )
       .slice(0, limit)
       .map(copy);
@@ -200,5 +209,38 @@ export class MemoryLicenseStore extends MemoryActivationStore implements License
     // One write, however many licenses it expires.
     if (expired.length > 0) this.counter.writes++;
     return expired;
+  }
+
+  /** The expiry whose grace was announced, by license key (mongo: `grace_started_for`). */
+  private readonly graceStartedFor = new Map<string, number>();
+
+  async startGrace({
+    now,
+    limit,
+    graceDays,
+  }: {
+    now: Date;
+    limit: number;
+    graceDays: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]> {
+    await roundTrip();
+    const marked = [...this.table.byKey.values()]
+      .filter((license) => {
+        const days = graceDays.get(license.plan_id);
+        const expiry = license.expires_at?.getTime();
+        return (
+          license.status === 'active' &&
+          days !== undefined &&
+          expiry !== undefined &&
+          expiry <= now.getTime() &&
+          expiry + days * 86_400_000 > now.getTime() &&
+          this.graceStartedFor.get(license.license_key) !== expiry
+        );
+      })
+      .slice(0, limit);
+    for (const license of marked) {
+      this.graceStartedFor.set(license.license_key, license.expires_at!.getTime());
+    }
+    return marked.map(copy);
   }
 }

@@ -36,6 +36,7 @@ export const domainEventTypes = [
   'license.created',
   'license.updated',
   'license.expired',
+  'license.grace_started',
   'license.renewed',
   'license.plan_changed',
   'activation.created',

@@ -252,6 +252,11 @@ export const SelectFileRequest = z.strictObject({
   rollout: RolloutCaller.nullable().default(null),
   /** The key's live entitlements: a version or file requiring another is not chosen. */
   entitlements: z.array(z.string()).default([]),
+  /**
+   * An expired license its plan keeps (docs/api-decisions.md, "Expiry strategies"): only
+   * versions released on or before this time count, a pinned file's too. Null: any.
+   */
+  updates_until: Timestamp.nullable().default(null),
 });
 export const SelectedFile = z.object({
   product: Product,
@@ -298,6 +303,14 @@ export const UpdateInfo = z.union([
     license_expires_at: Timestamp.nullable().optional(),
     auto_renew: z.boolean().optional(),
     next_payment_at: Timestamp.nullable().optional(),
+    /** A covering key: its plan's grace (docs/api-decisions.md, "Expiry strategies"). */
+    in_grace: z.boolean().optional(),
+    grace_ends_at: Timestamp.nullable().optional(),
+    /** A covering key whose expired license gets the versions released by its expiry. */
+    updates_until: Timestamp.optional(),
+    /** With `updates_until`: the newest version, which only a renewal brings. */
+    newer_version: z.string().optional(),
+    newer_requires: z.literal('renewal').optional(),
   }),
   z.strictObject({
     update_available: z.literal(false),

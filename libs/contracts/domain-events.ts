@@ -69,6 +69,11 @@ export const domainEventData = {
   }),
   /** The scheduled task of spec 3.1 found it past its expiry date. */
   'license.expired': LicenseFacts,
+  /**
+   * Expiry strategies (docs/api-decisions.md): the expiry task found it past its expiry date on a
+   * plan with grace days; it answers as active until `grace_ends_at`.
+   */
+  'license.grace_started': LicenseFacts.extend({ grace_ends_at: Timestamp }),
   /** Spec 3.3: a renewal moved its expiry. */
   'license.renewed': LicenseFacts.extend({ previous_expires_at: Timestamp.nullable() }),
   /** Spec 3.3: it moved to another plan (now, or by the renewal that applied a stored change). */
@@ -160,6 +165,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   eventOf('license.created'),
   eventOf('license.updated'),
   eventOf('license.expired'),
+  eventOf('license.grace_started'),
   eventOf('license.renewed'),
   eventOf('license.plan_changed'),
   eventOf('activation.created'),

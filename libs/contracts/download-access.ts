@@ -29,10 +29,13 @@ export interface AccessRequest {
 }
 
 /**
- * Allowed, with the plan whose restricted files the caller may get (null: all-plans files); or
- * refused with the error code the client gets (and the log's reason).
+ * Allowed, with the plan whose restricted files the caller may get (null: all-plans files) and,
+ * for an expired license its plan keeps, the time by which the versions it gets were released
+ * (`updatesUntil`, null: any); or refused with the error code the client gets (and the log's
+ * reason).
  */
-export type AccessDecision = { ok: true; planId: number | null } | Refused;
+export type AccessDecision =
+  { ok: true; planId: number | null; updatesUntil: string | null } | Refused;
 
 /**
  * Spec 4.5, every rule, checked in this order (docs/api-decisions.md):
@@ -41,7 +44,9 @@ export type AccessDecision = { ok: true; planId: number | null } | Refused;
  * key that exists and is active (LICENSE_INVALID), covers the product directly or through its
  * bundle (PRODUCT_MISMATCH), has not expired (LICENSE_EXPIRED); then an identifier when the
  * product demands one (ACTIVATION_REQUIRED), and any identifier sent must be activated on the
- * license after normalisation (ACTIVATION_NOT_FOUND).
+ * license after normalisation (ACTIVATION_NOT_FOUND). An expired license whose plan's expiry
+ * strategy keeps it (`maintain`, `restrict`: coverage's `updates_until`, docs/api-decisions.md
+ * "Expiry strategies") is not refused LICENSE_EXPIRED: it gets the versions released by then.
  */
 export function decideDownloadAccess(request: AccessRequest): AccessDecision {
   const { access, coverage } = request;
@@ -52,7 +57,12 @@ export function decideDownloadAccess(request: AccessRequest): AccessDecision {
     );
   }
   if (access === 'public') {
-    return { ok: true, planId: coverage?.covers ? coverage.plan_id : null };
+    const covering = coverage?.covers ? coverage : null;
+    return {
+      ok: true,
+      planId: covering ? covering.plan_id : null,
+      updatesUntil: covering ? covering.updates_until : null,
+    };
   }
   if (!request.keySent || coverage === null) {
     return refused('LICENSE_INVALID', 'This download needs a license key.');
@@ -66,7 +76,7 @@ export function decideDownloadAccess(request: AccessRequest): AccessDecision {
   if (!coverage.covers) {
     return refused('PRODUCT_MISMATCH', 'The license key is not for this product.');
   }
-  if (coverage.status === 'expired') {
+  if (coverage.status === 'expired' && coverage.updates_until === null) {
     return refused('LICENSE_EXPIRED', 'The license has expired.');
   }
   if (access === 'activated_identifier' && !request.identifierSent) {
@@ -78,7 +88,7 @@ export function decideDownloadAccess(request: AccessRequest): AccessDecision {
   if (request.identifierSent && coverage.identifier_activated !== true) {
     return refused('ACTIVATION_NOT_FOUND', 'The identifier is not activated on this license.');
   }
-  return { ok: true, planId: coverage.plan_id };
+  return { ok: true, planId: coverage.plan_id, updatesUntil: coverage.updates_until };
 }
 
 /** The entitlements a download decision goes by: a covering key's live ones, else none. */

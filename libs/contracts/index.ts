@@ -6,6 +6,7 @@ export * from './updaters.js';
 export * from './download.js';
 export * from './plans.js';
 export * from './entitlements.js';
+export * from './plan-expiry.js';
 export * from './license-operations.js';
 export * from './usage.js';
 export * from './license-views.js';

@@ -61,7 +61,14 @@ export type PlanChangeFacts = z.infer<typeof PlanChangeFacts>;
  */
 export const RenewLicenseRequest = z.strictObject({
   license_key: LicenseKey,
-  expires_at: Timestamp,
+  /** The new expiry; or, instead, `extend_days`. */
+  expires_at: Timestamp.optional(),
+  /**
+   * Days the renewal adds, counted from where the plan's `renewal_basis` says (the old expiry,
+   * now, or now when already expired; docs/api-decisions.md, "Expiry strategies"). Exactly one of
+   * `expires_at` and `extend_days` is sent.
+   */
+  extend_days: z.number().int().positive().max(36_500).optional(),
   source: z.enum(['checkout', 'gateway']),
   next_payment_at: Timestamp.nullable().optional(),
 });

@@ -13,6 +13,20 @@ import { EntitlementCodes } from './entitlements.js';
 
 // ---- Public license operations (spec 4.1 to 4.3) ----
 
+/**
+ * What the plan's expiry terms give the license now (docs/api-decisions.md, "Expiry
+ * strategies"): whether it is in its grace, when that ends, and the last release date of the
+ * versions it gets once expired; null where they do not apply.
+ */
+export const ExpiryStanding = z.object({
+  /** Past its expiry but within the plan's grace days: it answers as active. */
+  in_grace: z.boolean(),
+  /** Its expiry plus the plan's grace days; null without an expiry or grace days. */
+  grace_ends_at: Timestamp.nullable(),
+  /** Its expiry on a `maintain` or `restrict` plan; null on `revoke` or without an expiry. */
+  updates_until: Timestamp.nullable(),
+});
+
 export const ActivateRequest = z.strictObject({
   license_key: LicenseKey,
   identifier: NonEmptyShortText,
@@ -65,6 +79,7 @@ export const ActivationResult = z.object({
    */
   lease_expires_at: Timestamp.nullable(),
   entitlements: LiveEntitlements,
+  ...ExpiryStanding.shape,
 });
 export type ActivationResult = z.infer<typeof ActivationResult>;
 
@@ -90,6 +105,7 @@ export const ValidationResult = z.object({
   entitlements_missing: z.array(z.string()),
   /** `ENTITLEMENTS_MISSING` when `entitlements_missing` is not empty (`valid` is then false). */
   code: z.literal('ENTITLEMENTS_MISSING').nullable(),
+  ...ExpiryStanding.shape,
 });
 export type ValidationResult = z.infer<typeof ValidationResult>;
 
@@ -147,8 +163,19 @@ export type LicenseCoverageRequest = z.infer<typeof LicenseCoverageRequest>;
 export const LicenseCoverage = z.object({
   found: z.boolean(),
   covers: z.boolean(),
-  /** Reported status: an active license past its expiry date is `expired` (spec 3.1). */
+  /**
+   * Reported status: an active license past its expiry date is `expired` (spec 3.1), once past
+   * the plan's grace days.
+   */
   status: LicenseStatus.nullable(),
+  in_grace: z.boolean(),
+  grace_ends_at: Timestamp.nullable(),
+  /**
+   * Only while the plan's expiry strategy limits the versions (`maintain` or `restrict`, past the
+   * expiry and the grace): the license's expiry; the catalog and the download offer and serve
+   * only versions released on or before it. Null otherwise.
+   */
+  updates_until: Timestamp.nullable(),
   plan_id: Id.nullable(),
   expires_at: Timestamp.nullable(),
   auto_renew: z.boolean(),

@@ -20,8 +20,24 @@ export type PlainLicenseStatus = (typeof licenseStatuses)[number];
 /** The release channels (docs/updaters.md). */
 export type PlainReleaseChannel = (typeof releaseChannels)[number];
 
+/**
+ * What the plan's expiry terms give the license now (docs/api-decisions.md, "Expiry
+ * strategies"), in the activate and validate answers.
+ */
+export interface PlainExpiryStanding {
+  /** Past its expiry but within the plan's grace days: it answers as active. */
+  in_grace: boolean;
+  /** ISO 8601 timestamp: its expiry plus the grace days; `null` without an expiry or grace. */
+  grace_ends_at: string | null;
+  /**
+   * ISO 8601 timestamp: on a plan that keeps expired licenses working (`maintain`, `restrict`),
+   * its expiry; once expired it gets the versions released up to then. `null` otherwise.
+   */
+  updates_until: string | null;
+}
+
 /** Spec 4.1 success payload of activate; deactivate answers with the same shape. */
-export interface PlainActivationResult {
+export interface PlainActivationResult extends PlainExpiryStanding {
   status: PlainLicenseStatus;
   license_key: string;
   /** Product title. */
@@ -46,8 +62,11 @@ export interface PlainActivationResult {
 }
 
 /** Spec 4.2 success payload of validate. */
-export interface PlainValidationResult {
-  /** `true` only when the license is active and not expired. */
+export interface PlainValidationResult extends PlainExpiryStanding {
+  /**
+   * `true` when the license is active and not expired, and for an expired license on a plan
+   * that keeps it working (`updates_until` set).
+   */
   valid: boolean;
   /** `invalid` for an unknown key. A license past its expiry date reports `expired`. */
   status: PlainLicenseStatus | 'invalid';
@@ -109,6 +128,18 @@ export interface PlainUpdateAvailable {
   auto_renew?: boolean;
   /** Only with a key that covers the product. ISO 8601 timestamp of the next renewal. */
   next_payment_at?: string | null;
+  /** Only with a key that covers the product: it is in its plan's grace days. */
+  in_grace?: boolean;
+  /** Only with a key that covers the product. ISO 8601 timestamp; `null` without grace. */
+  grace_ends_at?: string | null;
+  /**
+   * Only with a covering key whose expired license gets the versions released up to its expiry:
+   * that expiry (`version` is the newest such version).
+   */
+  updates_until?: string;
+  /** With `updates_until`: a newer version exists, which a renewal brings. */
+  newer_version?: string;
+  newer_requires?: 'renewal';
 }
 
 /** Spec 4.4 responses 2 and 3: no published version, or no such product (`download_requires` null). */

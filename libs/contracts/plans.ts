@@ -4,6 +4,7 @@ import { DEFAULT_EXEMPT_LIMIT, MAX_LEASE_SECONDS } from './bounds.js';
 import { ExemptIdentifiers, ExemptLimit } from './exempt-identifiers.js';
 import { MaxUses, UsesReset } from './usage.js';
 import { EntitlementCodes } from './entitlements.js';
+import { createPlanExpiryFields, planExpiryFields, updatePlanExpiryFields } from './plan-expiry.js';
 
 // ---- Plans (spec 2.1) ----
 
@@ -52,6 +53,7 @@ export const Plan = z.object({
   trial_days: TrialDays,
   /** The entitlements every license on the plan has while on it; [] for plans stored before. */
   entitlements: z.array(z.string()),
+  ...planExpiryFields,
   created_at: Timestamp,
 });
 export type Plan = z.infer<typeof Plan>;
@@ -69,6 +71,7 @@ export const CreatePlanRequest = z.strictObject({
   uses_reset: UsesReset.optional().meta({ description: 'Default never.' }),
   trial_days: TrialDays.default(null),
   entitlements: EntitlementCodes.default([]),
+  ...createPlanExpiryFields,
 });
 export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 
@@ -88,6 +91,7 @@ export const UpdatePlanRequest = z.strictObject({
   uses_reset: UsesReset.optional(),
   trial_days: TrialDays.optional(),
   entitlements: EntitlementCodes.optional(),
+  ...updatePlanExpiryFields,
 });
 export type UpdatePlanRequest = z.infer<typeof UpdatePlanRequest>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ActivationType, Id, LicenseStatus, Timestamp } from './shared.js';
 import { Activation } from './license-views.js';
 import { LicenseUsage } from './usage.js';
+import { ExpiryStanding } from './license-operations.js';
 
 /**
  * The customer portal's view of a license (spec 1, 2.3): read-only, for its holder. No IP
@@ -25,5 +26,7 @@ export const PortalLicense = z.object({
   lease_seconds: z.number().int().positive().nullable(),
   /** Its usage counter, only when its plan counts usage (docs/api-decisions.md). */
   usage: LicenseUsage.optional(),
+  /** What its plan's expiry terms give it (docs/api-decisions.md, "Expiry strategies"). */
+  ...ExpiryStanding.shape,
 });
 export type PortalLicense = z.infer<typeof PortalLicense>;

@@ -110,6 +110,7 @@ export function createDownloadHandlers({
       entitlements,
       file_id: request.file?.id ?? null,
       channel: request.channel,
+      updates_until: access.updatesUntil,
       rollout:
         request.license_key !== null && coverage?.covers
           ? { license_key: request.license_key, identifier: coverage.identifier }

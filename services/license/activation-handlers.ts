@@ -56,7 +56,7 @@ export function activationHandlers(
   | 'license.coverage'
 > {
   const { licenses, counts, clock, claimActivation, releaseActivation } = deps;
-  const { productOf, licenseWithActivations, licenseAsRead, releaseLapsed } = deps.reads;
+  const { productOf, licenseWithActivations, licenseAsRead, releaseLapsed, expiryOf } = deps.reads;
   const { planAndEntitlements } = deps;
 
   /**
@@ -104,10 +104,14 @@ export function activationHandlers(
       // A paid license activated on a trial's identifier ends the trial (api-decisions, Trials).
       await deps.endTrial({ license, product, identifier, context });
       const now = clock();
+      const [named, expiry] = await Promise.all([
+        planAndEntitlements(license, now),
+        expiryOf(license),
+      ]);
       return activationResultView({
-        license,
+        license: { ...license, expiry },
         product,
-        ...(await planAndEntitlements(license, now)),
+        ...named,
         identifier,
         leaseExpiresAt,
         now,
@@ -144,7 +148,7 @@ export function activationHandlers(
               ? []
               : [{ identifier: request.identifier ?? '', identifier_key: key }];
           const decision = decideValidation({
-            license: { ...counted, activations },
+            license: { ...counted, activations, expiry: await expiryOf(counted) },
             product,
             request,
             now,
@@ -232,7 +236,7 @@ export function activationHandlers(
       });
       const now = clock();
       return activationResultView({
-        license: removed.license,
+        license: { ...removed.license, expiry: await expiryOf(removed.license) },
         product: product!,
         ...(await planAndEntitlements(removed.license, now)),
         identifier: removed.identifier,
@@ -265,6 +269,7 @@ export function activationHandlers(
           at: decision.lease.issuedAt,
           leaseSeconds: license!.lease_seconds,
           leaseExpiresAt: decision.activationLeaseEnd,
+          asRead: { status: license!.status, expires_at: license!.expires_at },
         });
         if (recorded) {
           return checkoutView({

@@ -5,16 +5,15 @@ import {
   type RejectionReason,
 } from '../../libs/contracts/index.js';
 import { isExemptIdentifier } from './exempt-rules.js';
+import { expiryStanding, type ExpiryStanding } from './expiry-rules.js';
 import {
   activationNotFound,
   coversProduct,
   exemptSlotsFull,
-  effectiveStatus,
   findActivation,
   isFull,
   isIdentifierActivated,
   isRecordFull,
-  isPastExpiry,
   limitReached,
   normaliseOrRefuse,
   productMismatch,
@@ -45,7 +44,13 @@ function mismatches(product: LicensedProduct | null, productId: number | null): 
 
 /** Whether a license may be used for an identifier now (spec 4.1 orders 1 to 4). */
 export type LicenseUse =
-  | { ok: true; license: LicenseState; identifier: NormalisedIdentifier }
+  | {
+      ok: true;
+      license: LicenseState;
+      identifier: NormalisedIdentifier;
+      /** How it stands against its expiry (expiry-rules.ts). */
+      standing: ExpiryStanding;
+    }
   | (Refused & {
       /** The identifier, when the refusal is for an expired license (spec 2.5). */
       expired: NormalisedIdentifier | null;
@@ -57,6 +62,8 @@ export type LicenseUse =
  * activation type to normalise the identifier for, so it is LICENSE_INVALID. LICENSE_INVALID
  * covers every stored status but `active`, `expired` included (4.1 order 2); LICENSE_EXPIRED is
  * for an active license past its date, which only the scheduled task turns into `expired` (3.1).
+ * The plan's expiry terms (expiry-rules.ts) move "past its date" to the end of the grace, and on
+ * `maintain` and `restrict` keep an expired license usable (`restrict`: `existing-only`).
  */
 export function checkLicenseUse(
   license: LicenseState | null,
@@ -68,7 +75,8 @@ export function checkLicenseUse(
   const normalised = normaliseOrRefuse(license.activation_type, request.identifier);
   if (!normalised.ok) return { ok: false, refusal: normalised.refusal, expired: null };
   const { identifier } = normalised;
-  if (license.status !== 'active') {
+  const standing = expiryStanding(license, now);
+  if (standing.use === 'inactive') {
     return {
       ok: false,
       refusal: refusal('LICENSE_INVALID', `This license is ${license.status}.`),
@@ -78,15 +86,12 @@ export function checkLicenseUse(
   if (mismatches(product, request.product_id)) {
     return { ok: false, refusal: productMismatch(), expired: null };
   }
-  if (isPastExpiry(license, now)) {
-    return {
-      ok: false,
-      refusal: refusal('LICENSE_EXPIRED', 'This license has expired.'),
-      expired: identifier,
-    };
-  }
-  return { ok: true, license, identifier };
+  if (standing.use === 'expired')
+    return { ok: false, refusal: expiredRefusal(), expired: identifier };
+  return { ok: true, license, identifier, standing };
 }
+
+const expiredRefusal = () => refusal('LICENSE_EXPIRED', 'This license has expired.');
 
 /** A refusal spec 2.5 records as a rejected attempt: the identifier, and why it was refused. */
 export interface AttemptToRecord {
@@ -121,6 +126,11 @@ export function decideActivation(
   const full = { identifier, reason: 'limit_reached' as const };
   const existing = findActivation(use.license.activations, identifier.key);
   if (existing) return { ok: true, outcome: 'already-active', identifier: existing.identifier };
+  // `restrict` past its expiry and grace: identifiers already activated keep working, none is added.
+  if (use.standing.use === 'existing-only') {
+    const attempt = { identifier, reason: 'expired' as const };
+    return { ok: false, refusal: expiredRefusal(), recordAttempt: attempt };
+  }
   // Exempt identifiers (docs/api-decisions.md): a match takes an exempt slot, not one of the limit.
   const exempt = isExemptIdentifier({
     patterns: use.license.exempt_identifiers,
@@ -150,8 +160,10 @@ export type ValidationDecision =
       outcome: 'report';
       /** Rule 1: an active license past its expiry date reports `expired`. */
       status: LicenseStatus;
-      /** Rule 1: only an active, unexpired license is valid. */
+      /** Rule 1: only an active, unexpired license is valid (on `revoke`, expiry-rules.ts). */
       valid: boolean;
+      /** How it stands against its expiry under its plan's terms. */
+      standing: ExpiryStanding;
       /** True when no identifier was sent, else whether it is activated. */
       identifierActivated: boolean;
       /** Rule 3: last_check_at, last_check_ip and check_count are updated. */
@@ -178,14 +190,15 @@ export function decideValidation({
 }): ValidationDecision {
   if (license === null) return { ok: true, outcome: 'unknown-key' };
   if (mismatches(product, request.product_id)) return { ok: false, refusal: productMismatch() };
-  const status = effectiveStatus(license, now);
+  const standing = expiryStanding(license, now);
   const identifierActivated =
     request.identifier === null || isIdentifierActivated(license, request.identifier);
   return {
     ok: true,
     outcome: 'report',
-    status,
-    valid: status === 'active',
+    status: standing.status,
+    valid: standing.valid,
+    standing,
     identifierActivated,
     countsAsCheck: identifierActivated,
   };

@@ -1,6 +1,9 @@
 import type { IdentifierKeys } from './rules.js';
 import type { ActivationRecord, LicenseRecord } from './records.js';
 
+/** A license's status and expiry as a decision read them, which a write checks are unchanged. */
+export type UsableAsRead = Pick<LicenseRecord, 'status' | 'expires_at'>;
+
 /**
  * An activation to claim a slot for: the store derives its key from the identifier; no license
  * file has been issued for it yet.
@@ -69,12 +72,14 @@ export interface ActivationStore {
    * of it is replaced), fewer slots are used than its limit (or the limit is 0) or, for an exempt
    * activation, fewer exempt ones than its `exempt_limit`, and its activations fit in its record
    * (MAX_ACTIVATION_BYTES), so concurrent claims never exceed the limit. The license and the activation after the claim,
-   * or null when any condition no longer holds.
+   * or null when any condition no longer holds. With `asRead`, "active and unexpired" is instead
+   * "its status and expiry still as read": a plan's expiry strategy decided on them (expiry-rules.ts).
    */
   claimSlot(claim: {
     licenseKey: string;
     activation: NewActivation;
     now: Date;
+    asRead?: UsableAsRead;
   }): Promise<{ license: LicenseRecord; activation: ActivationRecord } | null>;
 
   /**
@@ -115,7 +120,8 @@ export interface ActivationStore {
    * when `leaseExpiresAt` is not null, renews its lease to it, if the license is active and
    * unexpired at `at`, its `lease_seconds` is still `leaseSeconds` (the lease the file was decided
    * on) and the identifier (in any letter case) is activated on it and not lapsed at `at`. Whether
-   * it was written: false when any of these does not hold (or the license is unknown).
+   * it was written: false when any of these does not hold (or the license is unknown). With
+   * `asRead`, as `claimSlot`'s.
    */
   recordCheckout(checkout: {
     licenseKey: string;
@@ -123,6 +129,7 @@ export interface ActivationStore {
     at: Date;
     leaseSeconds: number | null;
     leaseExpiresAt: Date | null;
+    asRead?: UsableAsRead;
   }): Promise<boolean>;
 
   /**

@@ -1,8 +1,8 @@
 import type { LicenseStatus, Refused } from '../../libs/contracts/index.js';
 import { checkLicenseUse } from './activation-rules.js';
+import type { ExpiryStanding } from './expiry-rules.js';
 import {
   activationNotFound,
-  effectiveStatus,
   findActivation,
   type LicenseState,
   type LicensedProduct,
@@ -49,6 +49,7 @@ export type CheckoutDecision =
       /** The license's state as validate reports it (spec 4.2). */
       status: LicenseStatus;
       valid: boolean;
+      standing: ExpiryStanding;
       lease: Lease;
       /**
        * On a plan with a lease, the activation's lease end as the checkout renews it (the issue
@@ -79,16 +80,19 @@ export function decideCheckout({
   if (!use.ok) return { ok: false, refusal: use.refusal };
   const activation = findActivation(use.license.activations, use.identifier.key);
   if (!activation) return { ok: false, refusal: activationNotFound() };
-  const status = effectiveStatus(use.license, now);
+  const { standing } = use;
   const seconds = license!.lease_seconds;
   const activationLeaseEnd =
     seconds === null ? null : new Date(wholeSecond(now).getTime() + seconds * 1000);
   return {
     ok: true,
     identifier: activation.identifier,
-    status,
-    valid: status === 'active',
-    lease: licenseFileLease(now, request.ttl_seconds, use.license.expires_at, activationLeaseEnd),
+    status: standing.status,
+    valid: standing.valid,
+    standing,
+    // Never past the end of the license's use: its expiry, or its grace (`revoke`); on
+    // `maintain` and `restrict` its expiry does not end it.
+    lease: licenseFileLease(now, request.ttl_seconds, standing.usableUntil, activationLeaseEnd),
     activationLeaseEnd,
   };
 }

@@ -25,6 +25,8 @@ export interface LicenseEvents {
   licenseUpdated(event: { license: LicenseRecord; changes: LicenseChangeSet; at: Date }): void;
   /** The expiry task found it past its date and expired it (spec 3.1). */
   licenseExpired(event: { license: LicenseRecord; at: Date }): void;
+  /** The expiry task found it past its date on a plan with grace days (expiry strategies). */
+  licenseGraceStarted(event: { license: LicenseRecord; graceEndsAt: Date; at: Date }): void;
   /** A renewal moved its expiry (spec 3.3). */
   licenseRenewed(event: { license: LicenseRecord; previousExpiresAt: Date | null; at: Date }): void;
   /** It moved to another plan: a change applied now, or by the renewal that applied it (3.3). */
@@ -150,6 +152,12 @@ export function publishedEvents(publish: PublishDomainEvent, logger: Logger): Li
         at,
       ),
     licenseExpired: ({ license, at }) => emit('license.expired', licenseFacts(license), at),
+    licenseGraceStarted: ({ license, graceEndsAt, at }) =>
+      emit(
+        'license.grace_started',
+        { ...licenseFacts(license), grace_ends_at: graceEndsAt.toISOString() },
+        at,
+      ),
     licenseRenewed: ({ license, previousExpiresAt, at }) =>
       emit(
         'license.renewed',

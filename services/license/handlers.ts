@@ -48,7 +48,7 @@ export interface LicenseHandlerDeps {
 export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<'license'> {
   const { stores, products, clock, events } = deps;
   const knownPlans = planLookup(stores.plans, deps.planCacheTtlMs);
-  const reads = licenseReads({ licenses: stores.licenses, products, events });
+  const reads = licenseReads({ licenses: stores.licenses, products, events, plans: knownPlans });
   const made = {
     ...deps,
     ...stores,

@@ -130,9 +130,14 @@ export interface LicenseStore extends ActivationStore {
 
   /**
    * Spec 3.1, the expiry task's selection: up to `limit` active licenses whose expiry date is
-   * `now` or earlier.
+   * `now` or earlier; for a license of a plan in `graceDays` (plan id to its grace days), whose
+   * expiry plus those days is (docs/api-decisions.md, "Expiry strategies").
    */
-  pastDue(query: { now: Date; limit: number }): Promise<LicenseRecord[]>;
+  pastDue(query: {
+    now: Date;
+    limit: number;
+    graceDays?: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]>;
 
   /**
    * Spec 3.1: the licenses given, as `pastDue` read them at `now`, become `expired` in one write,
@@ -141,4 +146,16 @@ export interface LicenseStore extends ActivationStore {
    * licenses this write expired, as written.
    */
   expirePastDue(batch: { licenses: LicenseRecord[]; now: Date }): Promise<LicenseRecord[]>;
+
+  /**
+   * Expiry strategies: marks, once per expiry date, up to `limit` active licenses of the plans in
+   * `graceDays` whose expiry is `now` or earlier and whose grace has not ended, as having entered
+   * their grace. Each mark is one conditional update, so of runs at once each license is marked by
+   * one, and a renewal (a new expiry) lets it be marked again. The licenses this call marked.
+   */
+  startGrace(query: {
+    now: Date;
+    limit: number;
+    graceDays: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]>;
 }

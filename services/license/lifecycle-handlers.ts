@@ -7,7 +7,7 @@ import {
 import { MAX_DECISION_ROUNDS } from './activation-rules.js';
 import type { LicenseEvents } from './events.js';
 import type { LicenseStore } from './license-store.js';
-import { decidePlanChange, decideRenewal } from './lifecycle-rules.js';
+import { decidePlanChange, decideRenewal, renewalExpiry } from './lifecycle-rules.js';
 import { unknownLicense, unknownPlan } from './rules.js';
 import {
   runScheduledTask,
@@ -38,6 +38,7 @@ export interface LifecycleHandlerDeps extends TaskStores {
 /** A license over time: plan changes and renewals (spec 3.3), the scheduled tasks (2.5, 3.1). */
 export function lifecycleHandlers({
   licenses,
+  plans,
   rejectedAttempts,
   taskRuns,
   clock,
@@ -85,13 +86,21 @@ export function lifecycleHandlers({
     },
 
     'license.renewLicense': async (
-      { license_key, expires_at, source, next_payment_at },
+      { license_key, expires_at, extend_days, source, next_payment_at },
       context,
     ) => {
-      const request = { source, expires_at: new Date(expires_at) };
+      const sent = {
+        expires_at: expires_at === undefined ? undefined : new Date(expires_at),
+        extend_days,
+      };
       for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
         const license = await requireLicense(license_key);
         const now = clock();
+        // The new expiry, by the basis of the license's plan as it is now.
+        const basis = (await planOf(license.plan_id)).renewal_basis;
+        const expiry = renewalExpiry({ request: sent, expiresAt: license.expires_at, basis, now });
+        if (!expiry.ok) throw LicensingError.from(expiry.refusal);
+        const request = { source, expires_at: expiry.expiresAt };
         const decision = decideRenewal({ license, request, now });
         if (!decision.ok) throw LicensingError.from(decision.refusal);
         const plan = decision.planId === null ? undefined : await planOf(decision.planId);
@@ -137,7 +146,7 @@ export function lifecycleHandlers({
       const ranAt = clock();
       const affected = await runScheduledTask({
         name,
-        stores: { licenses, rejectedAttempts, taskRuns },
+        stores: { licenses, plans, rejectedAttempts, taskRuns },
         events,
         trigger: 'on-demand',
         now: ranAt,

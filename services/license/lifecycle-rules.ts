@@ -2,6 +2,7 @@ import {
   refusal,
   refused,
   type ActivationType,
+  type RenewalBasis,
   type LicenseStatus,
   type Refused,
   type licenseUpdateFields,
@@ -81,6 +82,35 @@ export function decideRenewal({
     status,
     planId: request.source === 'checkout' ? (license.pending_plan_id ?? license.plan_id) : null,
   };
+}
+
+/**
+ * A renewal's new expiry: the date sent, or `extendDays` counted from the plan's renewal basis
+ * (docs/api-decisions.md, "Expiry strategies"): `from_expiry`, the old expiry; `from_now`, now;
+ * `from_now_if_expired`, now when the old expiry has passed, else the old expiry. A license that
+ * does not expire counts from now. INVALID_REQUEST unless exactly one of the two is sent.
+ */
+export function renewalExpiry({
+  request,
+  expiresAt,
+  basis,
+  now,
+}: {
+  request: { expires_at?: Date; extend_days?: number };
+  expiresAt: Date | null;
+  basis: RenewalBasis;
+  now: Date;
+}): { ok: true; expiresAt: Date } | Refused {
+  const { expires_at, extend_days } = request;
+  if ((expires_at === undefined) === (extend_days === undefined)) {
+    return refused('INVALID_REQUEST', 'Send either expires_at or extend_days.');
+  }
+  if (expires_at !== undefined) return { ok: true, expiresAt: expires_at };
+  const expired = expiresAt === null || expiresAt.getTime() <= now.getTime();
+  const fromNow =
+    basis === 'from_now' || expiresAt === null || (basis === 'from_now_if_expired' && expired);
+  const from = fromNow ? now : expiresAt;
+  return { ok: true, expiresAt: new Date(from.getTime() + extend_days! * 86_400_000) };
 }
 
 // ---- Spec 3.3: plan changes ----

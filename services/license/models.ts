@@ -10,6 +10,9 @@ import {
 import {
   DEFAULT_EXEMPT_LIMIT,
   activationTypes,
+  defaultExpiryTerms,
+  expiryStrategies,
+  renewalBases,
   licenseStatuses,
   rejectionReasons,
   taskNames,
@@ -57,6 +60,8 @@ export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'custo
   metadata: MetadataEntry[];
   /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
   activations_bytes: number;
+  /** The expiry whose grace `license.grace_started` announced (absent: none yet). */
+  grace_started_for?: Date | null;
   /**
    * The ids of the last checks counted (activation-store.ts `RECENT_CHECKS`), so a request delivered again
    * is not counted again; licenses stored before have none.
@@ -153,6 +158,17 @@ export function licenseModels(connection: Connection): LicenseModels {
       uses_reset: { type: String, enum: usesResets, default: 'never' },
       trial_days: { type: Number, default: null, min: 1, max: 365 },
       entitlements: { type: [String], default: [] },
+      expiry_strategy: {
+        type: String,
+        enum: expiryStrategies,
+        default: defaultExpiryTerms.expiry_strategy,
+      },
+      grace_days: { type: Number, default: defaultExpiryTerms.grace_days, min: 0 },
+      renewal_basis: {
+        type: String,
+        enum: renewalBases,
+        default: defaultExpiryTerms.renewal_basis,
+      },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
     },

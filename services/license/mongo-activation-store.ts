@@ -21,7 +21,17 @@ import {
   type LicenseFilter,
 } from './mongo-license-documents.js';
 import { MAX_ACTIVATION_BYTES, type ActivationRecord, type LicenseRecord } from './records.js';
-import { RECENT_CHECKS } from './activation-store.js';
+import { RECENT_CHECKS, type UsableAsRead } from './activation-store.js';
+
+/**
+ * Where a claim or a checkout may write: the license still as its decision read it (`asRead`),
+ * or, without one, active and unexpired at `now` (spec 4.1).
+ */
+function usableFilter(asRead: UsableAsRead | undefined, now: Date) {
+  return asRead
+    ? { status: asRead.status, expires_at: asRead.expires_at }
+    : { status: 'active' as const, $or: [{ expires_at: null }, { expires_at: { $gt: now } }] };
+}
 
 /**
  * Activations are embedded in the license document, so each rule is one single-document update.
@@ -80,10 +90,12 @@ export class MongoActivationStore implements ActivationStore {
     licenseKey,
     activation,
     now,
+    asRead,
   }: {
     licenseKey: string;
     activation: NewActivation;
     now: Date;
+    asRead?: UsableAsRead;
   }): Promise<{ license: LicenseRecord; activation: ActivationRecord } | null> {
     const key = identifierKey(activation.identifier);
     // In the schema's field order, as mongoose would have stored it.
@@ -110,8 +122,7 @@ export class MongoActivationStore implements ActivationStore {
     const doc = await this.licenses.findOneAndUpdate(
       {
         license_key: licenseKey,
-        status: 'active',
-        $or: [{ expires_at: null }, { expires_at: { $gt: now } }],
+        ...usableFilter(asRead, now),
         'activations.identifier_key': { $ne: key },
         activations_bytes: { $lte: MAX_ACTIVATION_BYTES - bytes },
         $expr: slots,
@@ -224,20 +235,21 @@ export class MongoActivationStore implements ActivationStore {
     at,
     leaseSeconds,
     leaseExpiresAt,
+    asRead,
   }: {
     licenseKey: string;
     identifier: string;
     at: Date;
     leaseSeconds: number | null;
     leaseExpiresAt: Date | null;
+    asRead?: UsableAsRead;
   }): Promise<boolean> {
     // `$` is the activation the filter matched: one document, one update, as a claim is.
     const { matchedCount } = await this.licenses.updateOne(
       {
         license_key: licenseKey,
-        status: 'active',
+        ...usableFilter(asRead, at),
         lease_seconds: leaseSeconds,
-        $or: [{ expires_at: null }, { expires_at: { $gt: at } }],
         activations: { $elemMatch: liveActivation(identifierKey(identifier), at) },
       },
       {

@@ -11,6 +11,7 @@ import type {
 } from './license-store.js';
 import type { LicenseDocument } from './models.js';
 import { MongoActivationStore } from './mongo-activation-store.js';
+import { startGrace as markGraceStarted } from './mongo-grace-marks.js';
 import {
   LEASED,
   WITHOUT_ACTIVATIONS,
@@ -19,6 +20,8 @@ import {
   type LicenseFilter,
 } from './mongo-license-documents.js';
 import type { LicenseRecord } from './records.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The license store: a license issued, changed, moved to a plan, renewed and expired, with its
@@ -217,10 +220,29 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
     return doc && licenseRecord(doc);
   }
 
-  async pastDue({ now, limit }: { now: Date; limit: number }): Promise<LicenseRecord[]> {
+  async pastDue({
+    now,
+    limit,
+    graceDays = new Map(),
+  }: {
+    now: Date;
+    limit: number;
+    graceDays?: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]> {
+    // A plan with grace days: its licenses are due once their grace has ended too.
+    const graced = [...graceDays].map(([plan_id, days]) => ({
+      plan_id,
+      expires_at: { $lte: new Date(now.getTime() - days * DAY_MS) },
+    }));
     const docs = await this.licenses
       .find(
-        { status: 'active', expires_at: { $ne: null, $lte: now } },
+        {
+          status: 'active',
+          expires_at: { $ne: null, $lte: now },
+          ...(graced.length === 0
+            ? {}
+            : { $or: [{ plan_id: { $nin: [...graceDays.keys()] } }, ...graced] }),
+        },
         { projection: WITHOUT_ACTIVATIONS },
       )
       .limit(limit)
@@ -261,6 +283,14 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       expired = due.filter((license) => keys.has(license.license_key));
     }
     return expired.map((license) => ({ ...license, status: 'expired' }));
+  }
+
+  startGrace(query: {
+    now: Date;
+    limit: number;
+    graceDays: ReadonlyMap<number, number>;
+  }): Promise<LicenseRecord[]> {
+    return markGraceStarted(this.licenses, query);
   }
 }
 

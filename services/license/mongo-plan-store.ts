@@ -1,4 +1,4 @@
-import { DEFAULT_EXEMPT_LIMIT } from '../../libs/contracts/index.js';
+import { DEFAULT_EXEMPT_LIMIT, defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { isDuplicateKey, setOf, withId, type Sequences } from '../../libs/database/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { LicenseModels, PlanDocument } from './models.js';
@@ -25,6 +25,10 @@ function planRecord(doc: PlanDocument): PlanRecord {
     trial_days: doc.trial_days ?? null,
     // Nor, before entitlements, this: such a plan grants none.
     entitlements: doc.entitlements ?? [],
+    // Plans stored before expiry terms existed have the spec's: revoke, no grace.
+    expiry_strategy: doc.expiry_strategy ?? defaultExpiryTerms.expiry_strategy,
+    grace_days: doc.grace_days ?? defaultExpiryTerms.grace_days,
+    renewal_basis: doc.renewal_basis ?? defaultExpiryTerms.renewal_basis,
     created_at,
   };
 }

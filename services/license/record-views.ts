@@ -7,6 +7,7 @@ import type {
   TaskName,
 } from '../../libs/contracts/index.js';
 import { effectiveStatus, type LicensedProduct } from './rules.js';
+import { expiryStanding, type ExpiringLicense } from './expiry-rules.js';
 import type {
   ActivationRecord,
   LicenseEntitlementRecord,
@@ -118,7 +119,8 @@ export function portalLicenseView({
   products,
   now,
 }: {
-  license: LicenseRecord;
+  /** With its plan's expiry terms. */
+  license: LicenseRecord & ExpiringLicense;
   /** The first of its activations (DETAIL_ACTIVATIONS), oldest first. */
   activations: ActivationRecord[];
   product: LicensedProduct;
@@ -126,9 +128,10 @@ export function portalLicenseView({
   products: ReadonlyArray<{ id: number; title: string }>;
   now: Date;
 }): PortalLicense {
+  const standing = expiryStanding(license, now);
   return {
     license_key: license.license_key,
-    status: effectiveStatus(license, now),
+    status: standing.status,
     product: product.title,
     plan: planName,
     activation_type: license.activation_type,
@@ -146,6 +149,9 @@ export function portalLicenseView({
       exempt: a.exempt,
     })),
     lease_seconds: license.lease_seconds,
+    in_grace: standing.in_grace,
+    grace_ends_at: iso(standing.grace_ends_at),
+    updates_until: iso(standing.updates_until),
   };
 }
 

@@ -1,5 +1,6 @@
 import type {
   ActivationType,
+  ExpiryTerms,
   LicenseStatus,
   RejectionReason,
   TaskName,
@@ -15,7 +16,11 @@ import type {
 /** Who made an activation: a client's activate, or an admin's Add (spec 3.2). */
 export type ActivationSource = 'api' | 'admin';
 
-export interface PlanRecord {
+/**
+ * A plan's expiry terms (`expiry_strategy`, `grace_days`, `renewal_basis`) are read live by the
+ * license rules (expiry-rules.ts), never copied into its licenses.
+ */
+export interface PlanRecord extends ExpiryTerms {
   id: number;
   name: string;
   activation_type: ActivationType;

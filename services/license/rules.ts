@@ -3,6 +3,7 @@ import {
   refusal,
   refused,
   type ActivationType,
+  type ExpiryTerms,
   type LicenseStatus,
   type Refusal,
   type Refused,
@@ -34,6 +35,8 @@ export interface LicenseState {
    * in question (stores.ts `findWithActivations`), not every activation of the license.
    */
   activations: ReadonlyArray<{ identifier: string; identifier_key: string }>;
+  /** Its plan's expiry terms (expiry-rules.ts), read live; absent: the spec's own rules. */
+  expiry?: ExpiryTerms;
 }
 
 /** The product a license was bought for: a single product, or a bundle of products. */

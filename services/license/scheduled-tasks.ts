@@ -8,7 +8,7 @@ import type { BeforeEachWrite, LicenseStores } from './stores.js';
 export const REJECTED_ATTEMPT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 
 /** The stores the tasks work on. */
-export type TaskStores = Pick<LicenseStores, 'licenses' | 'rejectedAttempts'>;
+export type TaskStores = Pick<LicenseStores, 'licenses' | 'rejectedAttempts' | 'plans'>;
 
 /** What a task works with: the stores, and where its domain events go. */
 export interface TaskDeps {
@@ -28,7 +28,8 @@ export const EXPIRY_BATCH = 500;
  * `expired` (rules.ts `effectiveStatus`). A batch of licenses selected by the rule is expired in
  * one write whose every update's condition is the rule as read, so a license renewed meanwhile
  * is left alone, replicas running it at once expire each once, and a run cut short is simply
- * done again.
+ * done again. A license of a plan with grace days expires, and is announced, once its grace has
+ * ended (docs/api-decisions.md, "Expiry strategies"): the plans' grace days as they are now.
  */
 export async function expireLicenses(
   { stores, events }: TaskDeps,
@@ -36,14 +37,41 @@ export async function expireLicenses(
   batchSize = EXPIRY_BATCH,
 ): Promise<number> {
   let expired = 0;
+  const graceDays = new Map(
+    (await stores.plans.list()).filter((p) => p.grace_days > 0).map((p) => [p.id, p.grace_days]),
+  );
+  await announceGraceStarted({ stores, events }, now, graceDays, batchSize);
   for (;;) {
-    const due = await stores.licenses.pastDue({ now, limit: batchSize });
+    const due = await stores.licenses.pastDue({ now, limit: batchSize, graceDays });
     const written =
       due.length === 0 ? [] : await stores.licenses.expirePastDue({ licenses: due, now });
     for (const license of written) events.licenseExpired({ license, at: now });
     expired += written.length;
     // A short batch was the last; one that expired nothing cannot make progress.
     if (due.length < batchSize || written.length === 0) return expired;
+  }
+}
+
+/**
+ * Expiry strategies (docs/api-decisions.md): a license past its expiry on a plan with grace days
+ * is announced once per expiry date as `license.grace_started` by the expiry task's run that
+ * first finds it so (each license marked by one conditional update). It is not counted as
+ * changed: its status stays `active` until its grace ends.
+ */
+async function announceGraceStarted(
+  { stores, events }: TaskDeps,
+  now: Date,
+  graceDays: ReadonlyMap<number, number>,
+  batchSize: number,
+): Promise<void> {
+  for (;;) {
+    const marked = await stores.licenses.startGrace({ now, limit: batchSize, graceDays });
+    for (const license of marked) {
+      const days = graceDays.get(license.plan_id)!;
+      const graceEndsAt = new Date(license.expires_at!.getTime() + days * 86_400_000);
+      events.licenseGraceStarted({ license, graceEndsAt, at: now });
+    }
+    if (marked.length < batchSize) return;
   }
 }
 

@@ -39,6 +39,9 @@ export type PlanChanges = Partial<
     | 'uses_reset'
     | 'trial_days'
     | 'entitlements'
+    | 'expiry_strategy'
+    | 'grace_days'
+    | 'renewal_basis'
   >
 >;
 

@@ -11,6 +11,7 @@ import type {
 import type { ValidationDecision } from './activation-rules.js';
 import { missingEntitlements } from './entitlement-rules.js';
 import type { CheckoutDecision } from './checkout-rules.js';
+import { expiryStanding, type ExpiringLicense, type ExpiryStanding } from './expiry-rules.js';
 import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
 import type {
   EntitlementRecord,
@@ -23,6 +24,15 @@ import type {
 
 /** A stored time as the answers write it, or null. */
 export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** What the plan's expiry terms give the license now (docs/api-decisions.md, "Expiry strategies"). */
+function standingView(standing: ExpiryStanding) {
+  return {
+    in_grace: standing.in_grace,
+    grace_ends_at: iso(standing.grace_ends_at),
+    updates_until: iso(standing.updates_until),
+  };
+}
 
 export function planView(plan: PlanRecord): Plan {
   return {
@@ -37,6 +47,9 @@ export function planView(plan: PlanRecord): Plan {
     uses_reset: plan.uses_reset,
     trial_days: plan.trial_days,
     entitlements: [...plan.entitlements],
+    expiry_strategy: plan.expiry_strategy,
+    grace_days: plan.grace_days,
+    renewal_basis: plan.renewal_basis,
     created_at: plan.created_at.toISOString(),
   };
 }
@@ -83,7 +96,8 @@ export function activationResultView({
   entitlements,
   now,
 }: {
-  license: LicenseRecord;
+  /** With its plan's expiry terms. */
+  license: LicenseRecord & ExpiringLicense;
   product: LicensedProduct;
   planName: string;
   identifier: string;
@@ -93,8 +107,9 @@ export function activationResultView({
   entitlements: string[];
   now: Date;
 }): ActivationResult {
+  const standing = expiryStanding(license, now);
   return {
-    status: effectiveStatus(license, now),
+    status: standing.status,
     license_key: license.license_key,
     product: product.title,
     plan: planName,
@@ -105,6 +120,7 @@ export function activationResultView({
     identifier,
     lease_expires_at: iso(leaseExpiresAt),
     entitlements,
+    ...standingView(standing),
   };
 }
 
@@ -119,7 +135,7 @@ function reportedLicense({
   license: LicenseRecord;
   product: LicensedProduct;
   planName: string;
-  report: { valid: boolean; status: LicenseStatus };
+  report: { valid: boolean; status: LicenseStatus; standing: ExpiryStanding };
   /** Its live entitlements (entitlement-rules.ts `liveEntitlements`). */
   entitlements: string[];
 }): Omit<
@@ -137,6 +153,7 @@ function reportedLicense({
     activations_used: license.activations_used,
     expires_at: iso(license.expires_at),
     entitlements,
+    ...standingView(report.standing),
   };
 }
 
@@ -201,6 +218,9 @@ export function unknownKeyView(licenseKey: string, asked: readonly string[]): Va
     identifier_activated: false,
     lease_expires_at: null,
     ...entitlementAnswer([], asked),
+    in_grace: false,
+    grace_ends_at: null,
+    updates_until: null,
   };
 }
 
@@ -214,7 +234,8 @@ export function coverageView({
   entitlements,
   now,
 }: {
-  license: LicenseRecord;
+  /** With its plan's expiry terms. */
+  license: LicenseRecord & ExpiringLicense;
   product: LicensedProduct;
   productId: number;
   /** Null when no identifier was sent. */
@@ -226,10 +247,15 @@ export function coverageView({
   now: Date;
 }): LicenseCoverage {
   const covers = coversProduct(product, productId);
+  const standing = expiryStanding(license, now);
   return {
     found: true,
     covers,
-    status: effectiveStatus(license, now),
+    status: standing.status,
+    in_grace: standing.in_grace,
+    grace_ends_at: iso(standing.grace_ends_at),
+    // Only while the strategy limits the versions (past the expiry and the grace).
+    updates_until: standing.limitsVersions ? iso(standing.updates_until) : null,
     // A bundle key sees only all-plans files of the bundle's products (spec 4.4 rule 5).
     plan_id: covers && license.product_id === productId ? license.plan_id : null,
     expires_at: iso(license.expires_at),
@@ -247,6 +273,9 @@ export function unknownKeyCoverageView(identifierSent: boolean): LicenseCoverage
     found: false,
     covers: false,
     status: null,
+    in_grace: false,
+    grace_ends_at: null,
+    updates_until: null,
     plan_id: null,
     expires_at: null,
     auto_renew: false,

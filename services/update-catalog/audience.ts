@@ -22,6 +22,11 @@ export interface ReleaseAudience {
    * (docs/api-decisions.md, "Entitlements"). Empty without a covering key.
    */
   entitlements: ReadonlySet<string>;
+  /**
+   * The last release day (`Y-m-d`, spec 2.6 `date`) of the versions the caller gets: an expired
+   * license its plan keeps (docs/api-decisions.md, "Expiry strategies"). Absent or null: any.
+   */
+  updatesUntil?: string | null;
 }
 
 /** The operating system and processor a desktop updater asks for; null: any file. */
@@ -72,6 +77,7 @@ export function audienceOf({
   channel,
   rollout,
   entitlements = [],
+  updatesUntil = null,
 }: {
   planId: number | null;
   channel: ReleaseChannel;
@@ -79,12 +85,15 @@ export function audienceOf({
   entitlements?: readonly string[];
   /** The covering key and its normalised identifier; null without a covering key. */
   rollout: { licenseKey: string; identifier: string | null } | null;
+  /** The last release day the caller gets (`ReleaseAudience`); null: any. */
+  updatesUntil?: string | null;
 }): ReleaseAudience {
   return {
     planId,
     channels: channelsSeenBy(channel),
     bucket: rollout ? rolloutBucket(rollout.licenseKey, rollout.identifier) : null,
     entitlements: new Set(entitlements),
+    updatesUntil,
   };
 }
 

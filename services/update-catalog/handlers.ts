@@ -11,6 +11,7 @@ import {
   pinnedRelease,
   planScope,
   reportedLicenseState,
+  updatesUntilDay,
 } from './releases.js';
 import type { CatalogStores } from './stores.js';
 import {
@@ -230,9 +231,11 @@ export function createUpdateCatalogHandlers({
       channel,
       rollout,
       entitlements,
+      updates_until,
     }) => {
       const found = await releases.find(product_id);
       if (!found) throw LicensingError.from(notFound('Product', product_id));
+      const updatesUntil = updates_until === null ? null : updates_until.slice(0, 10);
       const chosen =
         file_id === null
           ? release(found, {
@@ -243,8 +246,9 @@ export function createUpdateCatalogHandlers({
                 licenseKey: rollout.license_key,
                 identifier: rollout.identifier,
               },
+              updatesUntil,
             })
-          : pinnedRelease({ ...found, fileId: file_id, planId: plan_id });
+          : pinnedRelease({ ...found, fileId: file_id, planId: plan_id, updatesUntil });
       return selectedFileView(found.product, chosen);
     },
 
@@ -262,7 +266,7 @@ export function createUpdateCatalogHandlers({
       const coverage = license_key
         ? await transport.call('license.coverage', { license_key, product_id, identifier })
         : null;
-      const chosen = release(found, {
+      const audience = {
         planId: planScope(coverage),
         entitlements: entitlementScope(coverage),
         channel,
@@ -270,13 +274,19 @@ export function createUpdateCatalogHandlers({
           license_key && coverage?.covers
             ? { licenseKey: license_key, identifier: coverage.identifier }
             : null,
-      });
+      };
+      const updatesUntil = updatesUntilDay(coverage);
+      const chosen = release(found, { ...audience, updatesUntil });
       if (!chosen) return noUpdateView(product);
+      // A kept expired license gets the newest version released by its expiry, and is told of
+      // a newer one, which a renewal brings (docs/api-decisions.md, "Expiry strategies").
+      const newest = updatesUntil === null ? null : release(found, audience);
       return updateView({
         product,
         release: chosen,
         downloadsUrl: downloads_url,
         licenseState: reportedLicenseState(coverage),
+        newer: newest && newest.version.id !== chosen.version.id ? newest.version.version : null,
       });
     },
   };

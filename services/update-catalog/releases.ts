@@ -18,6 +18,8 @@ import {
 export interface ReleaseVersion {
   id: number;
   published: boolean;
+  /** The admin-set release date (`Y-m-d`), or null: the upload date counts (spec 2.6 `date`). */
+  release_date?: string | null;
   channel: ReleaseChannel;
   rollout_percent: number;
   requires_entitlement?: string | null;
@@ -60,6 +62,32 @@ export interface Release<
   uploadedAt: Date;
 }
 
+/**
+ * Expiry strategies (docs/api-decisions.md): a version is released, for this file, on its
+ * admin-set release date or else the file's upload date (spec 2.6 `date`, which an admin may
+ * backdate); a caller limited to `untilDay` gets it when that day is on or before it.
+ */
+export function releasedBy(
+  version: Pick<ReleaseVersion, 'release_date'>,
+  file: Pick<ReleaseFile, 'uploaded_at'>,
+  untilDay: string | null | undefined,
+): boolean {
+  if (untilDay === null || untilDay === undefined) return true;
+  return releaseDate(version.release_date ?? null, file.uploaded_at) <= untilDay;
+}
+
+/**
+ * The last release day a covering key's license gets: its expiry's, while its plan's expiry
+ * strategy limits it (`license.coverage` reports `updates_until` only then). Null: any version.
+ */
+export function updatesUntilDay(
+  coverage: Pick<LicenseCoverage, 'covers' | 'updates_until'> | null,
+): string | null {
+  return coverage?.covers && coverage.updates_until !== null
+    ? coverage.updates_until.slice(0, 10)
+    : null;
+}
+
 /** Later upload first; file ids are assigned in upload order, so they break ties of the clock. */
 const newestFirst = (a: ReleaseFile, b: ReleaseFile) =>
   b.uploaded_at.getTime() - a.uploaded_at.getTime() || b.id - a.id;
@@ -85,6 +113,8 @@ const newestFirst = (a: ReleaseFile, b: ReleaseFile) =>
  * it is in for; with a target, only files for that platform and processor count, the most
  * specific preferred after the plan-specific one. A version or file that requires an
  * entitlement the caller lacks does not count for it (docs/api-decisions.md, "Entitlements").
+ * An audience limited by an expiry strategy (`updatesUntil`) counts only the files of versions
+ * released by then (`releasedBy`).
  */
 export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
   versions,
@@ -97,7 +127,7 @@ export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
   audience: ReleaseAudience;
   target?: ReleaseTarget | null;
 }): Release<V, F> | null {
-  const { planId, channels, bucket, entitlements } = audience;
+  const { planId, channels, bucket, entitlements, updatesUntil } = audience;
   const offered = new Map(
     versions
       .filter(
@@ -116,7 +146,8 @@ export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
         f.include_in_updates &&
         (f.plan_id === null || f.plan_id === planId) &&
         entitled(f.requires_entitlement, entitlements) &&
-        fitsTarget(f, target),
+        fitsTarget(f, target) &&
+        releasedBy(offered.get(f.version_id)!, f, updatesUntil),
     )
     .sort(newestFirst);
   // The newest eligible file names the most recently uploaded version.
@@ -137,23 +168,28 @@ export function chooseRelease<V extends ReleaseVersion, F extends ReleaseFile>({
 /**
  * The file a URL names (a feed pins the file it lists): one of a published version, for every
  * plan or for the caller's (spec 4.4 rules 1 and 4). Channels, rollouts and Include in
- * auto-updates decide what is offered, not what an offered URL may fetch later.
+ * auto-updates decide what is offered, not what an offered URL may fetch later; an expiry
+ * strategy's limit (`updatesUntil`, the last release day) does, so a newer version's URL serves
+ * nothing to a kept expired license.
  */
 export function pinnedRelease<V extends ReleaseVersion, F extends ReleaseFile>({
   versions,
   files,
   fileId,
   planId,
+  updatesUntil = null,
 }: {
   versions: readonly V[];
   files: readonly F[];
   fileId: number;
   planId: number | null;
+  updatesUntil?: string | null;
 }): Release<V, F> | null {
   const file = files.find((f) => f.id === fileId);
   if (!file || (file.plan_id !== null && file.plan_id !== planId)) return null;
   const version = versions.find((v) => v.id === file.version_id && v.published);
-  return version ? { version, file, uploadedAt: file.uploaded_at } : null;
+  if (!version || !releasedBy(version, file, updatesUntil)) return null;
+  return { version, file, uploadedAt: file.uploaded_at };
 }
 
 /**
@@ -169,12 +205,19 @@ export function planScope(
   return coverage?.covers ? coverage.plan_id : null;
 }
 
-/** The license state response 1 adds for a covering key (spec 2.6). */
+/**
+ * The license state response 1 adds for a covering key (spec 2.6); on a plan with grace days,
+ * `in_grace` and `grace_ends_at`, and while its expiry strategy limits the versions,
+ * `updates_until` (a plan with the spec's terms adds neither: its answer is the spec's).
+ */
 export interface ReportedLicenseState {
   license_status: LicenseStatus;
   license_expires_at: string | null;
   auto_renew: boolean;
   next_payment_at: string | null;
+  in_grace?: boolean;
+  grace_ends_at?: string;
+  updates_until?: string;
 }
 
 /**
@@ -186,7 +229,14 @@ export interface ReportedLicenseState {
 export function reportedLicenseState(
   coverage: Pick<
     LicenseCoverage,
-    'covers' | 'status' | 'expires_at' | 'auto_renew' | 'next_payment_at'
+    | 'covers'
+    | 'status'
+    | 'expires_at'
+    | 'auto_renew'
+    | 'next_payment_at'
+    | 'in_grace'
+    | 'grace_ends_at'
+    | 'updates_until'
   > | null,
 ): ReportedLicenseState | null {
   if (!coverage?.covers || coverage.status === null) return null;
@@ -195,6 +245,10 @@ export function reportedLicenseState(
     license_expires_at: coverage.expires_at,
     auto_renew: coverage.auto_renew,
     next_payment_at: coverage.next_payment_at,
+    ...(coverage.grace_ends_at === null
+      ? {}
+      : { in_grace: coverage.in_grace, grace_ends_at: coverage.grace_ends_at }),
+    ...(coverage.updates_until === null ? {} : { updates_until: coverage.updates_until }),
   };
 }
 

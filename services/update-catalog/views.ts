@@ -135,12 +135,15 @@ export function updateView({
   release,
   downloadsUrl,
   licenseState,
+  newer = null,
 }: {
   product: ProductRecord;
   release: Release<VersionRecord, PackageFileRecord>;
   /** The public URL of the download endpoint, without the product id. */
   downloadsUrl: string;
   licenseState: ReportedLicenseState | null;
+  /** A newer version than the one a kept expired license gets; null when none. */
+  newer?: string | null;
 }): UpdateInfo {
   const info: UpdateInfo = {
     update_available: true,
@@ -154,5 +157,7 @@ export function updateView({
     sha256: release.file.sha256,
     requires_license: product.requires_license,
   };
-  return licenseState ? { ...info, ...licenseState } : info;
+  if (!licenseState) return info;
+  const renewal = newer === null ? {} : { newer_version: newer, newer_requires: 'renewal' as const };
+  return { ...info, ...licenseState, ...renewal };
 }

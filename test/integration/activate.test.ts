@@ -35,6 +35,9 @@ describe('spec 4.1 POST /licenses/activate', () => {
         identifier: 'example.com',
         lease_expires_at: null,
         entitlements: [],
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       },
     });
   });

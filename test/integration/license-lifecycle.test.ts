@@ -462,6 +462,9 @@ describe("spec 1 and 2.3: the customer portal's data", () => {
         },
       ],
       lease_seconds: null,
+      in_grace: false,
+      grace_ends_at: null,
+      updates_until: null,
     });
   });
 

@@ -245,6 +245,9 @@ describe('plans (spec 2.1)', () => {
       uses_reset: 'never',
       trial_days: null,
       entitlements: [],
+      expiry_strategy: 'revoke',
+      grace_days: 0,
+      renewal_basis: 'from_expiry',
       created_at: expect.any(String),
     });
     expect(res.headers.location).toBe(`${BASE}/plans/${res.body.data.id}`);

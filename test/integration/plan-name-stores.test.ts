@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { connectDatabase } from '../../libs/database/index.js';
@@ -25,6 +26,7 @@ const terms = {
   exempt_limit: 3,
   max_uses: null,
   uses_reset: 'never' as const,
+  ...defaultExpiryTerms,
 };
 
 describeStoreContract(

@@ -6,7 +6,9 @@ import {
   type LicenseModels,
 } from '../../services/license/models.js';
 import { MongoLicenseStore } from '../../services/license/mongo-license-store.js';
+import { MongoPlanStore } from '../../services/license/mongo-plan-store.js';
 import { MongoRejectedAttemptStore } from '../../services/license/mongo-stores.js';
+import { Sequences } from '../../libs/database/index.js';
 import {
   REJECTED_ATTEMPT_RETENTION_MS,
   TASK_EXPIRE_LICENSES,
@@ -30,6 +32,7 @@ async function licenseDatabase(system: TestSystem) {
   // The tasks work on the service's stores; the test reads the records through the models.
   const stores = {
     licenses: new MongoLicenseStore(licenseCollection(models.License)),
+    plans: new MongoPlanStore(models.Plan, new Sequences(db)),
     rejectedAttempts: new MongoRejectedAttemptStore(models.RejectedAttempt),
   };
   return { db, models, stores };
@@ -67,6 +70,45 @@ describe('scheduled tasks (Reminders & Expiration)', () => {
     expect(await stored(later.key)).toBe('active');
     expect(await stored(never.key)).toBe('active');
     expect(await stored(suspended.key)).toBe('suspended');
+  });
+
+  test('expiry strategies: a license of a plan with grace days expires once its grace has ended', async () => {
+    const { product } = await system.license();
+    const plan = await system.transport.call('license.createPlan', {
+      name: `Graced ${Date.now()}`,
+      activation_type: 'domain',
+      activation_limit: 1,
+      grace_days: 7,
+    });
+    const licenseExpired = async (daysAgo: number) =>
+      (
+        await system.transport.call('license.createLicense', {
+          product_id: product.id,
+          plan_id: plan.id,
+          status: 'active',
+          expires_at: new Date(Date.now() - daysAgo * DAY).toISOString(),
+        })
+      ).license_key;
+    const inGrace = await licenseExpired(2);
+    const pastGrace = await licenseExpired(8);
+    const events = recordedEvents();
+    await expireLicenses({ stores, events }, new Date());
+    expect(await stored(inGrace)).toBe('active');
+    expect(await stored(pastGrace)).toBe('expired');
+    const keys = events.ofType('license.expired').map((e) => e.data.license_key);
+    expect(keys).toContain(pastGrace);
+    expect(keys).not.toContain(inGrace);
+    // The license entering its grace is announced, once per expiry date.
+    const graced = events
+      .ofType('license.grace_started')
+      .filter((e) => e.data.license_key === inGrace);
+    expect(graced.map((e) => e.data.grace_ends_at)).toHaveLength(1);
+    expect(graced[0]!.data).toMatchObject({ status: 'active', license_key: inGrace });
+    const again = recordedEvents();
+    await expireLicenses({ stores, events: again }, new Date());
+    expect(again.ofType('license.grace_started').map((e) => e.data.license_key)).not.toContain(
+      inGrace,
+    );
   });
 
   test('spec 3.1: validate reports expired before and after the task alike', async () => {

@@ -32,6 +32,9 @@ describe('spec 4.2 POST /licenses/validate', () => {
         entitlements: [],
         entitlements_missing: [],
         code: null,
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       },
     });
   });
@@ -80,6 +83,9 @@ describe('spec 4.2 POST /licenses/validate', () => {
           entitlements: [],
           entitlements_missing: [],
           code: null,
+          in_grace: false,
+          grace_ends_at: null,
+          updates_until: null,
         },
       });
     });

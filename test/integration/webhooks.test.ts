@@ -120,6 +120,20 @@ describe('events (docs/webhooks.md)', () => {
     await admin('patch', `/licenses/${key}`, { expires_at: '2020-01-01T00:00:00.000Z' }).expect(
       200,
     );
+    // license.grace_started: past its date on a plan with grace days, then the same task run.
+    const graced = (
+      await admin('post', '/plans', {
+        name: 'Graced',
+        activation_type: 'domain',
+        activation_limit: 1,
+        grace_days: 7,
+      }).expect(201)
+    ).body.data;
+    await admin('post', '/licenses', {
+      product_id: product.id,
+      plan_id: graced.id,
+      expires_at: new Date(Date.now() - 86_400_000).toISOString(),
+    }).expect(201);
     await admin('post', '/jobs/license-expiry').expect(200);
     // version.published and the downloads
     const version = await createVersion(system, product.id, '1.0.0');
@@ -166,6 +180,8 @@ describe('events (docs/webhooks.md)', () => {
       'license.plan_changed',
       'license.updated', // expiry
       'license.expired',
+      'license.created', // the graced license
+      'license.grace_started',
       'version.published',
       'version.rollout_changed',
       'license.created', // second license

@@ -60,6 +60,8 @@ export interface FakeLicense {
   expires_at?: string | null;
   auto_renew?: boolean;
   next_payment_at?: string | null;
+  /** Coverage's `updates_until`: the expiry of a kept expired license (expiry strategies). */
+  updates_until?: string | null;
   /** Identifiers activated on it, as the license service matches them after normalisation. */
   activated?: string[];
   /** Its live entitlements, as the license service reports them. */
@@ -89,6 +91,9 @@ export function fakeLicenseService(licenses: readonly FakeLicense[]): Answers {
       expires_at: license.expires_at ?? null,
       auto_renew: license.auto_renew ?? false,
       next_payment_at: license.next_payment_at ?? null,
+      in_grace: false,
+      grace_ends_at: null,
+      updates_until: license.updates_until ?? null,
       identifier,
       identifier_activated:
         identifier === null ? null : (license.activated ?? []).includes(identifier),

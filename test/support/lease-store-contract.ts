@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { randomBytes } from 'node:crypto';
 import type { NewActivation } from '../../services/license/activation-store.js';
 import type { NewLicense } from '../../services/license/license-store.js';
@@ -238,6 +239,7 @@ export function describeLeaseStores(implementation: string, open: OpenStores): v
           exempt_limit: 3,
           max_uses: null,
           uses_reset: 'never',
+          ...defaultExpiryTerms,
         },
       });
       if (created.outcome !== 'created') throw new Error('not created');

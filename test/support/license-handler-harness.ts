@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  defaultExpiryTerms,
   internalError,
   type ActivationType,
   type CallContext,
@@ -75,13 +76,17 @@ export const abandoned: CallContext = {
   },
 };
 
-/** A plan's settings as the contract defaults them: no lease, no exempt identifiers. */
+/**
+ * A plan's settings as the contract defaults them: no lease, no exempt identifiers, the spec's
+ * expiry (revoke, no grace), no usage counted, no trial, no entitlement.
+ */
 export const PLAN_DEFAULTS = {
   lease_seconds: null,
   exempt_identifiers: [],
   exempt_limit: 3,
   trial_days: null,
   entitlements: [] as string[],
+  ...defaultExpiryTerms,
 };
 
 /**

@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { randomBytes } from 'node:crypto';
 import type { TaskRunRecord } from '../../services/license/records.js';
 import {
@@ -29,6 +30,7 @@ export function describePlanAndAttemptStores(implementation: string, open: OpenS
       max_uses: null,
       uses_reset: 'never' as const,
       entitlements: [] as string[],
+      ...defaultExpiryTerms,
     });
 
     test('plans get ids from a sequence, are found by id and listed by id', async () => {

@@ -18,6 +18,9 @@ const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => 
   expires_at: null,
   auto_renew: false,
   next_payment_at: null,
+  in_grace: false,
+  grace_ends_at: null,
+  updates_until: null,
   identifier_activated: null,
   entitlements: [],
   ...overrides,
@@ -26,7 +29,9 @@ const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => 
 function decide(
   access: DownloadAccess,
   request: Partial<Omit<AccessRequest, 'access'>> = {},
-): { ok: true; planId: number | null } | { code: string; status: number } {
+):
+  | { ok: true; planId: number | null; updatesUntil: string | null }
+  | { code: string; status: number } {
   const decision = decideDownloadAccess({
     access,
     keySent: request.keySent ?? request.coverage !== null,
@@ -67,28 +72,32 @@ describe('spec 2.6: public downloads', () => {
     expect(decide('public', { keySent: false, coverage: null })).toEqual({
       ok: true,
       planId: null,
+      updatesUntil: null,
     });
   });
 
   test('a covering key only scopes the file to its plan; any other key is as good as none', () => {
-    expect(decide('public')).toEqual({ ok: true, planId: 7 });
+    expect(decide('public')).toEqual({ ok: true, planId: 7, updatesUntil: null });
     expect(decide('public', { coverage: coverage({ status: 'expired' }) })).toEqual({
       ok: true,
       planId: 7,
+      updatesUntil: null,
     });
     expect(decide('public', { coverage: coverage({ found: false, covers: false }) })).toEqual({
       ok: true,
       planId: null,
+      updatesUntil: null,
     });
     expect(decide('public', { coverage: coverage({ covers: false, plan_id: null }) })).toEqual({
       ok: true,
       planId: null,
+      updatesUntil: null,
     });
   });
 
   test('an identifier is not checked', () => {
     const request = { identifierSent: true, coverage: coverage({ identifier_activated: false }) };
-    expect(decide('public', request)).toEqual({ ok: true, planId: 7 });
+    expect(decide('public', request)).toEqual({ ok: true, planId: 7, updatesUntil: null });
   });
 });
 
@@ -149,7 +158,11 @@ describe.each<DownloadAccess>(['license_key', 'activated_identifier'])(
     });
 
     test('an activated identifier: served, with the plan of the license', () => {
-      expect(decide(access, withIdentifier(true))).toEqual({ ok: true, planId: 7 });
+      expect(decide(access, withIdentifier(true))).toEqual({
+        ok: true,
+        planId: 7,
+        updatesUntil: null,
+      });
     });
 
     test('a bundle key (covering, no plan of its own here): served with all-plans files', () => {
@@ -157,6 +170,7 @@ describe.each<DownloadAccess>(['license_key', 'activated_identifier'])(
       expect(decide(access, { identifierSent: true, coverage: bundle })).toEqual({
         ok: true,
         planId: null,
+        updatesUntil: null,
       });
     });
   },
@@ -164,7 +178,7 @@ describe.each<DownloadAccess>(['license_key', 'activated_identifier'])(
 
 describe('the identifier rule that differs', () => {
   test('License key: no identifier is fine', () => {
-    expect(decide('license_key')).toEqual({ ok: true, planId: 7 });
+    expect(decide('license_key')).toEqual({ ok: true, planId: 7, updatesUntil: null });
   });
 
   test('License key + activated identifier: no identifier is ACTIVATION_REQUIRED (403)', () => {

@@ -35,6 +35,9 @@ const validation = (valid: boolean, identifier_activated: boolean, status = 'act
   entitlements: [],
   entitlements_missing: [],
   code: null,
+  in_grace: false,
+  grace_ends_at: null,
+  updates_until: null,
 });
 
 describe('EDD requests', () => {

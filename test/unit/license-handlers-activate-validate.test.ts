@@ -36,6 +36,9 @@ describe('spec 4.1 activate', () => {
       identifier: 'example.com',
       lease_expires_at: null,
       entitlements: [],
+      in_grace: false,
+      grace_ends_at: null,
+      updates_until: null,
     });
   });
 
@@ -232,6 +235,9 @@ describe('spec 4.2 validate', () => {
         entitlements: [],
         entitlements_missing: [],
         code: null,
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       });
       expect((await validate({ license_key: 'unknown-key' })).identifier_activated).toBe(false);
     });
@@ -273,6 +279,9 @@ describe('spec 4.2 validate', () => {
         entitlements: [],
         entitlements_missing: [],
         code: null,
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       });
     });
   });

@@ -42,6 +42,9 @@ describe('spec 4.3 deactivate (docs/api-decisions.md)', () => {
       identifier: 'example.com',
       lease_expires_at: null,
       entitlements: [],
+      in_grace: false,
+      grace_ends_at: null,
+      updates_until: null,
     });
     await expect(activate({ license_key: key, identifier: 'new.com' })).resolves.toBeDefined();
   });
@@ -322,6 +325,9 @@ describe('spec 4.4 and 4.5: coverage of a key for the update check and downloads
       expires_at: null,
       auto_renew: false,
       next_payment_at: null,
+      in_grace: false,
+      grace_ends_at: null,
+      updates_until: null,
       identifier_activated: false,
       identifier: null,
       entitlements: [],

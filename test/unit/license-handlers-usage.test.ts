@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/plan-expiry.js';
 import { randomUUID } from 'node:crypto';
 import type { UsesReset } from '../../libs/contracts/index.js';
 import {
@@ -30,6 +31,7 @@ function metered(plan: { max_uses: number | null; uses_reset?: UsesReset }) {
         exempt_limit: 3,
         trial_days: null,
         entitlements: [],
+        ...defaultExpiryTerms,
         ...plan,
       },
       waiting,

@@ -439,6 +439,9 @@ describe('spec 1 and 2.3 the customer portal (license.portalLicense)', () => {
         },
       ],
       lease_seconds: null,
+      in_grace: false,
+      grace_ends_at: null,
+      updates_until: null,
     });
   });
 

@@ -37,6 +37,9 @@ function license(overrides: Partial<PortalLicense> = {}): PortalLicense {
     products: [],
     activations: [],
     lease_seconds: null,
+    in_grace: false,
+    grace_ends_at: null,
+    updates_until: null,
     ...overrides,
   };
 }

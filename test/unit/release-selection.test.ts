@@ -185,6 +185,9 @@ const coverage = (overrides: Partial<LicenseCoverage> = {}): LicenseCoverage => 
   next_payment_at: '2030-12-25T00:00:00.000Z',
   identifier_activated: null,
   entitlements: [],
+  in_grace: false,
+  grace_ends_at: null,
+  updates_until: null,
   ...overrides,
 });
 

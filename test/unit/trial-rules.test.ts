@@ -1,3 +1,4 @@
+import { defaultExpiryTerms } from '../../libs/contracts/plan-expiry.js';
 import type { PlanRecord } from '../../services/license/records.js';
 import {
   decideTrial,
@@ -29,6 +30,7 @@ const plan: PlanRecord = {
   max_uses: null,
   uses_reset: 'never',
   entitlements: [],
+  ...defaultExpiryTerms,
   created_at: NOW,
 };
 const product = { id: 50, title: 'Trial app', bundle_items: [], trial_plan_id: 900 };

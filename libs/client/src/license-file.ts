@@ -138,6 +138,10 @@ export async function checkLicenseFile(
       activation_limit: license.activation_limit ?? 0,
       activations_used: license.activations_used ?? 0,
       expires_at: license.expires_at ?? null,
+      // Files signed before expiry terms existed carry none: no grace, no limit.
+      in_grace: license.in_grace ?? false,
+      grace_ends_at: license.grace_ends_at ?? null,
+      updates_until: license.updates_until ?? null,
       identifier_activated: true,
       // Files issued before entitlements existed carry none.
       entitlements: Array.isArray(license.entitlements) ? license.entitlements : [],

@@ -109,6 +109,24 @@ function LicenseView({ license }: { license: PortalLicense }) {
         <dd>
           <Time value={license.expires_at} empty="Does not expire" />
         </dd>
+        {license.in_grace && license.grace_ends_at !== null && (
+          <>
+            <dt>Grace</dt>
+            <dd>
+              In grace until <Time value={license.grace_ends_at} />: it keeps working as active
+              until then.
+            </dd>
+          </>
+        )}
+        {license.updates_until !== null && (
+          <>
+            <dt>Updates</dt>
+            <dd>
+              Updates until <Time value={license.updates_until} />: once expired, the software keeps
+              working with the versions released up to then.
+            </dd>
+          </>
+        )}
         {license.auto_renew && (
           <>
             <dt>Renews</dt>

@@ -1,9 +1,16 @@
-import { LicensingError, internalError, type CallContext } from '../../../libs/contracts/index.js';
+import {
+  LicensingError,
+  internalError,
+  type CallContext,
+  type ExpiryTerms,
+} from '../../../libs/contracts/index.js';
 import type { LapsedRelease } from '../activation-store.js';
 import { announceLapsed, type LicenseEvents } from '../events.js';
+import { expiryTermsOf } from '../expiry-rules.js';
 import type { LicenseStore } from '../license-store.js';
 import type { ActivationRecord, LicenseRecord } from '../records.js';
 import { identifierKeysByType, unknownLicense, type LicensedProduct } from '../rules.js';
+import type { PlanLookup } from './plan-lookup.js';
 
 /** Where the license service learns a product's title and bundle items (spec 2.2). */
 export interface ProductLookup {
@@ -11,14 +18,18 @@ export interface ProductLookup {
   find(id: number): Promise<LicensedProduct | null>;
 }
 
-/** A license with the activations a decision is about (rules.ts `LicenseState`). */
-export type LicenseView = LicenseRecord & { activations: ActivationRecord[] };
+/**
+ * A license with the activations a decision is about (rules.ts `LicenseState`) and its plan's
+ * expiry terms, read live from the plan cache (expiry-rules.ts).
+ */
+export type LicenseView = LicenseRecord & { activations: ActivationRecord[]; expiry: ExpiryTerms };
 
 /** What the reads of a license run on. */
 export interface LicenseReadDeps {
   licenses: Pick<LicenseStore, 'findByKey' | 'findWithActivations' | 'releaseLapsed'>;
   products: ProductLookup;
   events: Pick<LicenseEvents, 'activationDeleted'>;
+  plans: Pick<PlanLookup, 'planOf'>;
 }
 
 /** A license, its activations and its product, as the handlers read them to decide. */
@@ -56,9 +67,14 @@ export interface LicenseReads {
   requireLicense(licenseKey: string): Promise<LicenseRecord>;
   /** The product a license belongs to: it must exist, so its absence is a server fault. */
   productOf(license: LicenseRecord): Promise<LicensedProduct>;
+  /** The expiry terms of the license's plan, as they are now. */
+  expiryOf(license: Pick<LicenseRecord, 'plan_id'>): Promise<ExpiryTerms>;
 }
 
-export function licenseReads({ licenses, products, events }: LicenseReadDeps): LicenseReads {
+export function licenseReads({ licenses, products, events, plans }: LicenseReadDeps): LicenseReads {
+  const expiryOf = async (license: Pick<LicenseRecord, 'plan_id'>) =>
+    expiryTermsOf(await plans.planOf(license.plan_id));
+
   async function releaseLapsed(licenseKey: string, now: Date): Promise<LapsedRelease | null> {
     const lapsed = await licenses.releaseLapsed({ licenseKey, now });
     announceLapsed(events, lapsed, now);
@@ -76,12 +92,16 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
     a.lease_expires_at !== null && a.lease_expires_at.getTime() <= now.getTime();
 
   /** The license as read, its lapsed activations left out of the view (nothing written). */
-  const withoutLapsed = (
+  const withoutLapsed = async (
     found: { license: LicenseRecord; activations: ActivationRecord[] },
     now: Date,
-  ): LicenseView => {
+  ): Promise<LicenseView> => {
     const lapses = lapsesAt(now);
-    return { ...found.license, activations: found.activations.filter((a) => !lapses(a)) };
+    return {
+      ...found.license,
+      activations: found.activations.filter((a) => !lapses(a)),
+      expiry: await expiryOf(found.license),
+    };
   };
 
   async function licenseAsRead(
@@ -90,7 +110,7 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
     now: Date,
   ): Promise<LicenseView | null> {
     const found = await readWithActivations(licenseKey, identifier);
-    return found && withoutLapsed(found, now);
+    return found && (await withoutLapsed(found, now));
   }
 
   async function licenseWithActivations(
@@ -103,15 +123,21 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
     if (!found) return null;
     const lapses = lapsesAt(now);
     if (found.license.lease_seconds === null && !found.activations.some(lapses)) {
-      return { ...found.license, activations: found.activations };
+      return {
+        ...found.license,
+        activations: found.activations,
+        expiry: await expiryOf(found.license),
+      };
     }
     if (context?.passed) return withoutLapsed(found, now);
     // The license after the removal; of the activations read, those it did not remove.
     const lapsed = await releaseLapsed(licenseKey, now);
     const removed = new Set(lapsed?.released.map((a) => a.identifier_key));
+    const license = lapsed?.license ?? found.license;
     return {
-      ...(lapsed?.license ?? found.license),
+      ...license,
       activations: found.activations.filter((a) => !removed.has(a.identifier_key)),
+      expiry: await expiryOf(license),
     };
   }
 
@@ -127,5 +153,12 @@ export function licenseReads({ licenses, products, events }: LicenseReadDeps): L
     throw internalError(`The product ${license.product_id} of this license is missing.`);
   }
 
-  return { releaseLapsed, licenseWithActivations, licenseAsRead, requireLicense, productOf };
+  return {
+    releaseLapsed,
+    licenseWithActivations,
+    licenseAsRead,
+    requireLicense,
+    productOf,
+    expiryOf,
+  };
 }

@@ -13,6 +13,7 @@ import {
   planScope,
   entitlementScope,
   reportedLicenseState,
+  updatesUntilDay,
   type Release,
   type ReportedLicenseState,
 } from '../releases.js';
@@ -73,6 +74,7 @@ export function releaseFor(
   const audience = audienceOf({
     planId: planScope(context.coverage),
     entitlements: entitlementScope(context.coverage),
+    updatesUntil: updatesUntilDay(context.coverage),
     channel,
     rollout: rolloutOf(context),
   });
@@ -93,6 +95,7 @@ export function newestOfEachChannel(
   const base = audienceOf({
     planId: planScope(context.coverage),
     entitlements: entitlementScope(context.coverage),
+    updatesUntil: updatesUntilDay(context.coverage),
     channel: 'stable',
     rollout: rolloutOf(context),
   });
@@ -124,6 +127,7 @@ export function offeredReleases(
     ...audienceOf({
       planId: planScope(context.coverage),
       entitlements: entitlementScope(context.coverage),
+      updatesUntil: updatesUntilDay(context.coverage),
       channel: 'stable',
       rollout: rolloutOf(context),
     }),

@@ -8,6 +8,8 @@ import { PLAN_WORDS } from '../../shared/words/words.js';
 import { TermsFields, termsReady } from './terms-fields.js';
 import { UsageFields } from './usage-fields.js';
 import { isMaxUses, usageBody, usageDraftOf, type PlanUsageDraft } from './usage-terms.js';
+import { ExpiryFields, expiryReady } from './expiry-fields.js';
+import { expiryBody, expiryDraftOf, type ExpiryTermsDraft } from './expiry-terms.js';
 import { EditPanel } from '../../shared/components/edit-panel.js';
 
 /**
@@ -27,11 +29,17 @@ export function EditPlan({
   const [name, setName] = useState(plan.name);
   const [terms, setTerms] = useState<PlanTermsDraft>(() => termsDraftOf(plan));
   const [usage, setUsage] = useState<PlanUsageDraft>(() => usageDraftOf(plan));
+  const [expiry, setExpiry] = useState<ExpiryTermsDraft>(() => expiryDraftOf(plan));
   const save = async () => {
     // Every field, so the request is never an empty PATCH, which the API refuses.
     const saved = await api.call('updatePlan', {
       params: { id: plan.id },
-      body: { name: name.trim(), ...termsBody(terms), ...usageBody(usage) },
+      body: {
+        name: name.trim(),
+        ...termsBody(terms),
+        ...usageBody(usage),
+        ...expiryBody(expiry),
+      },
     });
     onSaved(saved);
   };
@@ -39,7 +47,9 @@ export function EditPlan({
     <EditPanel
       label={`Edit plan ${plan.name}`}
       first="name"
-      ready={name.trim() !== '' && termsReady(terms) && isMaxUses(usage.maxUses)}
+      ready={
+        name.trim() !== '' && termsReady(terms) && isMaxUses(usage.maxUses) && expiryReady(expiry)
+      }
       save={save}
       onCancel={onCancel}
     >
@@ -48,6 +58,7 @@ export function EditPlan({
       </Field>
       <TermsFields draft={terms} onDraft={setTerms} />
       <UsageFields draft={usage} onDraft={setUsage} />
+      <ExpiryFields draft={expiry} onDraft={setExpiry} />
       <p class="hint">
         {PLAN_WORDS.takenWhen} {PLAN_WORDS.fixed}
       </p>

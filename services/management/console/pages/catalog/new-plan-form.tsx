@@ -11,6 +11,8 @@ import { useCan } from '../../shared/hooks/permissions.js';
 import { TermsFields, termsReady } from './terms-fields.js';
 import { UsageFields } from './usage-fields.js';
 import { NEW_PLAN_USAGE, isMaxUses, usageBody, type PlanUsageDraft } from './usage-terms.js';
+import { ExpiryFields, expiryReady } from './expiry-fields.js';
+import { NEW_EXPIRY_TERMS, expiryBody, type ExpiryTermsDraft } from './expiry-terms.js';
 
 /** A new plan: its name, activation type and limit, which stay as created, and its terms. */
 export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
@@ -21,6 +23,7 @@ export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
   const [limit, setLimit] = useState('1');
   const [terms, setTerms] = useState<PlanTermsDraft>(NEW_PLAN_TERMS);
   const [usage, setUsage] = useState<PlanUsageDraft>(NEW_PLAN_USAGE);
+  const [expiry, setExpiry] = useState<ExpiryTermsDraft>(NEW_EXPIRY_TERMS);
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -32,11 +35,13 @@ export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
           activation_limit: Number(limit),
           ...termsBody(terms),
           ...usageBody(usage),
+          ...expiryBody(expiry),
         },
       });
       setName('');
       setTerms(NEW_PLAN_TERMS);
       setUsage(NEW_PLAN_USAGE);
+      setExpiry(NEW_EXPIRY_TERMS);
       onSaved(plan);
       return `Created ${plan.name}.`;
     });
@@ -62,6 +67,7 @@ export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
       </div>
       <TermsFields draft={terms} onDraft={setTerms} />
       <UsageFields draft={usage} onDraft={setUsage} />
+      <ExpiryFields draft={expiry} onDraft={setExpiry} />
       <p class="hint">{PLAN_WORDS.takenWhen}</p>
       <button
         type="submit"
@@ -70,7 +76,8 @@ export function NewPlanForm({ onSaved }: { onSaved: (plan: Plan) => void }) {
           name.trim() === '' ||
           !isLimit(limit) ||
           !termsReady(terms) ||
-          !isMaxUses(usage.maxUses)
+          !isMaxUses(usage.maxUses) ||
+          !expiryReady(expiry)
         }
       >
         Create plan

@@ -13,6 +13,7 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'license.created': 'A license was issued.',
   'license.updated': "An admin changed a license's status, limit or expiry.",
   'license.expired': 'A license passed its expiry date.',
+  'license.grace_started': 'A license passed its expiry date and is in its grace days.',
   'license.renewed': 'A license was renewed.',
   'license.plan_changed': 'A license moved to another plan.',
   'activation.created': 'An identifier was activated.',
