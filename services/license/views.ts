@@ -12,7 +12,7 @@ import type { ValidationDecision } from './activation-rules.js';
 import { missingEntitlements } from './entitlement-rules.js';
 import type { CheckoutDecision } from './checkout-rules.js';
 import { expiryStanding, type ExpiringLicense, type ExpiryStanding } from './expiry-rules.js';
-import { coversProduct, effectiveStatus, type LicensedProduct } from './rules.js';
+import { coversProduct, type LicensedProduct } from './rules.js';
 import type {
   EntitlementRecord,
   LicenseEntitlementRecord,

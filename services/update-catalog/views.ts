@@ -158,6 +158,7 @@ export function updateView({
     requires_license: product.requires_license,
   };
   if (!licenseState) return info;
-  const renewal = newer === null ? {} : { newer_version: newer, newer_requires: 'renewal' as const };
+  const renewal =
+    newer === null ? {} : { newer_version: newer, newer_requires: 'renewal' as const };
   return { ...info, ...licenseState, ...renewal };
 }
