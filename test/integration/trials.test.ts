@@ -1,3 +1,4 @@
+import { LATER_PLAN_SETTINGS } from '../support/plan-defaults.js';
 import request from 'supertest';
 import { classifyResult, LicensingClient } from '../../libs/client/src/index.js';
 import { createLogger } from '../../libs/logging/index.js';
@@ -307,7 +308,7 @@ describe('plans and products stored before trials', () => {
         lease_seconds: null,
         exempt_identifiers: [],
         exempt_limit: 3,
-        trial_days: null,
+        ...LATER_PLAN_SETTINGS,
         created_at: created_at.toISOString(),
       });
       const productId = 770_000 + Math.floor(Math.random() * 10_000);

@@ -1,3 +1,4 @@
+import { LATER_PLAN_SETTINGS } from '../support/plan-defaults.js';
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { UsesReset } from '../../libs/contracts/index.js';
@@ -248,8 +249,7 @@ describe('POST {api_base}/licenses/usage', () => {
       lease_seconds: null,
       exempt_identifiers: [],
       exempt_limit: 3,
-      max_uses: null,
-      uses_reset: 'never',
+      ...LATER_PLAN_SETTINGS,
       created_at: '2025-01-01T00:00:00.000Z',
     });
     const product = await system.transport.call('update-catalog.createProduct', {

@@ -354,6 +354,7 @@ describe('admin search (license.searchLicenses)', () => {
       const {
         activations: _a,
         rejected_attempts: _r,
+        entitlements: _e,
         ...expected
       } = await detail(summary.license_key);
       expect(summary).toEqual(expected satisfies LicenseSummary);
