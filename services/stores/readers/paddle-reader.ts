@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { StoreDelivery } from '../receiving/delivery.js';
 import type { StoreCustomer, StoreEvent, StoreEventFacts } from '../store-events.js';
-import type { StoreEventReading } from './reading.js';
+import { parseAs, readJsonBody, Unreadable, type StoreEventReading } from './reading.js';
 import {
   PaddleAdjustment,
   PaddleEnvelope,
@@ -12,8 +12,6 @@ import {
 type Envelope = z.infer<typeof PaddleEnvelope>;
 /** What an event says of its order, subscription and customer: the ids the service finds by. */
 type Ids = Pick<StoreEvent, 'externalIds' | 'orderId' | 'subscriptionId' | 'customer'>;
-
-class Unreadable extends Error {}
 
 /**
  * An item added by an update is created with it: one created this close to the subscription's
@@ -27,26 +25,13 @@ const ADDED_WITH_UPDATE_MS = 60_000;
  * null unless the event carries the customer: the service reads it from Paddle's API by id.
  */
 export function readPaddleEvent(delivery: StoreDelivery): StoreEventReading {
-  let json: unknown;
-  try {
-    json = JSON.parse(delivery.body.toString('utf8'));
-  } catch {
-    return { ok: false, reason: 'Paddle: the body is not JSON' };
-  }
-  try {
-    return readEnvelope(parse(PaddleEnvelope, json, 'the event'));
-  } catch (error) {
-    if (error instanceof Unreadable) return { ok: false, reason: `Paddle: ${error.message}` };
-    throw error;
-  }
+  return readJsonBody('Paddle', delivery, (json) =>
+    readEnvelope(parse(PaddleEnvelope, json, 'the event')),
+  );
 }
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.length ? ` at ${issue.path.join('.')}` : '';
-  throw new Unreadable(`${what} is not as Paddle sends it${path}: ${issue.message}`);
+  return parseAs(schema, value, what, 'Paddle');
 }
 
 function readEnvelope(envelope: Envelope): StoreEventReading {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { StoreDelivery } from '../receiving/delivery.js';
 import type { StoreCustomer, StoreEvent, StoreEventFacts } from '../store-events.js';
-import type { StoreEventReading } from './reading.js';
+import { parseAs, readJsonBody, Unreadable, type StoreEventReading } from './reading.js';
 import {
   StripeCharge,
   StripeCheckoutSession,
@@ -17,8 +17,6 @@ type Envelope = z.infer<typeof StripeEnvelope>;
 /** What an event says of its order, subscription and customer: the ids the service finds by. */
 type Ids = Pick<StoreEvent, 'externalIds' | 'orderId' | 'subscriptionId' | 'customer' | 'lookup'>;
 
-class Unreadable extends Error {}
-
 /**
  * What a Stripe event, its signature already checked, says happened (docs/stores.md).
  * `orderId`: an invoice's id; a Checkout Session's is the invoice it made, which `invoice.paid`
@@ -27,27 +25,13 @@ class Unreadable extends Error {}
  * payment intent since.
  */
 export function readStripeEvent(delivery: StoreDelivery): StoreEventReading {
-  let json: unknown;
-  try {
-    json = JSON.parse(delivery.body.toString('utf8'));
-  } catch {
-    return { ok: false, reason: 'Stripe: the body is not JSON' };
-  }
-  try {
-    const envelope = parse(StripeEnvelope, json, 'the event');
-    return readEnvelope(envelope);
-  } catch (error) {
-    if (error instanceof Unreadable) return { ok: false, reason: `Stripe: ${error.message}` };
-    throw error;
-  }
+  return readJsonBody('Stripe', delivery, (json) =>
+    readEnvelope(parse(StripeEnvelope, json, 'the event')),
+  );
 }
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.length ? ` at ${issue.path.join('.')}` : '';
-  throw new Unreadable(`${what} is not as Stripe sends it${path}: ${issue.message}`);
+  return parseAs(schema, value, what, 'Stripe');
 }
 
 function readEnvelope(envelope: Envelope): StoreEventReading {
