@@ -63,3 +63,34 @@ describe('hasEntitlement on a result or a license file', () => {
     expect(hasEntitlement(null, code)).toBe(false);
   });
 });
+
+describe('validate asking about entitlements', () => {
+  test('sends them as entitlements=a,b and answers those the license lacks', async () => {
+    const held = await define(`held-${unique()}`);
+    const lacked = await define(`lacked-${unique()}`);
+    const { key, product } = await system.license({ entitlements: [held] });
+    const client = new LicensingClient(system.running.gatewayUrl, product.id, {
+      keys: keys as never,
+    });
+    expect((await client.activate(key, 'shop.example')).success).toBe(true);
+
+    const asked = await client.validate(key, {
+      identifier: 'shop.example',
+      entitlements: [held, lacked],
+    });
+    expect(asked.success).toBe(true);
+    expect(asked.data).toMatchObject({
+      valid: false,
+      identifier_activated: true,
+      entitlements: [held],
+      entitlements_missing: [lacked],
+      code: 'ENTITLEMENTS_MISSING',
+    });
+
+    const covered = await client.validate(key, { entitlements: [held] });
+    expect(covered.data).toMatchObject({ valid: true, entitlements_missing: [], code: null });
+    // The identifier alone, as before: nothing asked about, nothing missing.
+    const plain = await client.validate(key, 'shop.example');
+    expect(plain.data).toMatchObject({ valid: true, identifier_activated: true, code: null });
+  });
+});

@@ -224,6 +224,20 @@ describe('spec 7 rule 2: the offline grace keeps the last verified validation us
     expect((await otherProduct.validate('K', 'example.com')).success).toBe(false);
   });
 
+  test('the entitlements asked about keep an answer of their own', async () => {
+    const server = await store();
+    const client = clientOf(server, { cache: memoryStore(), retries: 0 });
+    const asked = { identifier: 'example.com', entitlements: ['pro', 'updates-3y'] };
+    expect((await client.validate('K', asked)).success).toBe(true);
+    // A later validation without them does not take the place of the one with them.
+    expect((await client.validate('K', 'example.com')).success).toBe(true);
+    server.mode = 'refuse';
+    expect(await client.validate('K', asked)).toMatchObject({ success: true, stale: true });
+    expect(await client.validate('K', 'example.com')).toMatchObject({ stale: true });
+    const other = { identifier: 'example.com', entitlements: ['pro'] };
+    expect((await client.validate('K', other)).success).toBe(false);
+  });
+
   test('never when the clock runs behind the latest signed time: CLOCK_TAMPERED', async () => {
     const server = await store();
     const cache = memoryStore();

@@ -80,6 +80,46 @@ describe("the portal's next step for a license that cannot be used", () => {
   });
 });
 
+describe("the portal's words for a license its plan keeps past its expiry", () => {
+  const EXPIRED = '2026-05-20T00:00:00.000Z';
+
+  test('in grace: it keeps working until the grace ends, and can take activations', () => {
+    const inGrace = license({
+      expires_at: EXPIRED,
+      in_grace: true,
+      grace_ends_at: '2026-06-03T00:00:00.000Z',
+    });
+    expect(nextStep(inGrace, STORE, NOW)).toEqual({
+      text:
+        'This license has expired and is in grace until 3 June 2026: the software keeps ' +
+        'working as before until then. Renew it before then to keep it active.',
+      link: { href: 'https://shop.example/renew', text: 'Renew your license' },
+    });
+    expect(noActivationWords(inGrace, NOW)).toMatch(/ yet\.$/);
+    expect(freeSlotWords(inGrace, NOW)).toMatch(/^To move the license/);
+  });
+
+  test('past its grace on maintain or restrict: it keeps working, with updates until its expiry', () => {
+    const words =
+      'This license has expired, but the software keeps working, with the updates released ' +
+      'until 20 May 2026.';
+    for (const status of ['expired', 'active'] as const) {
+      const keptOne = license({ status, expires_at: EXPIRED, updates_until: EXPIRED });
+      expect(nextStep(keptOne, STORE, NOW)).toEqual({
+        text: `${words} Renew it to get later updates.`,
+        link: { href: 'https://shop.example/renew', text: 'Renew your license' },
+      });
+      expect(nextStep(keptOne, NO_STORE, NOW)).toEqual({
+        text: `${words} Renew it with the store you bought it from to get later updates.`,
+        link: null,
+      });
+    }
+    // A revoked one is not kept, whatever its plan.
+    const revoked = license({ status: 'revoked', expires_at: EXPIRED, updates_until: EXPIRED });
+    expect(nextStep(revoked, STORE, NOW)?.text).toMatch(/has been revoked/);
+  });
+});
+
 describe("the portal's words on activations", () => {
   test('an empty list says "yet" only where an activation could still be made', () => {
     expect(noActivationWords(license(), NOW)).toBe(

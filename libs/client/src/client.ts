@@ -40,6 +40,7 @@ import {
   type UpdateInfo,
   type UsageData,
   type UsageOptions,
+  type ValidateOptions,
   type ValidationData,
 } from './result.js';
 import { bounded, SafeStore, SignedTime } from './store.js';
@@ -127,10 +128,18 @@ export class LicensingClient {
   /**
    * Spec 4.2: whether the license is usable, and whether `identifier` (if given) is activated.
    * With keys and a cache, a transient failure is answered from the last verified validation of
-   * the same key, identifier and product, within the offline grace (`stale: true`).
+   * the same key, identifier, product and entitlements, within the offline grace (`stale: true`).
+   * `options` is the identifier, or `{ identifier?, entitlements? }`: the codes asked about are
+   * sent as `entitlements=a,b`, and those the license lacks come back in `entitlements_missing`.
    */
-  async validate(key: string, identifier?: string): Promise<LicensingResult<ValidationData>> {
-    return (await this.validation(key, identifier)).result;
+  async validate(
+    key: string,
+    options?: string | ValidateOptions,
+  ): Promise<LicensingResult<ValidationData>> {
+    const settings: ValidateOptions =
+      typeof options === 'string' ? { identifier: options } : (options ?? {});
+    const entitlements = settings.entitlements?.join(',');
+    return (await this.validation(key, settings.identifier, entitlements)).result;
   }
 
   /**
@@ -181,13 +190,15 @@ export class LicensingClient {
   private async validation(
     key: string,
     identifier: string | undefined,
+    entitlements?: string,
   ): Promise<{ result: LicensingResult<ValidationData>; time: AnswerTime | null }> {
-    const operation = this.post('licenses/validate', { license_key: key, identifier }, true);
+    const fields = { license_key: key, identifier, entitlements };
+    const operation = this.post('licenses/validate', fields, true);
     const store = this.pinned && this.offlineGrace > 0 ? this.store : null;
     if (store === null) return await this.requests.request<ValidationData>(operation);
 
     const until = Date.now() + this.timeout;
-    const entry = validationEntry(this.apiBase, this.productId, key, identifier);
+    const entry = validationEntry(this.apiBase, this.productId, key, identifier, entitlements);
     // Read while the request runs, so the grace costs no wait of its own.
     const stored = store.read(entry);
     const outcome = await this.requests.request<ValidationData>(operation);

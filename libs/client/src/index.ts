@@ -55,6 +55,7 @@ export {
   type UpdateInfo,
   type UsageData,
   type UsageOptions,
+  type ValidateOptions,
   type ValidationData,
 } from './result.js';
 export { Sha256 } from './sha256.js';

@@ -1,6 +1,7 @@
 /**
  * The offline grace (README.md): while the server cannot answer, validate answers from the last
- * verified validation of the same key, identifier and product, checked again as it was signed.
+ * verified validation of the same key, identifier, product and entitlements asked about, checked
+ * again as it was signed.
  */
 import { fromBase64 } from '../../signatures/index.js';
 import type { Connection, Operation, SignedAnswer } from './exchange.js';
@@ -22,8 +23,11 @@ export function validationEntry(
   productId: number,
   key: string,
   identifier: string | undefined,
+  entitlements?: string,
 ): string {
-  const text = [apiBase, productId, key, identifier ?? ''].join('\n');
+  // The entitlements asked about change the verdict; without them the entry is as it always was.
+  const fields = [apiBase, productId, key, identifier ?? ''];
+  const text = (entitlements ? [...fields, entitlements] : fields).join('\n');
   return `${STORE_PREFIX}validate:${new Sha256().update(new TextEncoder().encode(text)).hex()}`;
 }
 

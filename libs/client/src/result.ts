@@ -30,6 +30,15 @@ export type TrialData = PlainStartedTrial;
 /** Payload of validate (spec 4.2). */
 export type ValidationData = PlainValidationResult;
 
+/**
+ * What `validate` sends besides the key: the identifier to check, and the entitlement codes to
+ * ask about (sent as `entitlements=a,b`; docs/api-decisions.md, "Entitlements").
+ */
+export interface ValidateOptions {
+  identifier?: string;
+  entitlements?: readonly string[];
+}
+
 /** Payload of `POST /licenses/usage`: the usage counter of the period. */
 export type UsageData = PlainUsageResult;
 

@@ -44,13 +44,31 @@ export function lookUpFailure(error: unknown): unknown {
   }
 }
 
-/** Whether the license can take activations now: active, and not past its expiry date. */
+/**
+ * Whether the license can take activations now: active and not past its expiry date, or in its
+ * plan's grace, which answers as active (docs/api-decisions.md, "Expiry strategies").
+ */
 function usable(license: PortalLicense, now: number): boolean {
-  return (
-    license.status === 'active' &&
-    (license.expires_at === null || Date.parse(license.expires_at) > now)
-  );
+  if (license.status !== 'active') return false;
+  if (license.in_grace) return true;
+  return license.expires_at === null || Date.parse(license.expires_at) > now;
 }
+
+/**
+ * Whether its plan keeps it working past its expiry and grace (`maintain` or `restrict`:
+ * validate answers `valid: true`, `expired`, `updates_until`). Its activations are not said to be
+ * open: the portal's answer does not tell `maintain` from `restrict`, which refuses new ones.
+ */
+function kept(license: PortalLicense, now: number): boolean {
+  if (license.updates_until === null || license.in_grace) return false;
+  return license.status === 'expired' || (license.status === 'active' && !usable(license, now));
+}
+
+/** A day as the portal's words say it; the expiry terms count in UTC days. */
+const dayWords = (timestamp: string) =>
+  new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(
+    new Date(timestamp),
+  );
 
 /** An empty list of activations: "yet" only where one could still be made. */
 export function noActivationWords(license: PortalLicense, now: number): string {
@@ -75,7 +93,8 @@ const storeWords = (store: PortalSettings) => store.store_name ?? 'the store you
 
 /**
  * The next step for a license that cannot be used as it is: an expired one is renewed (RENEW_URL,
- * else STORE_URL); a revoked or cancelled one is replaced by a new license from the store; a
+ * else STORE_URL), and one its plan keeps in grace or past its expiry is said to keep working,
+ * until when, before the renewal is offered; a revoked or cancelled one is replaced by a new license from the store; a
  * suspended one is a question for the store. Null for an active license.
  */
 export function nextStep(
@@ -86,6 +105,32 @@ export function nextStep(
   const named = storeWords(store);
   const storeLink = (text: string) =>
     store.store_url === null ? null : { href: store.store_url, text };
+  const renew =
+    store.renew_url === null
+      ? { text: ` Renew it with ${named} to get later updates.`, link: null }
+      : {
+          text: ' Renew it to get later updates.',
+          link: { href: store.renew_url, text: 'Renew your license' },
+        };
+  if (license.status === 'active' && license.in_grace && license.grace_ends_at !== null) {
+    return {
+      text:
+        `This license has expired and is in grace until ${dayWords(license.grace_ends_at)}: ` +
+        `the software keeps working as before until then.` +
+        (store.renew_url === null
+          ? ` Renew it with ${named} before then to keep it active.`
+          : ' Renew it before then to keep it active.'),
+      link: renew.link,
+    };
+  }
+  if (kept(license, now) && license.updates_until !== null) {
+    return {
+      text:
+        'This license has expired, but the software keeps working, with the updates released ' +
+        `until ${dayWords(license.updates_until)}.${renew.text}`,
+      link: renew.link,
+    };
+  }
   if (license.status === 'expired' || (license.status === 'active' && !usable(license, now))) {
     return store.renew_url === null
       ? {
