@@ -315,13 +315,14 @@ describe('the admin console', () => {
     const session = await openConsole(browser, system);
     const { page } = session;
     /** The sentence the strategy's select is described by (its hint, through aria-describedby). */
-    const described = (form: Locator) =>
-      form.getByLabel('When a license expires').evaluate((el) =>
-        (el.getAttribute('aria-describedby') ?? '')
-          .split(' ')
-          .map((id) => document.getElementById(id)?.textContent ?? '')
-          .join(' '),
-      );
+    const described = async (form: Locator) => {
+      const select = form.getByLabel('When a license expires');
+      const ids = ((await select.getAttribute('aria-describedby')) ?? '').split(' ');
+      const texts = ids
+        .filter((id) => id !== '')
+        .map((id) => page.locator(`[id="${id}"]`).innerText());
+      return (await Promise.all(texts)).join(' ');
+    };
     try {
       await signIn(page, system.adminToken, 'Licenses');
       await page.getByRole('link', { name: 'Products and plans' }).click();
