@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import {
   system,
   browser,
@@ -305,6 +306,77 @@ describe('the admin console', () => {
       });
       await screenshot(page, 'console-plan-edited');
       expectClean(session, [400]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the plan form chooses what happens at expiry, saying what each choice does to a customer, and an edit changes it', async () => {
+    const session = await openConsole(browser, system);
+    const { page } = session;
+    /** The sentence the strategy's select is described by (its hint, through aria-describedby). */
+    const described = async (form: Locator) => {
+      const select = form.getByLabel('When a license expires');
+      const ids = ((await select.getAttribute('aria-describedby')) ?? '').split(' ');
+      const texts = ids
+        .filter((id) => id !== '')
+        .map((id) => page.locator(`[id="${id}"]`).innerText());
+      return (await Promise.all(texts)).join(' ');
+    };
+    try {
+      await signIn(page, system.adminToken, 'Licenses');
+      await page.getByRole('link', { name: 'Products and plans' }).click();
+      const newPlan = page.getByRole('form', { name: 'New plan' });
+      await newPlan.getByLabel('Name').fill('Kept past expiry');
+      await newPlan.getByLabel('Activation limit').fill('2');
+      await expect(described(newPlan)).resolves.toMatch(/no longer valid/);
+      // By keyboard: the strategy chosen in its select, the grace days typed.
+      await newPlan.getByLabel('When a license expires').focus();
+      await page.keyboard.press('ArrowDown');
+      await expect(newPlan.getByLabel('When a license expires').inputValue()).resolves.toBe(
+        'maintain',
+      );
+      await expect(described(newPlan)).resolves.toBe(
+        'Once expired, the software keeps working and can still be activated, but it gets only ' +
+          'the versions released up to the expiry date; newer ones need a renewal.',
+      );
+      await page.keyboard.press('Tab');
+      await focusOn(page, "el.name === 'grace_days'");
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('7');
+      await newPlan.getByRole('button', { name: 'Create plan' }).click();
+      await page.getByText('Created Kept past expiry.').waitFor();
+      const { plans: stored } = await admin<{ plans: Array<{ id: number; name: string }> }>(
+        'GET',
+        '/plans',
+      );
+      const id = stored.find((plan) => plan.name === 'Kept past expiry')!.id;
+      await expect(admin('GET', `/plans/${id}`)).resolves.toMatchObject({
+        expiry_strategy: 'maintain',
+        grace_days: 7,
+        renewal_basis: 'from_expiry',
+      });
+      // The form is back to the spec's terms for the next plan.
+      await expect(newPlan.getByLabel('When a license expires').inputValue()).resolves.toBe(
+        'revoke',
+      );
+
+      await page.getByRole('button', { name: 'Edit plan Kept past expiry' }).click();
+      const edit = page.getByRole('form', { name: 'Edit plan Kept past expiry' });
+      await expect(edit.getByLabel('When a license expires').inputValue()).resolves.toBe(
+        'maintain',
+      );
+      await expect(edit.getByLabel('Grace days').inputValue()).resolves.toBe('7');
+      await edit.getByLabel('When a license expires').selectOption('restrict');
+      await expect(described(edit)).resolves.toMatch(/new activations are refused/);
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Saved Kept past expiry.').waitFor();
+      await expect(admin('GET', `/plans/${id}`)).resolves.toMatchObject({
+        expiry_strategy: 'restrict',
+        grace_days: 7,
+      });
+      await screenshot(page, 'console-plan-expiry');
+      expectClean(session);
     } finally {
       await page.close();
     }
