@@ -321,18 +321,24 @@ export type Checks = [
     status: Status; license_key: string; product: string; plan: string;
     activation_type: ActivationType; activation_limit: number; activations_used: number;
     expires_at: string | null; identifier: string; lease_expires_at: string | null;
+    entitlements: string[]; in_grace: boolean; grace_ends_at: string | null;
+    updates_until: string | null;
   }>>,
   Expect<Same<ValidationData, {
     valid: boolean; status: Status | 'invalid'; license_key: string; product: string | null;
     plan: string | null; activation_type: ActivationType | null; activation_limit: number;
     activations_used: number; expires_at: string | null; identifier_activated: boolean;
-    lease_expires_at: string | null;
+    lease_expires_at: string | null; entitlements: string[]; entitlements_missing: string[];
+    code: 'ENTITLEMENTS_MISSING' | null; in_grace: boolean; grace_ends_at: string | null;
+    updates_until: string | null;
   }>>,
   Expect<Same<UpdateInfo, {
     update_available: true; name: string; version: string; download_url: string | null;
     download_requires: Requires; release_notes: string | null; date: string; file_size: number;
     sha256: string; requires_license: boolean; license_status?: Status;
     license_expires_at?: string | null; auto_renew?: boolean; next_payment_at?: string | null;
+    in_grace?: boolean; grace_ends_at?: string | null; updates_until?: string;
+    newer_version?: string; newer_requires?: 'renewal';
   } | {
     update_available: false; requires_license: boolean; download_requires: Requires; sha256: null;
   }>>,

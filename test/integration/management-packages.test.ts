@@ -68,6 +68,7 @@ describe('versions', () => {
       // docs/updaters.md: a version is stable and offered to everyone unless an admin says not.
       channel: 'stable',
       rollout_percent: 100,
+      requires_entitlement: null,
       created_at: expect.any(String),
       // Spec 4.4 rule 3: a version counts as uploaded once a file of it is.
       uploaded_at: null,
@@ -193,6 +194,7 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
       platform: null,
       arch: null,
       signature: null,
+      requires_entitlement: null,
       uploaded_at: expect.any(String),
     });
     const listed = await admin().get(`${BASE}/versions/${version.id}`).set(AUTH);
@@ -505,6 +507,7 @@ describe('an upload whose answer is lost after the object was stored', () => {
         published: true,
         channel: 'stable',
         rollout_percent: 100,
+        requires_entitlement: null,
         created_at: now,
         uploaded_at: null,
         files: [],
