@@ -51,7 +51,7 @@ export function memoryLicenseStores(): Omit<LicenseStores, 'licenses'> & {
     taskRuns,
     usage: new MemoryUsageStore(table, counter),
     trials: new MemoryTrialStore(counter),
-    entitlements: new MemoryEntitlementStore(counter),
+    entitlements: new MemoryEntitlementStore(counter, table),
     /** How many writes changed something: lets a test see that nothing was written. */
     writes: () => counter.writes,
     /** Stands for the scheduler's job record of a recurring task (services/license/scheduler.ts). */

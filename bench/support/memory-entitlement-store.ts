@@ -4,7 +4,7 @@ import type {
   LicenseEntitlementRecord,
 } from '../../services/license/records.js';
 import { deepCopy as copy } from './deep-copy.js';
-import { roundTrip } from './memory-license-table.js';
+import { roundTrip, type MemoryLicenseTable } from './memory-license-table.js';
 
 const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? -1 : 1);
 
@@ -14,7 +14,11 @@ export class MemoryEntitlementStore implements EntitlementStore {
   /** Keyed by license key and code, as the unique index of the MongoDB store. */
   private readonly grants = new Map<string, LicenseEntitlementRecord>();
 
-  constructor(private readonly counter: { writes: number }) {}
+  constructor(
+    private readonly counter: { writes: number },
+    /** The licenses' table, where a grant marks its license (records.ts `has_own_entitlements`). */
+    private readonly table: MemoryLicenseTable,
+  ) {}
 
   async create({
     entitlement,
@@ -73,6 +77,8 @@ export class MemoryEntitlementStore implements EntitlementStore {
     now,
   }: Parameters<EntitlementStore['grant']>[0]): Promise<LicenseEntitlementRecord> {
     await roundTrip();
+    const license = this.table.byKey.get(licenseKey);
+    if (license) license.has_own_entitlements = true;
     const grant = {
       license_key: licenseKey,
       code,

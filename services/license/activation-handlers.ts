@@ -101,8 +101,11 @@ export function activationHandlers(
       });
       if (!result.ok) throw LicensingError.from(result.refusal);
       const { license, product, identifier, leaseExpiresAt } = result;
-      // A paid license activated on a trial's identifier ends the trial (api-decisions, Trials).
-      await deps.endTrial({ license, product, identifier, context });
+      // A paid license activated on a trial's identifier ends the trial (api-decisions, Trials);
+      // an identifier already active was looked at when it was claimed.
+      if (result.outcome === 'claimed') {
+        await deps.endTrial({ license, product, identifier, context });
+      }
       const now = clock();
       const [named, expiry] = await Promise.all([
         planAndEntitlements(license, now),

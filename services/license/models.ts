@@ -232,6 +232,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       pending_plan_id: { type: Number, default: null },
       customer: { type: customerSchema, default: undefined },
       metadata: { type: [metadataSchema], default: [] },
+      has_own_entitlements: { type: Boolean, default: undefined },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
       updated_at: { type: Date, required: true },

@@ -37,13 +37,15 @@ export async function openEntitlementStore(db: Connection): Promise<EntitlementS
     { key: { license_key: 1, code: 1 }, unique: true },
     { key: { code: 1 } },
   ]);
-  return new MongoEntitlementStore(definitions, grants);
+  const licenses = db.collection<{ license_key: string; has_own_entitlements?: true }>('licenses');
+  return new MongoEntitlementStore(definitions, grants, licenses);
 }
 
 export class MongoEntitlementStore implements EntitlementStore {
   constructor(
     private readonly definitions: Collection<EntitlementDocument>,
     private readonly grants: Collection<LicenseEntitlementDocument>,
+    private readonly licenses: Collection<{ license_key: string; has_own_entitlements?: true }>,
   ) {}
 
   async create({
@@ -109,6 +111,11 @@ export class MongoEntitlementStore implements EntitlementStore {
     expiresAt: Date | null;
     now: Date;
   }): Promise<LicenseEntitlementRecord> {
+    // The license is marked first: an answer that reads the mark finds the grant once it exists.
+    await this.licenses.updateOne(
+      { license_key: licenseKey },
+      { $set: { has_own_entitlements: true } },
+    );
     const doc = await this.grants.findOneAndUpdate(
       { license_key: licenseKey, code },
       { $set: { expires_at: expiresAt, granted_at: now } },

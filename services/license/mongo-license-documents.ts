@@ -87,6 +87,7 @@ export function licenseRecord(doc: LicenseDocument): LicenseRecord {
     // Nor, before customers and metadata, these.
     customer: doc.customer ? { email: doc.customer.email, name: doc.customer.name ?? null } : null,
     metadata: Object.fromEntries((doc.metadata ?? []).map(({ key, value }) => [key, value])),
+    ...(doc.has_own_entitlements === true && { has_own_entitlements: true }),
   };
 }
 

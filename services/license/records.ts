@@ -119,6 +119,11 @@ export interface LicenseRecord {
   customer: CustomerRecord | null;
   /** An admin's text by key (an order id), in the order given; never shown to clients. */
   metadata: Record<string, string>;
+  /**
+   * Set once the license is given an entitlement of its own (entitlement-store.ts `grant`), and
+   * kept: the answers read its own entitlements only then, so most licenses cost no read for them.
+   */
+  has_own_entitlements?: true;
 }
 
 /** A license's customer: the e-mail address normalised (libs/identifier `checkEmailAddress`). */

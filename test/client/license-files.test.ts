@@ -112,6 +112,10 @@ describe('checkout: an offline license file for an activated identifier', () => 
         entitlements: [],
         entitlements_missing: [],
         code: null,
+        // Nor expiry terms: a file without them is on the spec's (no grace, no update limit).
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
         identifier: 'example.com',
         product_id: 12,
         issued_at: result.data.issued_at,

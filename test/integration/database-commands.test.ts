@@ -97,13 +97,15 @@ describe('spec 4.1 activate', () => {
     expect(seen).toHaveLength(1);
   });
 
-  test('a new activation: two commands at most (read, then claim the slot)', async () => {
+  test('a new activation: three commands at most (read, claim the slot, look for an open trial of its identifier)', async () => {
     const { key } = await system.license({ activation_limit: 10 });
     const seen = await commandsOf((round) =>
       system.post('activate', { license_key: key, identifier: `new-${round}.example` }).expect(200),
     );
-    expect(seen.length).toBeLessThanOrEqual(2);
+    expect(seen.length).toBeLessThanOrEqual(3);
     expect(seen).toContain('license.licenses findAndModify');
+    // docs/api-decisions.md, "Trials": a paid activation ends its identifier's trial.
+    expect(seen).toContain('license.trials find');
   });
 });
 
