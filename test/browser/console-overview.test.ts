@@ -136,6 +136,8 @@ describe('the overview', () => {
         'Refused activations today': '1',
         'Downloads served today': '2',
         'Refused downloads today': '1',
+        Trials: '0',
+        'Trials converted': '0',
       });
       await expect(page.getByText(/Days are UTC days/).innerText()).resolves.toMatch(/\(UTC\)/);
       for (const chart of ['Activations', 'Validations', 'Downloads']) {
