@@ -32,6 +32,9 @@ describe('spec 4.3 POST /licenses/deactivate', () => {
         identifier: 'example.com',
         lease_expires_at: null,
         entitlements: [],
+        in_grace: false,
+        grace_ends_at: null,
+        updates_until: null,
       },
     });
     const next = await system.post('activate', { license_key: key, identifier: 'new.com' });

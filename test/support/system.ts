@@ -75,6 +75,10 @@ export async function bootSystem(
     SCHEDULED_TASKS: 'off',
     // Nothing is kept after a test system stops.
     DATA_DIR: '',
+    // Every service of a test system shares one process with the test, on a machine that runs
+    // other suites beside it: an ordinary call may wait seconds there, which must not fail it.
+    // The tests of deadlines set their own.
+    RPC_TIMEOUT_MS: '30000',
     ...overrides,
   });
   try {
