@@ -1,31 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { editedFixture, storeFixture } from '../../support/store-fixtures.js';
 import { readPaddleEvent } from '../../../services/stores/readers/paddle-reader.js';
 import type { StoreEvent } from '../../../services/stores/store-events.js';
 
-const fixture = (name: string): Buffer =>
-  readFileSync(new URL(`./fixtures/paddle/${name}.json`, import.meta.url));
+const fixture = (name: string): Buffer => storeFixture('paddle', name);
 const read = (body: Buffer | string) =>
   readPaddleEvent({ body: Buffer.from(body), headers: { 'paddle-signature': 'ts=1;h1=00' } });
 const at = (iso: string) => new Date(iso);
 
-/**
- * The fixture with its fields at the dotted `path`s set (or, to `undefined`, removed), as the
- * body Paddle would send.
- */
-function edited(name: string, ...changes: [path: string, value: unknown][]): Buffer {
-  const event: unknown = JSON.parse(fixture(name).toString());
-  for (const [path, value] of changes) {
-    const keys = path.split('.');
-    const last = keys.pop()!;
-    const parent = keys.reduce<Record<string, unknown>>(
-      (node, key) => node[key] as Record<string, unknown>,
-      event as Record<string, unknown>,
-    );
-    if (value === undefined) delete parent[last];
-    else parent[last] = value;
-  }
-  return Buffer.from(JSON.stringify(event));
-}
+const edited = (name: string, ...changes: [path: string, value: unknown][]) =>
+  editedFixture('paddle', name, ...changes);
 
 function readEvent(body: Buffer): StoreEvent {
   const reading = read(body);

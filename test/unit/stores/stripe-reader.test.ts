@@ -1,31 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { editedFixture, storeFixture } from '../../support/store-fixtures.js';
 import { readStripeEvent } from '../../../services/stores/readers/stripe-reader.js';
 import type { StoreEvent } from '../../../services/stores/store-events.js';
 
-const fixture = (name: string): Buffer =>
-  readFileSync(new URL(`./fixtures/stripe/${name}.json`, import.meta.url));
+const fixture = (name: string): Buffer => storeFixture('stripe', name);
 const read = (body: Buffer | string) =>
   readStripeEvent({ body: Buffer.from(body), headers: { 'stripe-signature': 't=1,v1=00' } });
 const at = (seconds: number) => new Date(seconds * 1000);
 
-/**
- * The fixture with its fields at the dotted `path`s set (or, to `undefined`, removed), as the
- * body Stripe would send.
- */
-function edited(name: string, ...changes: [path: string, value: unknown][]): Buffer {
-  const event: unknown = JSON.parse(fixture(name).toString());
-  for (const [path, value] of changes) {
-    const keys = path.split('.');
-    const last = keys.pop()!;
-    const parent = keys.reduce<Record<string, unknown>>(
-      (node, key) => node[key] as Record<string, unknown>,
-      event as Record<string, unknown>,
-    );
-    if (value === undefined) delete parent[last];
-    else parent[last] = value;
-  }
-  return Buffer.from(JSON.stringify(event));
-}
+const edited = (name: string, ...changes: [path: string, value: unknown][]) =>
+  editedFixture('stripe', name, ...changes);
 
 function readEvent(body: Buffer): StoreEvent {
   const reading = read(body);
