@@ -226,7 +226,7 @@ function main(): void {
     process.exit(code);
   };
   const onSignal = (code: number, name: string) => {
-    // A second Ctrl+C: no more waiting (exiting kills every group left, child-group.ts).
+    // A second Ctrl+C: no more waiting (exiting kills every group left, support/process-groups.ts).
     if (stopping) process.exit(code);
     void stop(code, `bench: ${name}; stopping every process`);
   };

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { generateSigningKey } from '../libs/config/index.js';
-import { freePorts, type ChildGroup, type LogLine } from './support/child-group.js';
+import type { ChildGroup, LogLine } from './support/child-group.js';
+import { freePorts } from './support/free-ports.js';
 import { childProcesses, findProcess, type Measured } from './cpu.js';
 import { waitUntilReady, type Children } from './processes.js';
 import { BASELINE, SERVICES, type BenchSettings, type ServiceName } from './settings.js';
