@@ -20,7 +20,7 @@ import {
 } from './cpu.js';
 import type { Fixture } from './fixture.js';
 import { API_BASE } from '../libs/contracts/api-base.js';
-import type { RunningSystem } from './system.js';
+import type { RunningSystem } from './running-system.js';
 import { withTimeout } from '../libs/process/timeout.js';
 
 export interface ThroughputMeasurement {

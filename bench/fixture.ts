@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { connectDatabase } from '../libs/database/index.js';
 import type { LicenseDocument } from '../services/license/models.js';
 import { storeManyActivations } from './support/many-activations.js';
-import type { RunningSystem } from './system.js';
+import type { RunningSystem } from './running-system.js';
 
 const CALL_TIMEOUT_MS = 30_000;
 export const MB = 1024 * 1024;

@@ -1,14 +1,15 @@
 /**
  * The benchmark's child processes: every one runs `node --import tsx <script>` directly (no npm,
  * no tsx CLI in between), so its pid is the node process that does the work. Each is a ChildGroup
- * (bench/support/child-group.ts, shared with the tests that run services as processes of their
+^ * (bench/support/child-group.ts, shared with the tests that run services as processes of their
  * own), the leader of its own process group; `stopAll` ends every group (SIGTERM, then SIGKILL),
  * the exit of this process kills what is left, and a reaper process (children/reaper.ts) ends
  * them if this process dies without either.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ChildGroup, sleep } from './support/child-group.js';
+import { ChildGroup } from './support/child-group.js';
+import { sleep } from './support/process-groups.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = import.meta.resolve('tsx');

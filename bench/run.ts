@@ -45,17 +45,12 @@ import {
 } from './paths.js';
 import { Children } from './processes.js';
 import { API_BASE } from '../libs/contracts/api-base.js';
-import { comparisonNote, renderReport, type RunInfo } from './report.js';
+import { comparisonNote } from './cpu-per-request.js';
+import { renderReport, type RunInfo } from './report.js';
 import { FEED_COMPARISONS } from './feed-paths.js';
 import { readSettings, SettingsError, type BenchSettings } from './settings.js';
-import {
-  describeProcesses,
-  measuredProcesses,
-  RATE_LIMIT,
-  SERVICE_SETTINGS,
-  serviceWarnings,
-  startSystem,
-} from './system.js';
+import { describeProcesses, measuredProcesses, serviceWarnings } from './running-system.js';
+import { RATE_LIMIT, SERVICE_SETTINGS, startSystem } from './system.js';
 
 /** How long the processes get to stop on SIGTERM before SIGKILL. */
 const STOP_GRACE_MS = 15_000;
@@ -226,7 +221,7 @@ function main(): void {
     process.exit(code);
   };
   const onSignal = (code: number, name: string) => {
-    // A second Ctrl+C: no more waiting (exiting kills every group left, child-group.ts).
+    // A second Ctrl+C: no more waiting (exiting kills every group left, support/process-groups.ts).
     if (stopping) process.exit(code);
     void stop(code, `bench: ${name}; stopping every process`);
   };

@@ -1,20 +1,20 @@
 /**
- * The system under test, every part in a process of its own: the five services as
+ * Starts the system under test, every part in a process of its own: the five services as
  * `npm run start:<service>` runs them (over RabbitMQ, rate limits counted in Redis), the database
  * and the object store they use, the bare Express baseline and the load generator.
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { generateSigningKey } from '../libs/config/index.js';
-import { freePorts, type ChildGroup, type LogLine } from './support/child-group.js';
-import { childProcesses, findProcess, type Measured } from './cpu.js';
+import type { ChildGroup, LogLine } from './support/child-group.js';
+import { freePorts } from './support/free-ports.js';
+import { findProcess } from './cpu.js';
 import { waitUntilReady, type Children } from './processes.js';
-import { BASELINE, SERVICES, type BenchSettings, type ServiceName } from './settings.js';
+import type { ObjectStore, RunningSystem } from './running-system.js';
+import { SERVICES, type BenchSettings, type ServiceName } from './settings.js';
 
 /** What a service process may take to start and find its dependencies (tsx compiles on start). */
 const START_TIMEOUT_MS = 120_000;
-/** pino's numeric levels: 40 is warn. */
-const WARN_LEVEL = 40;
 /** Rate limits high enough that the load is never refused; the counting itself still runs. */
 export const RATE_LIMIT = '1000000000';
 export const S3_BUCKET = 'bench-packages';
@@ -45,50 +45,6 @@ const CLEARED = [
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_SERVICE_NAME',
 ];
-
-export interface ObjectStore {
-  endpoint: string;
-  accessKey: string;
-  secretKey: string;
-  bucket: string;
-}
-
-export interface RunningSystem {
-  id: string;
-  gatewayUrl: string;
-  /** A gateway with DOWNLOAD_DELIVERY=redirect (not among the measured processes). */
-  redirectGatewayUrl: string;
-  redirectGateway: ChildGroup;
-  managementUrl: string;
-  adminToken: string;
-  bareUrl: string;
-  objectStore: ObjectStore;
-  /** The database server and the prefix of the services' databases on it. */
-  mongodbUrl: string;
-  databasePrefix: string;
-  services: Record<ServiceName, ChildGroup>;
-  bare: ChildGroup;
-  loadWorker: ChildGroup;
-  /** The database server's pid, when the benchmark started it. */
-  databasePid: number | null;
-  rabbitmqPid: number | null;
-  redisPid: number | null;
-  objectStorePid: number;
-}
-
-/** Every process whose CPU time is reported, under the names the report uses. */
-export function measuredProcesses(system: RunningSystem): Measured[] {
-  const measured: Measured[] = SERVICES.map((name) => ({
-    name,
-    pid: system.services[name].pid,
-  }));
-  measured.push({ name: BASELINE, pid: system.bare.pid });
-  if (system.rabbitmqPid !== null) measured.push({ name: 'RabbitMQ', pid: system.rabbitmqPid });
-  if (system.databasePid !== null) measured.push({ name: 'database', pid: system.databasePid });
-  if (system.redisPid !== null) measured.push({ name: 'Redis', pid: system.redisPid });
-  measured.push({ name: 'object store', pid: system.objectStorePid });
-  return measured;
-}
 
 function stringField(line: LogLine, name: string, who: string): string {
   const value = line[name];
@@ -272,57 +228,4 @@ export async function startSystem(
     redisPid: findProcess('redis-server', `:${redisPort}`),
     objectStorePid: objectStore.child.pid,
   };
-}
-
-/** Names what each measured pid is, and checks each service is one process doing the work. */
-export function describeProcesses(system: RunningSystem): { text: string; notes: string[] } {
-  const notes: string[] = [];
-  const parts = SERVICES.map((name) => {
-    const pid = system.services[name].pid;
-    const children = childProcesses(pid).map((child) => `${child.comm} ${child.pid}`);
-    if (children.length > 0) {
-      notes.push(`${name} (pid ${pid}) had child processes (${children.join(', ')}), counted in.`);
-    }
-    return `${name} ${pid}`;
-  });
-  parts.push(`bare Express ${system.bare.pid}`);
-  parts.push(
-    system.rabbitmqPid === null
-      ? 'RabbitMQ not found (no beam.smp process)'
-      : `RabbitMQ ${system.rabbitmqPid} (beam.smp, shared)`,
-  );
-  parts.push(
-    system.databasePid === null
-      ? 'database external (MONGODB_URL), not measured'
-      : `database ${system.databasePid}`,
-  );
-  parts.push(
-    system.redisPid === null
-      ? 'Redis not found (no redis-server process)'
-      : `Redis ${system.redisPid} (shared)`,
-  );
-  parts.push(`object store ${system.objectStorePid}`);
-  const text =
-    `${parts.join(', ')}; each service pid is the node process running ` +
-    '`services/<name>/main.ts`' +
-    (notes.length === 0 ? ', with no child process' : '');
-  return { text, notes };
-}
-
-/** The services' log lines at warn level or above, summed up. */
-export function serviceWarnings(system: RunningSystem): string[] {
-  const notes: string[] = [];
-  for (const name of SERVICES) {
-    const warnings = system.services[name].lines.filter(
-      (line) => typeof line.level === 'number' && line.level >= WARN_LEVEL,
-    );
-    if (warnings.length === 0) continue;
-    const messages = [...new Set(warnings.map((line) => String(line.msg)))].slice(0, 3);
-    notes.push(
-      `${name} logged ${warnings.length} warning or error lines, e.g. ${messages
-        .map((m) => `"${m}"`)
-        .join(', ')}.`,
-    );
-  }
-  return notes;
 }

@@ -4,7 +4,7 @@
  * benchmark ended, normally or not, even by SIGKILL), this ends those groups: SIGTERM, then
  * SIGKILL after a grace period. Nothing the benchmark started outlives it.
  */
-import { groupAlive, signalGroup } from '../support/child-group.js';
+import { groupAlive, signalGroup } from '../support/process-groups.js';
 
 const GRACE_MS = 10_000;
 const groups = new Set<number>();

@@ -1,124 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { forgetGroup, groupAlive, groupGone, signalGroup, trackGroup } from './process-groups.js';
 
 /**
- * Child processes of the tests that run services as operators do, of the fault suite and of the
- * benchmark (bench/processes.ts). Each is started detached, so it leads a process group of its
- * own: a signal to the group reaches the whole tree (`npm` → `sh` → `tsx` → `node`, or the
- * broker's `erl` and its helpers), and a process is known to be gone only when nothing of its
- * group is left.
+ * A child process started detached, leading a process group of its own (process-groups.ts): its
+ * output kept for failure messages, its JSON log lines waited for, and its whole group stopped.
  */
-
-/** Every process group started by this process, killed on exit whatever happens. */
-const groups = new Set<number>();
-process.once('exit', () => {
-  for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
-});
-
-export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // nothing left of the group
-  }
-}
-
-/**
- * The live (not zombie) members of a process group. On Linux read from /proc, so that a member
- * already dead but not yet reaped does not count; elsewhere, whether the group can be signalled.
- */
-export function groupAlive(pgid: number): boolean {
-  if (process.platform === 'linux') {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      } catch {
-        continue; // exited meanwhile
-      }
-      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-    }
-    return false;
-  }
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Waits until nothing of a process group is left; false when something still is after
- * `timeoutMs`. Its leader's exit is not enough: `npm` may end before the process it ran has
- * finished stopping.
- */
-export async function groupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (groupAlive(pgid)) {
-    if (Date.now() > until) return false;
-    await sleep(50);
-  }
-  return true;
-}
-
-/** The children whose whole group this process has seen gone: never signalled again. */
-const endedChildren = new WeakSet<ChildProcess>();
-
-/**
- * Stops a detached child's whole group with `signal` and waits until nothing of it is left (up to
- * `timeoutMs`): `npm` exits before the system it ran has finished stopping, and the database
- * writes its files as it stops, so its data directory can only be removed after that.
- */
-export async function stopChildGroup(
-  child: ChildProcess,
-  signal: NodeJS.Signals = 'SIGTERM',
-  timeoutMs = 60_000,
-): Promise<void> {
-  if (child.pid === undefined || endedChildren.has(child)) return;
-  // Once its leader has exited, a group's number may be another process's (a browser's) as
-  // soon as its last member is gone: only a running leader's group is signalled.
-  if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid, signal);
-  if (await groupGone(child.pid, timeoutMs)) endedChildren.add(child);
-}
-
-/**
- * `count` distinct TCP ports nobody listens on right now on the loopback interface (the kernel
- * picks them; each is held until all are picked, so none is picked twice).
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    return address.port;
-  });
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
-
-/** A TCP port nobody listens on right now (the kernel picks it). */
-export async function freePort(): Promise<number> {
-  const [port] = await freePorts(1);
-  return port as number;
-}
-
 export type LogLine = Record<string, unknown>;
 
 /** Raw output lines kept per process, for the message of a failure, and their length. */
@@ -157,7 +43,7 @@ export class ChildGroup {
     if (this.child.pid === undefined) throw new Error(`${label}: could not start ${command}`);
     this.pid = this.child.pid;
     this.pgid = this.pid;
-    groups.add(this.pgid);
+    trackGroup(this.pgid);
     this.child.once('error', (error) => this.keep(`spawn error: ${error.message}`));
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => {
@@ -277,7 +163,7 @@ export class ChildGroup {
     if (this.ended) return true;
     if (!(await groupGone(this.pgid, timeoutMs))) return false;
     this.ended = true;
-    groups.delete(this.pgid);
+    forgetGroup(this.pgid);
     return true;
   }
 
@@ -293,15 +179,5 @@ export class ChildGroup {
     if (await this.gone(graceMs)) return true;
     await this.kill();
     return false;
-  }
-}
-
-/** Kills every process group this process started and has not seen go. */
-export async function killEveryGroup(): Promise<void> {
-  for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
-  const until = Date.now() + 10_000;
-  for (const pgid of [...groups]) {
-    while (groupAlive(pgid) && Date.now() < until) await sleep(50);
-    groups.delete(pgid);
   }
 }

@@ -7,7 +7,7 @@ import {
   type SteadyLoad,
   type Target,
 } from './support/load.js';
-import { sleep } from '../../bench/support/child-group.js';
+import { sleep } from '../../bench/support/process-groups.js';
 import { FaultReport, type FaultRow } from './support/report.js';
 import type { Answer } from './support/http.js';
 import {

@@ -23,7 +23,7 @@ import {
   uploadFile,
 } from '../support/packages.js';
 import { deleteQueuesOf, testAmqpPrefix } from '../support/amqp-queues.js';
-import { stopChildGroup } from '../../bench/support/child-group.js';
+import { stopChildGroup } from '../../bench/support/process-groups.js';
 import { API_BASE, bootSystem, gatewayOn, type TestSystem } from '../support/system.js';
 
 /**

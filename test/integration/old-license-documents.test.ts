@@ -1,8 +1,7 @@
 import type { Connection } from 'mongoose';
-import { planNameKey } from '../../services/license/rules.js';
 import { databaseOf } from '../support/databases.js';
 import { createVersion, packageBytes, uploadFile } from '../support/packages.js';
-import { LATER_PLAN_SETTINGS } from '../support/plan-defaults.js';
+import { LATER_PLAN_SETTINGS, oldPlanDocument } from '../support/plan-defaults.js';
 import { API_BASE, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
 
 /**
@@ -66,18 +65,7 @@ const OLD_LICENSE_FIELDS = [
 async function oldPlan(): Promise<{ id: number; name: string }> {
   const id = 860_000 + Math.floor(Math.random() * 10_000);
   const name = `Old ${unique()}`;
-  const stored = {
-    _id: id,
-    name,
-    name_key: planNameKey(name),
-    activation_type: 'domain',
-    activation_limit: 2,
-    lease_seconds: null,
-    exempt_identifiers: [],
-    exempt_limit: 3,
-    created_at: new Date('2025-01-01T00:00:00.000Z'),
-  };
-  await licenseDb.collection<{ _id: number }>('plans').insertOne(stored);
+  await licenseDb.collection<{ _id: number }>('plans').insertOne(oldPlanDocument(id, name));
   return { id, name };
 }
 

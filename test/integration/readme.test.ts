@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../libs/config/index.js';
-import { freePort, stopChildGroup } from '../../bench/support/child-group.js';
+import { freePort } from '../../bench/support/free-ports.js';
+import { stopChildGroup } from '../../bench/support/process-groups.js';
 
 /**
  * The README runs as written: every shell block of it, in order from the walk-through to the end

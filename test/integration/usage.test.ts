@@ -1,4 +1,4 @@
-import { LATER_PLAN_SETTINGS } from '../support/plan-defaults.js';
+import { LATER_PLAN_SETTINGS, oldPlanDocument } from '../support/plan-defaults.js';
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { UsesReset } from '../../libs/contracts/index.js';
@@ -227,18 +227,7 @@ describe('POST {api_base}/licenses/usage', () => {
   test('a plan stored before usage counters answers as before and counts no usage', async () => {
     const id = 900_000 + Math.floor(Math.random() * 99_999);
     const name = `Old ${unique()}`;
-    const stored = {
-      _id: id,
-      name,
-      name_key: name.toLowerCase(),
-      activation_type: 'domain',
-      activation_limit: 2,
-      lease_seconds: null,
-      exempt_identifiers: [],
-      exempt_limit: 3,
-      created_at: new Date('2025-01-01T00:00:00.000Z'),
-    };
-    await licenseDb.collection<{ _id: number }>('plans').insertOne(stored);
+    await licenseDb.collection<{ _id: number }>('plans').insertOne(oldPlanDocument(id, name));
     const plan = await admin.get(`/plans/${id}`);
     expect(plan.status).toBe(200);
     expect(plan.body.data).toEqual({

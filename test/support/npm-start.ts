@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { stopChildGroup } from '../../bench/support/child-group.js';
+import { stopChildGroup } from '../../bench/support/process-groups.js';
 import { adminTokenOf } from './started-system.js';
 
 /**

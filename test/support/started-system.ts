@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { stopChildGroup } from '../../bench/support/child-group.js';
+import { stopChildGroup } from '../../bench/support/process-groups.js';
 
 /**
  * The system as `npm start` starts it (every service in one process, embedded defaults, its

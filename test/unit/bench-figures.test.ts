@@ -12,13 +12,11 @@ import type { PathMeasurement, RateMeasurement } from '../../bench/measure.js';
 import { benchPaths, formBody, PATH_KEYS, type PathKey } from '../../bench/paths.js';
 import {
   comparisonNote,
-  markdownTable,
   microsPerRequest,
   projectMicros,
-  ratio,
   rowRatios,
-  significant,
-} from '../../bench/report.js';
+} from '../../bench/cpu-per-request.js';
+import { markdownTable, ratio, significant } from '../../bench/markdown-figures.js';
 import { readSettings, SettingsError } from '../../bench/settings.js';
 
 /** A /proc/<pid>/stat line: 52 fields, utime and stime at 14 and 15. */

@@ -7,29 +7,18 @@
  */
 import type { JwkSet } from '../../signatures/index.js';
 import type { DownloadDestination, DownloadOptions } from './download.js';
-import {
-  formOperation,
-  type AnswerTime,
-  type Connection,
-  type Fields,
-  type Operation,
-} from './exchange.js';
-import { clientFailure } from './http.js';
+import { formOperation, type Connection, type Fields, type Operation } from './exchange.js';
 import {
   heartbeatSettings,
-  leaseFrom,
   runHeartbeat,
-  type Beat,
   type Heartbeat,
   type HeartbeatOptions,
 } from './heartbeat.js';
 import { checkLicenseFile } from './license-file.js';
-import { offlineAnswer, validationEntry } from './offline-grace.js';
 import { readOptions, type ClientOptions, type VerifyLicenseFileOptions } from './options.js';
 import { downloadPackage } from './package-download.js';
 import { Requests } from './requests.js';
 import {
-  classifyResult,
   type ActivationData,
   type CheckoutData,
   type DownloadData,
@@ -43,7 +32,8 @@ import {
   type ValidateOptions,
   type ValidationData,
 } from './result.js';
-import { bounded, SafeStore, SignedTime } from './store.js';
+import { SafeStore, SignedTime } from './store.js';
+import { beat, validation, type Validator } from './validation.js';
 import { pinKeys, type PinnedKeys } from './verify.js';
 
 export class LicensingClient {
@@ -60,12 +50,12 @@ export class LicensingClient {
   /** Whether answers are verified (keys were given). */
   readonly verifying: boolean;
   private readonly pinned: Promise<PinnedKeys> | null;
-  private readonly store: SafeStore | null;
   private readonly signedTime: SignedTime;
   private readonly negativeCacheTtl: number;
   private readonly now: () => number;
   private readonly connection: Connection & { offlineGrace: number };
   private readonly requests: Requests;
+  private readonly validator: Validator;
 
   /**
    * @param storeUrl the store root URL, with or without a trailing slash
@@ -85,8 +75,8 @@ export class LicensingClient {
     // A key set that cannot be read verifies nothing; it never becomes an unhandled rejection.
     this.pinned?.catch(() => undefined);
     this.verifying = this.pinned !== null;
-    this.store = settings.cache ? new SafeStore(settings.cache) : null;
-    this.signedTime = new SignedTime(this.store);
+    const store = settings.cache ? new SafeStore(settings.cache) : null;
+    this.signedTime = new SignedTime(store);
     this.now = settings.now;
     this.connection = {
       fetcher: settings.fetcher,
@@ -99,6 +89,14 @@ export class LicensingClient {
       now: this.now,
     };
     this.requests = new Requests(this.connection, settings);
+    this.validator = {
+      apiBase: this.apiBase,
+      productId: this.productId,
+      timeout: this.timeout,
+      connection: this.connection,
+      requests: this.requests,
+      graceStore: this.pinned && this.offlineGrace > 0 ? store : null,
+    };
   }
 
   /** Spec 4.1: registers `identifier` on the license. Idempotent, so retried. */
@@ -139,7 +137,7 @@ export class LicensingClient {
     const settings: ValidateOptions =
       typeof options === 'string' ? { identifier: options } : (options ?? {});
     const entitlements = settings.entitlements?.join(',');
-    return (await this.validation(key, settings.identifier, entitlements)).result;
+    return (await validation(this.validator, key, settings.identifier, entitlements)).result;
   }
 
   /**
@@ -149,7 +147,7 @@ export class LicensingClient {
    * (`stale: true`) renewed nothing. Without an identifier nothing is sent (`INVALID_REQUEST`).
    */
   async heartbeat(key: string, identifier: string): Promise<LicensingResult<ValidationData>> {
-    return (await this.beat(key, identifier)).result;
+    return (await beat(this.validator, key, identifier)).result;
   }
 
   /**
@@ -166,57 +164,7 @@ export class LicensingClient {
       throw new TypeError('A heartbeat needs the identifier whose lease it renews.');
     }
     const settings = heartbeatSettings(options, this.negativeCacheTtl);
-    return runHeartbeat(() => this.beat(key, identifier), settings);
-  }
-
-  /** A heartbeat's answer and the lease it gave, measured from the server's time of the answer. */
-  private async beat(key: string, identifier: string): Promise<Beat> {
-    if (!identifier) {
-      return {
-        result: clientFailure(
-          'A heartbeat needs the identifier whose lease it renews.',
-          0,
-          'INVALID_REQUEST',
-        ),
-        lease: null,
-      };
-    }
-    const { result, time } = await this.validation(key, identifier);
-    if (!result.success || result.stale || time === null) return { result, lease: null };
-    return { result, lease: leaseFrom(result.data, time) };
-  }
-
-  /** `validate`, with the time of its answer (null for one from the offline grace). */
-  private async validation(
-    key: string,
-    identifier: string | undefined,
-    entitlements?: string,
-  ): Promise<{ result: LicensingResult<ValidationData>; time: AnswerTime | null }> {
-    const fields = { license_key: key, identifier, entitlements };
-    const operation = this.post('licenses/validate', fields, true);
-    const store = this.pinned && this.offlineGrace > 0 ? this.store : null;
-    if (store === null) return await this.requests.request<ValidationData>(operation);
-
-    const until = Date.now() + this.timeout;
-    const entry = validationEntry(this.apiBase, this.productId, key, identifier, entitlements);
-    // Read while the request runs, so the grace costs no wait of its own.
-    const stored = store.read(entry);
-    const outcome = await this.requests.request<ValidationData>(operation);
-    const { result, signed } = outcome;
-    const kind = classifyResult(result);
-    if (signed !== null && (result.success || kind === 'license')) {
-      // A verified verdict replaces the last one, good or not: a revoked license stays revoked.
-      await bounded(
-        store.write(entry, JSON.stringify(signed.answer)),
-        until - Date.now(),
-        undefined,
-      );
-      return outcome;
-    }
-    if (kind !== 'transient' || result.success) return outcome;
-    const text = await bounded(stored, until - Date.now(), null);
-    const offline = await offlineAnswer(this.connection, result, text, operation, until);
-    return { result: offline, time: null };
+    return runHeartbeat(() => beat(this.validator, key, identifier), settings);
   }
 
   /** Spec 4.3: frees the activation of `identifier`. Not retried (see README.md). */

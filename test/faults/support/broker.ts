@@ -5,7 +5,9 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
-import { ChildGroup, freePort, sleep } from '../../../bench/support/child-group.js';
+import { ChildGroup } from '../../../bench/support/child-group.js';
+import { freePort } from '../../../bench/support/free-ports.js';
+import { sleep } from '../../../bench/support/process-groups.js';
 
 const run = promisify(execFile);
 

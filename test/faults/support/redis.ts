@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { ChildGroup, freePort, sleep } from '../../../bench/support/child-group.js';
+import { ChildGroup } from '../../../bench/support/child-group.js';
+import { freePort } from '../../../bench/support/free-ports.js';
+import { sleep } from '../../../bench/support/process-groups.js';
 
 /** Whether a Redis server answers PING on this port. */
 function pong(port: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { markdownTable } from '../../../bench/report.js';
+import { markdownTable } from '../../../bench/markdown-figures.js';
 import type { Tally } from './load.js';
 
 export interface FaultRow extends Tally {

@@ -1,4 +1,4 @@
-import { sleep } from '../../../bench/support/child-group.js';
+import { sleep } from '../../../bench/support/process-groups.js';
 import { SteadyLoad, type ActivationLicense, type Outcome, type Target } from './load.js';
 import type { Readiness, ServiceProcess } from './services.js';
 import type { FaultSystem } from './system.js';

@@ -1,4 +1,5 @@
-import { ChildGroup, sleep } from '../../../bench/support/child-group.js';
+import { ChildGroup } from '../../../bench/support/child-group.js';
+import { sleep } from '../../../bench/support/process-groups.js';
 import { http } from './http.js';
 
 /** The entry points, as `npm run <script>` starts them, and the log line each prints when ready. */

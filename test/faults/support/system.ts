@@ -11,7 +11,7 @@ import {
 import { API_BASE } from '../../../libs/contracts/api-base.js';
 import { OwnBroker } from './broker.js';
 import { dataOf, http, type Answer } from './http.js';
-import { killEveryGroup } from '../../../bench/support/child-group.js';
+import { killEveryGroup } from '../../../bench/support/process-groups.js';
 import { ownSystemEnv } from '../../support/processes.js';
 import { OwnRedis } from './redis.js';
 import { ServiceProcess, type ServiceName } from './services.js';
