@@ -23,7 +23,9 @@ async function callsByMethod(): Promise<Map<string, number>> {
   if (!metric) throw new Error('rpc_call_duration_seconds is not registered');
   const counts = new Map<string, number>();
   for (const value of (await metric.get()).values) {
-    if (!value.metricName?.endsWith('_count')) continue;
+    // A histogram's values are its buckets, sum and count, told apart by their names.
+    const name = 'metricName' in value ? String(value.metricName) : '';
+    if (!name.endsWith('_count')) continue;
     const method = String(value.labels['method']);
     counts.set(method, (counts.get(method) ?? 0) + value.value);
   }
