@@ -5,6 +5,7 @@ import {
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
 import type { LicenseDocument, MetadataEntry } from './models.js';
+import type { UsableAsRead } from './activation-store.js';
 import type { ActivationRecord, LicenseRecord } from './records.js';
 
 /**
@@ -166,4 +167,14 @@ export async function beforeDeadline<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Where a claim or a checkout may write: the license still as its decision read it (`asRead`),
+ * or, without one, active and unexpired at `now` (spec 4.1).
+ */
+export function usableFilter(asRead: UsableAsRead | undefined, now: Date) {
+  return asRead
+    ? { status: asRead.status, expires_at: asRead.expires_at }
+    : { status: 'active' as const, $or: [{ expires_at: null }, { expires_at: { $gt: now } }] };
 }
