@@ -24,6 +24,7 @@ import type {
   LicenseRecord,
   PlanRecord,
   RejectedAttemptRecord,
+  StoreRefsRecord,
   TaskRunRecord,
 } from './records.js';
 
@@ -45,13 +46,15 @@ export interface PlanDocument extends Omit<PlanRecord, 'id'> {
  * it needs and never the whole list on a hot path: `activations_used` counts them and
  * `activations_bytes` sizes them, both changed in the same updates that change the list.
  */
-export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'customer'> {
+export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'customer' | 'store'> {
   _id: Types.ObjectId;
   /**
    * Absent, never null, on a license without a customer: its `customer.email` is then simply
    * missing, which the searches and orders by it read as no address.
    */
   customer?: LicenseRecord['customer'];
+  /** Absent, never null, on a license not made for a store sale (licenses stored before too). */
+  store?: LicenseRecord['store'];
   activations: ActivationRecord[];
   /**
    * The metadata as a list of entries, in the order given, so that one multikey index on
@@ -133,6 +136,15 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   { fields: { 'metadata.value': 1 } },
   // The list ordered by expiry.
   { fields: { expires_at: 1, _id: 1 } },
+  // A store sale has one license (docs/stores.md): unique per connection and subscription id,
+  // and per connection and order id, among the licenses that have one.
+  ...(['subscription_id', 'order_id'] as const).map((id) => ({
+    fields: { 'store.connection_id': 1, [`store.${id}`]: 1 } as IndexDefinition,
+    options: { unique: true, partialFilterExpression: { [`store.${id}`]: { $type: 'string' } } },
+  })),
+  // Searches by a store's order or subscription id (sparse: most licenses have none).
+  { fields: { 'store.order_id': 1 }, options: { sparse: true } },
+  { fields: { 'store.subscription_id': 1 }, options: { sparse: true } },
 ];
 
 /**
@@ -199,6 +211,16 @@ export function licenseModels(connection: Connection): LicenseModels {
     { _id: false },
   );
 
+  const storeRefsSchema = new Schema<StoreRefsRecord>(
+    {
+      connection_id: { type: String, required: true },
+      order_id: { type: String, default: null },
+      subscription_id: { type: String, default: null },
+      customer_id: { type: String, default: null },
+    },
+    { _id: false },
+  );
+
   const metadataSchema = new Schema<MetadataEntry>(
     {
       key: { type: String, required: true },
@@ -231,6 +253,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       recent_checks: { type: [String], default: [] },
       pending_plan_id: { type: Number, default: null },
       customer: { type: customerSchema, default: undefined },
+      store: { type: storeRefsSchema, default: undefined },
       metadata: { type: [metadataSchema], default: [] },
       has_own_entitlements: { type: Boolean, default: undefined },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.

@@ -88,6 +88,15 @@ export function licenseRecord(doc: LicenseDocument): LicenseRecord {
     // Nor, before customers and metadata, these.
     customer: doc.customer ? { email: doc.customer.email, name: doc.customer.name ?? null } : null,
     metadata: Object.fromEntries((doc.metadata ?? []).map(({ key, value }) => [key, value])),
+    // Nor, before store sales, this.
+    store: doc.store
+      ? {
+          connection_id: doc.store.connection_id,
+          order_id: doc.store.order_id ?? null,
+          subscription_id: doc.store.subscription_id ?? null,
+          customer_id: doc.store.customer_id ?? null,
+        }
+      : null,
     ...(doc.has_own_entitlements === true && { has_own_entitlements: true }),
   };
 }

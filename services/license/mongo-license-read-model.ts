@@ -72,7 +72,7 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
   if (filters.planId !== null) conditions.push({ plan_id: filters.planId });
   if (filters.status !== null) conditions.push(reportedStatusFilter(filters.status, now));
   if (filters.text !== null) {
-    const { keyPrefix, identifierKeys, customerEmail, metadataValues } = filters.text;
+    const { keyPrefix, identifierKeys, customerEmail, exactTexts } = filters.text;
     const alternatives: LicenseFilter[] = [];
     // Anchored and case-sensitive, so it is a range of the unique key index.
     if (keyPrefix !== null) {
@@ -82,8 +82,11 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
       alternatives.push({ 'activations.identifier_key': { $in: identifierKeys } });
     }
     if (customerEmail !== null) alternatives.push({ 'customer.email': customerEmail });
-    if (metadataValues.length > 0) {
-      alternatives.push({ 'metadata.value': { $in: metadataValues } });
+    if (exactTexts.length > 0) {
+      alternatives.push({ 'metadata.value': { $in: exactTexts } });
+      // A store sale's order or subscription id (docs/stores.md), each under its own index.
+      alternatives.push({ 'store.order_id': { $in: exactTexts } });
+      alternatives.push({ 'store.subscription_id': { $in: exactTexts } });
     }
     if (alternatives.length === 0) return null;
     conditions.push(alternatives.length === 1 ? alternatives[0]! : { $or: alternatives });

@@ -7,6 +7,8 @@ import type {
   NewLicense,
   PlanTerms,
   RenewalBasis,
+  StoreIssue,
+  StoreSale,
 } from './license-store.js';
 import type { LicenseDocument } from './models.js';
 import { MongoActivationStore } from './mongo-activation-store.js';
@@ -19,7 +21,8 @@ import {
   metadataEntries,
   type LicenseFilter,
 } from './mongo-license-documents.js';
-import type { LicenseRecord } from './records.js';
+import type { LicenseRecord, StoreRefsRecord } from './records.js';
+import { addStoreRefs, findByStore } from './mongo-store-licenses.js';
 
 /**
  * The license store: a license issued, changed, moved to a plan, renewed and expired, with its
@@ -58,6 +61,7 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       recent_checks: [],
       pending_plan_id: null,
       ...(license.customer ? { customer: license.customer } : {}),
+      ...(license.store ? { store: license.store } : {}),
       metadata: metadataEntries(license.metadata ?? {}),
       created_at: now,
       updated_at: now,
@@ -69,6 +73,32 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       if (isDuplicateKey(error)) return { outcome: 'key-taken' };
       throw error;
     }
+  }
+
+  findByStore(sale: StoreSale): Promise<LicenseRecord | null> {
+    return findByStore(this.licenses, sale);
+  }
+
+  async issueForStore({
+    license,
+    now,
+  }: {
+    license: NewLicense & { store: StoreRefsRecord };
+    now: Date;
+  }): Promise<StoreIssue> {
+    const found = await findByStore(this.licenses, license.store);
+    if (found)
+      return {
+        outcome: 'existing',
+        license: await addStoreRefs(this.licenses, found, license.store),
+      };
+    const issued = await this.issue({ license, now });
+    if (issued.outcome === 'issued') return issued;
+    // Refused as a duplicate: another call made the sale's license meanwhile (the store's unique
+    // indexes), or, rarely, the key is taken.
+    const made = await findByStore(this.licenses, license.store);
+    if (!made) return issued;
+    return { outcome: 'existing', license: await addStoreRefs(this.licenses, made, license.store) };
   }
 
   /** Spec 3.3 with leases: a plan without one leaves no activation that lapses. */
@@ -106,6 +136,8 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       status: changes.status,
       expires_at: changes.expires_at,
       activation_limit: limit,
+      auto_renew: changes.auto_renew,
+      next_payment_at: changes.next_payment_at,
     });
     const stored = {
       ...(metadata === undefined ? {} : { metadata: metadataEntries(metadata) }),
