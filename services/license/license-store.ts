@@ -93,7 +93,7 @@ export type StoreIssue =
 /**
  * The licenses of store sales (docs/stores.md): one per sale, found by the store's ids. A sale is
  * its connection with its subscription id, or with its order id; a license has at most one of
- * each, kept unique by the database (models.ts `licenseIndexes`), so that calls at once for one
+ * each, kept unique by the database (license-indexes.ts `licenseIndexes`), so that calls at once for one
  * sale make one license.
  */
 export interface StoreLicenseStore {

@@ -10,7 +10,7 @@ const SALE_IDS = ['subscription_id', 'order_id'] as const;
 
 /**
  * license-store.ts `findByStore` on MongoDB: one read per id given, each served by the unique
- * index on the connection and that id (models.ts `licenseIndexes`).
+ * index on the connection and that id (license-indexes.ts `licenseIndexes`).
  */
 export async function findByStore(
   licenses: Collection<LicenseDocument>,

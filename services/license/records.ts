@@ -137,7 +137,7 @@ export interface CustomerRecord {
 /**
  * A store sale's ids: the connection it came through, and the store's order, subscription and
  * customer ids (null when the sale has none). A sale has one license: unique per connection and
- * order id, and per connection and subscription id (models.ts `licenseIndexes`).
+ * order id, and per connection and subscription id (license-indexes.ts `licenseIndexes`).
  */
 export interface StoreRefsRecord {
   connection_id: string;

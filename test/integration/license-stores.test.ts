@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import {
-  SCHEDULED_TASKS_COLLECTION,
-  licenseIndexes,
-  type LicenseDocument,
-} from '../../services/license/models.js';
+import { licenseIndexes } from '../../services/license/license-indexes.js';
+import { SCHEDULED_TASKS_COLLECTION, type LicenseDocument } from '../../services/license/models.js';
 import { NEWEST_FIRST } from '../../services/license/license-read-model.js';
 import { activationBytes } from '../../services/license/mongo-license-documents.js';
 import { countStoredActivations, openMongoStores } from '../../services/license/mongo-stores.js';
@@ -66,7 +63,7 @@ describe('MongoDB stores: the stored documents', () => {
     if (db) await dropOwnDatabase(db);
   });
 
-  test('the licenses collection has every index of models.ts licenseIndexes', async () => {
+  test('the licenses collection has every index of license-indexes.ts licenseIndexes', async () => {
     const indexes = await db.collection('licenses').indexes();
     for (const declared of licenseIndexes) {
       expect(indexes).toContainEqual(

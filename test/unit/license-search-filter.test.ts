@@ -5,7 +5,7 @@ import {
   orderOf,
 } from '../../libs/contracts/index.js';
 import { afterCursor, sortOf } from '../../libs/database/index.js';
-import { licenseIndexes } from '../../services/license/models.js';
+import { licenseIndexes } from '../../services/license/license-indexes.js';
 import {
   licenseListOrders,
   licenseSearchFilter,
@@ -18,7 +18,7 @@ import { filterBranches, type Filter } from '../support/filter-branches.js';
 /**
  * Admin searches use indexed queries only: every branch of the MongoDB filter of every
  * combination of filters starts with the first field of an index the licenses collection
- * declares (services/license/models.ts `licenseIndexes`), every order of the list is an index's
+ * declares (services/license/license-indexes.ts `licenseIndexes`), every order of the list is an index's
  * own, and so is every batch of an export after its cursor.
  */
 
