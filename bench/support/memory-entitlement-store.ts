@@ -1,4 +1,4 @@
-import type { EntitlementStore } from '../../services/license/entitlement-store.js';
+import type { EntitlementStore } from '../../services/license/entitlements/entitlement-store.js';
 import type {
   EntitlementRecord,
   LicenseEntitlementRecord,

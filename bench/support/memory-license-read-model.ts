@@ -24,12 +24,15 @@ function matchesFilters(
   if (filters.planId !== null && license.plan_id !== filters.planId) return false;
   if (filters.status !== null && !hasReportedStatus(license, filters.status, now)) return false;
   if (filters.text === null) return true;
-  const { keyPrefix, identifierKeys, customerEmail, metadataValues } = filters.text;
+  const { keyPrefix, identifierKeys, customerEmail, exactTexts } = filters.text;
   return (
     (keyPrefix !== null && license.license_key.startsWith(keyPrefix)) ||
     activations.some((a) => identifierKeys.includes(a.identifier_key)) ||
     (customerEmail !== null && license.customer?.email === customerEmail) ||
-    Object.values(license.metadata).some((value) => metadataValues.includes(value))
+    Object.values(license.metadata).some((value) => exactTexts.includes(value)) ||
+    [license.store?.order_id, license.store?.subscription_id].some(
+      (id) => id != null && exactTexts.includes(id),
+    )
   );
 }
 

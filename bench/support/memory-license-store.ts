@@ -6,11 +6,18 @@ import type {
   NewLicense,
   PlanTerms,
   RenewalBasis,
+  StoreIssue,
+  StoreSale,
 } from '../../services/license/license-store.js';
-import type { ActivationRecord, LicenseRecord } from '../../services/license/records.js';
+import type {
+  ActivationRecord,
+  LicenseRecord,
+  StoreRefsRecord,
+} from '../../services/license/records.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { MemoryActivationStore } from './memory-activation-store.js';
 import { roundTrip } from './memory-license-table.js';
+import { addStoreRefsIn, storeLicenseIn } from './memory-store-licenses.js';
 
 /** Spec 3.3: a plan applied to a license sets its plan, limit and type. */
 function applyPlan(license: LicenseRecord, activations: ActivationRecord[], plan: PlanTerms): void {
@@ -40,10 +47,19 @@ export class MemoryLicenseStore extends MemoryActivationStore implements License
     now: Date;
   }): Promise<{ outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' }> {
     await roundTrip();
+    return this.insert(license, now);
+  }
+
+  /** The issue itself, in one step: nothing else runs between its check and its write. */
+  private insert(
+    license: NewLicense,
+    now: Date,
+  ): { outcome: 'issued'; license: LicenseRecord } | { outcome: 'key-taken' } {
     if (this.table.byKey.has(license.license_key)) return { outcome: 'key-taken' };
     const issued: LicenseRecord = {
       ...copy(license),
       customer: copy(license.customer ?? null),
+      store: copy(license.store ?? null),
       metadata: { ...license.metadata },
       activations_used: 0,
       exempt_used: 0,
@@ -59,6 +75,26 @@ export class MemoryLicenseStore extends MemoryActivationStore implements License
     this.table.issueOrder.set(issued.license_key, this.table.issueOrder.size);
     this.counter.writes++;
     return { outcome: 'issued', license: copy(issued) };
+  }
+
+  async findByStore(sale: StoreSale): Promise<LicenseRecord | null> {
+    await roundTrip();
+    return copy(storeLicenseIn(this.table, sale));
+  }
+
+  async issueForStore({
+    license,
+    now,
+  }: {
+    license: NewLicense & { store: StoreRefsRecord };
+    now: Date;
+  }): Promise<StoreIssue> {
+    await roundTrip();
+    // Found and issued in one step, as the MongoDB store's unique indexes make it one.
+    const found = storeLicenseIn(this.table, license.store);
+    if (!found) return this.insert(license, now);
+    addStoreRefsIn(this.table, found, license.store);
+    return { outcome: 'existing', license: copy(found) };
   }
 
   async update({
@@ -91,6 +127,10 @@ export class MemoryLicenseStore extends MemoryActivationStore implements License
     if (limit !== undefined) license.activation_limit = limit;
     if (changes.customer !== undefined) license.customer = copy(changes.customer);
     if (changes.metadata !== undefined) license.metadata = { ...changes.metadata };
+    if (changes.auto_renew !== undefined) license.auto_renew = changes.auto_renew;
+    if (changes.next_payment_at !== undefined) {
+      license.next_payment_at = copy(changes.next_payment_at);
+    }
     this.counter.writes++;
     return { outcome: 'updated', license: copy(license), previous };
   }

@@ -1,5 +1,5 @@
 import type { TrialRecord } from '../../services/license/records.js';
-import type { TrialStore } from '../../services/license/trial-store.js';
+import type { TrialStore } from '../../services/license/trials/trial-store.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { roundTrip } from './memory-license-table.js';
 

@@ -1,9 +1,9 @@
-import type { StoredUsage } from '../../services/license/usage-rules.js';
+import type { StoredUsage } from '../../services/license/usage/usage-rules.js';
 import {
   RECENT_USAGE_KEYS,
   usageKeyDigest,
   type UsageStore,
-} from '../../services/license/usage-store.js';
+} from '../../services/license/usage/usage-store.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { roundTrip, type MemoryLicenseTable } from './memory-license-table.js';
 

@@ -11,6 +11,7 @@ export * from './license-operations.js';
 export * from './usage.js';
 export * from './license-views.js';
 export * from './license-changes.js';
+export * from './license-store-refs.js';
 export * from './scheduled-tasks.js';
 export * from './portal-license.js';
 export * from './bulk-changes.js';

@@ -118,6 +118,8 @@ export const UpdateLicenseRequest = z.strictObject({
   activation_limit: z.number().int().nonnegative().max(1_000_000).optional(),
   customer: Customer.nullable().optional(),
   metadata: Metadata.optional(),
+  auto_renew: z.boolean().optional(),
+  next_payment_at: Timestamp.nullable().optional(),
   extend_expiry_days: z.number().int().positive().max(MAX_EXTEND_DAYS).optional(),
 });
 export type UpdateLicenseRequest = z.infer<typeof UpdateLicenseRequest>;

@@ -125,6 +125,18 @@ export const Metadata = z
 export type Metadata = z.infer<typeof Metadata>;
 
 /** Every field of spec 2.2, plus the record's links, activations and rejected attempts. */
+/**
+ * The ids of the store sale a license was made for (docs/stores.md): the store connection, and
+ * the store's order and subscription (null when the sale had none). Shown to admins only.
+ */
+export const LicenseStoreRefs = z.object({
+  connection_id: NonEmptyShortText,
+  order_id: NonEmptyShortText.nullable(),
+  subscription_id: NonEmptyShortText.nullable(),
+  customer_id: NonEmptyShortText.nullable(),
+});
+export type LicenseStoreRefs = z.infer<typeof LicenseStoreRefs>;
+
 export const LicenseDetail = z.object({
   license_key: z.string(),
   status: LicenseStatus,
@@ -154,6 +166,8 @@ export const LicenseDetail = z.object({
   customer: CustomerView.nullable(),
   /** An admin's notes by key (an order id); never shown to clients. */
   metadata: z.record(z.string(), z.string()),
+  /** The store sale it was made for; null for a license not made by a store's event. */
+  store: LicenseStoreRefs.nullable(),
   activations: z.array(Activation).meta({
     description:
       `The first ${DETAIL_ACTIVATIONS} activations, oldest first; \`activations_used\` says how ` +

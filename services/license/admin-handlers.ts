@@ -8,24 +8,14 @@ import {
 import type { LicenseEvents } from './events.js';
 import type { LicenseChanges, LicenseStore, LicenseUpdate } from './license-store.js';
 import { extendedExpiry, licenseChanges } from './lifecycle-rules.js';
-import type { CustomerRecord, LicenseRecord } from './records.js';
-import { limitBelowActivations, storedCustomer, unknownLicense } from './rules.js';
+import type { LicenseRecord } from './records.js';
+import { limitBelowActivations, unknownLicense } from './rules.js';
 import type { ClaimActivation } from './use-cases/claim-activation.js';
 import type { DetailOf } from './use-cases/license-detail.js';
-import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
-import type { PlanLookup } from './use-cases/plan-lookup.js';
+import type { LicenseReads } from './use-cases/license-reads.js';
+import { customerOrRefuse, type LicenseToIssue } from './use-cases/license-to-issue.js';
 import type { ReleaseActivation } from './use-cases/release-activation.js';
 import { activationView } from './record-views.js';
-
-/** A customer as stored, its address normalised; refused (INVALID_REQUEST) when it cannot be. */
-function customerOrRefuse(
-  customer: { email: string; name: string | null } | null,
-): CustomerRecord | null {
-  if (customer === null) return null;
-  const stored = storedCustomer(customer);
-  if (!stored.ok) throw LicensingError.from(stored.refusal);
-  return stored.customer;
-}
 
 /**
  * How many times an extension of the expiry is decided again when the expiry moved between its
@@ -41,10 +31,9 @@ export function generateLicenseKey(): string {
 /** What an admin's calls on a license run on. */
 export interface AdminHandlerDeps {
   licenses: Pick<LicenseStore, 'issue' | 'update'>;
-  products: ProductLookup;
   clock: () => Date;
   events: Pick<LicenseEvents, 'licenseCreated' | 'licenseUpdated'>;
-  knownPlans: Pick<PlanLookup, 'find'>;
+  toIssue: LicenseToIssue;
   reads: Pick<LicenseReads, 'requireLicense' | 'licenseWithActivations'>;
   claimActivation: ClaimActivation;
   releaseActivation: ReleaseActivation;
@@ -57,10 +46,9 @@ export interface AdminHandlerDeps {
  */
 export function adminHandlers({
   licenses,
-  products,
   clock,
   events,
-  knownPlans,
+  toIssue,
   reads: { requireLicense, licenseWithActivations },
   claimActivation,
   releaseActivation,
@@ -76,42 +64,13 @@ export function adminHandlers({
   return {
     // ---- Licenses (admin) ----
     'license.createLicense': async (request, context) => {
-      const plan = await knownPlans.find(request.plan_id);
-      if (!plan) {
-        throw LicensingError.from(
-          refusal('INVALID_REQUEST', `Plan ${request.plan_id} does not exist.`),
-        );
-      }
-      if (!(await products.find(request.product_id))) {
-        throw LicensingError.from(
-          refusal('INVALID_REQUEST', `Product ${request.product_id} does not exist.`),
-        );
-      }
-      const customer = customerOrRefuse(request.customer);
+      const license = await toIssue({
+        ...request,
+        license_key: request.license_key ?? generateLicenseKey(),
+      });
       context.beforeWrite();
       const now = clock();
-      const issued = await licenses.issue({
-        now,
-        license: {
-          license_key: request.license_key ?? generateLicenseKey(),
-          product_id: request.product_id,
-          plan_id: plan.id,
-          status: request.status,
-          expires_at: request.expires_at === null ? null : new Date(request.expires_at),
-          auto_renew: request.auto_renew,
-          next_payment_at:
-            request.next_payment_at === null ? null : new Date(request.next_payment_at),
-          // Spec 2.1: the license copies the plan's limit (and type) when it is issued, and
-          // its lease and exemptions with them.
-          activation_type: plan.activation_type,
-          activation_limit: plan.activation_limit,
-          lease_seconds: plan.lease_seconds,
-          exempt_identifiers: plan.exempt_identifiers,
-          exempt_limit: plan.exempt_limit,
-          customer,
-          metadata: request.metadata,
-        },
-      });
+      const issued = await licenses.issue({ now, license });
       if (issued.outcome === 'key-taken') {
         throw LicensingError.from(
           refusal('ALREADY_EXISTS', 'A license with this key already exists.'),
@@ -131,11 +90,16 @@ export function adminHandlers({
         activation_limit,
         customer,
         metadata,
+        auto_renew,
+        next_payment_at,
         extend_expiry_days: days,
       },
       context,
     ) => {
-      const changes: LicenseChanges = { status, activation_limit, metadata };
+      const changes: LicenseChanges = { status, activation_limit, metadata, auto_renew };
+      if (next_payment_at !== undefined) {
+        changes.next_payment_at = next_payment_at === null ? null : new Date(next_payment_at);
+      }
       if (expires_at !== undefined) {
         changes.expires_at = expires_at === null ? null : new Date(expires_at);
       }

@@ -4,22 +4,25 @@ import { adminHandlers } from './admin-handlers.js';
 import { adminListHandlers } from './admin-list-handlers.js';
 import type { LicenseCounts } from './daily-counts.js';
 import type { LicenseEvents } from './events.js';
-import { entitlementHandlers } from './entitlement-handlers.js';
+import { entitlementHandlers } from './entitlements/entitlement-handlers.js';
 import { lifecycleHandlers } from './lifecycle-handlers.js';
 import { overviewHandlers } from './overview-handlers.js';
 import { planHandlers } from './plan-handlers.js';
 import { portalHandlers } from './portal-handlers.js';
-import { trialHandlers } from './trial-handlers.js';
+import { storeLicenseHandlers } from './store-license-handlers.js';
+import { trialHandlers } from './trials/trial-handlers.js';
 import type { ScheduleSettings } from './scheduled-tasks.js';
 import type { LicenseStores } from './stores.js';
 import { claimActivation } from './use-cases/claim-activation.js';
 import { endTrial } from './use-cases/end-trial.js';
 import { licenseDetail } from './use-cases/license-detail.js';
 import { licenseReads, type ProductLookup } from './use-cases/license-reads.js';
+import { licenseToIssue } from './use-cases/license-to-issue.js';
 import { planAndEntitlements } from './use-cases/live-entitlements.js';
 import { planLookup } from './use-cases/plan-lookup.js';
 import { releaseActivation } from './use-cases/release-activation.js';
-import { usageHandlers } from './usage-handlers.js';
+import { usageHandlers } from './usage/usage-handlers.js';
+import { validationHandlers } from './validation-handlers.js';
 
 /** What the license service's handlers are made with. */
 export interface LicenseHandlerDeps {
@@ -40,8 +43,8 @@ export interface LicenseHandlerDeps {
  * RPC handlers of the license service: plans, licenses, activations, rejected attempts. They
  * read through the stores, decide with the pure rules (rules.ts, activation-rules.ts,
  * lifecycle-rules.ts), and call `context.beforeWrite()` immediately before each store method that
- * writes. Each use has its file (activation-handlers.ts, portal-handlers.ts, plan-handlers.ts,
- * entitlement-handlers.ts, admin-handlers.ts, admin-list-handlers.ts, lifecycle-handlers.ts, overview-handlers.ts), each
+ * writes. Each use has its file (activation-handlers.ts, validation-handlers.ts, portal-handlers.ts, plan-handlers.ts,
+ * entitlement-handlers.ts, admin-handlers.ts, store-license-handlers.ts, admin-list-handlers.ts, lifecycle-handlers.ts, overview-handlers.ts), each
  * asking for what it runs on; the use cases they share (use-cases/) are made here once, so that
  * one plan cache serves them all. The compiler checks that together they answer every method.
  */
@@ -58,14 +61,17 @@ export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<
     claimActivation: claimActivation({ ...stores, events, reads, clock }),
     releaseActivation: releaseActivation({ licenses: stores.licenses, events, clock }),
     detail: licenseDetail({ ...stores, products, knownPlans, clock }),
+    toIssue: licenseToIssue({ knownPlans, products }),
     endTrial: endTrial({ ...stores, events, clock }),
   };
   return {
     ...activationHandlers(made),
+    ...validationHandlers(made),
     ...portalHandlers(made),
     ...planHandlers(made),
     ...entitlementHandlers(made),
     ...adminHandlers(made),
+    ...storeLicenseHandlers(made),
     ...adminListHandlers(made),
     ...lifecycleHandlers(made),
     ...overviewHandlers(made),

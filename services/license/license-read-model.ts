@@ -10,14 +10,14 @@ export interface LicenseFilters {
   /**
    * A license matches when its key starts with `keyPrefix` (case-sensitive), one of its
    * activations has one of `identifierKeys` (rules.ts `identifierSearchKeys`), its customer's
-   * address is `customerEmail` (normalised), or one of its metadata values is one of
-   * `metadataValues` (exactly).
+   * address is `customerEmail` (normalised), or one of its metadata values or its store sale's
+   * order or subscription id is one of `exactTexts` (exactly).
    */
   text: {
     keyPrefix: string | null;
     identifierKeys: string[];
     customerEmail: string | null;
-    metadataValues: string[];
+    exactTexts: string[];
   } | null;
 }
 

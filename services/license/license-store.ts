@@ -1,6 +1,6 @@
 import type { LicenseStatus } from '../../libs/contracts/index.js';
 import type { ActivationStore } from './activation-store.js';
-import type { LicenseRecord, PlanRecord } from './records.js';
+import type { LicenseRecord, PlanRecord, StoreRefsRecord } from './records.js';
 
 /**
  * What issuing a license stores; it starts without activations, checks or pending plan change,
@@ -18,12 +18,25 @@ export type NewLicense = Omit<
   | 'pending_plan_id'
   | 'customer'
   | 'metadata'
+  | 'store'
 > &
-  Partial<Pick<LicenseRecord, 'customer' | 'metadata'>>;
+  Partial<Pick<LicenseRecord, 'customer' | 'metadata' | 'store'>>;
 
-/** What an admin may change on a license (spec 3.3), and its customer and metadata. */
+/**
+ * What an admin may change on a license (spec 3.3), its customer and metadata, and its
+ * automatic renewal and next payment date (docs/stores.md: a store's cancellation).
+ */
 export type LicenseChanges = Partial<
-  Pick<LicenseRecord, 'status' | 'expires_at' | 'activation_limit' | 'customer' | 'metadata'>
+  Pick<
+    LicenseRecord,
+    | 'status'
+    | 'expires_at'
+    | 'activation_limit'
+    | 'customer'
+    | 'metadata'
+    | 'auto_renew'
+    | 'next_payment_at'
+  >
 >;
 
 /**
@@ -68,13 +81,43 @@ export type LicenseUpdate =
   /** Spec 3.3: the limit asked for is below the activations in use; nothing was changed. */
   | { outcome: 'limit-below-activations'; activation_limit: number; activations_used: number };
 
+/** A store sale, by the ids a license of it is found by (docs/stores.md). */
+export type StoreSale = Pick<StoreRefsRecord, 'connection_id' | 'order_id' | 'subscription_id'>;
+
+export type StoreIssue =
+  | { outcome: 'issued'; license: LicenseRecord }
+  /** The sale had its license already: it, with the sale's ids it lacked added. */
+  | { outcome: 'existing'; license: LicenseRecord }
+  | { outcome: 'key-taken' };
+
+/**
+ * The licenses of store sales (docs/stores.md): one per sale, found by the store's ids. A sale is
+ * its connection with its subscription id, or with its order id; a license has at most one of
+ * each, kept unique by the database (license-indexes.ts `licenseIndexes`), so that calls at once for one
+ * sale make one license.
+ */
+export interface StoreLicenseStore {
+  /** The license of the sale's subscription, else of its order; null when it has none. */
+  findByStore(sale: StoreSale): Promise<LicenseRecord | null>;
+
+  /**
+   * Issues the sale's license unless it has one (as `findByStore` finds it); then that one is
+   * answered, its order or subscription id (and customer id) set when it had none and no other
+   * license of the connection has it. At `now`; a taken key issues nothing.
+   */
+  issueForStore(issue: {
+    license: NewLicense & { store: StoreRefsRecord };
+    now: Date;
+  }): Promise<StoreIssue>;
+}
+
 /**
  * The write store of licenses (spec 2.2, 3.1, 3.2, 3.3): what the handlers and the scheduled
  * tasks read to decide on and then change, each change one atomic conditional update: a license
  * issued, changed, moved to a plan, renewed and expired, and its activations (ActivationStore).
  * The admin's lists, searches, exports and figures read through the LicenseReadModel.
  */
-export interface LicenseStore extends ActivationStore {
+export interface LicenseStore extends ActivationStore, StoreLicenseStore {
   findByKey(licenseKey: string): Promise<LicenseRecord | null>;
 
   /** Spec 2.1: a license key is unique; a taken one issues nothing. Issued at `now`. */

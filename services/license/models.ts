@@ -1,12 +1,5 @@
 import type { Collection } from 'mongodb';
-import {
-  Schema,
-  type Connection,
-  type IndexDefinition,
-  type IndexOptions,
-  type Model,
-  type Types,
-} from 'mongoose';
+import { Schema, type Connection, type Model, type Types } from 'mongoose';
 import {
   DEFAULT_EXEMPT_LIMIT,
   activationTypes,
@@ -24,8 +17,10 @@ import type {
   LicenseRecord,
   PlanRecord,
   RejectedAttemptRecord,
+  StoreRefsRecord,
   TaskRunRecord,
 } from './records.js';
+import { licenseIndexes } from './license-indexes.js';
 
 /** The stored shapes: the records of stores.ts under MongoDB's ids. */
 export interface PlanDocument extends Omit<PlanRecord, 'id'> {
@@ -45,13 +40,15 @@ export interface PlanDocument extends Omit<PlanRecord, 'id'> {
  * it needs and never the whole list on a hot path: `activations_used` counts them and
  * `activations_bytes` sizes them, both changed in the same updates that change the list.
  */
-export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'customer'> {
+export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'customer' | 'store'> {
   _id: Types.ObjectId;
   /**
    * Absent, never null, on a license without a customer: its `customer.email` is then simply
    * missing, which the searches and orders by it read as no address.
    */
   customer?: LicenseRecord['customer'];
+  /** Absent, never null, on a license not made for a store sale (licenses stored before too). */
+  store?: LicenseRecord['store'];
   activations: ActivationRecord[];
   /**
    * The metadata as a list of entries, in the order given, so that one multikey index on
@@ -107,33 +104,6 @@ export interface LicenseModels {
   RejectedAttempt: Model<RejectedAttemptDocument>;
   TaskRun: Model<TaskRunDocument>;
 }
-
-/**
- * The indexes of the licenses collection. Every query on it is served by one of them:
- * mongo-license-read-model.ts `licenseSearchFilter` builds admin searches whose every branch starts with
- * the first field of one, and every order of the list (`licenseListOrders`) is one's own
- * (test/unit/license-search-filter.test.ts checks both).
- */
-export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: IndexOptions }> = [
-  // Lookups by key; an anchored, case-sensitive key prefix (admin search) is a range of it.
-  { fields: { license_key: 1 }, options: { unique: true } },
-  // The scheduled expiry task, and searches by reported status.
-  { fields: { status: 1, expires_at: 1 } },
-  // The lease task: licenses holding a lapsed activation (multikey: one entry per activation).
-  { fields: { 'activations.lease_expires_at': 1 } },
-  // Searches, newest first (the tie broken by _id, later issued first).
-  { fields: { created_at: -1, _id: -1 } },
-  { fields: { product_id: 1, created_at: -1, _id: -1 } },
-  { fields: { plan_id: 1, created_at: -1, _id: -1 } },
-  // Searches by activated identifier (multikey: one entry per activation).
-  { fields: { 'activations.identifier_key': 1 } },
-  // Searches by a customer's (normalised) e-mail address, and the list ordered by it.
-  { fields: { 'customer.email': 1, _id: 1 } },
-  // Searches by a metadata value under any key (multikey: one entry per metadata entry).
-  { fields: { 'metadata.value': 1 } },
-  // The list ordered by expiry.
-  { fields: { expires_at: 1, _id: 1 } },
-];
 
 /**
  * The driver's collection under the License model: the license store and read model speak to it
@@ -199,6 +169,16 @@ export function licenseModels(connection: Connection): LicenseModels {
     { _id: false },
   );
 
+  const storeRefsSchema = new Schema<StoreRefsRecord>(
+    {
+      connection_id: { type: String, required: true },
+      order_id: { type: String, default: null },
+      subscription_id: { type: String, default: null },
+      customer_id: { type: String, default: null },
+    },
+    { _id: false },
+  );
+
   const metadataSchema = new Schema<MetadataEntry>(
     {
       key: { type: String, required: true },
@@ -231,6 +211,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       recent_checks: { type: [String], default: [] },
       pending_plan_id: { type: Number, default: null },
       customer: { type: customerSchema, default: undefined },
+      store: { type: storeRefsSchema, default: undefined },
       metadata: { type: [metadataSchema], default: [] },
       has_own_entitlements: { type: Boolean, default: undefined },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.

@@ -1,44 +1,37 @@
 import type { Collection } from 'mongodb';
-import { activationTypes } from '../../libs/contracts/index.js';
 import { identifierKey } from '../../libs/identifier/index.js';
 import type {
   ActivationStore,
   LapsedRelease,
   MatchingCheck,
   NewActivation,
+  UsableAsRead,
 } from './activation-store.js';
+import {
+  recordCheckout,
+  touchCheckIfMatching,
+  type RecordedCheckout,
+} from './mongo-activation-checks.js';
 import type { LicenseDocument } from './models.js';
 import {
   LEASED,
   WITHOUT_ACTIVATIONS,
   activationBytes,
   activationRecord,
-  beforeDeadline,
-  countOptions,
   licenseRecord,
   liveActivation,
   removal,
-  type LicenseFilter,
+  usableFilter,
 } from './mongo-license-documents.js';
 import { MAX_ACTIVATION_BYTES, type ActivationRecord, type LicenseRecord } from './records.js';
-import { RECENT_CHECKS, type UsableAsRead } from './activation-store.js';
-
-/**
- * Where a claim or a checkout may write: the license still as its decision read it (`asRead`),
- * or, without one, active and unexpired at `now` (spec 4.1).
- */
-function usableFilter(asRead: UsableAsRead | undefined, now: Date) {
-  return asRead
-    ? { status: asRead.status, expires_at: asRead.expires_at }
-    : { status: 'active' as const, $or: [{ expires_at: null }, { expires_at: { $gt: now } }] };
-}
 
 /**
  * Activations are embedded in the license document, so each rule is one single-document update.
  * The store speaks to the collection through the driver: its calls skip mongoose's query building
  * and casting, which the hot paths cannot afford (docs/performance.md), so what they send is
  * already of the schema's types (models.ts), and they set `created_at` and `updated_at`
- * themselves, from the caller's time.
+ * themselves, from the caller's time. The checks' counts and checkouts are in
+ * mongo-activation-checks.ts.
  */
 export class MongoActivationStore implements ActivationStore {
   constructor(protected readonly licenses: Collection<LicenseDocument>) {}
@@ -229,72 +222,11 @@ export class MongoActivationStore implements ActivationStore {
     return found.map((doc) => doc.license_key);
   }
 
-  async recordCheckout({
-    licenseKey,
-    identifier,
-    at,
-    leaseSeconds,
-    leaseExpiresAt,
-    asRead,
-  }: {
-    licenseKey: string;
-    identifier: string;
-    at: Date;
-    leaseSeconds: number | null;
-    leaseExpiresAt: Date | null;
-    asRead?: UsableAsRead;
-  }): Promise<boolean> {
-    // `$` is the activation the filter matched: one document, one update, as a claim is.
-    const { matchedCount } = await this.licenses.updateOne(
-      {
-        license_key: licenseKey,
-        ...usableFilter(asRead, at),
-        lease_seconds: leaseSeconds,
-        activations: { $elemMatch: liveActivation(identifierKey(identifier), at) },
-      },
-      {
-        $set: {
-          'activations.$.last_checkout_at': at,
-          ...(leaseExpiresAt === null ? {} : { 'activations.$.lease_expires_at': leaseExpiresAt }),
-          updated_at: at,
-        },
-      },
-    );
-    return matchedCount === 1;
+  recordCheckout(check: RecordedCheckout): Promise<boolean> {
+    return recordCheckout(this.licenses, check);
   }
 
-  async touchCheckIfMatching({
-    licenseKey,
-    productId,
-    identifierKeys,
-    at,
-    ip,
-    checkId,
-    deadline,
-  }: MatchingCheck): Promise<LicenseRecord | null> {
-    // An identifier valid under no activation type is activated on no license.
-    if (identifierKeys !== null && Object.keys(identifierKeys).length === 0) return null;
-    const filter: LicenseFilter = { license_key: licenseKey, recent_checks: { $ne: checkId } };
-    if (productId !== null) filter.product_id = productId;
-    if (identifierKeys !== null) {
-      filter.$or = activationTypes.flatMap((type) => {
-        const key = identifierKeys[type];
-        return key === undefined
-          ? []
-          : [{ activation_type: type, activations: { $elemMatch: liveActivation(key, at) } }];
-      });
-    }
-    const doc = await beforeDeadline(deadline, (signal) =>
-      this.licenses.findOneAndUpdate(
-        filter,
-        {
-          $set: { last_check_at: at, last_check_ip: ip, updated_at: at },
-          $inc: { check_count: 1 },
-          $push: { recent_checks: { $each: [checkId], $slice: -RECENT_CHECKS } },
-        },
-        countOptions(signal),
-      ),
-    );
-    return doc && licenseRecord(doc);
+  touchCheckIfMatching(check: MatchingCheck): Promise<LicenseRecord | null> {
+    return touchCheckIfMatching(this.licenses, check);
   }
 }

@@ -5,6 +5,7 @@ import {
   type LicenseStatus,
 } from '../../libs/contracts/index.js';
 import type { LicenseDocument, MetadataEntry } from './models.js';
+import type { UsableAsRead } from './activation-store.js';
 import type { ActivationRecord, LicenseRecord } from './records.js';
 
 /**
@@ -87,6 +88,15 @@ export function licenseRecord(doc: LicenseDocument): LicenseRecord {
     // Nor, before customers and metadata, these.
     customer: doc.customer ? { email: doc.customer.email, name: doc.customer.name ?? null } : null,
     metadata: Object.fromEntries((doc.metadata ?? []).map(({ key, value }) => [key, value])),
+    // Nor, before store sales, this.
+    store: doc.store
+      ? {
+          connection_id: doc.store.connection_id,
+          order_id: doc.store.order_id ?? null,
+          subscription_id: doc.store.subscription_id ?? null,
+          customer_id: doc.store.customer_id ?? null,
+        }
+      : null,
     ...(doc.has_own_entitlements === true && { has_own_entitlements: true }),
   };
 }
@@ -166,4 +176,14 @@ export async function beforeDeadline<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Where a claim or a checkout may write: the license still as its decision read it (`asRead`),
+ * or, without one, active and unexpired at `now` (spec 4.1).
+ */
+export function usableFilter(asRead: UsableAsRead | undefined, now: Date) {
+  return asRead
+    ? { status: asRead.status, expires_at: asRead.expires_at }
+    : { status: 'active' as const, $or: [{ expires_at: null }, { expires_at: { $gt: now } }] };
 }

@@ -22,7 +22,7 @@ import type { ActivationRecord, LicenseRecord } from './records.js';
 
 /**
  * The stored order of each order of the license list (libs/database `StoredOrder`): each has an
- * index in models.ts `licenseIndexes` on exactly its fields, or them reversed (a test checks).
+ * index in license-indexes.ts `licenseIndexes` on exactly its fields, or them reversed (a test checks).
  */
 export const licenseListOrders: Record<LicenseSortField, Omit<StoredOrder, 'descending'>> = {
   created_at: { path: 'created_at', unique: false },
@@ -63,7 +63,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * The MongoDB filter of an admin search, or null when it can match nothing. Every branch of it
- * starts with the first field of an index in models.ts `licenseIndexes` (a test checks each
+ * starts with the first field of an index in license-indexes.ts `licenseIndexes` (a test checks each
  * combination of filters); one without any filter is served in order by the index of its order.
  */
 export function licenseSearchFilter(filters: LicenseFilters, now: Date): LicenseFilter | null {
@@ -72,7 +72,7 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
   if (filters.planId !== null) conditions.push({ plan_id: filters.planId });
   if (filters.status !== null) conditions.push(reportedStatusFilter(filters.status, now));
   if (filters.text !== null) {
-    const { keyPrefix, identifierKeys, customerEmail, metadataValues } = filters.text;
+    const { keyPrefix, identifierKeys, customerEmail, exactTexts } = filters.text;
     const alternatives: LicenseFilter[] = [];
     // Anchored and case-sensitive, so it is a range of the unique key index.
     if (keyPrefix !== null) {
@@ -82,8 +82,11 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
       alternatives.push({ 'activations.identifier_key': { $in: identifierKeys } });
     }
     if (customerEmail !== null) alternatives.push({ 'customer.email': customerEmail });
-    if (metadataValues.length > 0) {
-      alternatives.push({ 'metadata.value': { $in: metadataValues } });
+    if (exactTexts.length > 0) {
+      alternatives.push({ 'metadata.value': { $in: exactTexts } });
+      // A store sale's order or subscription id (docs/stores.md), each under its own index.
+      alternatives.push({ 'store.order_id': { $in: exactTexts } });
+      alternatives.push({ 'store.subscription_id': { $in: exactTexts } });
     }
     if (alternatives.length === 0) return null;
     conditions.push(alternatives.length === 1 ? alternatives[0]! : { $or: alternatives });
@@ -94,7 +97,7 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
 
 /**
  * The license read model on the licenses collection: the admin's lists, searches, exports and
- * figures, each one query the database answers through an index (models.ts `licenseIndexes`).
+ * figures, each one query the database answers through an index (license-indexes.ts `licenseIndexes`).
  */
 export class MongoLicenseReadModel implements LicenseReadModel {
   constructor(private readonly licenses: Collection<LicenseDocument>) {}

@@ -1,4 +1,3 @@
-import { ObjectId } from 'mongodb';
 import { setOf, isDuplicateKey } from '../../libs/database/index.js';
 import type {
   LicenseChanges,
@@ -8,10 +7,13 @@ import type {
   NewLicense,
   PlanTerms,
   RenewalBasis,
+  StoreIssue,
+  StoreSale,
 } from './license-store.js';
 import type { LicenseDocument } from './models.js';
 import { MongoActivationStore } from './mongo-activation-store.js';
 import { startGrace as markGraceStarted } from './mongo-grace-marks.js';
+import { expirePastDue, pastDue } from './mongo-license-expiry.js';
 import {
   LEASED,
   WITHOUT_ACTIVATIONS,
@@ -19,9 +21,8 @@ import {
   metadataEntries,
   type LicenseFilter,
 } from './mongo-license-documents.js';
-import type { LicenseRecord } from './records.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import type { LicenseRecord, StoreRefsRecord } from './records.js';
+import { addStoreRefs, findByStore } from './mongo-store-licenses.js';
 
 /**
  * The license store: a license issued, changed, moved to a plan, renewed and expired, with its
@@ -60,6 +61,7 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       recent_checks: [],
       pending_plan_id: null,
       ...(license.customer ? { customer: license.customer } : {}),
+      ...(license.store ? { store: license.store } : {}),
       metadata: metadataEntries(license.metadata ?? {}),
       created_at: now,
       updated_at: now,
@@ -71,6 +73,32 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       if (isDuplicateKey(error)) return { outcome: 'key-taken' };
       throw error;
     }
+  }
+
+  findByStore(sale: StoreSale): Promise<LicenseRecord | null> {
+    return findByStore(this.licenses, sale);
+  }
+
+  async issueForStore({
+    license,
+    now,
+  }: {
+    license: NewLicense & { store: StoreRefsRecord };
+    now: Date;
+  }): Promise<StoreIssue> {
+    const found = await findByStore(this.licenses, license.store);
+    if (found)
+      return {
+        outcome: 'existing',
+        license: await addStoreRefs(this.licenses, found, license.store),
+      };
+    const issued = await this.issue({ license, now });
+    if (issued.outcome === 'issued') return issued;
+    // Refused as a duplicate: another call made the sale's license meanwhile (the store's unique
+    // indexes), or, rarely, the key is taken.
+    const made = await findByStore(this.licenses, license.store);
+    if (!made) return issued;
+    return { outcome: 'existing', license: await addStoreRefs(this.licenses, made, license.store) };
   }
 
   /** Spec 3.3 with leases: a plan without one leaves no activation that lapses. */
@@ -108,6 +136,8 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       status: changes.status,
       expires_at: changes.expires_at,
       activation_limit: limit,
+      auto_renew: changes.auto_renew,
+      next_payment_at: changes.next_payment_at,
     });
     const stored = {
       ...(metadata === undefined ? {} : { metadata: metadataEntries(metadata) }),
@@ -220,69 +250,16 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
     return doc && licenseRecord(doc);
   }
 
-  async pastDue({
-    now,
-    limit,
-    graceDays = new Map(),
-  }: {
+  pastDue(query: {
     now: Date;
     limit: number;
     graceDays?: ReadonlyMap<number, number>;
   }): Promise<LicenseRecord[]> {
-    // A plan with grace days: its licenses are due once their grace has ended too.
-    const graced = [...graceDays].map(([plan_id, days]) => ({
-      plan_id,
-      expires_at: { $lte: new Date(now.getTime() - days * DAY_MS) },
-    }));
-    const docs = await this.licenses
-      .find(
-        {
-          status: 'active',
-          expires_at: { $ne: null, $lte: now },
-          ...(graced.length === 0
-            ? {}
-            : { $or: [{ plan_id: { $nin: [...graceDays.keys()] } }, ...graced] }),
-        },
-        { projection: WITHOUT_ACTIVATIONS },
-      )
-      .limit(limit)
-      .toArray();
-    return docs.map(licenseRecord);
+    return pastDue(this.licenses, query);
   }
 
-  async expirePastDue({
-    licenses,
-    now,
-  }: {
-    licenses: LicenseRecord[];
-    now: Date;
-  }): Promise<LicenseRecord[]> {
-    const due = licenses.filter((l) => l.expires_at !== null && l.expires_at <= now);
-    if (due.length === 0) return [];
-    // Marks what this write changed, for when another write changed some of them first.
-    const batch = new ObjectId();
-    const { modifiedCount } = await this.licenses.bulkWrite(
-      due.map(({ license_key, expires_at }) => ({
-        updateOne: {
-          // The rule as read: a license renewed meanwhile is left alone.
-          filter: { license_key, status: 'active' as const, expires_at },
-          update: { $set: { status: 'expired' as const, updated_at: now, expiry_batch: batch } },
-        },
-      })),
-      { ordered: false },
-    );
-    let expired = due;
-    if (modifiedCount < due.length) {
-      const written = await this.licenses
-        .find(
-          { license_key: { $in: due.map((l) => l.license_key) }, expiry_batch: batch },
-          { projection: { license_key: 1 } },
-        )
-        .toArray();
-      const keys = new Set(written.map((doc) => doc.license_key));
-      expired = due.filter((license) => keys.has(license.license_key));
-    }
-    return expired.map((license) => ({ ...license, status: 'expired' }));
+  expirePastDue(query: { licenses: LicenseRecord[]; now: Date }): Promise<LicenseRecord[]> {
+    return expirePastDue(this.licenses, query);
   }
 
   startGrace(query: {

@@ -18,9 +18,9 @@ import { activationBytes } from './mongo-license-documents.js';
 import { MongoLicenseReadModel } from './mongo-license-read-model.js';
 import { MongoLicenseStore } from './mongo-license-store.js';
 import { MongoPlanStore, keepPlanNamesUnique } from './mongo-plan-store.js';
-import { MongoUsageStore } from './mongo-usage-store.js';
-import { openMongoTrialStore } from './mongo-trial-store.js';
-import { openEntitlementStore } from './mongo-entitlement-store.js';
+import { MongoUsageStore } from './usage/mongo-usage-store.js';
+import { openMongoTrialStore } from './trials/mongo-trial-store.js';
+import { openEntitlementStore } from './entitlements/mongo-entitlement-store.js';
 import type { RejectedAttemptRecord, TaskRunRecord } from './records.js';
 import type {
   BeforeEachWrite,

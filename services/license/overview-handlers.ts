@@ -1,7 +1,7 @@
 import type { HandlersOf } from '../../libs/contracts/index.js';
 import type { LicenseCounts } from './daily-counts.js';
 import type { LicenseReadModel } from './license-read-model.js';
-import type { TrialStore } from './trial-store.js';
+import type { TrialStore } from './trials/trial-store.js';
 
 /** "Expiring soon" on the admin overview: active licenses whose date falls within this. */
 export const EXPIRING_WITHIN_DAYS = 30;

@@ -6,8 +6,8 @@ import {
 } from '../../libs/contracts/index.js';
 import { exemptPatternProblem } from './exempt-rules.js';
 import { planNameTaken, unknownPlan } from './rules.js';
-import { refuseUndefinedCodes } from './entitlement-handlers.js';
-import type { EntitlementStore } from './entitlement-store.js';
+import { refuseUndefinedCodes } from './entitlements/entitlement-handlers.js';
+import type { EntitlementStore } from './entitlements/entitlement-store.js';
 import type { PlanStore } from './stores.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
 import { planView } from './views.js';

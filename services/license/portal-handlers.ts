@@ -5,8 +5,8 @@ import { firstActivations } from './use-cases/license-detail.js';
 import type { LicenseReads, ProductLookup } from './use-cases/license-reads.js';
 import type { PlanLookup } from './use-cases/plan-lookup.js';
 import { portalLicenseView } from './record-views.js';
-import { usageView } from './usage-rules.js';
-import type { UsageStore } from './usage-store.js';
+import { usageView } from './usage/usage-rules.js';
+import type { UsageStore } from './usage/usage-store.js';
 
 /** What the customer portal's view of a license is read from. */
 export interface PortalHandlerDeps {

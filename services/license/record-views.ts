@@ -64,6 +64,7 @@ export function licenseSummaryView({
         : { id: license.pending_plan_id, name: pendingPlanName },
     customer: license.customer && { email: license.customer.email, name: license.customer.name },
     metadata: { ...license.metadata },
+    store: license.store && { ...license.store },
   };
 }
 

@@ -119,6 +119,8 @@ export interface LicenseRecord {
   customer: CustomerRecord | null;
   /** An admin's text by key (an order id), in the order given; never shown to clients. */
   metadata: Record<string, string>;
+  /** The store sale it was made for (docs/stores.md); null for any other license. */
+  store: StoreRefsRecord | null;
   /**
    * Set once the license is given an entitlement of its own (entitlement-store.ts `grant`), and
    * kept: the answers read its own entitlements only then, so most licenses cost no read for them.
@@ -130,6 +132,18 @@ export interface LicenseRecord {
 export interface CustomerRecord {
   email: string;
   name: string | null;
+}
+
+/**
+ * A store sale's ids: the connection it came through, and the store's order, subscription and
+ * customer ids (null when the sale has none). A sale has one license: unique per connection and
+ * order id, and per connection and subscription id (license-indexes.ts `licenseIndexes`).
+ */
+export interface StoreRefsRecord {
+  connection_id: string;
+  order_id: string | null;
+  subscription_id: string | null;
+  customer_id: string | null;
 }
 
 /** Spec 2.5: one row per identifier and license, with a count of tries. */

@@ -240,13 +240,14 @@ export function identifierSearchKeys(text: string): string[] {
 /**
  * What an admin's search text matches: a license key starting with it (keys never start or end
  * with white space, so neither does the prefix), an activated identifier, normalised, the
- * customer's e-mail address, normalised, or a metadata value, as sent or trimmed.
+ * customer's e-mail address, normalised, or a metadata value or a store's order or subscription
+ * id (docs/stores.md), as sent or trimmed.
  */
 export function searchText(text: string): {
   keyPrefix: string | null;
   identifierKeys: string[];
   customerEmail: string | null;
-  metadataValues: string[];
+  exactTexts: string[];
 } {
   const trimmed = text.trim();
   const email = checkEmailAddress(text);
@@ -254,7 +255,7 @@ export function searchText(text: string): {
     keyPrefix: trimmed === '' ? null : trimmed,
     identifierKeys: identifierSearchKeys(text),
     customerEmail: 'email' in email ? email.email : null,
-    metadataValues: [...new Set([text, trimmed])].filter((value) => value !== ''),
+    exactTexts: [...new Set([text, trimmed])].filter((value) => value !== ''),
   };
 }
 

@@ -8,9 +8,9 @@ import type {
 } from './records.js';
 import type { LicenseReadModel } from './license-read-model.js';
 import type { LicenseStore } from './license-store.js';
-import type { UsageStore } from './usage-store.js';
-import type { TrialStore } from './trial-store.js';
-import type { EntitlementStore } from './entitlement-store.js';
+import type { UsageStore } from './usage/usage-store.js';
+import type { TrialStore } from './trials/trial-store.js';
+import type { EntitlementStore } from './entitlements/entitlement-store.js';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their

@@ -9,7 +9,7 @@ import type {
   ValidationResult,
 } from '../../libs/contracts/index.js';
 import type { ValidationDecision } from './activation-rules.js';
-import { missingEntitlements } from './entitlement-rules.js';
+import { missingEntitlements } from './entitlements/entitlement-rules.js';
 import type { CheckoutDecision } from './checkout-rules.js';
 import { expiryStanding, type ExpiringLicense, type ExpiryStanding } from './expiry-rules.js';
 import { coversProduct, type LicensedProduct } from './rules.js';

@@ -46,7 +46,8 @@ const LicenseListQuery = z.strictObject({
     description:
       'A license key prefix; an identifier activated on the license (normalised for ' +
       "comparison: https://www.Shop.example/ finds shop.example); the customer's e-mail " +
-      'address in any letter case; or a metadata value, exactly.',
+      "address in any letter case; or a metadata value, or a store's order or subscription " +
+      'id, exactly.',
   }),
   sort: absentIfEmpty(LicenseSort),
 });
@@ -179,8 +180,9 @@ export const licenseRoutes = [
     path: `${ADMIN_BASE}/licenses/:key`,
     operationId: 'updateLicense',
     summary:
-      'Change status, expiry or activation limit, the customer (null removes it) or the ' +
-      'metadata (replaced whole). A new limit takes effect at once (spec 3.3).',
+      'Change status, expiry or activation limit, automatic renewal and the next payment ' +
+      'date, the customer (null removes it) or the metadata (replaced whole). A new limit ' +
+      'takes effect at once (spec 3.3).',
     tag: 'Licenses',
     role: 'support',
     params: KeyPath,

@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import {
-  SCHEDULED_TASKS_COLLECTION,
-  licenseIndexes,
-  type LicenseDocument,
-} from '../../services/license/models.js';
+import { licenseIndexes } from '../../services/license/license-indexes.js';
+import { SCHEDULED_TASKS_COLLECTION, type LicenseDocument } from '../../services/license/models.js';
 import { NEWEST_FIRST } from '../../services/license/license-read-model.js';
 import { activationBytes } from '../../services/license/mongo-license-documents.js';
 import { countStoredActivations, openMongoStores } from '../../services/license/mongo-stores.js';
@@ -17,6 +14,7 @@ import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeActivationStore } from '../support/activation-store-contract.js';
 import { describeLicenseReadModel } from '../support/license-read-model-contract.js';
 import { describeLicenseStores } from '../support/license-store-contract.js';
+import { describeStoreLicenses } from '../support/store-license-contract.js';
 import type { OpenStores } from '../../bench/support/license-store-fixtures.js';
 import { describePlanAndAttemptStores } from '../support/plan-and-attempt-stores-contract.js';
 
@@ -48,6 +46,7 @@ const openMongo: OpenStores = async () => {
 };
 
 describeLicenseStores('MongoDB stores', openMongo);
+describeStoreLicenses('MongoDB stores', openMongo);
 describeActivationStore('MongoDB stores', openMongo);
 describeLicenseReadModel('MongoDB stores', openMongo);
 describePlanAndAttemptStores('MongoDB stores', openMongo);
@@ -64,7 +63,7 @@ describe('MongoDB stores: the stored documents', () => {
     if (db) await dropOwnDatabase(db);
   });
 
-  test('the licenses collection has every index of models.ts licenseIndexes', async () => {
+  test('the licenses collection has every index of license-indexes.ts licenseIndexes', async () => {
     const indexes = await db.collection('licenses').indexes();
     for (const declared of licenseIndexes) {
       expect(indexes).toContainEqual(
@@ -95,8 +94,8 @@ describe('MongoDB stores: the stored documents', () => {
     });
     const license = await stores.licenses.findByKey(licenseKey);
     expect(license?.pending_plan_id).toBeNull();
-    // Nor had it a customer or metadata.
-    expect(license).toMatchObject({ customer: null, metadata: {} });
+    // Nor had it a customer, metadata or a store sale.
+    expect(license).toMatchObject({ customer: null, metadata: {}, store: null });
     const expiresAt = new Date('2027-01-01T00:00:00.000Z');
     expect(
       await stores.licenses.renew({
@@ -116,7 +115,7 @@ describe('MongoDB stores: the stored documents', () => {
         productId: null,
         planId: null,
         status: 'active',
-        text: { keyPrefix: 'legacy-', identifierKeys: [], customerEmail: null, metadataValues: [] },
+        text: { keyPrefix: 'legacy-', identifierKeys: [], customerEmail: null, exactTexts: [] },
       },
       now: new Date('2026-06-01T00:00:00.000Z'),
       order: NEWEST_FIRST,

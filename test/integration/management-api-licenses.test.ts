@@ -60,6 +60,7 @@ describe('licenses: create', () => {
       pending_plan: null,
       customer: null,
       metadata: {},
+      store: null,
       activations: [],
       rejected_attempts: [],
       entitlements: [],
@@ -127,7 +128,7 @@ describe('licenses: create', () => {
 });
 
 describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
-  test('the detail has the fields of spec 2.2 plus a pending plan, the customer and metadata, activations and rejected attempts', async () => {
+  test('the detail has the fields of spec 2.2 plus a pending plan, the customer and metadata, the store sale, activations and rejected attempts', async () => {
     const license = await createLicense();
     expect(Object.keys(await detail(license.license_key)).sort()).toEqual(
       [
@@ -154,6 +155,7 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         'pending_plan',
         'customer',
         'metadata',
+        'store',
         'activations',
         'rejected_attempts',
         'entitlements',

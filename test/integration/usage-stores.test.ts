@@ -1,6 +1,6 @@
 import { createLogger } from '../../libs/logging/index.js';
 import { openMongoStores } from '../../services/license/mongo-stores.js';
-import { RECENT_USAGE_KEYS } from '../../services/license/usage-store.js';
+import { RECENT_USAGE_KEYS } from '../../services/license/usage/usage-store.js';
 import { memoryLicenseStores } from '../../bench/support/license-memory-stores.js';
 import { NOW, issueLicense } from '../../bench/support/license-store-fixtures.js';
 import { describeStoreContract } from '../support/store-contract.js';

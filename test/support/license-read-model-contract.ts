@@ -151,11 +151,8 @@ export function describeLicenseReadModel(implementation: string, open: OpenStore
     const text = (
       keyPrefix: string | null,
       identifierKeys: string[] = [],
-      {
-        customerEmail = null,
-        metadataValues = [],
-      }: Partial<NonNullable<LicenseFilters['text']>> = {},
-    ) => ({ text: { keyPrefix, identifierKeys, customerEmail, metadataValues } });
+      { customerEmail = null, exactTexts = [] }: Partial<NonNullable<LicenseFilters['text']>> = {},
+    ) => ({ text: { keyPrefix, identifierKeys, customerEmail, exactTexts } });
     /** The whole list in an order, read by `scan` in batches of `limit`; the batches' sizes too. */
     const scanned = async (
       order: LicenseOrder,
@@ -324,16 +321,16 @@ export function describeLicenseReadModel(implementation: string, open: OpenStore
     });
 
     test('by a metadata value under any key, exactly', async () => {
-      expect(await found(text(null, [], { metadataValues: ['A-1001'] }))).toEqual([keys.later]);
-      expect(await found(text(null, [], { metadataValues: ['shared'] }))).toEqual([
+      expect(await found(text(null, [], { exactTexts: ['A-1001'] }))).toEqual([keys.later]);
+      expect(await found(text(null, [], { exactTexts: ['shared'] }))).toEqual([
         keys.later,
         keys.pastDue,
       ]);
+      expect(await found(text(null, [], { exactTexts: ['A-100', 'a-1001', 'order_id'] }))).toEqual(
+        [],
+      );
       expect(
-        await found(text(null, [], { metadataValues: ['A-100', 'a-1001', 'order_id'] })),
-      ).toEqual([]);
-      expect(
-        await found({ ...text(null, [], { metadataValues: ['shared'] }), status: 'expired' }),
+        await found({ ...text(null, [], { exactTexts: ['shared'] }), status: 'expired' }),
       ).toEqual([keys.pastDue]);
     });
 

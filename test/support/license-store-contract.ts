@@ -45,6 +45,7 @@ export function describeLicenseStores(implementation: string, open: OpenStores):
         pending_plan_id: null,
         customer: null,
         metadata: {},
+        store: null,
       });
       expect(await stores().licenses.findByKey(license.license_key)).toEqual(license);
     });

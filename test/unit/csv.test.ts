@@ -143,6 +143,7 @@ describe('RFC 4180 fields and lines', () => {
         pending_plan: null,
         customer: { email: 'jane@example.com', name: '=cmd|x' },
         metadata: { order_id: 'A-1' },
+        store: null,
       },
     ]);
     expect(csvRecords(text)).toEqual([

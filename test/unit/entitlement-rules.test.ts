@@ -4,7 +4,7 @@ import {
   liveEntitlements,
   missingEntitlements,
   undefinedCodes,
-} from '../../services/license/entitlement-rules.js';
+} from '../../services/license/entitlements/entitlement-rules.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const at = (iso: string) => new Date(iso);

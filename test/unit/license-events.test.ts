@@ -576,3 +576,39 @@ describe('the log: one line per event, as before events were published', () => {
     expect(JSON.parse(lines[0]!)).not.toHaveProperty('name');
   });
 });
+
+describe('license.created: a store sale makes its license once (docs/stores.md)', () => {
+  test("a sale's license publishes license.created once, however often the sale asks for it", async () => {
+    const s = service();
+    const plan = await s.plan();
+    const sale = {
+      product_id: 10,
+      plan_id: plan.id,
+      expires_at: FUTURE,
+      auto_renew: true,
+      next_payment_at: FUTURE,
+      customer: null,
+      metadata: {},
+      store: {
+        connection_id: 'conn_1',
+        order_id: null,
+        subscription_id: 'sub_1',
+        customer_id: null,
+      },
+    };
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => s.handlers['license.createStoreLicense'](sale, waiting)),
+    );
+    expect(answers.map((answer) => answer.created).sort()).toEqual([false, false, true]);
+    expect(published(s, 'license.created')).toEqual([
+      {
+        license_key: answers[0]!.license.license_key,
+        product_id: 10,
+        plan_id: plan.id,
+        status: 'active',
+        activation_limit: plan.activation_limit,
+        expires_at: FUTURE,
+      },
+    ]);
+  });
+});

@@ -190,7 +190,7 @@ describe('admin search: the text searched (spec 2.4 normalisation for comparison
       keyPrefix: '3f2a',
       identifierKeys: expect.arrayContaining(['3f2a']),
       customerEmail: null,
-      metadataValues: [' 3f2a ', '3f2a'],
+      exactTexts: [' 3f2a ', '3f2a'],
     });
   });
 });

@@ -5,7 +5,7 @@ import {
   orderOf,
 } from '../../libs/contracts/index.js';
 import { afterCursor, sortOf } from '../../libs/database/index.js';
-import { licenseIndexes } from '../../services/license/models.js';
+import { licenseIndexes } from '../../services/license/license-indexes.js';
 import {
   licenseListOrders,
   licenseSearchFilter,
@@ -18,7 +18,7 @@ import { filterBranches, type Filter } from '../support/filter-branches.js';
 /**
  * Admin searches use indexed queries only: every branch of the MongoDB filter of every
  * combination of filters starts with the first field of an index the licenses collection
- * declares (services/license/models.ts `licenseIndexes`), every order of the list is an index's
+ * declares (services/license/license-indexes.ts `licenseIndexes`), every order of the list is an index's
  * own, and so is every batch of an export after its cursor.
  */
 
@@ -42,16 +42,16 @@ const allSorts = LicenseSort.options;
 
 const texts: Array<LicenseFilters['text']> = [
   null,
-  { keyPrefix: 'abc', identifierKeys: [], customerEmail: null, metadataValues: [] },
-  { keyPrefix: null, identifierKeys: ['shop.example'], customerEmail: null, metadataValues: [] },
+  { keyPrefix: 'abc', identifierKeys: [], customerEmail: null, exactTexts: [] },
+  { keyPrefix: null, identifierKeys: ['shop.example'], customerEmail: null, exactTexts: [] },
   {
     keyPrefix: 'https://www.Shop',
     identifierKeys: ['shop.example', 'https://www.shop'],
     customerEmail: null,
-    metadataValues: [],
+    exactTexts: [],
   },
-  { keyPrefix: null, identifierKeys: [], customerEmail: 'jane@example.com', metadataValues: [] },
-  { keyPrefix: null, identifierKeys: [], customerEmail: null, metadataValues: ['A-1001'] },
+  { keyPrefix: null, identifierKeys: [], customerEmail: 'jane@example.com', exactTexts: [] },
+  { keyPrefix: null, identifierKeys: [], customerEmail: null, exactTexts: ['A-1001'] },
   searchText('Jane@Example.com'),
 ];
 const combinations: LicenseFilters[] = [null, 10].flatMap((productId) =>
@@ -82,7 +82,7 @@ describe('admin search: indexed queries only', () => {
         productId: null,
         planId: null,
         status: null,
-        text: { keyPrefix: 'a.b*(c)', identifierKeys: [], customerEmail: null, metadataValues: [] },
+        text: { keyPrefix: 'a.b*(c)', identifierKeys: [], customerEmail: null, exactTexts: [] },
       },
       NOW,
     );
@@ -99,7 +99,7 @@ describe('admin search: indexed queries only', () => {
           productId: 10,
           planId: null,
           status: null,
-          text: { keyPrefix: null, identifierKeys: [], customerEmail: null, metadataValues: [] },
+          text: { keyPrefix: null, identifierKeys: [], customerEmail: null, exactTexts: [] },
         },
         NOW,
       ),
@@ -123,8 +123,8 @@ describe('the search text: what one box finds', () => {
   });
 
   test('a metadata value is looked for as typed and trimmed, each once', () => {
-    expect(searchText('A-1001').metadataValues).toEqual(['A-1001']);
-    expect(searchText(' A-1001 ').metadataValues).toEqual([' A-1001 ', 'A-1001']);
+    expect(searchText('A-1001').exactTexts).toEqual(['A-1001']);
+    expect(searchText(' A-1001 ').exactTexts).toEqual([' A-1001 ', 'A-1001']);
   });
 });
 

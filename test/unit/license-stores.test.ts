@@ -2,6 +2,7 @@ import { describeLeaseStores } from '../support/lease-store-contract.js';
 import { describeActivationStore } from '../support/activation-store-contract.js';
 import { describeLicenseReadModel } from '../support/license-read-model-contract.js';
 import { describeLicenseStores } from '../support/license-store-contract.js';
+import { describeStoreLicenses } from '../support/store-license-contract.js';
 import type { OpenStores } from '../../bench/support/license-store-fixtures.js';
 import { describePlanAndAttemptStores } from '../support/plan-and-attempt-stores-contract.js';
 import { memoryLicenseStores } from '../../bench/support/license-memory-stores.js';
@@ -19,6 +20,7 @@ const openMemoryStores: OpenStores = async () => {
 };
 
 describeLicenseStores('in-memory stores', openMemoryStores);
+describeStoreLicenses('in-memory stores', openMemoryStores);
 describeActivationStore('in-memory stores', openMemoryStores);
 describeLicenseReadModel('in-memory stores', openMemoryStores);
 describePlanAndAttemptStores('in-memory stores', openMemoryStores);

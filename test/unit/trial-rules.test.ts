@@ -6,7 +6,7 @@ import {
   trialAlreadyUsed,
   trialExpiry,
   trialProductsOf,
-} from '../../services/license/trial-rules.js';
+} from '../../services/license/trials/trial-rules.js';
 import {
   PLAN_DEFAULTS,
   abandoned,

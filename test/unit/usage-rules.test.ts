@@ -7,7 +7,7 @@ import {
   usagePeriodStart,
   usageResetsAt,
   usesInPeriod,
-} from '../../services/license/usage-rules.js';
+} from '../../services/license/usage/usage-rules.js';
 
 const at = (iso: string) => new Date(iso);
 

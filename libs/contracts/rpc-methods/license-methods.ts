@@ -30,6 +30,12 @@ import {
   RenewLicenseRequest,
   UpdateLicenseRequest,
 } from '../license-changes.js';
+import {
+  CreateStoreLicenseRequest,
+  FindStoreLicenseRequest,
+  FoundStoreLicense,
+  StoreLicense,
+} from '../license-store-refs.js';
 import { RunTaskRequest, ScheduledTaskList, TaskRun } from '../scheduled-tasks.js';
 import { PortalLicense } from '../portal-license.js';
 import * as overview from '../overview.js';
@@ -89,6 +95,10 @@ export const licenseMethods = {
   ),
   'license.createLicense': method('license', CreateLicenseRequest, LicenseDetail),
   'license.getLicense': method('license', LicenseRef, LicenseDetail),
+  /** A store sale's license, made once per sale however often and at once it is asked for. */
+  'license.createStoreLicense': method('license', CreateStoreLicenseRequest, StoreLicense),
+  /** A store sale's license, by its subscription id, then its order id; null when none. */
+  'license.findStoreLicense': method('license', FindStoreLicenseRequest, FoundStoreLicense),
   'license.updateLicense': method('license', UpdateLicenseRequest, LicenseDetail),
   'license.addActivation': method('license', AddActivationRequest, AddedActivation),
   'license.listActivations': method('license', ListActivationsRequest, ActivationPage),

@@ -4,8 +4,8 @@ import type { LicenseEvents } from '../events.js';
 import type { LicenseStore } from '../license-store.js';
 import type { LicenseRecord } from '../records.js';
 import type { LicensedProduct } from '../rules.js';
-import type { TrialStore } from '../trial-store.js';
-import { endsTrial, trialProductsOf } from '../trial-rules.js';
+import type { TrialStore } from '../trials/trial-store.js';
+import { endsTrial, trialProductsOf } from '../trials/trial-rules.js';
 
 /** What ending a trial runs on. */
 export interface EndTrialDeps {

@@ -2,7 +2,7 @@ import { DETAIL_ACTIVATIONS, type LicenseDetail } from '../../../libs/contracts/
 import type { LicenseReadModel } from '../license-read-model.js';
 import type { ActivationRecord, LicenseRecord } from '../records.js';
 import type { RejectedAttemptStore } from '../stores.js';
-import type { EntitlementStore } from '../entitlement-store.js';
+import type { EntitlementStore } from '../entitlements/entitlement-store.js';
 import { licenseDetailView } from '../record-views.js';
 import type { ProductLookup } from './license-reads.js';
 import type { PlanLookup } from './plan-lookup.js';

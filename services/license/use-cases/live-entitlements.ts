@@ -1,5 +1,5 @@
-import type { EntitlementStore } from '../entitlement-store.js';
-import { liveEntitlements } from '../entitlement-rules.js';
+import type { EntitlementStore } from '../entitlements/entitlement-store.js';
+import { liveEntitlements } from '../entitlements/entitlement-rules.js';
 import type { LicenseRecord } from '../records.js';
 import type { PlanLookup } from './plan-lookup.js';
 

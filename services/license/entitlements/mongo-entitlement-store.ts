@@ -1,8 +1,8 @@
 import type { Collection } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { isDuplicateKey } from '../../libs/database/index.js';
+import { isDuplicateKey } from '../../../libs/database/index.js';
 import type { EntitlementStore } from './entitlement-store.js';
-import type { EntitlementRecord, LicenseEntitlementRecord } from './records.js';
+import type { EntitlementRecord, LicenseEntitlementRecord } from '../records.js';
 
 /** An entitlement as stored: its code is its id. */
 interface EntitlementDocument {

@@ -1,7 +1,7 @@
 import type { Collection, Filter } from 'mongodb';
 import type { Connection } from 'mongoose';
-import { isDuplicateKey } from '../../libs/database/index.js';
-import type { TrialRecord } from './records.js';
+import { isDuplicateKey } from '../../../libs/database/index.js';
+import type { TrialRecord } from '../records.js';
 import type { TrialStore } from './trial-store.js';
 
 /** The trials' collection (docs/api-decisions.md, "Trials"). */

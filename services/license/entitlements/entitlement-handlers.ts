@@ -1,4 +1,4 @@
-import { LicensingError, refusal, type HandlersOf } from '../../libs/contracts/index.js';
+import { LicensingError, refusal, type HandlersOf } from '../../../libs/contracts/index.js';
 import type { EntitlementStore } from './entitlement-store.js';
 import {
   entitlementInUse,
@@ -6,10 +6,10 @@ import {
   undefinedEntitlements,
   unknownEntitlement,
 } from './entitlement-rules.js';
-import type { PlanStore } from './stores.js';
-import type { DetailOf } from './use-cases/license-detail.js';
-import type { LicenseReads } from './use-cases/license-reads.js';
-import { entitlementView } from './views.js';
+import type { PlanStore } from '../stores.js';
+import type { DetailOf } from '../use-cases/license-detail.js';
+import type { LicenseReads } from '../use-cases/license-reads.js';
+import { entitlementView } from '../views.js';
 
 /** What an admin's calls on entitlements run on. */
 export interface EntitlementHandlerDeps {

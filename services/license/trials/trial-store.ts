@@ -1,4 +1,4 @@
-import type { TrialRecord } from './records.js';
+import type { TrialRecord } from '../records.js';
 
 /**
  * The trials (docs/api-decisions.md, "Trials"), kept by the license service beside its licenses:

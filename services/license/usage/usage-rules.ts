@@ -4,7 +4,7 @@ import {
   type Refused,
   type Refusal,
   type UsesReset,
-} from '../../libs/contracts/index.js';
+} from '../../../libs/contracts/index.js';
 import {
   activationNotFound,
   coversProduct,
@@ -15,7 +15,7 @@ import {
   unknownKey,
   type LicenseState,
   type LicensedProduct,
-} from './rules.js';
+} from '../rules.js';
 
 /**
  * Usage counters (docs/api-decisions.md, "Usage counters"): a plan with `max_uses` lets each of

@@ -1,14 +1,14 @@
-import { LicensingError, type HandlersOf } from '../../libs/contracts/index.js';
-import { generateLicenseKey } from './admin-handlers.js';
-import type { LicenseEvents } from './events.js';
-import type { LicenseStore } from './license-store.js';
-import type { RejectedAttemptStore } from './stores.js';
+import { LicensingError, type HandlersOf } from '../../../libs/contracts/index.js';
+import { generateLicenseKey } from '../admin-handlers.js';
+import type { LicenseEvents } from '../events.js';
+import type { LicenseStore } from '../license-store.js';
+import type { RejectedAttemptStore } from '../stores.js';
 import type { TrialStore } from './trial-store.js';
 import { decideTrial, trialAlreadyUsed } from './trial-rules.js';
 import { startedTrialView, trialView } from './trial-views.js';
-import type { ClaimActivation } from './use-cases/claim-activation.js';
-import type { ProductLookup } from './use-cases/license-reads.js';
-import type { PlanLookup } from './use-cases/plan-lookup.js';
+import type { ClaimActivation } from '../use-cases/claim-activation.js';
+import type { ProductLookup } from '../use-cases/license-reads.js';
+import type { PlanLookup } from '../use-cases/plan-lookup.js';
 
 /** What trials run on. */
 export interface TrialHandlerDeps {

@@ -1,5 +1,5 @@
-import { refusal, type Refusal } from '../../libs/contracts/index.js';
-import type { LicenseEntitlementRecord } from './records.js';
+import { refusal, type Refusal } from '../../../libs/contracts/index.js';
+import type { LicenseEntitlementRecord } from '../records.js';
 
 /**
  * Entitlements (docs/api-decisions.md, "Entitlements"): what a license grants beyond its plan's

@@ -5,12 +5,12 @@ import {
   type HandlersOf,
   type LicenseUsage,
   type UsageResult,
-} from '../../libs/contracts/index.js';
-import { MAX_DECISION_ROUNDS } from './activation-rules.js';
-import type { LicenseEvents } from './events.js';
-import { unknownKey } from './rules.js';
-import type { LicenseReads } from './use-cases/license-reads.js';
-import type { PlanLookup } from './use-cases/plan-lookup.js';
+} from '../../../libs/contracts/index.js';
+import { MAX_DECISION_ROUNDS } from '../activation-rules.js';
+import type { LicenseEvents } from '../events.js';
+import { unknownKey } from '../rules.js';
+import type { LicenseReads } from '../use-cases/license-reads.js';
+import type { PlanLookup } from '../use-cases/plan-lookup.js';
 import {
   checkUsage,
   decideUncounted,

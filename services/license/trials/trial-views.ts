@@ -1,6 +1,6 @@
-import type { StartedTrial, Trial } from '../../libs/contracts/index.js';
-import type { TrialRecord } from './records.js';
-import { iso } from './views.js';
+import type { StartedTrial, Trial } from '../../../libs/contracts/index.js';
+import type { TrialRecord } from '../records.js';
+import { iso } from '../views.js';
 
 /** A trial started, as its client is answered: the key, its expiry and the activation. */
 export function startedTrialView(trial: TrialRecord, activatedAt: Date): StartedTrial {

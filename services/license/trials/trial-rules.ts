@@ -1,11 +1,11 @@
-import { refused, type Refused } from '../../libs/contracts/index.js';
-import type { CustomerRecord, PlanRecord, TrialRecord } from './records.js';
+import { refused, type Refused } from '../../../libs/contracts/index.js';
+import type { CustomerRecord, PlanRecord, TrialRecord } from '../records.js';
 import {
   normaliseOrRefuse,
   storedCustomer,
   type LicensedProduct,
   type NormalisedIdentifier,
-} from './rules.js';
+} from '../rules.js';
 
 /**
  * The rules of trials (docs/api-decisions.md, "Trials"): which product offers one and on which

@@ -1,4 +1,4 @@
-import type { EntitlementRecord, LicenseEntitlementRecord } from './records.js';
+import type { EntitlementRecord, LicenseEntitlementRecord } from '../records.js';
 
 /**
  * The entitlements an admin defines, by their unique code, and those licenses carry beyond their
