@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NonEmptyShortText } from './shared.js';
+import { Id, NonEmptyShortText } from './shared.js';
 import { CreateLicenseRequest } from './license-changes.js';
 import { LicenseDetail, LicenseStoreRefs } from './license-views.js';
 
@@ -27,7 +27,7 @@ export type StoreLicense = z.infer<typeof StoreLicense>;
 
 /** The license of a store sale: by its subscription first, then by its order. */
 export const FindStoreLicenseRequest = z.strictObject({
-  connection_id: NonEmptyShortText,
+  connection_id: Id,
   order_id: NonEmptyShortText.nullable(),
   subscription_id: NonEmptyShortText.nullable(),
 });

@@ -130,7 +130,8 @@ export type Metadata = z.infer<typeof Metadata>;
  * the store's order and subscription (null when the sale had none). Shown to admins only.
  */
 export const LicenseStoreRefs = z.object({
-  connection_id: NonEmptyShortText,
+  /** The store connection (its id in the stores service's API). */
+  connection_id: Id,
   order_id: NonEmptyShortText.nullable(),
   subscription_id: NonEmptyShortText.nullable(),
   customer_id: NonEmptyShortText.nullable(),

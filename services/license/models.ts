@@ -171,7 +171,7 @@ export function licenseModels(connection: Connection): LicenseModels {
 
   const storeRefsSchema = new Schema<StoreRefsRecord>(
     {
-      connection_id: { type: String, required: true },
+      connection_id: { type: Number, required: true },
       order_id: { type: String, default: null },
       subscription_id: { type: String, default: null },
       customer_id: { type: String, default: null },

@@ -140,7 +140,7 @@ export interface CustomerRecord {
  * order id, and per connection and subscription id (license-indexes.ts `licenseIndexes`).
  */
 export interface StoreRefsRecord {
-  connection_id: string;
+  connection_id: number;
   order_id: string | null;
   subscription_id: string | null;
   customer_id: string | null;

