@@ -1,4 +1,4 @@
-import { LicensingError } from '../../../libs/contracts/index.js';
+import type { LicensingError } from '../../../libs/contracts/index.js';
 import { storeFixture, editedFixture } from '../../support/store-fixtures.js';
 import { SECRET, signedHeaders, storeServiceHarness } from '../../support/store-service-harness.js';
 import { waitingCall } from '../../support/license-handler-harness.js';
