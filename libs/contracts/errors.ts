@@ -37,6 +37,10 @@ export const errorStatus = {
   ENTITLEMENT_IN_USE: 409,
   // A webhook delivery retried while one of its attempts is under way (docs/webhooks.md).
   ATTEMPT_IN_PROGRESS: 409,
+  // A store's delivery whose signature does not verify (docs/stores.md, "Receiving").
+  STORE_SIGNATURE_INVALID: 400,
+  // An applied store event is applied again only when it failed or was unmapped.
+  STORE_EVENT_NOT_RETRYABLE: 409,
   // HTTP edge: requests refused before any route reads them (docs/api-decisions.md).
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,

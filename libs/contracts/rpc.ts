@@ -4,6 +4,7 @@ import { downloadMethods } from './rpc-methods/download-methods.js';
 import { licenseMethods } from './rpc-methods/license-methods.js';
 import { Health, serviceNames, type ServiceName } from './rpc-methods/method.js';
 import { updateCatalogMethods } from './rpc-methods/update-catalog-methods.js';
+import { storesMethods } from './rpc-methods/stores-methods.js';
 import { webhooksMethods } from './rpc-methods/webhooks-methods.js';
 
 export { serviceNames, type ServiceName };
@@ -18,6 +19,7 @@ export const rpcMethods = {
   ...updateCatalogMethods,
   ...downloadMethods,
   ...webhooksMethods,
+  ...storesMethods,
 } as const;
 
 export type RpcMethods = typeof rpcMethods;

@@ -6,6 +6,7 @@ import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
 import { licenseRoutes } from './license-routes.js';
 import { portalRoute } from './portal-routes.js';
+import { storeEventRoute } from './store-event-routes.js';
 import { trialRoute } from './trial-routes.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { updateCheckRoute } from './update-routes.js';
@@ -34,6 +35,7 @@ export const publicRoutes: readonly Route<GatewayDeps>[] = [
   usageRoute,
   trialRoute,
   portalRoute,
+  storeEventRoute,
   ...feedRoutes,
   updateCheckRoute,
   downloadRoute,

@@ -42,3 +42,6 @@ export const feedOperationIds = [
   'eddApiGet',
   'eddApiPost',
 ] as const;
+
+/** The store event route: its file (test/integration/store-events.test.ts) counts its answers. */
+export const storeEventOperationIds = ['receiveStoreEvent'] as const;

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 
 /** The services that answer RPC requests; each has one request queue (docs/architecture.md). */
-export const serviceNames = ['license', 'update-catalog', 'download', 'webhooks'] as const;
+export const serviceNames = [
+  'license',
+  'update-catalog',
+  'download',
+  'webhooks',
+  'stores',
+] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 export const EmptyRequest = z.strictObject({});

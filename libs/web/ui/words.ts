@@ -73,6 +73,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ALREADY_EXISTS: 'That already exists',
   LAST_OWNER: 'The last owner must stay an owner',
   ATTEMPT_IN_PROGRESS: 'The delivery is being attempted right now',
+  STORE_SIGNATURE_INVALID: "The store event's signature did not verify",
+  STORE_EVENT_NOT_RETRYABLE: 'Only a failed or unmapped store event is applied again',
   PAYLOAD_TOO_LARGE: 'The file or request is too large',
   REQUEST_HEADERS_TOO_LARGE: 'The request headers are too large',
   REQUEST_TIMEOUT: 'The request did not arrive in time',
