@@ -33,6 +33,8 @@ import { downloadFromConfig, type RunningDownloadService } from '../download/ser
 import { gatewayFromConfig } from '../gateway/service.js';
 import { licenseFromConfig } from '../license/service.js';
 import { managementFromConfig } from '../management/service.js';
+import { storeLicensesOfThisBuild } from '../stores/applying/licenses-of-this-build.js';
+import { storesFromConfig, type StorePorts } from '../stores/service.js';
 import { updateCatalogFromConfig } from '../update-catalog/service.js';
 import { webhooksFromConfig } from '../webhooks/service.js';
 import { makeDataDirectories } from './data-directories.js';
@@ -43,6 +45,8 @@ export interface SystemOptions {
   licenseReplicas?: number;
   /** Webhooks-service replicas to run (each with its own transport connection). */
   webhooksReplicas?: number;
+  /** What the stores service changes licenses and mails buyers through (tests give fakes). */
+  storePorts?: StorePorts;
   logger?: Logger;
   /** The readiness of the process: gets the dependencies the system needs. */
   readiness?: ReadinessProbe;
@@ -140,6 +144,15 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       });
       stops.push(webhooks.stop);
     }
+    const stores = await storesFromConfig(
+      {
+        db: await connectDb('stores'),
+        transport: await connectTransport('stores'),
+        logger: logger.child({ service: 'stores' }),
+      },
+      options.storePorts ?? { licenses: storeLicensesOfThisBuild() },
+    );
+    stops.push(stores.stop);
     // In one process the download port is internal: loopback, on a free port, at its own URL.
     const download = await downloadFromConfig(
       {

@@ -4,7 +4,8 @@ import { connectDatabase } from '../../libs/database/index.js';
 import type { TestSystem } from './system.js';
 
 /** The services that keep a database of their own. */
-export type DatabaseOwner = 'license' | 'update-catalog' | 'download' | 'webhooks' | 'management';
+export type DatabaseOwner =
+  'license' | 'update-catalog' | 'download' | 'webhooks' | 'management' | 'stores';
 
 /**
  * A database of its own on the test server (started by test/support/global-setup.ts), for a

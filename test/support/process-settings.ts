@@ -6,6 +6,7 @@ import { downloadProcess } from '../../services/download/service.js';
 import { gatewayProcess } from '../../services/gateway/service.js';
 import { licenseProcess } from '../../services/license/service.js';
 import { managementProcess } from '../../services/management/service.js';
+import { storesProcess } from '../../services/stores/service.js';
 import { updateCatalogProcess } from '../../services/update-catalog/service.js';
 import { webhooksProcess } from '../../services/webhooks/service.js';
 
@@ -35,6 +36,7 @@ export const processes: Record<string, ProcessSpec> = Object.fromEntries(
     updateCatalogProcess,
     downloadProcess,
     webhooksProcess,
+    storesProcess,
   ].map((spec) => [spec.name, spec]),
 );
 

@@ -28,6 +28,7 @@ import { createGatewayApp } from '../../services/gateway/app.js';
 import type { PortalSettings } from '../../services/gateway/portal-settings.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
 import { ADMIN_BASE } from '../../services/management/management-deps.js';
+import type { StorePorts } from '../../services/stores/service.js';
 
 export { API_BASE };
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -46,6 +47,8 @@ export async function bootSystem(
     webhooksReplicas?: number;
     logger?: Logger;
     ownStore?: boolean;
+    /** What the stores service changes licenses and mails buyers through. */
+    storePorts?: StorePorts;
   } = {},
 ): Promise<TestSystem> {
   const id = randomBytes(4).toString('hex');
@@ -87,6 +90,7 @@ export async function bootSystem(
       licenseReplicas: options.licenseReplicas,
       webhooksReplicas: options.webhooksReplicas,
       logger: options.logger,
+      storePorts: options.storePorts,
     });
     return new TestSystem(system, config, store);
   } catch (error) {

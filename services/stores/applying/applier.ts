@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { StoreEventResult } from '../stores.js';
+import { applyStoreEvent, type ApplyDeps } from './apply-event.js';
+import { afterFailedAttempt } from './attempt-rules.js';
+import { suspendPastGrace } from './grace-sweep.js';
+import { LastingFailure } from './store-api.js';
+
+/**
+ * How long an applier holds an event it claimed: longer than applying one takes (a few calls,
+ * each with its timeout). An applier stopped mid-event leaves it to be claimed after this.
+ */
+export const APPLY_LEASE_MS = 120_000;
+/** Pending events are looked for this often, and at once when one is received. */
+const POLL_MS = 1000;
+/** Past-due licenses are looked for this often. */
+const GRACE_SWEEP_MS = 60_000;
+
+/**
+ * Applies the received events, one at a time: each is claimed in the database with a lease
+ * first, so of several replicas one applies it, and one that stops leaves it to another once
+ * the lease lapses. Started, it looks for pending events at once, so none answered before a stop
+ * is lost; it sweeps for past-due grace on an interval.
+ */
+export class StoreEventApplier {
+  private wake: (() => void) | null = null;
+  private nudged = false;
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private lastSweep = 0;
+
+  constructor(private readonly deps: ApplyDeps & { leaseMs?: number }) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** An event is pending now: look at once instead of at the next poll. */
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  /** Claims nothing more; the event under way is finished first. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /**
+   * Claims and applies one due event: false when none is due. What it did is written on the
+   * event under its claim, so an applier whose lease lapsed meanwhile writes nothing.
+   */
+  async applyNext(): Promise<boolean> {
+    const { stores, clock, logger } = this.deps;
+    const now = clock();
+    const claim = randomUUID();
+    const until = new Date(now.getTime() + (this.deps.leaseMs ?? APPLY_LEASE_MS));
+    const event = await stores.events.claimDue(now, claim, until);
+    if (!event) return false;
+    const attempts = event.attempts + 1;
+    let result: StoreEventResult;
+    try {
+      const applied = await applyStoreEvent(this.deps, event);
+      result = { ...applied, attempts, applied_at: clock(), due_at: null };
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      const next =
+        error instanceof LastingFailure
+          ? { outcome: 'failed' as const }
+          : afterFailedAttempt(attempts, clock());
+      result = {
+        outcome: next.outcome,
+        detail,
+        attempts,
+        license_key: event.license_key,
+        applied_at: null,
+        due_at: next.outcome === 'pending' ? next.due_at : null,
+        mail: event.mail,
+      };
+      logger.warn({ err: error, event: event.id, attempts }, 'applying a store event failed');
+    }
+    if (!(await stores.events.finish(event.id, claim, result))) {
+      logger.warn({ event: event.id }, 'store event not written: its claim had lapsed');
+    } else {
+      logger.info({ event: event.id, outcome: result.outcome }, 'store event applied');
+    }
+    return true;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      this.nudged = false;
+      try {
+        while (!this.stopping && (await this.applyNext()));
+        if (Date.now() - this.lastSweep >= GRACE_SWEEP_MS) {
+          this.lastSweep = Date.now();
+          await suspendPastGrace(this.deps);
+        }
+      } catch (error) {
+        this.deps.logger.warn({ err: error }, 'looking for pending store events failed');
+      }
+      if (!this.nudged) await this.sleep();
+    }
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, POLL_MS);
+      this.wake = done;
+      if (this.stopping || this.nudged) done();
+    });
+  }
+}

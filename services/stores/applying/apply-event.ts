@@ -1,0 +1,189 @@
+import type { Logger } from '../../../libs/logging/index.js';
+import {
+  decideStoreEvent,
+  type LinkedLicense,
+  type ProductMapping,
+} from '../license-change-rules.js';
+import { readStoreEvent } from '../readers/read-store-event.js';
+import type { StoreEvent } from '../store-events.js';
+import type {
+  MailRecord,
+  StoreConnectionRecord,
+  StoreEventRecord,
+  StoreLinkRecord,
+  StoreMappingRecord,
+  StoreServiceStores,
+} from '../stores.js';
+import type { BuyerMail, MailMoment } from './buyer-mail.js';
+import { makeChange, newLink } from './license-changes.js';
+import { LastingFailure, type StoreApi } from './store-api.js';
+import type { StoreLicense, StoreLicenses } from './store-licenses.js';
+
+export interface ApplyDeps {
+  stores: StoreServiceStores;
+  licenses: StoreLicenses;
+  mail: BuyerMail;
+  storeApi: StoreApi;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/** What applying an event did (its outcome is final: a failure is thrown). */
+export interface Application {
+  outcome: 'applied' | 'no_change' | 'stale' | 'unmapped' | 'unreadable';
+  detail: string | null;
+  license_key: string | null;
+  mail: MailRecord[];
+}
+
+/**
+ * Applies a received event to the license of its order or subscription (docs/stores.md, the
+ * table): read again from its stored bytes, its mapping and linked license found, decided by
+ * `decideStoreEvent`, and each change made through the license service. Throws when a call
+ * fails: the applier tries again later, and a change already made is then decided as made.
+ */
+export async function applyStoreEvent(
+  deps: ApplyDeps,
+  record: StoreEventRecord,
+): Promise<Application> {
+  const { stores } = deps;
+  const connection = await stores.connections.find(record.connection_id);
+  if (!connection) throw new LastingFailure('The store connection was deleted.');
+  const reading = readStoreEvent(connection.provider, {
+    body: Buffer.from(record.body, 'base64'),
+    headers: record.headers,
+  });
+  if (!reading.ok) return result('unreadable', reading.reason);
+  const event = await withExternalIds(deps, connection, reading.event);
+  const mapping = await stores.mappings.firstMapped(connection.id, event.externalIds);
+  const link = await stores.links.find(connection.id, {
+    order_id: event.orderId,
+    subscription_id: event.subscriptionId,
+  });
+  const current =
+    link && (await deps.licenses.findStoreLicense(storeReference(connection.id, link, event)));
+  const decision = decideStoreEvent(
+    event,
+    mapping && productMapping(mapping),
+    link && current ? linkedLicense(link, current) : null,
+  );
+  switch (decision.outcome) {
+    case 'unmapped':
+      return result('unmapped', `No mapping names ${event.externalIds.join(', ') || 'its items'}.`);
+    case 'stale':
+      return result('stale', 'Older than the last event applied to its license.');
+    case 'no_change':
+      return result('no_change', decision.reason);
+  }
+  const moments: MailMoment[] = [];
+  let license = link && current;
+  let kept: StoreLinkRecord | null = link && { ...link };
+  for (const change of decision.changes) {
+    if (change.kind === 'create') {
+      const made = await deps.licenses.createStoreLicense({
+        product_id: change.productId,
+        plan_id: change.planId,
+        expires_at: change.expiresAt,
+        auto_renew: change.autoRenew,
+        next_payment_at: change.nextPaymentAt,
+        customer: event.customer,
+        store: storeReference(connection.id, null, event),
+      });
+      license = made.license;
+      kept = newLink(connection.id, event, license);
+      // Linked at once: should a later step fail, the retry finds the license made.
+      await stores.links.save(kept);
+      if (made.created) moments.push('created');
+      continue;
+    }
+    const made = await makeChange(deps.licenses, change, license!, kept!);
+    license = made.license;
+    if (made.moment) moments.push(made.moment);
+  }
+  await stores.links.save({
+    ...kept!,
+    order_id: kept!.order_id ?? event.orderId,
+    subscription_id: kept!.subscription_id ?? event.subscriptionId,
+    status: license!.status,
+    last_applied_at: laterOf(kept!.last_applied_at, event.occurredAt),
+  });
+  const mail: MailRecord[] = [];
+  for (const moment of moments) {
+    mail.push(await mailBuyer(deps, moment, license!, connection, event));
+  }
+  return { outcome: 'applied', detail: null, license_key: license!.license_key, mail };
+}
+
+function result(outcome: Application['outcome'], detail: string): Application {
+  return { outcome, detail, license_key: null, mail: [] };
+}
+
+/** The event with the ids its mapping is looked for by: a Checkout Session's from Stripe's API. */
+async function withExternalIds(
+  deps: ApplyDeps,
+  connection: StoreConnectionRecord,
+  event: StoreEvent,
+): Promise<StoreEvent> {
+  if (!event.lookup) return event;
+  const externalIds = await deps.storeApi.checkoutSessionPriceIds(
+    connection,
+    event.lookup.checkoutSessionId,
+  );
+  return { ...event, externalIds };
+}
+
+function storeReference(connectionId: number, link: StoreLinkRecord | null, event: StoreEvent) {
+  return {
+    connection_id: connectionId,
+    order_id: link?.order_id ?? event.orderId,
+    subscription_id: link?.subscription_id ?? event.subscriptionId,
+    customer_id: event.customer?.id ?? null,
+  };
+}
+
+function productMapping(mapping: StoreMappingRecord): ProductMapping {
+  return {
+    productId: mapping.product_id,
+    planId: mapping.plan_id,
+    renewal: mapping.renewal,
+    durationDays: mapping.duration_days,
+  };
+}
+
+function linkedLicense(link: StoreLinkRecord, license: StoreLicense): LinkedLicense {
+  return {
+    licenseKey: license.license_key,
+    status: license.status,
+    planId: license.plan_id,
+    expiresAt: license.expires_at,
+    pastDueSince: link.past_due_since,
+    lastAppliedAt: link.last_applied_at,
+  };
+}
+
+const laterOf = (a: Date | null, b: Date) => (a && a.getTime() > b.getTime() ? a : b);
+
+/** The buyer's e-mail of a moment, unless the connection turned it off; a failure is recorded. */
+export async function mailBuyer(
+  deps: Pick<ApplyDeps, 'mail' | 'clock' | 'logger'>,
+  moment: MailMoment,
+  license: StoreLicense,
+  connection: StoreConnectionRecord,
+  event: StoreEvent | null,
+): Promise<MailRecord> {
+  if (!connection.emails[moment]) {
+    return {
+      outcome: 'skipped',
+      moment,
+      detail: 'turned off for this connection',
+      at: deps.clock(),
+    };
+  }
+  try {
+    const sent = await deps.mail.send(moment, license, connection, event?.customer ?? null);
+    return { ...sent, moment, at: deps.clock() };
+  } catch (error) {
+    deps.logger.warn({ err: error, moment }, 'the buyer e-mail failed');
+    return { outcome: 'failed', moment, detail: (error as Error).message, at: deps.clock() };
+  }
+}

@@ -1,0 +1,22 @@
+// First: tracing must be registered before the libraries it traces are loaded.
+import '../../libs/observability/tracing.js';
+import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
+import { runProcess } from '../../libs/process/index.js';
+import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
+import { storeLicensesOfThisBuild } from './applying/licenses-of-this-build.js';
+import { storesFromConfig, storesProcess } from './service.js';
+
+runProcess(storesProcess, async (config, logger, { readiness }) => {
+  const db = await connectDatabase(config.MONGODB_URL, config.MONGODB_DB_PREFIX, 'stores');
+  const transport = await createTransport(config, logger, 'stores');
+  readiness.add(databaseCheck(db), messageBusCheck(transport, config));
+  const service = await storesFromConfig(
+    { db, transport, logger },
+    { licenses: storeLicensesOfThisBuild() },
+  );
+  return async () => {
+    await transport.close();
+    await service.stop();
+    await db.close();
+  };
+});

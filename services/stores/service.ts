@@ -1,0 +1,62 @@
+import type { Connection } from 'mongoose';
+import type { Logger } from '../../libs/logging/index.js';
+import {
+  databaseSettings,
+  messageBusSettings,
+  type ProcessSpec,
+} from '../../libs/process/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import { StoreEventApplier } from './applying/applier.js';
+import { noBuyerMail, type BuyerMail } from './applying/buyer-mail.js';
+import type { StoreApi } from './applying/store-api.js';
+import type { StoreLicenses } from './applying/store-licenses.js';
+import { stripeStoreApi } from './applying/stripe-store-api.js';
+import { createStoreHandlers } from './handlers.js';
+import { openMongoStoreServiceStores } from './mongo-stores.js';
+import type { StoreServiceStores } from './stores.js';
+
+/**
+ * The stores service as its own process (main.ts), which reaches RabbitMQ and its database
+ * itself: the settings it reads, and those it cannot start without.
+ */
+export const storesProcess = {
+  name: 'stores',
+  settings: [...messageBusSettings, ...databaseSettings],
+  required: ['AMQP_URL', 'MONGODB_URL'],
+} as const satisfies ProcessSpec;
+
+/** What the applier changes licenses, mails buyers and reads stores' APIs through. */
+export interface StorePorts {
+  licenses: StoreLicenses;
+  mail?: BuyerMail;
+  storeApi?: StoreApi;
+}
+
+/**
+ * The stores service (docs/stores.md): owns the store connections, their product mappings and
+ * the events the stores delivered. It answers a delivery once the event is written, and applies
+ * the pending events after, one at a time per replica under a lease. `stop` ends the applying
+ * (the event under way finishes); the caller closes the connections it opened, the transport
+ * first, so no delivery is taken while the applier stops.
+ */
+export async function storesFromConfig(
+  deps: { db: Connection; transport: Transport; logger: Logger },
+  ports: StorePorts,
+): Promise<{ stop(): Promise<void>; stores: StoreServiceStores }> {
+  const { logger, transport } = deps;
+  const stores = await openMongoStoreServiceStores(deps.db);
+  const clock = () => new Date();
+  const applier = new StoreEventApplier({
+    stores,
+    licenses: ports.licenses,
+    mail: ports.mail ?? noBuyerMail,
+    storeApi: ports.storeApi ?? stripeStoreApi(),
+    clock,
+    logger,
+  });
+  const nudge = () => applier.nudge();
+  await transport.serve('stores', createStoreHandlers({ stores, clock, logger, nudge }));
+  applier.start();
+  logger.info('stores service ready');
+  return { stop: () => applier.stop(), stores };
+}
