@@ -53,10 +53,8 @@ async function call(
   const path =
     template.replace('{id}', String(options.id ?? UNKNOWN)) +
     (options.query ? `?${options.query}` : '');
-  let req = system
-    .admin()
-    [method](path)
-    .set('Authorization', `Bearer ${options.token ?? ADMIN_TOKEN}`);
+  const agent = system.admin();
+  let req = agent[method](path).set('Authorization', `Bearer ${options.token ?? ADMIN_TOKEN}`);
   if (options.body !== undefined) req = req.send(options.body);
   const res = await req;
   expect([`${method} ${path}`, res.status, res.body]).toEqual([
