@@ -6,7 +6,6 @@ import {
   expectClean,
   launchBrowser,
   openConsole,
-  openSection,
   signIn,
   type Session,
 } from '../support/browser.js';
