@@ -10,7 +10,7 @@ import { LoadView, Outcome } from '../../shared/components/notices.js';
 import { useAction, useLoad } from '../../shared/hooks/hooks.js';
 import { useCan } from '../../shared/hooks/permissions.js';
 import { OUTCOME_WORDS, RETRYABLE_OUTCOMES } from '../../shared/words/store-words.js';
-import { keepingFocus } from '../webhook-endpoint/keeping-focus.js';
+import { keepingFocus } from '../../shared/lib/keeping-focus.js';
 import type { StoreConnection } from './new-connection-form.js';
 
 type StoreEvent = Answer<'getStoreEvent'>;
