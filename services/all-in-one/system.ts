@@ -196,7 +196,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         ...config,
         ADMIN_TOKENS: adminTokens,
         SIGNING_KEY: signingKeys,
-        // The key set's address as the console shows it: the gateway's own, unless configured.
+        // The key set's and the stores' events addresses as the console shows them: the
+        // gateway's own, unless configured.
         PUBLIC_URL: config.PUBLIC_URL ?? gateway.url,
       },
       {

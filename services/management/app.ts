@@ -79,6 +79,8 @@ export function createManagementApp(deps: {
   readiness?: ReadinessProbe;
   /** The public API's signing keys and their address; unset, none is configured. */
   signingKeys?: SigningKeysView;
+  /** The public API's address (PUBLIC_URL), which a store's events URL starts with. */
+  publicUrl?: string;
 }): Express {
   const authenticator = new AdminAuthenticator(deps.adminTokens, deps.stores.admins, deps.logger);
   const app = express();
@@ -106,6 +108,7 @@ export function createManagementApp(deps: {
       document: managementOpenApi,
       readiness: deps.readiness ?? new ReadinessProbe([messageBusCheck(deps.transport, {})]),
       signingKeys: deps.signingKeys ?? signingKeysView(undefined, undefined),
+      publicUrl: deps.publicUrl,
       directory: new AdminDirectory(deps.stores.admins, authenticator),
       audit: new AuditTrail(deps.stores.audit, deps.logger),
       auditLog: deps.stores.audit,

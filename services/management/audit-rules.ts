@@ -8,10 +8,11 @@ import { keyFingerprint } from '../../libs/logging/index.js';
 type Fields = Record<string, unknown>;
 
 /**
- * Fields whose values are secrets or carry them: webhook signing secrets, the token shown once,
- * hashes, keys; and webhook payloads, which hold license keys whole. Never written.
+ * Fields whose values are secrets or carry them: webhook and store signing secrets, a store's
+ * API key, the token shown once, hashes, keys; and webhook payloads, which hold license keys
+ * whole. Never written.
  */
-const SECRET_FIELD = /(^|_)(secrets?|token|password|hash|private_key|signing_key|payload)$/;
+const SECRET_FIELD = /(^|_)(secrets?|token|password|hash|private_key|signing_key|api_key|payload)$/;
 
 /** Fields that hold license keys: written as their fingerprints. */
 const KEY_FIELD = /^(license_key|license_keys|dlid)$/;

@@ -22,6 +22,8 @@ export interface ManagementDeps extends HealthDeps, RouteDeps {
   document: object;
   /** The public API's signing keys, by id, and where it publishes them (read-only). */
   signingKeys: SigningKeysView;
+  /** The public API's address (PUBLIC_URL), for the URLs a store is given; unset, paths alone. */
+  publicUrl: string | undefined;
   /** Named admins and their tokens. */
   directory: AdminDirectory;
   /** Where every change is recorded (adminRoute does it), and the log as it is read. */

@@ -18,7 +18,8 @@ export const managementOpenApi = openApiDocument({
     version: '1.0.0',
     description:
       'The admin API: the overview, products and bundles, plans, licenses and their activations, versions ' +
-      'and package files, the download log, webhook endpoints and their deliveries. Every ' +
+      'and package files, the download log, webhook endpoints and their deliveries, store ' +
+      'connections, their mappings and the events they delivered. Every ' +
       'route under /admin/v1 needs `Authorization: Bearer <admin token>`; bodies are JSON; ' +
       'every answer is `{"data": ...}` or `{"error": {"code", "message"}}`.',
   },

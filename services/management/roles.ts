@@ -6,6 +6,11 @@ import type { Route } from '../../libs/http/index.js';
  * (`requiredRole`: declared by the route, else `viewer` for a GET and `owner` for a change), and
  * a role may call every route needing it or a lesser one. The credential check applies it
  * (app.ts, auth.ts); the OpenAPI document shows it (`withRoleDocumented`).
+ *
+ * The stores (docs/stores.md, "Admin API"): their connections and mappings are an owner's (a
+ * connection holds the store's secrets, a mapping decides what every sale issues), as webhooks
+ * and plans are; any role reads the events the stores delivered; applying one again changes a
+ * license, so it needs support, as the other license changes do.
  */
 
 /**

@@ -16,6 +16,9 @@ import { overviewRoutes } from './overview-routes.js';
 import { downloadLogRoutes } from './download-log-routes.js';
 import { packageRoutes } from './package-routes.js';
 import { signingKeysRoute } from './signing-key-routes.js';
+import { storeConnectionRoutes } from './store-connection-routes.js';
+import { storeEventRoutes } from './store-event-routes.js';
+import { storeMappingRoutes } from './store-mapping-routes.js';
 import { trialRoutes } from './trial-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 
@@ -82,7 +85,7 @@ export const consolePage = webApp<ManagementDeps>({
   operationId: 'consolePage',
   summary:
     'The admin console: licenses, products, plans, versions, files, logs, jobs, webhooks, ' +
-    'admins and the audit log.',
+    'stores, admins and the audit log.',
   tag: 'Admin console',
   page: () => {
     const config: ConsoleConfig = { endpoints: adminEndpoints(managementRoutes) };
@@ -107,6 +110,9 @@ export const managementRoutes = [
   ...downloadLogRoutes,
   ...jobRoutes,
   ...webhookRoutes,
+  ...storeConnectionRoutes,
+  ...storeMappingRoutes,
+  ...storeEventRoutes,
   ...adminRoutes,
   ...auditRoutes,
   healthRoute,

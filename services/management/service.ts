@@ -22,7 +22,7 @@ export const managementSettings = [
   'TRUST_PROXY',
   'HTTP_REQUEST_TIMEOUT_MS',
   'MAX_UPLOAD_BYTES',
-  // Only to show the public API's signing keys (their ids) and where they are published.
+  // Only to show where the public API publishes its signing keys and where stores send events.
   'PUBLIC_URL',
   'SIGNING_KEY',
   'SIGNING_KEY_FILE',
@@ -59,6 +59,7 @@ export async function managementFromConfig(
       config.SIGNING_KEY && (await publishedKeySet(config.SIGNING_KEY)),
       config.PUBLIC_URL,
     ),
+    publicUrl: config.PUBLIC_URL,
   });
   const server = await listen(
     app,

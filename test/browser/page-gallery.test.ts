@@ -114,6 +114,12 @@ beforeAll(async () => {
   });
 
   data.productId = (await admin<{ id: number }>('POST', '/products', { title: PRODUCT })).id;
+  await admin('POST', '/store-connections', {
+    name: 'Shop (live)',
+    provider: 'stripe',
+    mode: 'live',
+    signing_secret: 'whsec_gallery-signing-secret',
+  });
   const forms = await admin<{ id: number }>('POST', '/products', { title: 'Forms Builder' });
   const bundle = await admin<{ id: number }>('POST', '/products', {
     title: BUNDLE,
@@ -344,6 +350,18 @@ const CONSOLE: Record<string, Visit[]> = {
           .getByRole('region', { name: 'Deliveries' })
           .locator('tbody tr', { hasText: 'webhook.test' })
           .waitFor();
+      },
+    },
+  ],
+  Stores: [
+    {
+      // One connection opened: its events URL, settings and mappings.
+      name: 'stores',
+      heading: h1('Stores'),
+      open: async (page) => {
+        await openSection(page, 'Stores');
+        await page.getByRole('button', { name: 'Open store connection Shop (live)' }).click();
+        await page.getByRole('heading', { name: 'Mappings', level: 3 }).waitFor();
       },
     },
   ],

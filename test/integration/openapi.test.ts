@@ -14,7 +14,11 @@ import {
   type Method,
 } from '../support/openapi-documents.js';
 import { API_BASE, bootSystem, checkedAgainst, gatewayOn } from '../support/system.js';
-import { feedOperationIds, storeEventOperationIds } from '../support/documented-calls.js';
+import {
+  feedOperationIds,
+  storeEventOperationIds,
+  storeOperationIds,
+} from '../support/documented-calls.js';
 import { AUTH, system, receiver, concrete, send } from '../support/openapi-system.js';
 
 /**
@@ -833,11 +837,16 @@ describe('(c) real responses match the documented schemas', () => {
 
   test('every documented success response was seen in a real call above', () => {
     for (const { doc } of documents) {
-      // The updater feeds' and the store events' files check theirs (documented-calls.ts).
+      // The updater feeds', the store events' and the stores admin routes' files check theirs
+      // (test/support/documented-calls.ts).
       const elsewhere = (op: { operationId?: string }) =>
-        ([...feedOperationIds, ...storeEventOperationIds] as readonly string[]).includes(
-          op.operationId ?? '',
-        );
+        (
+          [
+            ...feedOperationIds,
+            ...storeEventOperationIds,
+            ...storeOperationIds,
+          ] as readonly string[]
+        ).includes(op.operationId ?? '');
       for (const { path, method, op } of operations(doc).filter(({ op }) => !elsewhere(op))) {
         for (const status of Object.keys(op.responses).filter((s) => s.startsWith('2'))) {
           expect(seen).toContain(`${doc.info.title} ${method.toUpperCase()} ${path} -> ${status}`);

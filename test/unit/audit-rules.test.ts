@@ -27,6 +27,12 @@ describe('what the audit log keeps of a change', () => {
     ).toEqual({ id: 3, token_id: '0123456789abcdef', nested: [{ kept: true }] });
   });
 
+  test("a store connection's signing secret and API key are never kept; whether one is set is", () => {
+    expect(
+      redact({ id: 4, signing_secret: 'whsec_x', api_key: 'sk_live_x', api_key_set: true }),
+    ).toEqual({ id: 4, api_key_set: true });
+  });
+
   test('a license key is kept only as its fingerprint', () => {
     const key = 'ABCD-1234-EFGH-5678';
     expect(redact({ license_key: key, license_keys: [key] })).toEqual({

@@ -34,6 +34,7 @@ import { OverviewPage } from './pages/overview/overview-page.js';
 import { SignedInContext, signedIn } from './shared/hooks/permissions.js';
 import { forgetToken, keepToken, storedToken } from './session.js';
 import { SignIn } from './pages/sign-in/sign-in-page.js';
+import { StoresPage } from './pages/stores/stores-page.js';
 import { VersionsPage } from './pages/versions/versions-page.js';
 import { WebhookEndpointPage } from './pages/webhook-endpoint/webhook-endpoint-page.js';
 import { WebhooksPage } from './pages/webhooks/webhooks-page.js';
@@ -54,6 +55,7 @@ const TITLES: Record<View['section'], string> = {
   'download-log': 'Download log',
   trials: 'Trials',
   webhooks: 'Webhooks',
+  stores: 'Stores',
   jobs: 'Jobs and health',
   admins: 'Admins',
   'audit-log': 'Audit log',
@@ -172,6 +174,9 @@ function SignedIn({ api, onSignOut }: { api: AdminApi; onSignOut: () => void }) 
             onBack={() => go({ section: 'webhooks', endpointId: null })}
           />
         );
+      break;
+    case 'stores':
+      page = <StoresPage />;
       break;
     case 'jobs':
       page = <JobsPage />;

@@ -14,6 +14,7 @@ export type View =
   | { section: 'download-log' }
   | { section: 'trials' }
   | { section: 'webhooks'; endpointId: number | null }
+  | { section: 'stores' }
   | { section: 'jobs' }
   | { section: 'admins' }
   | { section: 'audit-log' };
@@ -29,6 +30,7 @@ export const SECTIONS: readonly { section: Section; label: string }[] = [
   { section: 'download-log', label: 'Download log' },
   { section: 'trials', label: 'Trials' },
   { section: 'webhooks', label: 'Webhooks' },
+  { section: 'stores', label: 'Stores' },
   { section: 'jobs', label: 'Jobs and health' },
   { section: 'admins', label: 'Admins' },
   { section: 'audit-log', label: 'Audit log' },
@@ -69,6 +71,7 @@ function isView(value: unknown): value is View {
     case 'catalog':
     case 'download-log':
     case 'trials':
+    case 'stores':
     case 'jobs':
     case 'admins':
     case 'audit-log':

@@ -12,6 +12,7 @@ const SERVICES = {
   'update-catalog': 'Update catalog: products, bundles, versions, files',
   download: 'Download service: package storage and the download log',
   webhooks: 'Webhooks service: webhook endpoints and their deliveries',
+  stores: 'Stores service: store connections, their mappings and the events received',
 } satisfies Record<ServiceName, string>;
 
 function uptime(seconds: number): string {

@@ -7,7 +7,7 @@ import { useAction, type Loaded } from '../../shared/hooks/hooks.js';
 import { LoadView, Outcome } from '../../shared/components/notices.js';
 import { DELIVERY_STATUS_WORDS, type DeliveryStatus } from '../../shared/words/webhook-words.js';
 import { DeliveryTable } from './delivery-table.js';
-import { keepingFocus } from './keeping-focus.js';
+import { keepingFocus } from '../../shared/lib/keeping-focus.js';
 
 export type DeliveryPage = Answer<'listWebhookDeliveries'>;
 

@@ -11,7 +11,7 @@ import { EndpointFacts } from './endpoint-facts.js';
 import { EditEndpoint } from './edit-endpoint.js';
 import { Deliveries, type DeliveryFilter } from './deliveries.js';
 import { useFollowDue } from './follow-due.js';
-import { keepingFocus } from './keeping-focus.js';
+import { keepingFocus } from '../../shared/lib/keeping-focus.js';
 
 const PER_PAGE = 20;
 
