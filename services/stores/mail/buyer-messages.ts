@@ -1,5 +1,5 @@
 import type { ActivationType } from '../../../libs/contracts/index.js';
-import { html, type SafeHtml } from './html.js';
+import { markup, type SafeHtml } from './html.js';
 
 /**
  * The buyer's e-mail (docs/stores.md: The buyer's e-mail): what a store's event did to their
@@ -170,33 +170,22 @@ function htmlBody(subject: string, paragraphs: readonly Paragraph[]): SafeHtml {
   const blocks = paragraphs.map((paragraph) => {
     switch (paragraph.kind) {
       case 'text':
-        return html`<p>${paragraph.text}</p> `;
+        return markup`<p>${paragraph.text}</p>\n`;
       case 'facts':
-        return html`<table>
-          ${paragraph.rows.map(
-            ([label, value]) =>
-              html`<tr>
-                <th align="left">${label}:</th>
-                <td>${value}</td>
-              </tr> `,
-          )}
-        </table> `;
-      case 'link':
-        return html`<p>
-          ${paragraph.before}<a href="${paragraph.url}">${paragraph.url}</a>${paragraph.after}
-        </p> `;
+        return markup`<table>\n${paragraph.rows.map(
+          ([label, value]) => markup`<tr><th align="left">${label}:</th> <td>${value}</td></tr>\n`,
+        )}</table>\n`;
+      case 'link': {
+        const { before, url, after } = paragraph;
+        return markup`<p>${before}<a href="${url}">${url}</a>${after}</p>\n`;
+      }
     }
   });
-  return html`<!doctype html>
-    <html>
-      <head>
-        <meta charset="utf-8" />
-        <title>${subject}</title>
-      </head>
-      <body>
-        ${blocks}
-      </body>
-    </html> `;
+  return markup`<!doctype html>
+<html><head><meta charset="utf-8"><title>${subject}</title></head>
+<body>
+${blocks}</body></html>
+`;
 }
 
 /** The message of one moment of a license, to its buyer. */

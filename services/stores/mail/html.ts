@@ -1,5 +1,5 @@
 /**
- * HTML safe by construction: every value put into the `html` template is escaped by the one
+ * HTML safe by construction: every value put into the `markup` template is escaped by the one
  * function below, unless it is itself made by the template. A product's or buyer's name holding
  * `<script>` or a quote is shown as text, in an element or in an attribute.
  */
@@ -31,7 +31,7 @@ function render(value: HtmlValue): string {
   return escapeHtml(String(value));
 }
 
-/** The template tag: the literal parts as written, every value escaped. */
-export function html(parts: TemplateStringsArray, ...values: readonly HtmlValue[]): SafeHtml {
+/** The template tag (not named `html`, which formatters rewrite as a page): the literal parts as written, every value escaped. */
+export function markup(parts: TemplateStringsArray, ...values: readonly HtmlValue[]): SafeHtml {
   return new SafeHtml(parts.reduce((out, part, i) => out + render(values[i - 1]!) + part));
 }
