@@ -1,21 +1,10 @@
 import { z } from 'zod';
+import type { MailMessage, Mailer } from './mailer.js';
 
 /**
  * Sending one buyer's e-mail (docs/stores.md: The buyer's e-mail): never to an address that is
  * not one, and again after a failure the mail server may not repeat, a bounded number of times.
  */
-
-/** One message, as the mailer sends it: the sender is the mailer's own (MAIL_FROM). */
-export interface MailMessage {
-  readonly to: string;
-  readonly subject: string;
-  readonly text: string;
-  readonly html: string;
-}
-
-export interface Mailer {
-  send(message: MailMessage): Promise<{ messageId: string }>;
-}
 
 export type SendOutcome =
   | { readonly outcome: 'sent'; readonly messageId: string; readonly attempts: number }

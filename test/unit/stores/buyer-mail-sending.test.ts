@@ -1,9 +1,8 @@
+import type { MailMessage, Mailer } from '../../../services/stores/mail/mailer.js';
 import {
   doublingBackoff,
   recipientProblem,
   sendWithRetries,
-  type MailMessage,
-  type Mailer,
 } from '../../../services/stores/mail/sending.js';
 
 /** docs/stores.md: The buyer's e-mail (sending). */
