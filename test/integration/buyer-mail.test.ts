@@ -148,7 +148,7 @@ describe('without SMTP_URL: .eml files under DATA_DIR/mail', () => {
 
     // Said once, when the mailer was made, with the directory: not once per message.
     expect(lines).toEqual([
-      { fields: { directory }, text: expect.stringMatching(/SMTP_URL is unset/) },
+      expect.objectContaining({ directory, msg: expect.stringMatching(/SMTP_URL is unset/) }),
     ]);
   });
 
