@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Config } from '../../../libs/config/index.js';
+import type { Config, ConfigVariable } from '../../../libs/config/index.js';
 import {
   emlFileMailer,
   smtpMailer,
@@ -13,12 +13,18 @@ import {
 
 /**
  * The buyer's e-mail's settings (README: Configuration; docs/stores.md: The buyer's e-mail),
- * read from the one configuration.
+ * read from the one configuration. The stores process declares these among the settings it reads.
  */
-export type MailConfig = Pick<
-  Config,
-  'SMTP_URL' | 'MAIL_FROM' | 'STORE_NAME' | 'PUBLIC_URL' | 'PORT' | 'DATA_DIR'
->;
+export const buyerMailSettings = [
+  'SMTP_URL',
+  'MAIL_FROM',
+  'STORE_NAME',
+  'PUBLIC_URL',
+  'PORT',
+  'DATA_DIR',
+] as const satisfies readonly ConfigVariable[];
+
+export type MailConfig = Pick<Config, (typeof buyerMailSettings)[number]>;
 
 /**
  * The store a message speaks for. STORE_NAME is the portal's too, where empty means "name no
