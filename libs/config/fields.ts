@@ -54,3 +54,17 @@ export const retrySchedule = z
   .transform((v) =>
     v.split(',').map((wait) => Number(wait.slice(0, -1)) * WAIT_UNIT_MS[wait.slice(-1) as 's']),
   );
+
+const emailAddress = z.email();
+/** `sales@shop.example`, or a name and an address: `Plugin Shop <sales@shop.example>`. */
+const MAILBOX = /^(?:[^<>"\p{Cc}]*<([^<>\s]+)>|([^<>\s]+))$/u;
+/** A mail sender (From), or unset (empty). */
+export const mailbox = z
+  .string()
+  .trim()
+  .refine((value) => {
+    if (value === '') return true;
+    const match = MAILBOX.exec(value);
+    return match !== null && emailAddress.safeParse(match[1] ?? match[2]).success;
+  }, 'must be an e-mail address, or a name and one as "Plugin Shop <sales@shop.example>"')
+  .default('');

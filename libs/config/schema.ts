@@ -7,6 +7,7 @@ import {
   DEFAULT_WEBHOOK_RETRY_SCHEDULE,
   httpUrl,
   interval,
+  mailbox,
   optionalUrl,
   port,
   positiveMs,
@@ -211,6 +212,13 @@ export const EnvSchema = z.object({
   STORE_URL: httpUrl,
   RENEW_URL: httpUrl,
   STORE_LOGO_FILE: storeLogo,
+  /**
+   * The buyer's e-mail (docs/stores.md): sent through this SMTP server (credentials in the URL),
+   * or, unset, written as `.eml` files under DATA_DIR/mail; from MAIL_FROM, or else the store's
+   * name at `no-reply@` the host of PUBLIC_URL.
+   */
+  SMTP_URL: optionalUrl('smtp', 'smtps'),
+  MAIL_FROM: mailbox,
   /** Audit log entries are kept this many days, then removed by the database (a TTL index). */
   AUDIT_RETENTION_DAYS: wholeNumber(1, 36500).default(365),
   TRUST_PROXY: z

@@ -214,10 +214,36 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   STORE_URL: 'shop.example',
   RENEW_URL: 'javascript:alert(1)',
   STORE_LOGO_FILE: 'logo.bmp',
+  SMTP_URL: 'http://mail.example',
+  MAIL_FROM: 'Plugin Shop <not an address>',
   TRUST_PROXY: 'some proxies',
   LOG_LEVEL: 'loud',
   LOG_FORMAT: 'xml',
 };
+
+describe("the buyer's e-mail settings (docs/stores.md: The buyer's e-mail)", () => {
+  test('SMTP_URL is an smtp:// or smtps:// URL, or unset', () => {
+    expect(loadConfig({}).SMTP_URL).toBeUndefined();
+    expect(loadConfig({ SMTP_URL: 'smtps://user:pass@mail.example:465' }).SMTP_URL).toBe(
+      'smtps://user:pass@mail.example:465',
+    );
+    expect(() => loadConfig({ SMTP_URL: 'https://mail.example' })).toThrow('SMTP_URL');
+  });
+
+  test('MAIL_FROM is an address, or a name and one in angle brackets, or unset', () => {
+    expect(loadConfig({}).MAIL_FROM).toBe('');
+    for (const from of ['sales@shop.example', 'Plugin Shop <sales@shop.example>']) {
+      expect(loadConfig({ MAIL_FROM: ` ${from} ` }).MAIL_FROM).toBe(from);
+    }
+    for (const from of [
+      'Plugin Shop',
+      'a <b@c.example> d',
+      'x\r\nBcc: e@f.example <g@h.example>',
+    ]) {
+      expect(() => loadConfig({ MAIL_FROM: from })).toThrow('MAIL_FROM');
+    }
+  });
+});
 
 describe('start-up validates the whole configuration (README: Configuration)', () => {
   test('every variable the configuration reads is checked here', () => {
