@@ -33,7 +33,7 @@ import { downloadFromConfig, type RunningDownloadService } from '../download/ser
 import { gatewayFromConfig } from '../gateway/service.js';
 import { licenseFromConfig } from '../license/service.js';
 import { managementFromConfig } from '../management/service.js';
-import { storeLicensesOfThisBuild } from '../stores/applying/licenses-of-this-build.js';
+import { storePortsFromConfig } from '../stores/store-ports.js';
 import { storesFromConfig, type StorePorts } from '../stores/service.js';
 import { updateCatalogFromConfig } from '../update-catalog/service.js';
 import { webhooksFromConfig } from '../webhooks/service.js';
@@ -144,13 +144,11 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       });
       stops.push(webhooks.stop);
     }
+    const storesTransport = await connectTransport('stores');
+    const storesLogger = logger.child({ service: 'stores' });
     const stores = await storesFromConfig(
-      {
-        db: await connectDb('stores'),
-        transport: await connectTransport('stores'),
-        logger: logger.child({ service: 'stores' }),
-      },
-      options.storePorts ?? { licenses: storeLicensesOfThisBuild() },
+      { db: await connectDb('stores'), transport: storesTransport, logger: storesLogger },
+      options.storePorts ?? storePortsFromConfig(config, storesTransport, storesLogger),
     );
     stops.push(stores.stop);
     // In one process the download port is internal: loopback, on a free port, at its own URL.

@@ -3,8 +3,8 @@ import '../../libs/observability/tracing.js';
 import { connectDatabase, databaseCheck } from '../../libs/database/index.js';
 import { runProcess } from '../../libs/process/index.js';
 import { createTransport, messageBusCheck } from '../../libs/transport/index.js';
-import { storeLicensesOfThisBuild } from './applying/licenses-of-this-build.js';
 import { storesFromConfig, storesProcess } from './service.js';
+import { storePortsFromConfig } from './store-ports.js';
 
 runProcess(storesProcess, async (config, logger, { readiness }) => {
   const db = await connectDatabase(config.MONGODB_URL, config.MONGODB_DB_PREFIX, 'stores');
@@ -12,7 +12,7 @@ runProcess(storesProcess, async (config, logger, { readiness }) => {
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
   const service = await storesFromConfig(
     { db, transport, logger },
-    { licenses: storeLicensesOfThisBuild() },
+    storePortsFromConfig(config, transport, logger),
   );
   return async () => {
     await transport.close();

@@ -11,6 +11,7 @@ import { noBuyerMail, type BuyerMail } from './applying/buyer-mail.js';
 import type { StoreApi } from './applying/store-api.js';
 import type { StoreLicenses } from './applying/store-licenses.js';
 import { stripeStoreApi } from './applying/stripe-store-api.js';
+import { buyerMailSettings } from './mail/mail-settings.js';
 import { createStoreHandlers } from './handlers.js';
 import { openMongoStoreServiceStores } from './mongo-stores.js';
 import type { StoreServiceStores } from './stores.js';
@@ -21,7 +22,7 @@ import type { StoreServiceStores } from './stores.js';
  */
 export const storesProcess = {
   name: 'stores',
-  settings: [...messageBusSettings, ...databaseSettings],
+  settings: [...messageBusSettings, ...databaseSettings, ...buyerMailSettings],
   required: ['AMQP_URL', 'MONGODB_URL'],
 } as const satisfies ProcessSpec;
 

@@ -1,0 +1,34 @@
+import type { Config } from '../../libs/config/index.js';
+import type { Transport } from '../../libs/transport/index.js';
+import { rpcStoreLicenses } from './applying/rpc-store-licenses.js';
+import { stripeStoreApi } from './applying/stripe-store-api.js';
+import {
+  buyerMailer,
+  mailStoreName,
+  portalPageUrl,
+  type MailConfig,
+} from './mail/mail-settings.js';
+import type { StartLog } from './mail/mailer.js';
+import { buyerMailThrough } from './mail/rpc-buyer-mail.js';
+import type { StorePorts } from './service.js';
+
+/**
+ * What the applier runs on in a running system: the license service over RPC, the buyer's
+ * e-mail through SMTP_URL (or `.eml` files), Stripe's API for what its events leave out.
+ */
+export function storePortsFromConfig(
+  config: MailConfig & Pick<Config, 'PUBLIC_URL'>,
+  transport: Pick<Transport, 'call'>,
+  logger: StartLog,
+): StorePorts {
+  return {
+    licenses: rpcStoreLicenses(transport),
+    mail: buyerMailThrough({
+      transport,
+      mailer: buyerMailer(config, logger),
+      storeName: mailStoreName(config),
+      portalUrl: portalPageUrl(config),
+    }),
+    storeApi: stripeStoreApi(),
+  };
+}
