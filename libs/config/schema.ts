@@ -20,6 +20,8 @@ import { storeLogo } from './store-logo.js';
 
 /** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Where the gateway listens unless PORT says otherwise. */
+export const DEFAULT_PORT = 8080;
 /** The longest lease of a license file, and its lease when none is asked: 30 days. */
 export const DEFAULT_LICENSE_FILE_MAX_TTL_SECONDS = 30 * 86_400;
 /** The largest package file the management API accepts: 2 GiB. */
@@ -29,7 +31,7 @@ export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 export const MIN_DOWNLOAD_SIGNING_KEY_LENGTH = 16;
 
 export const EnvSchema = z.object({
-  PORT: port.default(8080),
+  PORT: port.default(DEFAULT_PORT),
   ADMIN_PORT: port.default(8081),
   // Loopback unless said otherwise: `npm start` is not reachable from the network by accident.
   // Containers set 0.0.0.0.

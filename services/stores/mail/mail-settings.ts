@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Config, ConfigVariable } from '../../../libs/config/index.js';
+import { DEFAULT_PORT, type Config, type ConfigVariable } from '../../../libs/config/index.js';
 import {
   emlFileMailer,
   smtpMailer,
@@ -20,7 +20,6 @@ export const buyerMailSettings = [
   'MAIL_FROM',
   'STORE_NAME',
   'PUBLIC_URL',
-  'PORT',
   'DATA_DIR',
 ] as const satisfies readonly ConfigVariable[];
 
@@ -55,8 +54,9 @@ export function mailSender(
  * The customer portal's page, where the buyer enters their key: `{PUBLIC_URL}/portal`, or the
  * gateway's default address when PUBLIC_URL is unset (`npm start`).
  */
-export function portalPageUrl(config: Pick<Config, 'PUBLIC_URL' | 'PORT'>): string {
-  const base = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
+export function portalPageUrl(config: Pick<Config, 'PUBLIC_URL'>): string {
+  // The stores service does not know where the gateway listens: without PUBLIC_URL, its default.
+  const base = config.PUBLIC_URL ?? `http://localhost:${DEFAULT_PORT}`;
   return `${base.replace(/\/+$/, '')}/portal`;
 }
 

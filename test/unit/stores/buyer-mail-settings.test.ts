@@ -39,6 +39,6 @@ describe("the buyer's e-mail's settings", () => {
     expect(portalPageUrl(loadConfig({ PUBLIC_URL: 'https://shop.example/licensing/' }))).toBe(
       'https://shop.example/licensing/portal',
     );
-    expect(portalPageUrl(loadConfig({ PORT: '9090' }))).toBe('http://localhost:9090/portal');
+    expect(portalPageUrl(loadConfig({ PORT: '9090' }))).toBe('http://localhost:8080/portal');
   });
 });
