@@ -4,6 +4,9 @@ import { keyFingerprint } from '../../libs/logging/index.js';
 import { AUDIT_COLLECTION } from '../../services/management/models.js';
 import { managementRoutes } from '../../services/management/routes.js';
 import { databaseOf } from '../support/databases.js';
+import { eventually } from '../support/eventually.js';
+import { storeFixture } from '../support/store-fixtures.js';
+import { SECRET, signedHeaders } from '../support/store-service-harness.js';
 import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';
 
 /**
@@ -217,6 +220,69 @@ describe('every change route of the route table writes an entry', () => {
         ok(olga.post(`/webhooks/${id('webhook')}/deliveries/${state.delivery as string}/retry`)),
     ],
     ['deleteWebhook', () => ok(olga.delete(`/webhooks/${id('webhook')}`))],
+    [
+      'createStoreConnection',
+      async () =>
+        (state.connection = (
+          await ok(
+            olga.post('/store-connections', {
+              name: unique('Shop'),
+              provider: 'lemonsqueezy',
+              mode: 'live',
+              signing_secret: SECRET,
+            }),
+            201,
+          )
+        ).id),
+    ],
+    [
+      'updateStoreConnection',
+      () => ok(olga.patch(`/store-connections/${id('connection')}`, { grace_days: 5 })),
+    ],
+    [
+      'createStoreMapping',
+      async () =>
+        (state.mapping = (
+          await ok(
+            olga.post(`/store-connections/${id('connection')}/mappings`, {
+              external_id: '455',
+              product_id: id('product'),
+              plan_id: id('plan'),
+            }),
+            201,
+          )
+        ).id),
+    ],
+    [
+      'updateStoreMapping',
+      () => ok(olga.patch(`/store-mappings/${id('mapping')}`, { renewal: 'checkout' })),
+    ],
+    ['deleteStoreMapping', () => ok(olga.delete(`/store-mappings/${id('mapping')}`))],
+    [
+      'applyStoreEventAgain',
+      async () => {
+        // An order no mapping names (its mapping was just deleted) is recorded as unmapped.
+        const body = storeFixture('lemonsqueezy', 'order_created');
+        await system.transport.call('stores.receiveEvent', {
+          connection_id: id('connection'),
+          body: body.toString('base64'),
+          headers: signedHeaders('lemonsqueezy', body, new Date()),
+        });
+        const unmapped = async () =>
+          (
+            await system.transport.call('stores.listEvents', {
+              connection_id: id('connection'),
+              outcome: 'unmapped',
+            })
+          ).events[0];
+        await eventually(
+          'the order recorded as unmapped',
+          async () => (await unmapped()) !== undefined,
+        );
+        return ok(olga.post(`/store-events/${(await unmapped())!.id}/apply`));
+      },
+    ],
+    ['deleteStoreConnection', () => ok(olga.delete(`/store-connections/${id('connection')}`))],
     [
       'createAdmin',
       async () =>
