@@ -26,10 +26,11 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   // The list ordered by expiry.
   { fields: { expires_at: 1, _id: 1 } },
   // A store sale has one license (docs/stores.md): unique per connection and subscription id,
-  // and per connection and order id, among the licenses that have one.
-  ...(['subscription_id', 'order_id'] as const).map((id) => ({
-    fields: { 'store.connection_id': 1, [`store.${id}`]: 1 } as IndexDefinition,
-    options: { unique: true, partialFilterExpression: { [`store.${id}`]: { $type: 'string' } } },
+  // and per connection and order id, kept as one key each (mongo-store-licenses.ts `saleKeys`),
+  // present only on the licenses that have one (sparse: most licenses have none).
+  ...(['subscription_key', 'order_key'] as const).map((key) => ({
+    fields: { [`store.${key}`]: 1 } as IndexDefinition,
+    options: { unique: true, sparse: true },
   })),
   // Searches by a store's order or subscription id (sparse: most licenses have none).
   { fields: { 'store.order_id': 1 }, options: { sparse: true } },

@@ -169,12 +169,17 @@ export function licenseModels(connection: Connection): LicenseModels {
     { _id: false },
   );
 
-  const storeRefsSchema = new Schema<StoreRefsRecord>(
+  const storeRefsSchema = new Schema<
+    StoreRefsRecord & { subscription_key?: string; order_key?: string }
+  >(
     {
       connection_id: { type: Number, required: true },
       order_id: { type: String, default: null },
       subscription_id: { type: String, default: null },
       customer_id: { type: String, default: null },
+      // The sale's unique keys (mongo-store-licenses.ts `saleKeys`), absent when its id is null.
+      subscription_key: { type: String },
+      order_key: { type: String },
     },
     { _id: false },
   );

@@ -22,7 +22,7 @@ import {
   type LicenseFilter,
 } from './mongo-license-documents.js';
 import type { LicenseRecord, StoreRefsRecord } from './records.js';
-import { addStoreRefs, findByStore } from './mongo-store-licenses.js';
+import { addStoreRefs, findByStore, saleKeys } from './mongo-store-licenses.js';
 
 /**
  * The license store: a license issued, changed, moved to a plan, renewed and expired, with its
@@ -61,7 +61,7 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       recent_checks: [],
       pending_plan_id: null,
       ...(license.customer ? { customer: license.customer } : {}),
-      ...(license.store ? { store: license.store } : {}),
+      ...(license.store ? { store: { ...license.store, ...saleKeys(license.store) } } : {}),
       metadata: metadataEntries(license.metadata ?? {}),
       created_at: now,
       updated_at: now,

@@ -219,6 +219,7 @@ describe('health', () => {
           'update-catalog': { status: 'ok', uptime_seconds: expect.any(Number) },
           download: { status: 'ok', uptime_seconds: expect.any(Number) },
           webhooks: { status: 'ok', uptime_seconds: expect.any(Number) },
+          stores: { status: 'ok', uptime_seconds: expect.any(Number) },
         },
       },
     });
