@@ -153,7 +153,13 @@ async function pageState(page: Page): Promise<string> {
 export async function signIn(page: Page, token: string, section?: string): Promise<void> {
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  try {
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  } catch (error) {
+    throw new Error(`Signing in did not open the Overview: ${await pageState(page)}`, {
+      cause: error,
+    });
+  }
   if (section !== undefined) await openSection(page, section);
 }
 
