@@ -5,7 +5,17 @@ import { useRef, useState } from 'preact/hooks';
  * clipboard where the browser allows it (a secure context), else selected for the person to
  * copy. The value is rendered as text.
  */
-export function CopyText({ text, label }: { text: string; label: string }) {
+export function CopyText({
+  text,
+  label,
+  secret = false,
+}: {
+  text: string;
+  /** What the Copy button names; none for a secret shown once, whose notice names it. */
+  label?: string;
+  /** A secret shown once (SecretNotice): marked as one, its button the notice's own. */
+  secret?: boolean;
+}) {
   const value = useRef<HTMLElement>(null);
   const [said, setSaid] = useState<string | null>(null);
   const select = () => {
@@ -30,13 +40,17 @@ export function CopyText({ text, label }: { text: string; label: string }) {
   return (
     <>
       <div class="secret-row">
-        <code class="mono secret-value" ref={value} data-copy>
+        <code
+          class="mono secret-value"
+          ref={value}
+          {...(secret ? { 'data-secret': true } : { 'data-copy': true })}
+        >
           {text}
         </code>
         <button
           type="button"
-          class="secondary small"
-          aria-label={`Copy ${label}`}
+          class={secret ? undefined : 'secondary small'}
+          aria-label={label === undefined ? undefined : `Copy ${label}`}
           onClick={() => void copy()}
         >
           Copy

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
+import { CopyText } from './copy-text.js';
 
 /**
  * A signing secret, shown once: when the endpoint is made or its secret replaced. It lives in
@@ -21,29 +22,7 @@ export function SecretNotice({
   noun?: string;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  const value = useRef<HTMLElement>(null);
-  const [copied, setCopied] = useState<string | null>(null);
   useEffect(() => heading.current?.focus(), [secret]);
-  const selectSecret = () => {
-    const element = value.current;
-    const selection = getSelection();
-    if (element === null || selection === null) return;
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    selection.removeAllRanges();
-    selection.addRange(range);
-  };
-  const copy = async () => {
-    try {
-      // Only in a secure context (https, or this machine): elsewhere the text is selected.
-      if (navigator.clipboard === undefined) throw new Error('no clipboard');
-      await navigator.clipboard.writeText(secret);
-      setCopied('Copied to the clipboard.');
-    } catch {
-      selectSecret();
-      setCopied('The browser did not let the page copy it: it is selected, copy it yourself.');
-    }
-  };
   return (
     <section class="panel secret" aria-labelledby="secret-heading">
       <h2 id="secret-heading" ref={heading} tabIndex={-1}>
@@ -55,19 +34,7 @@ export function SecretNotice({
           of every delivery with it.
         </p>
       )}
-      <div class="secret-row">
-        <code class="mono secret-value" ref={value} data-secret>
-          {secret}
-        </code>
-        <button type="button" onClick={() => void copy()}>
-          Copy
-        </button>
-      </div>
-      {copied !== null && (
-        <p class="muted" role="status">
-          {copied}
-        </p>
-      )}
+      <CopyText text={secret} secret />
       <p class="warning">This {noun} will not be shown again: copy it now.</p>
       <button type="button" class="secondary" onClick={onDone}>
         I have copied it
