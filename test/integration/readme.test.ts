@@ -273,6 +273,13 @@ describe('README: its commands run as written', () => {
     expect(run.stdout).toMatch(
       /"status":"pending","attempts":\[\{"at":"[^"]+","status":null,"error":"/,
     );
+    // Step 9: a signed store event recorded, a forged one refused, the license made and mailed.
+    expect(run.stdout).toContain('{"data":{"received":"recorded"}}');
+    expect(run.stdout).toMatch(/"code":"STORE_SIGNATURE_INVALID"/);
+    expect(run.stdout).toMatch(/"order_id":"1001".*"outcome":"applied"/);
+    expect(run.stdout).toMatch(/"mail":\[\{"outcome":"sent","moment":"created"/);
+    expect(run.stdout).toMatch(/"customer":\{"email":"ada@example\.com","name":"Ada"\}/);
+    expect(run.stdout).toMatch(/\.eml\n/);
 
     // What the blocks after the walk-through printed, by the heading they are under.
     const printed = (heading: string) =>
