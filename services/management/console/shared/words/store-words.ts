@@ -23,7 +23,7 @@ export const MODE_WORDS: Record<StoreMode, string> = {
 
 /** Where each store shows its webhook's signing secret, for the hint under the field. */
 export const SECRET_WHERE: Record<StoreProvider, string> = {
-  stripe: 'Developers → Webhooks → the endpoint → Signing secret (whsec_…).',
+  stripe: 'Workbench → Webhooks → the event destination → Signing secret, Reveal (whsec_…).',
   paddle: 'Developer tools → Notifications → the destination → Secret key (pdl_ntfset_…).',
   lemonsqueezy: 'Settings → Webhooks → the webhook → Signing secret (the text you chose).',
   woocommerce: 'Settings → Advanced → Webhooks → the webhook → Secret (API version v3).',
