@@ -21,12 +21,25 @@ interface StoreEventBase {
   readonly orderId: string | null;
   readonly subscriptionId: string | null;
   readonly customer: StoreCustomer | null;
-  /**
-   * Where the service reads what the payload leaves out: a Stripe Checkout Session's line items
-   * are not in its event, so its `externalIds` are read from Stripe's API by the session's id.
-   */
-  readonly lookup?: { readonly store: 'stripe'; readonly checkoutSessionId: string };
+  /** Where the service reads from the store's API what the payload leaves out. */
+  readonly lookup?: StoreLookup;
 }
+
+export type StoreLookup =
+  /** A Stripe Checkout Session's line items are not in its event: its `externalIds` are read. */
+  | { readonly store: 'stripe'; readonly checkoutSessionId: string }
+  /**
+   * A Stripe charge (refunded, disputed) names its payment, not the subscription it paid for
+   * (since API version 2025-03-31 not even its invoice): when no license is linked to the
+   * payment itself, its invoice, subscription and period are read.
+   */
+  | {
+      readonly store: 'stripe';
+      readonly paymentOf: {
+        readonly invoiceId: string | null;
+        readonly paymentIntentId: string | null;
+      };
+    };
 
 export type StoreEventFacts =
   /** A one-off order, paid. */

@@ -72,6 +72,9 @@ export function storeServiceHarness(options: { storeApi?: StoreApi; logger?: Log
       checkoutSessionPriceIds: async () => {
         throw new Error('no store API in this test');
       },
+      paidInvoice: async () => {
+        throw new Error('no store API in this test');
+      },
     },
     clock,
     logger,

@@ -17,6 +17,7 @@ import type {
 import type { BuyerMail, MailMoment } from './buyer-mail.js';
 import { makeChange, newLink } from './license-changes.js';
 import { LastingFailure, type StoreApi } from './store-api.js';
+import { linkOfEvent, withExternalIds } from './store-lookups.js';
 import type { StoreLicense, StoreLicenses } from './store-licenses.js';
 
 export interface ApplyDeps {
@@ -54,12 +55,12 @@ export async function applyStoreEvent(
     headers: record.headers,
   });
   if (!reading.ok) return result('unreadable', reading.reason);
-  const event = await withExternalIds(deps, connection, reading.event);
+  const { event, link } = await linkOfEvent(
+    deps,
+    connection,
+    await withExternalIds(deps, connection, reading.event),
+  );
   const mapping = await stores.mappings.firstMapped(connection.id, event.externalIds);
-  const link = await stores.links.find(connection.id, {
-    order_id: event.orderId,
-    subscription_id: event.subscriptionId,
-  });
   const current =
     link && (await deps.licenses.findStoreLicense(storeReference(connection.id, link, event)));
   const decision = decideStoreEvent(
@@ -116,20 +117,6 @@ export async function applyStoreEvent(
 
 function result(outcome: Application['outcome'], detail: string): Application {
   return { outcome, detail, license_key: null, mail: [] };
-}
-
-/** The event with the ids its mapping is looked for by: a Checkout Session's from Stripe's API. */
-async function withExternalIds(
-  deps: ApplyDeps,
-  connection: StoreConnectionRecord,
-  event: StoreEvent,
-): Promise<StoreEvent> {
-  if (!event.lookup) return event;
-  const externalIds = await deps.storeApi.checkoutSessionPriceIds(
-    connection,
-    event.lookup.checkoutSessionId,
-  );
-  return { ...event, externalIds };
 }
 
 function storeReference(connectionId: number, link: StoreLinkRecord | null, event: StoreEvent) {

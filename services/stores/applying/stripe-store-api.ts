@@ -1,6 +1,11 @@
 import Stripe from 'stripe';
+import {
+  invoiceSubscription,
+  lineSubscription,
+  StripeInvoice,
+} from '../readers/stripe-payloads.js';
 import type { StoreConnectionRecord } from '../stores.js';
-import { LastingFailure, type StoreApi } from './store-api.js';
+import { LastingFailure, type PaidInvoice, type StoreApi } from './store-api.js';
 
 /** A call to Stripe's API gives up after this: the applier retries the event later. */
 export const STRIPE_API_TIMEOUT_MS = 10_000;
@@ -14,22 +19,25 @@ export interface StripeEndpoint {
 
 /**
  * Stripe's API through the `stripe` package, with the connection's API key (a restricted key
- * that reads Checkout Sessions is enough).
+ * that reads Checkout Sessions and Invoices is enough).
  */
 export function stripeStoreApi(endpoint: StripeEndpoint = {}): StoreApi {
+  const client = (connection: StoreConnectionRecord, needs: string) => {
+    if (connection.api_key === null) {
+      throw new LastingFailure(
+        `${needs} is read from Stripe's API: set the connection's API key, then apply the event again.`,
+      );
+    }
+    return new Stripe(connection.api_key, {
+      ...endpoint,
+      timeout: STRIPE_API_TIMEOUT_MS,
+      maxNetworkRetries: 1,
+      telemetry: false,
+    });
+  };
   return {
-    async checkoutSessionPriceIds(connection: StoreConnectionRecord, sessionId: string) {
-      if (connection.api_key === null) {
-        throw new LastingFailure(
-          "A Checkout Session's line items are read from Stripe's API: set the connection's API key, then apply the event again.",
-        );
-      }
-      const stripe = new Stripe(connection.api_key, {
-        ...endpoint,
-        timeout: STRIPE_API_TIMEOUT_MS,
-        maxNetworkRetries: 1,
-        telemetry: false,
-      });
+    async checkoutSessionPriceIds(connection, sessionId) {
+      const stripe = client(connection, "A Checkout Session's line items");
       const priceIds: string[] = [];
       // Auto-paging: a session has a few items; each page is one call within the timeout.
       for await (const item of stripe.checkout.sessions.listLineItems(sessionId, { limit: 100 })) {
@@ -37,5 +45,36 @@ export function stripeStoreApi(endpoint: StripeEndpoint = {}): StoreApi {
       }
       return priceIds;
     },
+
+    async paidInvoice(connection, payment) {
+      const stripe = client(connection, 'The subscription a refunded or disputed payment paid');
+      let invoiceId = payment.invoiceId;
+      if (invoiceId === null && payment.paymentIntentId !== null) {
+        // Since API version 2025-03-31 a payment names no invoice; the invoice's payments do.
+        const paid = await stripe.invoicePayments.list({
+          payment: { type: 'payment_intent', payment_intent: payment.paymentIntentId },
+          limit: 1,
+        });
+        const invoice = paid.data[0]?.invoice;
+        invoiceId =
+          invoice === undefined ? null : typeof invoice === 'string' ? invoice : invoice.id;
+      }
+      if (invoiceId === null) return null;
+      return paidInvoiceOf(StripeInvoice.parse(await stripe.invoices.retrieve(invoiceId)));
+    },
+  };
+}
+
+/** An invoice's subscription and the start of the period its subscription lines paid for. */
+function paidInvoiceOf(invoice: StripeInvoice): PaidInvoice {
+  const subscriptionId = invoiceSubscription(invoice);
+  const starts = invoice.lines.data
+    .filter((line) => subscriptionId !== null && lineSubscription(line) === subscriptionId)
+    .filter((line) => line.amount >= 0)
+    .map((line) => line.period.start);
+  return {
+    subscriptionId,
+    first: invoice.billing_reason === 'subscription_create',
+    periodStart: starts.length ? new Date(Math.min(...starts) * 1000) : null,
   };
 }

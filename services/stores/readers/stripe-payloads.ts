@@ -68,6 +68,14 @@ export const StripeInvoice = z.looseObject({
 });
 export type StripeInvoice = z.infer<typeof StripeInvoice>;
 
+export function invoiceSubscription(invoice: StripeInvoice): string | null {
+  return invoice.parent?.subscription_details?.subscription ?? invoice.subscription ?? null;
+}
+
+export function lineSubscription(line: StripeInvoiceLine): string | null {
+  return line.parent?.subscription_item_details?.subscription ?? line.subscription ?? null;
+}
+
 export const StripeCheckoutSession = z.looseObject({
   id: z.string().min(1),
   mode: z.string(),

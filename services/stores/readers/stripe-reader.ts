@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { StoreDelivery } from '../receiving/delivery.js';
-import type { StoreCustomer, StoreEvent, StoreEventFacts } from '../store-events.js';
+import type { StoreCustomer, StoreEvent, StoreEventFacts, StoreLookup } from '../store-events.js';
 import { parseAs, readJsonBody, Unreadable, type StoreEventReading } from './reading.js';
 import {
   StripeCharge,
@@ -10,7 +10,8 @@ import {
   StripeInvoice,
   StripeSubscription,
   StripeSubscriptionBefore,
-  type StripeInvoiceLine,
+  invoiceSubscription,
+  lineSubscription,
 } from './stripe-payloads.js';
 
 type Envelope = z.infer<typeof StripeEnvelope>;
@@ -69,7 +70,8 @@ function readEnvelope(envelope: Envelope): StoreEventReading {
     case 'charge.dispute.created': {
       const dispute = parse(StripeDispute, object, what);
       const ids = idsOf(dispute.payment_intent ?? dispute.charge, null, null);
-      return event(envelope, ids, { kind: 'chargeback' });
+      const lookup = paymentLookup(null, dispute.payment_intent ?? null);
+      return event(envelope, { ...ids, lookup }, { kind: 'chargeback' });
     }
     default:
       return other(envelope);
@@ -180,19 +182,18 @@ function readRefund(envelope: Envelope, charge: z.infer<typeof StripeCharge>): S
     name: charge.billing_details?.name ?? null,
   };
   const orderId = charge.invoice ?? charge.payment_intent ?? charge.id;
-  return event(envelope, idsOf(orderId, null, customer), {
-    kind: 'refunded',
-    full: charge.refunded,
-    periodStart: charge.invoice ? new Date(charge.created * 1000) : null,
-  });
+  const lookup = paymentLookup(charge.invoice ?? null, charge.payment_intent ?? null);
+  // An order's or a first payment's refund; a renewal's is told by its invoice (store-lookups.ts).
+  return event(
+    envelope,
+    { ...idsOf(orderId, null, customer), lookup },
+    { kind: 'refunded', full: charge.refunded, periodStart: null },
+  );
 }
 
-function invoiceSubscription(invoice: StripeInvoice): string | null {
-  return invoice.parent?.subscription_details?.subscription ?? invoice.subscription ?? null;
-}
-
-function lineSubscription(line: StripeInvoiceLine): string | null {
-  return line.parent?.subscription_item_details?.subscription ?? line.subscription ?? null;
+/** A charge's payment, to find the subscription it paid for when no license has its id. */
+function paymentLookup(invoiceId: string | null, paymentIntentId: string | null): StoreLookup {
+  return { store: 'stripe', paymentOf: { invoiceId, paymentIntentId } };
 }
 
 /**

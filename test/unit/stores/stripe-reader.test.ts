@@ -223,14 +223,19 @@ describe('Stores: Stripe refunds and disputes', () => {
       kind: 'refunded',
       full: true,
       periodStart: null,
+      lookup: {
+        store: 'stripe',
+        paymentOf: { invoiceId: null, paymentIntentId: 'pi_3QbY0a2eZvKYlo2C1mR5kZ8x' },
+      },
     });
   });
-  test("an invoice's charge (older shape) refunded in part takes back no more than from its date", () => {
+  test("an invoice's charge (older shape) refunded in part names its invoice, whose period is read when no license has its id", () => {
     expect(readEvent(fixture('charge-refunded-partial-2024-06-20'))).toMatchObject({
       orderId: 'in_1SoR4d2eZvKYlo2CpO9iU8yT',
       kind: 'refunded',
       full: false,
-      periodStart: at(Y1 + 3),
+      periodStart: null,
+      lookup: { store: 'stripe', paymentOf: { invoiceId: 'in_1SoR4d2eZvKYlo2CpO9iU8yT' } },
     });
   });
   test('a dispute opened is a chargeback of the payment', () => {
@@ -242,6 +247,10 @@ describe('Stores: Stripe refunds and disputes', () => {
       subscriptionId: null,
       customer: null,
       kind: 'chargeback',
+      lookup: {
+        store: 'stripe',
+        paymentOf: { invoiceId: null, paymentIntentId: 'pi_3QbY0a2eZvKYlo2C1mR5kZ8x' },
+      },
     });
   });
 });

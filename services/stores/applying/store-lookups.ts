@@ -1,0 +1,54 @@
+import type { StoreEvent } from '../store-events.js';
+import type { StoreConnectionRecord, StoreLinkRecord, StoreServiceStores } from '../stores.js';
+import type { StoreApi } from './store-api.js';
+
+interface LookupDeps {
+  stores: StoreServiceStores;
+  storeApi: StoreApi;
+}
+
+/** The event with the ids its mapping is looked for by: a Checkout Session's from Stripe's API. */
+export async function withExternalIds(
+  deps: LookupDeps,
+  connection: StoreConnectionRecord,
+  event: StoreEvent,
+): Promise<StoreEvent> {
+  if (!event.lookup || !('checkoutSessionId' in event.lookup)) return event;
+  const externalIds = await deps.storeApi.checkoutSessionPriceIds(
+    connection,
+    event.lookup.checkoutSessionId,
+  );
+  return { ...event, externalIds };
+}
+
+/**
+ * The license link of the event's order or subscription. A Stripe refund or dispute names only
+ * its payment: a one-off order's license is linked to that payment, and when none is, the
+ * payment's invoice (from Stripe's API) names the subscription it paid for, and whether it was
+ * its first payment (refunded: the license is revoked) or a renewal (refunded: the license goes
+ * back to the start of the period it paid for).
+ */
+export async function linkOfEvent(
+  deps: LookupDeps,
+  connection: StoreConnectionRecord,
+  event: StoreEvent,
+): Promise<{ event: StoreEvent; link: StoreLinkRecord | null }> {
+  const find = (e: StoreEvent) =>
+    deps.stores.links.find(connection.id, {
+      order_id: e.orderId,
+      subscription_id: e.subscriptionId,
+    });
+  const link = await find(event);
+  if (link || !event.lookup || !('paymentOf' in event.lookup)) return { event, link };
+  const invoice = await deps.storeApi.paidInvoice(connection, event.lookup.paymentOf);
+  if (!invoice?.subscriptionId) return { event, link: null };
+  const paid: StoreEvent =
+    event.kind === 'refunded'
+      ? {
+          ...event,
+          subscriptionId: invoice.subscriptionId,
+          periodStart: invoice.first ? null : invoice.periodStart,
+        }
+      : { ...event, subscriptionId: invoice.subscriptionId };
+  return { event: paid, link: await find(paid) };
+}
