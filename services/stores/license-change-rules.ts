@@ -154,6 +154,12 @@ function decidePayment(
     }
     if (license.pastDueSince) changes.push({ kind: 'past_due', since: null });
   }
+  // What the store billed decides the plan: a payment whose price or variant is mapped to
+  // another plan moves the license (Lemon Squeezy tells a variant change only this way), before
+  // a checkout renewal resets the limit to the plan (spec 3.3).
+  if (mapping && mapping.planId !== license.planId) {
+    changes.push({ kind: 'plan', planId: mapping.planId });
+  }
   if (license.expiresAt === null || event.periodEnd.getTime() > license.expiresAt.getTime()) {
     const source = event.payment === 'renewal' && mapping ? mapping.renewal : 'gateway';
     changes.push({

@@ -101,6 +101,21 @@ describe('Stores: subscription payments create, renew and restore the license', 
       changes: [{ kind: 'renew', source: 'checkout' }],
     });
   });
+  test('a payment of a price mapped to another plan moves the license to it, then renews', () => {
+    const other = { ...checkoutMapping, planId: 4 };
+    expect(decideStoreEvent(paid('renewal'), other, license())).toMatchObject({
+      outcome: 'apply',
+      changes: [
+        { kind: 'plan', planId: 4 },
+        { kind: 'renew', source: 'checkout' },
+      ],
+    });
+    // A variant changed within the paid period (Lemon Squeezy's `subscription_updated`).
+    expect(decideStoreEvent(paid('renewal', '2026-07-01T00:00:00Z'), other, license())).toEqual({
+      outcome: 'apply',
+      changes: [{ kind: 'plan', planId: 4 }],
+    });
+  });
   test('a payment for a period already on the license changes nothing', () => {
     expect(decideStoreEvent(paid('renewal', '2026-07-01T00:00:00Z'), mapping, license())).toEqual({
       outcome: 'no_change',
