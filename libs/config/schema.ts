@@ -200,6 +200,11 @@ export const EnvSchema = z.object({
   /** Webhook deliveries are kept this many days, then removed by the database (a TTL index). */
   WEBHOOK_DELIVERY_RETENTION_DAYS: wholeNumber(1, 3650).default(30),
   /**
+   * How long a stores-service replica holds a store event it claimed to apply (docs/stores.md):
+   * longer than an application takes, and the longest a stopped replica's event waits for another.
+   */
+  STORES_APPLY_LEASE_SECONDS: wholeNumber(10, 3600).default(120),
+  /**
    * The customer portal: the store's name (shown as the page's heading and title), its address
    * (a link beside the name, and where a revoked or cancelled license's holder buys a new one),
    * where an expired license is renewed (default: STORE_URL), and a logo file. Unset: the portal

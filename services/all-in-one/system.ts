@@ -147,6 +147,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const storesTransport = await connectTransport('stores');
     const storesLogger = logger.child({ service: 'stores' });
     const stores = await storesFromConfig(
+      config,
       { db: await connectDb('stores'), transport: storesTransport, logger: storesLogger },
       options.storePorts ?? storePortsFromConfig(config, storesTransport, storesLogger),
     );

@@ -11,6 +11,7 @@ runProcess(storesProcess, async (config, logger, { readiness }) => {
   const transport = await createTransport(config, logger, 'stores');
   readiness.add(databaseCheck(db), messageBusCheck(transport, config));
   const service = await storesFromConfig(
+    config,
     { db, transport, logger },
     storePortsFromConfig(config, transport, logger),
   );

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import type { Config, ConfigVariable } from '../../libs/config/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import {
   databaseSettings,
@@ -16,13 +17,18 @@ import { createStoreHandlers } from './handlers.js';
 import { openMongoStoreServiceStores } from './mongo-stores.js';
 import type { StoreServiceStores } from './stores.js';
 
+/** The settings the stores service reads (README: Configuration), beside the e-mail's. */
+export const storesSettings = [
+  'STORES_APPLY_LEASE_SECONDS',
+] as const satisfies readonly ConfigVariable[];
+
 /**
  * The stores service as its own process (main.ts), which reaches RabbitMQ and its database
  * itself: the settings it reads, and those it cannot start without.
  */
 export const storesProcess = {
   name: 'stores',
-  settings: [...messageBusSettings, ...databaseSettings, ...buyerMailSettings],
+  settings: [...messageBusSettings, ...databaseSettings, ...buyerMailSettings, ...storesSettings],
   required: ['AMQP_URL', 'MONGODB_URL'],
 } as const satisfies ProcessSpec;
 
@@ -41,6 +47,7 @@ export interface StorePorts {
  * first, so no delivery is taken while the applier stops.
  */
 export async function storesFromConfig(
+  config: Pick<Config, (typeof storesSettings)[number]>,
   deps: { db: Connection; transport: Transport; logger: Logger },
   ports: StorePorts,
 ): Promise<{ stop(): Promise<void>; stores: StoreServiceStores }> {
@@ -54,6 +61,7 @@ export async function storesFromConfig(
     storeApi: ports.storeApi ?? stripeStoreApi(),
     clock,
     logger,
+    leaseMs: config.STORES_APPLY_LEASE_SECONDS * 1000,
   });
   const nudge = () => applier.nudge();
   await transport.serve('stores', createStoreHandlers({ stores, clock, logger, nudge }));

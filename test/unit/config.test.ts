@@ -185,6 +185,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   WEBHOOK_RETRY_SCHEDULE: '5 seconds',
   WEBHOOK_ALLOW_PRIVATE_URLS: 'yes',
   WEBHOOK_DELIVERY_RETENTION_DAYS: '0',
+  STORES_APPLY_LEASE_SECONDS: '5',
   AUDIT_RETENTION_DAYS: '0',
   STORAGE_DIR: null,
   DOWNLOAD_PORT: '65536',
@@ -241,6 +242,22 @@ describe("the buyer's e-mail settings (docs/stores.md: The buyer's e-mail)", () 
       'x\r\nBcc: e@f.example <g@h.example>',
     ]) {
       expect(() => loadConfig({ MAIL_FROM: from })).toThrow('MAIL_FROM');
+    }
+  });
+});
+
+describe("STORES_APPLY_LEASE_SECONDS (docs/stores.md: a stopped replica's events)", () => {
+  test('a claimed store event is held 120 s unless set, from 10 s to an hour', () => {
+    expect(loadConfig({}).STORES_APPLY_LEASE_SECONDS).toBe(120);
+    for (const seconds of [10, 3600]) {
+      expect(
+        loadConfig({ STORES_APPLY_LEASE_SECONDS: String(seconds) }).STORES_APPLY_LEASE_SECONDS,
+      ).toBe(seconds);
+    }
+    for (const refused of ['9', '3601', '30.5']) {
+      expect(() => loadConfig({ STORES_APPLY_LEASE_SECONDS: refused })).toThrow(
+        'STORES_APPLY_LEASE_SECONDS: must be a whole number from 10 to 3600',
+      );
     }
   });
 });

@@ -5,11 +5,6 @@ import { afterFailedAttempt } from './attempt-rules.js';
 import { suspendPastGrace } from './grace-sweep.js';
 import { LastingFailure } from './store-api.js';
 
-/**
- * How long an applier holds an event it claimed: longer than applying one takes (a few calls,
- * each with its timeout). An applier stopped mid-event leaves it to be claimed after this.
- */
-export const APPLY_LEASE_MS = 120_000;
 /** Pending events are looked for this often, and at once when one is received. */
 const POLL_MS = 1000;
 /** Past-due licenses are looked for this often. */
@@ -28,7 +23,12 @@ export class StoreEventApplier {
   private loop: Promise<void> | null = null;
   private lastSweep = 0;
 
-  constructor(private readonly deps: ApplyDeps & { leaseMs?: number }) {}
+  /**
+   * `leaseMs`: how long a claim holds (STORES_APPLY_LEASE_SECONDS): longer than applying one
+   * event takes (a few calls, each with its timeout); an applier stopped mid-event leaves the
+   * event to be claimed after it.
+   */
+  constructor(private readonly deps: ApplyDeps & { leaseMs: number }) {}
 
   start(): void {
     this.loop ??= this.run();
@@ -55,7 +55,7 @@ export class StoreEventApplier {
     const { stores, clock, logger } = this.deps;
     const now = clock();
     const claim = randomUUID();
-    const until = new Date(now.getTime() + (this.deps.leaseMs ?? APPLY_LEASE_MS));
+    const until = new Date(now.getTime() + this.deps.leaseMs);
     const event = await stores.events.claimDue(now, claim, until);
     if (!event) return false;
     const attempts = event.attempts + 1;
