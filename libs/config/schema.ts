@@ -200,8 +200,8 @@ export const EnvSchema = z.object({
   /** Webhook deliveries are kept this many days, then removed by the database (a TTL index). */
   WEBHOOK_DELIVERY_RETENTION_DAYS: wholeNumber(1, 3650).default(30),
   /**
-   * How long a stores-service replica holds a store event it claimed to apply (docs/stores.md):
-   * longer than an application takes, and the longest a stopped replica's event waits for another.
+   * How long a stores-service replica holds a store event it claimed to apply, renewed while it
+   * applies (docs/stores.md): the longest a stopped replica's event waits for another.
    */
   STORES_APPLY_LEASE_SECONDS: wholeNumber(10, 3600).default(120),
   /**

@@ -52,6 +52,14 @@ export function mongoStoreEventStore(
       return doc && eventOf(doc);
     },
 
+    async extendClaim(id, claim, until) {
+      const held = await Event.updateOne(
+        { _id: id, claim, outcome: 'pending' },
+        { $set: { claimed_until: until } },
+      );
+      return held.matchedCount === 1;
+    },
+
     async finish(id, claim, result) {
       const done = await Event.updateOne(
         { _id: id, claim, outcome: 'pending' },

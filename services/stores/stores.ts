@@ -145,6 +145,11 @@ export interface StoreEventStore {
    * `until`, so no other applier takes it meanwhile, and another may after, should this one stop.
    */
   claimDue(now: Date, claim: string, until: Date): Promise<StoreEventRecord | null>;
+  /**
+   * Holds a claim longer while its event is being applied (a mail server or store API that is
+   * slow); false when the claim was no longer held.
+   */
+  extendClaim(id: number, claim: string, until: Date): Promise<boolean>;
   /** Writes what applying did; false (nothing written) when the claim was no longer held. */
   finish(id: number, claim: string, result: StoreEventResult): Promise<boolean>;
   /** A failed or unmapped event pending again, due now; `not_retryable` for any other. */

@@ -153,6 +153,12 @@ export function memoryStoreServiceStores(): StoreServiceStores & {
         Object.assign(due, { claim, claimed_until: until });
         return eventOf(due);
       },
+      async extendClaim(id, claim, until) {
+        const found = events.get(id);
+        if (!found || found.claim !== claim || found.outcome !== 'pending') return false;
+        found.claimed_until = until;
+        return true;
+      },
       async finish(id, claim, result) {
         const found = events.get(id);
         if (!found || found.claim !== claim || found.outcome !== 'pending') return false;

@@ -59,6 +59,7 @@ export class StoreEventApplier {
     const event = await stores.events.claimDue(now, claim, until);
     if (!event) return false;
     const attempts = event.attempts + 1;
+    const renewal = this.holdClaim(event.id, claim);
     let result: StoreEventResult;
     try {
       const applied = await applyStoreEvent(this.deps, event);
@@ -79,6 +80,8 @@ export class StoreEventApplier {
         mail: event.mail,
       };
       logger.warn({ err: error, event: event.id, attempts }, 'applying a store event failed');
+    } finally {
+      clearInterval(renewal);
     }
     if (!(await stores.events.finish(event.id, claim, result))) {
       logger.warn({ event: event.id }, 'store event not written: its claim had lapsed');
@@ -86,6 +89,22 @@ export class StoreEventApplier {
       logger.info({ event: event.id, outcome: result.outcome }, 'store event applied');
     }
     return true;
+  }
+
+  /**
+   * Renews the claim every third of the lease while the event is applied: an application that
+   * outlasts the lease (e-mail retries against a slow server) is not taken by another replica,
+   * and a short lease still frees a stopped replica's event soon.
+   */
+  private holdClaim(id: number, claim: string): NodeJS.Timeout {
+    const { stores, clock, logger, leaseMs } = this.deps;
+    const timer = setInterval(() => {
+      stores.events
+        .extendClaim(id, claim, new Date(clock().getTime() + leaseMs))
+        .catch((error: unknown) => logger.warn({ err: error, event: id }, 'claim not renewed'));
+    }, leaseMs / 3);
+    timer.unref();
+    return timer;
   }
 
   private async run(): Promise<void> {

@@ -1,3 +1,4 @@
+import { StoreEventApplier } from '../../../services/stores/applying/applier.js';
 import { suspendPastGrace } from '../../../services/stores/applying/grace-sweep.js';
 import { MAX_ATTEMPTS, RETRY_WAITS_MS } from '../../../services/stores/applying/attempt-rules.js';
 import { stripeStoreApi } from '../../../services/stores/applying/stripe-store-api.js';
@@ -54,6 +55,33 @@ describe('Stores: pending events are applied once, whatever the appliers do', ()
       { outcome: 'applied', attempts: 1, license_key: 'STORE-1', detail: null },
     ]);
     expect(h.licenses.all()).toHaveLength(1);
+  });
+
+  test('an application that outlasts the lease keeps its claim: no other applier takes the event', async () => {
+    const { h } = await pending();
+    const leaseMs = 300;
+    const applier = new StoreEventApplier({ ...h.applierDeps, leaseMs });
+    const other = new StoreEventApplier({ ...h.applierDeps, leaseMs });
+    const create = h.licenses.port.createStoreLicense.bind(h.licenses.port);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    h.licenses.port.createStoreLicense = async (request) => {
+      await held;
+      return create(request);
+    };
+    const slow = applier.applyNext();
+    const claimedUntil = () => h.stores.allEvents()[0]!.claimed_until?.getTime() ?? 0;
+    await eventually('the event claimed', () => claimedUntil() > 0);
+    // The clock passes the lease three times over; each time the claim is renewed past it.
+    for (let lapse = 0; lapse < 3; lapse++) {
+      h.setNow(new Date(h.clock().getTime() + leaseMs));
+      await eventually('the claim renewed', () => claimedUntil() > h.clock().getTime());
+      expect(await other.applyNext()).toBe(false);
+    }
+    release();
+    await slow;
+    expect(h.stores.allEvents()).toMatchObject([{ outcome: 'applied', attempts: 1 }]);
+    expect(creations(h)).toBe(1);
   });
 
   test('a failure is retried after its wait, and failed with its error after the last attempt', async () => {
