@@ -156,27 +156,29 @@ export function countOptions(
 /**
  * Runs `write` with a signal that aborts at `deadline` (epoch milliseconds): a write still
  * waiting for a connection then is never sent (one already sent may still take effect), and the
- * caller is told INTERNAL_ERROR, as `CallContext.beforeWrite` tells it.
+ * caller is told INTERNAL_ERROR, as `CallContext.beforeWrite` tells it. A deadline already past
+ * starts no write at all: the driver listens for the signal's abort while it waits for a
+ * connection, and a signal aborted before it waits never fires.
  */
 export async function beforeDeadline<T>(
   deadline: number,
   write: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const controller = new AbortController();
   const left = deadline - Date.now();
-  if (left <= 0) controller.abort();
-  const timer = left > 0 ? setTimeout(() => controller.abort(), left) : undefined;
+  if (left <= 0) throw givenUp();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), left);
   try {
     return await write(controller.signal);
   } catch (error) {
-    if (controller.signal.aborted) {
-      throw internalError('The caller stopped waiting for this write; it was given up.');
-    }
+    if (controller.signal.aborted) throw givenUp();
     throw error;
   } finally {
     clearTimeout(timer);
   }
 }
+
+const givenUp = () => internalError('The caller stopped waiting for this write; it was given up.');
 
 /**
  * Where a claim or a checkout may write: the license still as its decision read it (`asRead`),

@@ -154,60 +154,78 @@ describe('RPC deadlines', () => {
     expect(await settledActivations(keys)).toEqual(before);
   }, 120_000);
 
-  test("a validate's count still waiting for a connection when its caller's deadline passes is never sent", async () => {
-    // A client with one connection: what comes after a stalled command waits for it.
-    const client = await MongoClient.connect(database!.getUri(), {
-      maxPoolSize: 1,
-      monitorCommands: true,
-    });
-    try {
-      const store = new MongoLicenseStore(
-        client.db('rpc_deadlines').collection<LicenseDocument>('licenses'),
-      );
-      const issued = await store.issue({
-        license: newLicense(),
-        now: new Date(),
+  test.each([
+    ['still waiting for a connection when', 200],
+    ['asking for a connection after', -1],
+  ])(
+    "a validate's count %s its caller's deadline passes is never sent",
+    async (_when, msLeft) => {
+      // A client with one connection: what comes after a stalled command waits for it.
+      const client = await MongoClient.connect(database!.getUri(), {
+        maxPoolSize: 1,
+        monitorCommands: true,
       });
-      if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
-      const licenseKey = issued.license.license_key;
-
-      const { held, counted } = await whileDatabaseStalls(async () => {
-        // The held command has the one connection before the count asks for it: the count then
-        // waits in the pool, never on the wire, whatever the machine's load.
-        const holding = new Promise<void>((resolve) => {
-          const started = (event: CommandStartedEvent) => {
-            if (event.commandName !== 'find') return;
-            client.off('commandStarted', started);
-            resolve();
-          };
-          client.on('commandStarted', started);
+      try {
+        const store = new MongoLicenseStore(
+          client.db('rpc_deadlines').collection<LicenseDocument>('licenses'),
+        );
+        // What the client sent and heard, and when the database was resumed: said on a failure.
+        const heard: string[] = [];
+        const t0 = Date.now();
+        const note = (what: string) => heard.push(`${Date.now() - t0} ms ${what}`);
+        client.on('commandStarted', (e) => note(`${e.commandName} started`));
+        client.on('commandSucceeded', (e) => note(`${e.commandName} succeeded`));
+        client.on('commandFailed', (e) => note(`${e.commandName} failed`));
+        client.on('connectionCheckOutFailed', (e) => note(`check-out failed: ${e.reason}`));
+        const issued = await store.issue({
+          license: newLicense(),
+          now: new Date(),
         });
-        const held = store.findByKey(licenseKey);
-        await holding;
-        const deadline = Date.now() + 200;
-        const counted = store
-          .touchCheckIfMatching({
-            licenseKey,
-            productId: null,
-            identifierKeys: null,
-            at: new Date(),
-            ip: '::1',
-            checkId: randomUUID(),
-            deadline,
-          })
-          .then(
-            () => 'counted',
-            (error: unknown) => error,
-          );
-        // The database answers again only once the caller has stopped waiting.
-        while (Date.now() <= deadline) await delay(deadline - Date.now() + 50);
-        return { held, counted };
-      });
-      await held;
-      expect(await counted).toMatchObject({ code: 'INTERNAL_ERROR' });
-      expect(await store.findByKey(licenseKey)).toMatchObject({ check_count: 0 });
-    } finally {
-      await client.close();
-    }
-  }, 60_000);
+        if (issued.outcome !== 'issued') throw new Error('The license was not issued.');
+        const licenseKey = issued.license.license_key;
+
+        const { held, counted } = await whileDatabaseStalls(async () => {
+          // The held command has the one connection before the count asks for it: the count then
+          // waits in the pool, never on the wire, whatever the machine's load.
+          const holding = new Promise<void>((resolve) => {
+            const started = (event: CommandStartedEvent) => {
+              if (event.commandName !== 'find') return;
+              client.off('commandStarted', started);
+              resolve();
+            };
+            client.on('commandStarted', started);
+          });
+          const held = store.findByKey(licenseKey);
+          await holding;
+          const deadline = Date.now() + msLeft;
+          const counted = store
+            .touchCheckIfMatching({
+              licenseKey,
+              productId: null,
+              identifierKeys: null,
+              at: new Date(),
+              ip: '::1',
+              checkId: randomUUID(),
+              deadline,
+            })
+            .then(
+              () => 'counted',
+              (error: unknown) => error,
+            );
+          // The database answers again only once the caller has stopped waiting.
+          while (Date.now() <= deadline) await delay(deadline - Date.now() + 50);
+          note(`resumed, ${Date.now() - deadline} ms after the deadline`);
+          return { held, counted };
+        });
+        await held;
+        expect({ counted: await counted, heard }).toMatchObject({
+          counted: { code: 'INTERNAL_ERROR' },
+        });
+        expect(await store.findByKey(licenseKey)).toMatchObject({ check_count: 0 });
+      } finally {
+        await client.close();
+      }
+    },
+    60_000,
+  );
 });
