@@ -33,7 +33,7 @@ export async function suspendPastGrace(deps: GraceDeps): Promise<number> {
       if (!(await stores.links.markGraceSuspended(link.license_key, now))) continue;
       try {
         // Read first, so the audit log is told the license as it was.
-        const before = await licenses.findStoreLicense({
+        const was = await licenses.findStoreLicense({
           connection_id: link.connection_id,
           order_id: link.order_id,
           subscription_id: link.subscription_id,
@@ -44,8 +44,8 @@ export async function suspendPastGrace(deps: GraceDeps): Promise<number> {
           status: 'suspended',
         });
         suspended++;
-        if (before) {
-          const made = [{ action: 'updateLicense' as const, before, after: license }];
+        if (was) {
+          const made = [{ action: 'updateLicense' as const, before: was, after: license }];
           reportChanges(deps.reports, { connection, event: null }, made, clock());
         }
         logger.info(
