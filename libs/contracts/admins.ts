@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { MAX_ADMIN_NAME_LENGTH, adminRoles } from './bounds.js';
+import { MAX_ADMIN_NAME_LENGTH, adminRoles, auditSourceKinds } from './bounds.js';
 import { Id, Timestamp, WellFormedText, characterLength } from './shared.js';
+import { StoreConnectionSource, StoreEventSource } from './store-license-changes.js';
 
 /** Named admins, their tokens and the audit log of the management API (docs/api-decisions.md). */
 
@@ -84,11 +85,35 @@ export type SignedInAdmin = z.infer<typeof SignedInAdmin>;
 /** Any JSON value: the fields of a record before or after a change. */
 const Fields = z.record(z.string(), z.unknown()).nullable();
 
+export const AuditSourceKind = z.enum(auditSourceKinds);
+export type AuditSourceKind = z.infer<typeof AuditSourceKind>;
+
+/**
+ * What made a change (bounds.ts `auditSourceKinds`): an admin, named by the entry's `admin`; a
+ * store's event the stores service applied; or its grace sweep, which suspends a license past due
+ * longer than its connection's grace days.
+ */
+export const AuditSource = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('admin') }),
+  z.object({
+    kind: z.literal('store_event'),
+    connection: StoreConnectionSource,
+    event: StoreEventSource,
+  }),
+  z.object({ kind: z.literal('store_grace'), connection: StoreConnectionSource }),
+]);
+export type AuditSource = z.infer<typeof AuditSource>;
+
 export const AuditEntry = z.object({
   id: z.string(),
   at: Timestamp,
-  admin: AdminRef,
-  /** The operation id of the route that made the change (`updateLicense`). */
+  /** The admin who made it; null when a store made it (`source`). */
+  admin: AdminRef.nullable(),
+  source: AuditSource,
+  /**
+   * The operation id of the route that made the change (`updateLicense`); for a store's change,
+   * of the route that makes the same change.
+   */
   action: z.string(),
   /** What was changed: `license:key#…` (a key's fingerprint), `product:12`, `plan:3`, ... */
   target: z.string(),

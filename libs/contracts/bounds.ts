@@ -54,6 +54,13 @@ export const domainEventTypes = [
 /** The events of an endpoint that stands for all of them, those added later too. */
 export const ALL_EVENTS = '*';
 
+/**
+ * Who or what made a change the audit log keeps: an admin through the management API, a store's
+ * event applied by the stores service, or the stores service's grace sweep suspending a license
+ * past due (docs/stores.md). Here, so the console's filter lists them without bundling zod.
+ */
+export const auditSourceKinds = ['admin', 'store_event', 'store_grace'] as const;
+
 /** At most this many webhook endpoints per system. */
 export const MAX_WEBHOOK_ENDPOINTS = 50;
 

@@ -3,6 +3,7 @@ import { ALL_EVENTS, domainEventTypes } from './bounds.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import { ReleaseChannel, RolloutPercent } from './updaters.js';
 import { ClientIp, Id, LicenseStatus, Timestamp } from './shared.js';
+import { StoreLicensesChanged } from './store-license-changes.js';
 import { UsesReset } from './usage.js';
 
 /**
@@ -12,7 +13,21 @@ import { UsesReset } from './usage.js';
  * every event with an example). Their types are listed in bounds.ts, which the console reads.
  */
 export { ALL_EVENTS, domainEventTypes };
-export type DomainEventType = (typeof domainEventTypes)[number];
+/** The types a webhook endpoint may ask for (`*` is every one of these). */
+export type WebhookEventType = (typeof domainEventTypes)[number];
+
+/**
+ * Domain events between the services alone: never offered to a webhook endpoint nor sent to one
+ * (`*` included). `store.licenses_changed`: the license changes the stores service made, for the
+ * audit log (the same changes reach the endpoints as the license service's own events).
+ */
+export const serviceEventTypes = ['store.licenses_changed'] as const;
+export type DomainEventType = WebhookEventType | (typeof serviceEventTypes)[number];
+
+/** Whether an event of this type may be sent to a webhook endpoint. */
+export function isWebhookEventType(type: DomainEventType): type is WebhookEventType {
+  return (domainEventTypes as readonly string[]).includes(type);
+}
 
 /** The event a webhook endpoint receives when an admin asks for a test; never a domain event. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
@@ -144,6 +159,7 @@ export const domainEventData = {
     converted_license_key: z.string(),
     converted_at: Timestamp,
   }),
+  'store.licenses_changed': StoreLicensesChanged,
 } as const satisfies Record<DomainEventType, z.ZodType>;
 
 export type DomainEventData<T extends DomainEventType> = z.output<(typeof domainEventData)[T]>;
@@ -178,6 +194,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   eventOf('usage.limit_reached'),
   eventOf('trial.started'),
   eventOf('trial.converted'),
+  eventOf('store.licenses_changed'),
 ]);
 export type DomainEvent = z.output<typeof DomainEvent>;
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -190,8 +207,25 @@ void everyTypeCarried;
  * The consumers of domain events: each has a durable queue of its own, declared by the publishers
  * too, so that events published before a consumer first starts wait for it.
  */
-export const domainEventConsumers = ['webhooks'] as const;
+export const domainEventConsumers = ['webhooks', 'audit'] as const;
 export type DomainEventConsumer = (typeof domainEventConsumers)[number];
+
+/**
+ * The types each consumer's queue receives: the webhooks service every type (it sends on those an
+ * endpoint may ask for, and its queue has always been bound to all of them), the management
+ * service's audit log the store's license changes alone, so the events of every activation and
+ * download do not pass through it.
+ */
+export const consumedDomainEvents: Record<
+  DomainEventConsumer,
+  'every' | readonly DomainEventType[]
+> = { webhooks: 'every', audit: ['store.licenses_changed'] };
+
+/** Whether a consumer's queue receives events of a type. */
+export function consumesDomainEvent(consumer: DomainEventConsumer, type: DomainEventType): boolean {
+  const types = consumedDomainEvents[consumer];
+  return types === 'every' || types.includes(type);
+}
 
 /** A domain event of a type, with a new id, at the time given. */
 export function domainEvent<T extends DomainEventType>(

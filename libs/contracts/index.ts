@@ -16,6 +16,7 @@ export * from './scheduled-tasks.js';
 export * from './portal-license.js';
 export * from './bulk-changes.js';
 export * from './domain-events.js';
+export * from './store-license-changes.js';
 export * from './webhooks.js';
 export * from './overview.js';
 export * from './exempt-identifiers.js';

@@ -32,7 +32,7 @@ export { durableQueues, queueTypeMismatch, type QueueType } from './amqp/queues.
  *
  * Domain events go to `amq.topic` as `<prefix>.domain.<type>`, persistent, on a confirm channel of
  * their own; each consumer of `domainEventConsumers` has a durable queue
- * `<prefix>.events.<consumer>` bound to `<prefix>.domain.#`. A process that publishes or consumes
+ * `<prefix>.events.<consumer>` bound to the events it takes (all: `<prefix>.domain.#`). A process that publishes or consumes
  * them declares those queues on every connection, before its first event, so an event published
  * before its consumer ever started waits in the consumer's queue. Published events stay in an
  * outbox until the broker confirms them, and are sent again after a refusal or a reconnect.

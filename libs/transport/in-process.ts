@@ -79,8 +79,8 @@ export class InProcessBus {
   }
 
   /**
-   * Appends an event to every consumer's queue; returns the events dropped to make room (the
-   * oldest of a queue that is full).
+   * Appends an event to the queue of every consumer that takes its type; returns the events
+   * dropped to make room (the oldest of a queue that is full).
    */
   publishDomainEvent(event: QueuedDomainEvent): QueuedDomainEvent[] {
     return this.domainEventQueues.publish(event);

@@ -44,7 +44,8 @@ export interface Transport {
   /**
    * Publishes a domain event durably (at least once) without making the caller wait: it is kept
    * by this process and sent again until the message bus has taken it (on RabbitMQ: a persistent
-   * message the broker confirmed, in the queue of every consumer of `domainEventConsumers`).
+   * message the broker confirmed, in the queue of every consumer of `domainEventConsumers` that
+   * takes its type).
    */
   publishDomainEvent(event: DomainEvent): void;
   /**

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AuditEntry } from '../../libs/contracts/index.js';
 import {
   AuditPage,
+  AuditSourceKind,
   DEFAULT_PER_PAGE,
   LicensingError,
   MAX_PAGE,
@@ -43,6 +44,11 @@ const AuditQuery = z.strictObject({
   admin: absentIfEmpty(AdminIdText).meta({
     description: "Only this admin's changes (0: the bootstrap owner of ADMIN_TOKENS).",
   }),
+  source: absentIfEmpty(AuditSourceKind).meta({
+    description:
+      "Only the changes of this source: `admin`, `store_event` (a store's event applied), " +
+      '`store_grace` (a store license suspended once its grace days passed).',
+  }),
   action: absentIfEmpty(
     z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,99}$/, 'must be an operation id'),
   ).meta({ description: 'Only this action: the operation id of a route (`updateLicense`).' }),
@@ -71,6 +77,7 @@ function filterOf(query: z.output<typeof AuditQuery>): AuditFilter {
   }
   return {
     ...(query.admin !== undefined ? { admin: query.admin } : {}),
+    ...(query.source !== undefined ? { source: query.source } : {}),
     ...(query.action !== undefined ? { action: query.action } : {}),
     ...(query.target !== undefined ? { target: query.target } : {}),
     ...(from ? { from } : {}),
@@ -82,11 +89,15 @@ export function auditEntryView(record: StoredAuditRecord): AuditEntry {
   return { ...record, at: record.at.toISOString() };
 }
 
-/** The columns of the audit log's CSV export; before and after as JSON. */
+/**
+ * The columns of the audit log's CSV export; before and after as JSON; the source's kind, and
+ * what else it names as JSON (a store's change: its connection, and its event). The source's
+ * columns come last, after those of the export before stores' changes were kept.
+ */
 const AUDIT_CSV_COLUMNS: readonly CsvColumn<StoredAuditRecord>[] = [
   { header: 'at', value: (entry) => entry.at.toISOString() },
-  { header: 'admin_id', value: (entry) => entry.admin.id },
-  { header: 'admin_name', value: (entry) => entry.admin.name },
+  { header: 'admin_id', value: (entry) => entry.admin?.id ?? null },
+  { header: 'admin_name', value: (entry) => entry.admin?.name ?? null },
   { header: 'action', value: (entry) => entry.action },
   { header: 'target', value: (entry) => entry.target },
   {
@@ -96,6 +107,11 @@ const AUDIT_CSV_COLUMNS: readonly CsvColumn<StoredAuditRecord>[] = [
   {
     header: 'after',
     value: (entry) => (entry.after === null ? null : JSON.stringify(entry.after)),
+  },
+  { header: 'source', value: (entry) => entry.source.kind },
+  {
+    header: 'source_detail',
+    value: ({ source: { kind, ...named } }) => (kind === 'admin' ? null : JSON.stringify(named)),
   },
 ];
 
@@ -120,8 +136,9 @@ const FILTER_ERRORS = {
 };
 
 /**
- * The audit log (docs/api-decisions.md, "Audit log"): every change made through this API, read
- * and exported, never changed through it (no route writes to it but the changes themselves).
+ * The audit log (docs/api-decisions.md, "Audit log"): every change made through this API, and
+ * every license change a store made, read and exported, never changed through it (no route writes
+ * to it but the changes themselves).
  */
 export const auditRoutes = [
   adminRoute({
@@ -129,8 +146,9 @@ export const auditRoutes = [
     path: `${ADMIN_BASE}/audit-log`,
     operationId: 'listAuditLog',
     summary:
-      'The audit log, newest first, paged: when, which admin, which action (the operation id), ' +
-      'the target, and the fields that changed before and after. Kept AUDIT_RETENTION_DAYS.',
+      'The audit log, newest first, paged: when, which admin or store (the source), which ' +
+      'action (the operation id), the target, and the fields that changed before and after. ' +
+      'Kept AUDIT_RETENTION_DAYS.',
     tag: 'Audit log',
     query: AuditPageQuery,
     success: { status: 200, description: 'One page of the log.', data: AuditPage },
@@ -160,7 +178,9 @@ export const auditRoutes = [
     query: AuditQuery,
     success: {
       200: {
-        description: 'The entries as CSV (`at,admin_id,admin_name,action,target,before,after`).',
+        description:
+          'The entries as CSV ' +
+          '(`at,admin_id,admin_name,action,target,before,after,source,source_detail`).',
         text: CSV_MEDIA_TYPE,
         headers: z.object({
           'Content-Disposition': z.string().meta({ description: 'attachment; filename="…"' }),

@@ -20,7 +20,8 @@ export interface Change {
  * that a bulk change changed), written before the change is answered. The change itself is made
  * by another service, and there is no transaction across the two: an entry that cannot be
  * written is logged as an error, whole but for its before and after, and the change is answered
- * as made, since it was.
+ * as made, since it was. A store's changes are written from the stores service's events instead
+ * (store-audit.ts).
  */
 export class AuditTrail {
   constructor(
@@ -48,6 +49,7 @@ export class AuditTrail {
     return {
       at: this.clock(),
       admin: { id: admin.id, name: admin.name },
+      source: { kind: 'admin' },
       action: change.action,
       target: change.target,
       ...changedFields(change.before, change.after),

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
 import { adminRoles } from '../../libs/contracts/index.js';
+import type { AuditSource } from '../../libs/contracts/index.js';
 import type { AdminRecord, AuditRecord } from './stores.js';
 
 /** An admin (stores.ts) under MongoDB's `_id`, their tokens inside. */
@@ -8,8 +9,12 @@ export interface AdminDocument extends Omit<AdminRecord, 'id'> {
 }
 
 /** An audit entry under an ObjectId, which orders entries of the same moment. */
-export interface AuditDocument extends AuditRecord {
+export interface AuditDocument extends Omit<AuditRecord, 'source'> {
   _id: Types.ObjectId;
+  /** Absent from the entries written before a store's changes were kept: an admin's, all. */
+  source?: AuditSource;
+  /** An entry another service reported: its key, written once (stores.ts `recordOnce`). */
+  key?: string;
 }
 
 export interface ManagementModels {
@@ -52,8 +57,10 @@ export function managementModels(connection: Connection): ManagementModels {
           { id: { type: Number, required: true }, name: { type: String, required: true } },
           { _id: false },
         ),
-        required: true,
+        default: null,
       },
+      source: { type: Schema.Types.Mixed, default: undefined },
+      key: { type: String, default: undefined },
       action: { type: String, required: true },
       target: { type: String, required: true },
       before: { type: Schema.Types.Mixed, default: null },
@@ -66,6 +73,9 @@ export function managementModels(connection: Connection): ManagementModels {
   audit.index({ 'admin.id': 1, at: -1, _id: -1 });
   audit.index({ action: 1, at: -1, _id: -1 });
   audit.index({ target: 1, at: -1, _id: -1 });
+  audit.index({ 'source.kind': 1, at: -1, _id: -1 });
+  // A reported entry once, however often its event is delivered; an admin's has no key.
+  audit.index({ key: 1 }, { unique: true, sparse: true });
   return {
     Admin: connection.model<AdminDocument>('Admin', admin),
     Audit: connection.model<AuditDocument>('AuditEntry', audit),

@@ -19,8 +19,9 @@ function adminOf({ _id, ...rest }: AdminDocument): AdminRecord {
   return { id: _id, ...rest, retiring: rest.retiring === true };
 }
 
-function auditOf({ _id, ...rest }: AuditDocument): StoredAuditRecord {
-  return { id: _id.toHexString(), ...rest };
+/** An entry as read: one written before stores' changes were kept names no source, an admin's. */
+function auditOf({ _id, key: _key, source, ...rest }: AuditDocument): StoredAuditRecord {
+  return { id: _id.toHexString(), ...rest, source: source ?? { kind: 'admin' } };
 }
 
 /** Characters of a regular expression, taken literally. */
@@ -30,6 +31,10 @@ const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function auditQuery(filter: AuditFilter): QueryFilter<AuditDocument> {
   const query: QueryFilter<AuditDocument> = {};
   if (filter.admin !== undefined) query['admin.id'] = filter.admin;
+  if (filter.source !== undefined) {
+    // An entry without a source is an admin's, written before stores' changes were kept.
+    query['source.kind'] = filter.source === 'admin' ? { $in: ['admin', null] } : filter.source;
+  }
   if (filter.action !== undefined) query.action = filter.action;
   if (filter.target !== undefined) {
     // A kind alone (`product`) is every target of that kind: an anchored prefix, which the
@@ -149,6 +154,19 @@ export async function openMongoManagementStores(
   const audit: AuditLogStore = {
     async record(entry) {
       await Audit.create(entry);
+    },
+
+    async recordOnce(entries) {
+      if (entries.length === 0) return 0;
+      // An upsert on the unique key's equality alone, the key left to the filter: a concurrent
+      // one of the same key is retried by the server as an update that finds it written.
+      const { upsertedCount } = await Audit.bulkWrite(
+        entries.map(({ key, ...entry }) => ({
+          updateOne: { filter: { key }, update: { $setOnInsert: entry }, upsert: true },
+        })),
+        { ordered: false },
+      );
+      return upsertedCount;
     },
 
     async page(filter, page, perPage) {

@@ -12,6 +12,7 @@ import type { Transport } from '../../libs/transport/index.js';
 import { createManagementApp, managementListenOptions } from './app.js';
 import { openMongoManagementStores } from './mongo-stores.js';
 import { signingKeysView } from './signing-keys.js';
+import { auditDomainEvent } from './store-audit.js';
 
 /** The settings the management API reads (README: Configuration). */
 export const managementSettings = [
@@ -39,18 +40,23 @@ export const managementProcess = {
 } as const satisfies ProcessSpec;
 
 /**
- * The management API listening on ADMIN_PORT, keeping named admins and the audit log in `db`.
- * `stop` closes the port; the caller, the transport and the database.
+ * The management API listening on ADMIN_PORT, keeping named admins and the audit log in `db`,
+ * into which it also takes the license changes stores made (the domain events of its `audit`
+ * consumer, store-audit.ts). `stop` closes the port; the caller, the transport and the database.
  */
 export async function managementFromConfig(
   config: Pick<Config, (typeof managementSettings)[number]>,
   deps: { db: Connection; transport: Transport; logger: Logger; readiness: ReadinessProbe },
 ): Promise<{ url: string; stop(): Promise<void> }> {
+  const stores = await openMongoManagementStores(deps.db, config.AUDIT_RETENTION_DAYS);
+  await deps.transport.consumeDomainEvents('audit', async (event) => {
+    await auditDomainEvent(event, stores.audit);
+  });
   const app = createManagementApp({
     transport: deps.transport,
     logger: deps.logger,
     adminTokens: config.ADMIN_TOKENS,
-    stores: await openMongoManagementStores(deps.db, config.AUDIT_RETENTION_DAYS),
+    stores,
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,

@@ -1,4 +1,9 @@
-import type { AdminRef, AdminRole } from '../../libs/contracts/index.js';
+import type {
+  AdminRef,
+  AdminRole,
+  AuditSource,
+  AuditSourceKind,
+} from '../../libs/contracts/index.js';
 
 /**
  * What the management API keeps itself (docs/architecture.md, "Named admins and the audit log"):
@@ -69,11 +74,13 @@ export interface AdminStore {
   touchToken(tokenId: string, at: Date): Promise<void>;
 }
 
-/** One change made through the management API. */
+/** One change: made through the management API, or by a store (`source`). */
 export interface AuditRecord {
   at: Date;
-  admin: AdminRef;
-  /** The operation id of the route. */
+  /** The admin who made it; null for a store's change. */
+  admin: AdminRef | null;
+  source: AuditSource;
+  /** The operation id of the route (of the route that makes the same change, for a store's). */
   action: string;
   target: string;
   before: Record<string, unknown> | null;
@@ -84,9 +91,19 @@ export interface StoredAuditRecord extends AuditRecord {
   id: string;
 }
 
+/**
+ * An entry reported by another service (a domain event): `key` names it among every entry ever
+ * reported (the event's id and the change's place in it), so the event delivered again writes
+ * nothing twice.
+ */
+export interface ReportedAuditRecord extends AuditRecord {
+  key: string;
+}
+
 /** Which entries: each field set narrows the list. */
 export interface AuditFilter {
   admin?: number;
+  source?: AuditSourceKind;
   action?: string;
   /** A whole target (`product:12`), or a kind of target (`product`): every product. */
   target?: string;
@@ -102,6 +119,8 @@ export interface AuditFilter {
  */
 export interface AuditLogStore {
   record(entry: AuditRecord): Promise<void>;
+  /** Writes each entry whose key no entry has yet; answers how many it wrote. */
+  recordOnce(entries: readonly ReportedAuditRecord[]): Promise<number>;
   /** One page, newest first, and how many match. */
   page(
     filter: AuditFilter,

@@ -6,9 +6,11 @@ import {
   messageBusSettings,
   type ProcessSpec,
 } from '../../libs/process/index.js';
+import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { StoreEventApplier } from './applying/applier.js';
 import { noBuyerMail, type BuyerMail } from './applying/buyer-mail.js';
+import { publishedChangeReports } from './applying/change-reports.js';
 import type { StoreApi } from './applying/store-api.js';
 import type { StoreLicenses } from './applying/store-licenses.js';
 import { stripeStoreApi } from './applying/stripe-store-api.js';
@@ -42,7 +44,8 @@ export interface StorePorts {
 /**
  * The stores service (docs/stores.md): owns the store connections, their product mappings and
  * the events the stores delivered. It answers a delivery once the event is written, and applies
- * the pending events after, one at a time per replica under a lease. `stop` ends the applying
+ * the pending events after, one at a time per replica under a lease, publishing the license
+ * changes each made (`store.licenses_changed`) for the management service's audit log. `stop` ends the applying
  * (the event under way finishes); the caller closes the connections it opened, the transport
  * first, so no delivery is taken while the applier stops.
  */
@@ -59,6 +62,7 @@ export async function storesFromConfig(
     licenses: ports.licenses,
     mail: ports.mail ?? noBuyerMail,
     storeApi: ports.storeApi ?? stripeStoreApi(),
+    reports: publishedChangeReports(domainEventPublisher(transport, logger)),
     clock,
     logger,
     leaseMs: config.STORES_APPLY_LEASE_SECONDS * 1000,

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../libs/contracts/index.js';
+import { isWebhookEventType, type DomainEvent } from '../../libs/contracts/index.js';
 import { deliveryIdFor, webhookPayload } from './signatures.js';
 import type { WebhookStores } from './stores.js';
 
@@ -6,11 +6,13 @@ import type { WebhookStores } from './stores.js';
  * A domain event becomes one delivery per enabled endpoint that asked for its type, due at once.
  * Their ids derive from the event's, so an event the message bus delivers again adds nothing;
  * the bus has the event acknowledged only once this has resolved (at least once, never lost).
+ * An event between the services alone (`serviceEventTypes`) goes to no endpoint, `*` included.
  */
 export async function takeDomainEvent(
   event: DomainEvent,
   deps: { stores: WebhookStores; clock: () => Date },
 ): Promise<number> {
+  if (!isWebhookEventType(event.type)) return 0;
   const endpoints = await deps.stores.endpoints.wanting(event.type);
   if (endpoints.length === 0) return 0;
   const now = deps.clock();

@@ -1,13 +1,16 @@
+import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
-import type { AdminWithToken } from '../../libs/contracts/index.js';
+import { API_BASE, type AdminWithToken, type AuditPage } from '../../libs/contracts/index.js';
 import { expectClean, launchBrowser, openConsole, pageWidth, signIn } from '../support/browser.js';
+import { eventually } from '../support/eventually.js';
 import {
   adminCall,
   screenshot,
   startLikeNpmStart,
   type StartedSystem,
 } from '../support/started-system.js';
+import { storeFixture } from '../support/store-fixtures.js';
 
 /**
  * The console's Admins and Audit log pages, and what a role that may not change things sees,
@@ -130,9 +133,52 @@ describe('the Admins page', () => {
   });
 });
 
+/**
+ * A Lemon Squeezy connection selling a new plan, and its paid order delivered to the gateway as
+ * the store delivers it, signed; resolves once the license it made is in the audit log.
+ */
+async function storeSale(): Promise<{ id: number; name: string }> {
+  const secret = 'lemon-signing-secret-from-the-store';
+  const product = await admin<{ id: number }>('POST', '/products', { title: 'Sold Plugin' });
+  const plan = await admin<{ id: number }>('POST', '/plans', {
+    name: 'Sold plan',
+    activation_type: 'domain',
+    activation_limit: 1,
+  });
+  const connection = await admin<{ id: number; name: string }>('POST', '/store-connections', {
+    name: 'Lemon shop',
+    provider: 'lemonsqueezy',
+    mode: 'live',
+    signing_secret: secret,
+  });
+  await admin('POST', `/store-connections/${connection.id}/mappings`, {
+    external_id: '455',
+    product_id: product.id,
+    plan_id: plan.id,
+  });
+  const body = storeFixture('lemonsqueezy', 'order_created');
+  const delivered = await fetch(`${system.gatewayUrl}${API_BASE}/stores/${connection.id}/events`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Signature': createHmac('sha256', secret).update(body).digest('hex'),
+      'X-Event-Name': 'order_created',
+    },
+    body,
+  });
+  expect(delivered.status).toBe(200);
+  await eventually('the sale in the audit log', async () => {
+    const log = await admin<AuditPage>('GET', '/audit-log?source=store_event');
+    return log.total > 0;
+  });
+  return connection;
+}
+
 describe('the Audit log page', () => {
   let editor: AdminWithToken;
+  let shop: { id: number; name: string };
   beforeAll(async () => {
+    shop = await storeSale();
     editor = await admin<AdminWithToken>('POST', '/admins', {
       name: 'Edith Editor',
       role: 'owner',
@@ -178,10 +224,37 @@ describe('the Audit log page', () => {
       );
       const csv = await readFile((await file.path())!, 'utf8');
       const lines = csv.trimEnd().split('\r\n');
-      expect(lines[0]).toBe('at,admin_id,admin_name,action,target,before,after');
+      expect(lines[0]).toBe(
+        'at,admin_id,admin_name,action,target,before,after,source,source_detail',
+      );
       expect(lines).toHaveLength(2);
       expect(lines[1]).toContain('Edith Editor,updateProduct,product:');
       await page.getByRole('status').filter({ hasText: 'Saved audit-log-' }).waitFor();
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("a store's license change names the store and its event, not an admin; filtered by source", async () => {
+    const session = await openConsole(browser, system, { viewport: WIDE });
+    const { page } = session;
+    try {
+      await signIn(page, system.adminToken, 'Licenses');
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      await page.locator('main tbody tr').first().waitFor();
+      await page.getByLabel('Made by').selectOption({ label: "Stores' events" });
+      await page.getByRole('button', { name: 'Filter' }).click();
+      const rows = page.locator('main tbody tr');
+      await rows.nth(1).waitFor({ state: 'detached' });
+      await expect(rows.count()).resolves.toBe(1);
+      const row = rows.first();
+      expect(await row.innerText()).toContain('Create license');
+      const text = await row.innerText();
+      expect(text).toContain(`Store: ${shop.name} (#${shop.id}, Lemon Squeezy)`);
+      expect(text).toMatch(/Event order_created \S+/);
+      expect(text).toMatch(/license:key#[0-9a-f]{12}/);
+      await screenshot(page, 'console-audit-log-store');
       expectClean(session);
     } finally {
       await page.close();

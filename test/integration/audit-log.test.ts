@@ -326,6 +326,7 @@ describe('every change route of the route table writes an entry', () => {
       const [entry] = await entries(`action=${op}&per_page=1`);
       expect(entry).toMatchObject({
         admin: { id: owner.id, name: 'Olga Owner' },
+        source: { kind: 'admin' },
         action: op,
         target: expect.stringMatching(/^[a-z-]+(:.+)?$/),
       });
@@ -512,6 +513,11 @@ describe('reading the log', () => {
     expect(plans.map((e) => e.action)).toEqual(['createPlan']);
   });
 
+  test("by source: an admin's changes are the admins'; no store made these", async () => {
+    expect(await entries(`admin=${sam.id}&source=admin`)).toHaveLength(3);
+    expect(await entries(`admin=${sam.id}&source=store_event`)).toEqual([]);
+  });
+
   test('by time: from and to (a timestamp, or a whole day)', async () => {
     expect(await entries(`admin=${sam.id}&from=${encodeURIComponent(before)}`)).toHaveLength(3);
     expect(await entries(`admin=${sam.id}&to=${encodeURIComponent(before)}`)).toHaveLength(0);
@@ -528,6 +534,7 @@ describe('reading the log', () => {
   test('bad filters get 400 and name the field', async () => {
     for (const query of [
       'admin=x',
+      'source=robot',
       'from=yesterday',
       'to=2026-13-40',
       'action=a b',
@@ -550,8 +557,9 @@ describe('reading the log', () => {
       /^attachment; filename="audit-log-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z\.csv"$/,
     );
     const lines = res.text.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('at,admin_id,admin_name,action,target,before,after');
+    expect(lines[0]).toBe('at,admin_id,admin_name,action,target,before,after,source,source_detail');
     expect(lines).toHaveLength(4);
+    for (const line of lines.slice(1)) expect(line).toMatch(/,admin,$/);
     expect(lines[1]).toMatch(
       new RegExp(`^[^,]+,${sam.id},"'=HYPERLINK\\(""x""\\)",createPlan,plan:\\d+,,`),
     );
@@ -560,7 +568,9 @@ describe('reading the log', () => {
 
   test('the CSV of an empty filter is its header alone', async () => {
     const res = await olga.get('/audit-log.csv?action=noSuchAction').buffer(true);
-    expect(res.text).toBe('at,admin_id,admin_name,action,target,before,after\r\n');
+    expect(res.text).toBe(
+      'at,admin_id,admin_name,action,target,before,after,source,source_detail\r\n',
+    );
   });
 
   test('a viewer reads the log and its CSV', async () => {

@@ -26,6 +26,20 @@ function versionPublished(): DomainEvent {
   );
 }
 
+/** A store's license change, which only the audit log's queue and the webhooks' take. */
+function storeLicensesChanged(): DomainEvent {
+  counter += 1;
+  return domainEvent(
+    'store.licenses_changed',
+    {
+      connection: { id: 1, name: 'Shop', provider: 'paddle' },
+      store_event: { id: counter, event_id: `evt_${counter}`, type: 'x', kind: 'order_paid' },
+      changes: [{ action: 'createLicense', license_key: `K${counter}`, before: null, after: {} }],
+    },
+    new Date(),
+  );
+}
+
 /** Records what a handler was given, and resolves `reached(n)` once it has `n` of them. */
 function recorder() {
   const seen: DomainEvent[] = [];
@@ -106,9 +120,22 @@ withRabbit('domain events over RabbitMQ', () => {
   }
 
   /** Messages waiting in (not handed to a consumer of) a consumer's queue. */
-  async function waiting(prefix: string): Promise<number> {
-    return (await channel.checkQueue(`${prefix}.events.webhooks`)).messageCount;
+  async function waiting(prefix: string, consumer = 'webhooks'): Promise<number> {
+    return (await channel.checkQueue(`${prefix}.events.${consumer}`)).messageCount;
   }
+
+  test("each consumer's queue takes the types it consumes: the audit log's only the stores' license changes", async () => {
+    const prefix = newPrefix('routes');
+    const publisher = await connect(prefix, 'publisher');
+    const change = storeLicensesChanged();
+    publisher.publishDomainEvent(versionPublished());
+    publisher.publishDomainEvent(change);
+    await publisher.close();
+    expect(await waiting(prefix, 'webhooks')).toBe(2);
+    expect(await waiting(prefix, 'audit')).toBe(1);
+    const message = await channel.get(`${prefix}.events.audit`, { noAck: true });
+    expect(message && JSON.parse(message.content.toString('utf8'))).toEqual(change);
+  });
 
   test('an event published before any consumer exists is delivered once the consumer starts', async () => {
     const prefix = newPrefix('before');
@@ -330,6 +357,22 @@ describe('domain events on the in-process bus', () => {
     expect(idsOf(handled.seen).sort()).toEqual(idsOf(events).sort());
     expect(byA.length).toBeGreaterThan(0);
     expect(byB.length).toBeGreaterThan(0);
+  });
+
+  test("each consumer's queue takes the types it consumes: the audit log's only the stores' license changes", async () => {
+    const bus = new InProcessBus();
+    const audit = recorder();
+    const webhooks = recorder();
+    await connect(bus).consumeDomainEvents('audit', async (e) => audit.note(e));
+    await connect(bus).consumeDomainEvents('webhooks', async (e) => webhooks.note(e));
+    const publisher = connect(bus);
+    const [published, change] = [versionPublished(), storeLicensesChanged()];
+    publisher.publishDomainEvent(published);
+    publisher.publishDomainEvent(change);
+    await webhooks.reached(2);
+    await audit.reached(1);
+    expect(idsOf(webhooks.seen)).toEqual(idsOf([published, change]));
+    expect(audit.seen).toEqual([change]);
   });
 
   test('a malformed event is discarded and does not hold up the next one', async () => {

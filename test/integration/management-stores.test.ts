@@ -3,6 +3,7 @@ import { openMongoManagementStores } from '../../services/management/mongo-store
 import type {
   AuditRecord,
   ManagementStores,
+  ReportedAuditRecord,
   StoredToken,
 } from '../../services/management/stores.js';
 import { withOwnDatabase } from '../support/databases.js';
@@ -28,11 +29,26 @@ function entry(seconds: number, fields: Partial<AuditRecord> = {}): AuditRecord 
   return {
     at: at(seconds),
     admin: { id: 1, name: 'Ada' },
+    source: { kind: 'admin' },
     action: 'updateLicense',
     target: 'license:key#0123456789ab',
     before: { status: 'active' },
     after: { status: 'suspended' },
     ...fields,
+  };
+}
+
+/** A store's change, as the stores service reports it, under its key. */
+function reported(seconds: number, key: string): ReportedAuditRecord {
+  return {
+    ...entry(seconds),
+    key,
+    admin: null,
+    source: {
+      kind: 'store_event',
+      connection: { id: 3, name: 'Paddle shop', provider: 'paddle' },
+      event: { id: 9, event_id: 'evt_1', type: 'transaction.completed', kind: 'order_paid' },
+    },
   };
 }
 
@@ -165,6 +181,35 @@ describeStoreContract('management stores', implementations, (stores) => {
     expect(await actions({ admin: 1, action: 'updatePlan', to: at(4) })).toEqual([]);
   });
 
+  test('a reported entry is written once by its key, however often and at once it is reported', async () => {
+    expect(await stores().audit.recordOnce([reported(1, 'e1:0'), reported(1, 'e1:1')])).toBe(2);
+    expect(await stores().audit.recordOnce([reported(1, 'e1:0'), reported(2, 'e2:0')])).toBe(1);
+    const twice = [reported(3, 'e3:0'), reported(3, 'e3:0')];
+    await Promise.all([stores().audit.recordOnce(twice), stores().audit.recordOnce(twice)]);
+    const { entries, total } = await stores().audit.page({}, 1, 10);
+    expect(total).toBe(4);
+    const { key: _key, ...written } = reported(3, 'e3:0');
+    expect(entries[0]).toEqual({ ...written, id: expect.any(String) });
+  });
+
+  test('the filter narrows by source; a store entry has no admin', async () => {
+    await stores().audit.record(entry(1));
+    await stores().audit.recordOnce([reported(2, 'e:0')]);
+    const grace = reported(3, 'g:0');
+    await stores().audit.recordOnce([
+      {
+        ...grace,
+        source: { kind: 'store_grace', connection: { id: 3, name: 'P', provider: 'paddle' } },
+      },
+    ]);
+    const times = async (filter: Parameters<ManagementStores['audit']['page']>[0]) =>
+      (await stores().audit.page(filter, 1, 10)).entries.map((e) => e.at.getTime() - T0.getTime());
+    expect(await times({ source: 'admin' })).toEqual([1000]);
+    expect(await times({ source: 'store_event' })).toEqual([2000]);
+    expect(await times({ source: 'store_grace' })).toEqual([3000]);
+    expect(await times({ admin: 1 })).toEqual([1000]);
+  });
+
   test('every matching entry is read in turn for an export, newest first', async () => {
     for (const seconds of [1, 2, 3]) await stores().audit.record(entry(seconds));
     await stores().audit.record(entry(4, { action: 'updatePlan' }));
@@ -188,4 +233,14 @@ test('the audit log keeps entries AUDIT_RETENTION_DAYS: a TTL index on their tim
       (index) => index.expireAfterSeconds !== undefined,
     );
     expect(ttl).toMatchObject({ key: { at: 1 }, expireAfterSeconds: 365 * 86_400 });
+  }));
+
+test("an entry written before sources were kept reads as an admin's, and is found by source", () =>
+  withOwnDatabase('management', async (db) => {
+    const stores = await openMongoManagementStores(db, 365);
+    const { source: _source, ...old } = entry(1);
+    await db.collection(AUDIT_COLLECTION).insertOne(old);
+    const { entries } = await stores.audit.page({ source: 'admin' }, 1, 10);
+    expect(entries).toEqual([{ ...entry(1), id: expect.any(String) }]);
+    expect((await stores.audit.page({ source: 'store_event' }, 1, 10)).total).toBe(0);
   }));

@@ -28,11 +28,19 @@ export function fakeStoreLicenses() {
   const calls: Array<{ method: string; request: unknown }> = [];
   let failures = 0;
   let seq = 0;
-  const view = ({ license_key, status, plan_id, expires_at }: FakeLicense): StoreLicense => ({
-    license_key,
-    status,
-    plan_id,
-    expires_at,
+  const iso = (date: Date | null) => date && date.toISOString();
+  const view = (license: FakeLicense): StoreLicense => ({
+    license_key: license.license_key,
+    status: license.status,
+    plan_id: license.plan_id,
+    expires_at: license.expires_at,
+    // As the license service answers them: dates as timestamps.
+    fields: {
+      ...license,
+      expires_at: iso(license.expires_at),
+      next_payment_at: iso(license.next_payment_at),
+      store: { ...license.store },
+    },
   });
   const sameStore = (a: StoreReference, b: StoreReference) =>
     a.connection_id === b.connection_id &&

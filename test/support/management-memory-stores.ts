@@ -7,7 +7,8 @@ import type {
 import { deepCopy } from '../../bench/support/deep-copy.js';
 
 function matches(entry: StoredAuditRecord, filter: AuditFilter): boolean {
-  if (filter.admin !== undefined && entry.admin.id !== filter.admin) return false;
+  if (filter.admin !== undefined && entry.admin?.id !== filter.admin) return false;
+  if (filter.source !== undefined && entry.source.kind !== filter.source) return false;
   if (filter.action !== undefined && entry.action !== filter.action) return false;
   if (filter.target !== undefined) {
     const whole = filter.target.includes(':');
@@ -28,6 +29,7 @@ function matches(entry: StoredAuditRecord, filter: AuditFilter): boolean {
 export function memoryManagementStores(): ManagementStores {
   const admins = new Map<number, AdminRecord>();
   const audit: StoredAuditRecord[] = [];
+  const reportedKeys = new Set<string>();
   let lastAdmin = 0;
   let lastEntry = 0;
   const copy = deepCopy;
@@ -113,6 +115,16 @@ export function memoryManagementStores(): ManagementStores {
     audit: {
       async record(entry) {
         audit.push({ ...copy(entry), id: String(++lastEntry).padStart(24, '0') });
+      },
+      async recordOnce(entries) {
+        let written = 0;
+        for (const { key, ...entry } of entries) {
+          if (reportedKeys.has(key)) continue;
+          reportedKeys.add(key);
+          audit.push({ ...copy(entry), id: String(++lastEntry).padStart(24, '0') });
+          written++;
+        }
+        return written;
       },
       async page(filter, page, perPage) {
         const all = newestFirst(filter);

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
+import type { StoreLicensesChanged } from '../../libs/contracts/index.js';
 import type { ReceiveStoreEventRequest } from '../../libs/contracts/received-store-events.js';
 import type {
   CreateStoreConnectionRequest,
@@ -55,7 +56,8 @@ export function signedHeaders(
 
 /**
  * The stores service's handlers and an applier on in-memory stores, a fake license service and
- * buyer mail, at a clock the test moves.
+ * buyer mail, at a clock the test moves; `reported` holds the license changes it reported for the
+ * audit log, as it would publish them.
  */
 export function storeServiceHarness(options: { storeApi?: StoreApi; logger?: Logger } = {}) {
   const stores = memoryStoreServiceStores();
@@ -64,6 +66,7 @@ export function storeServiceHarness(options: { storeApi?: StoreApi; logger?: Log
   let now = new Date('2026-11-28T12:00:00Z');
   const clock = () => new Date(now);
   const logger = options.logger ?? createLogger('test', 'silent');
+  const reported: Array<{ changes: StoreLicensesChanged; at: Date }> = [];
   const applierDeps = {
     stores,
     licenses: licenses.port,
@@ -76,6 +79,11 @@ export function storeServiceHarness(options: { storeApi?: StoreApi; logger?: Log
         throw new Error('no store API in this test');
       },
     },
+    reports: {
+      licensesChanged: (changes: StoreLicensesChanged, at: Date) => {
+        reported.push({ changes: structuredClone(changes), at });
+      },
+    },
     clock,
     logger,
     leaseMs: 60_000,
@@ -86,6 +94,7 @@ export function storeServiceHarness(options: { storeApi?: StoreApi; logger?: Log
     stores,
     licenses,
     mail,
+    reported,
     handlers,
     clock,
     applierDeps,

@@ -224,6 +224,21 @@ describe('intake of domain events', () => {
     });
   });
 
+  test("an event between the services alone (a store's license changes) goes to no endpoint, `*` included", async () => {
+    const stores = await withEndpoints();
+    const event = domainEvent(
+      'store.licenses_changed',
+      {
+        connection: { id: 1, name: 'Shop', provider: 'paddle' },
+        store_event: null,
+        changes: [{ action: 'updateLicense', license_key: 'KEY-1', before: {}, after: {} }],
+      },
+      NOW,
+    );
+    expect(await takeDomainEvent(event, { stores, clock: () => NOW })).toBe(0);
+    expect(stores.allDeliveries()).toEqual([]);
+  });
+
   test('an event taken twice (redelivered by the bus) makes its deliveries once', async () => {
     const stores = await withEndpoints();
     const event = activationCreated();

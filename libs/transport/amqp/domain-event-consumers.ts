@@ -20,7 +20,7 @@ interface DomainEventConsumption {
 
 /**
  * The domain event consumers of this process: each takes its durable queue
- * (`<prefix>.events.<consumer>`, bound to `<prefix>.domain.#`) on a channel of their own with a
+ * (`<prefix>.events.<consumer>`, bound to the events it takes) on a channel of their own with a
  * prefetch of its own, and acknowledges an event once its handler has resolved; one whose handler
  * failed goes back to the queue a while later.
  */

@@ -1,7 +1,7 @@
 import type * as amqp from 'amqplib';
 import { ConfigError, type Config } from '../../config/index.js';
 import type { DomainEventConsumer, ServiceName } from '../../contracts/index.js';
-import { domainEventConsumers, serviceNames } from '../../contracts/index.js';
+import { consumedDomainEvents, domainEventConsumers, serviceNames } from '../../contracts/index.js';
 
 /** Built-in topic exchange: always present, so events need no topology of their own. */
 export const EVENT_EXCHANGE = 'amq.topic';
@@ -105,7 +105,18 @@ export async function declareQueue(
   }
 }
 
-/** Declares a domain event consumer's queue, bound to every domain event of the system. */
+/**
+ * The routing keys a consumer's queue is bound to: every domain event of the system, or each of
+ * the types it takes (libs/contracts/domain-events.ts `consumedDomainEvents`).
+ */
+export function domainEventBindings(prefix: string, consumer: DomainEventConsumer): string[] {
+  const types = consumedDomainEvents[consumer];
+  return types === 'every'
+    ? [`${prefix}.domain.#`]
+    : types.map((type) => `${prefix}.domain.${type}`);
+}
+
+/** Declares a domain event consumer's queue, bound to the domain events it takes. */
 export async function declareDomainEventQueue(
   channel: amqp.Channel,
   settings: QueueSettings,
@@ -114,6 +125,8 @@ export async function declareDomainEventQueue(
   const { prefix, queueType } = settings;
   const queue = domainEventQueueName(prefix, consumer);
   await declareQueue(channel, queue, domainEventQueueOptions(queueType), queueType);
-  await channel.bindQueue(queue, EVENT_EXCHANGE, `${prefix}.domain.#`);
+  for (const key of domainEventBindings(prefix, consumer)) {
+    await channel.bindQueue(queue, EVENT_EXCHANGE, key);
+  }
   return queue;
 }

@@ -1,5 +1,5 @@
 import type { DomainEventConsumer, DomainEventType } from '../../contracts/index.js';
-import { domainEventConsumers } from '../../contracts/index.js';
+import { consumesDomainEvent, domainEventConsumers } from '../../contracts/index.js';
 import { DOMAIN_EVENT_OUTBOX_LIMIT, DOMAIN_EVENT_RETRY_MS } from '../domain-events.js';
 
 /** A domain event waiting in a consumer's queue: its JSON, with what a log of its loss names. */
@@ -30,12 +30,13 @@ export class DomainEventQueues {
   );
 
   /**
-   * Appends an event to every consumer's queue; returns the events dropped to make room (the
-   * oldest of a queue that is full).
+   * Appends an event to the queue of every consumer that takes its type, as RabbitMQ's bindings
+   * route it; returns the events dropped to make room (the oldest of a queue that is full).
    */
   publish(event: QueuedDomainEvent): QueuedDomainEvent[] {
     const dropped: QueuedDomainEvent[] = [];
-    for (const queue of this.queues.values()) {
+    for (const [consumer, queue] of this.queues) {
+      if (!consumesDomainEvent(consumer, event.type)) continue;
       if (queue.events.length >= DOMAIN_EVENT_OUTBOX_LIMIT) dropped.push(queue.events.shift()!);
       queue.events.push(event);
       setImmediate(() => this.deliver(queue));

@@ -15,6 +15,12 @@ import type {
   StoreServiceStores,
 } from '../stores.js';
 import type { BuyerMail, MailMoment } from './buyer-mail.js';
+import {
+  eventSource,
+  reportChanges,
+  type ChangeReports,
+  type MadeChange,
+} from './change-reports.js';
 import { makeChange, newLink } from './license-changes.js';
 import { LastingFailure, type StoreApi } from './store-api.js';
 import { linkOfEvent, withExternalIds } from './store-lookups.js';
@@ -25,6 +31,7 @@ export interface ApplyDeps {
   licenses: StoreLicenses;
   mail: BuyerMail;
   storeApi: StoreApi;
+  reports: ChangeReports;
   clock: () => Date;
   logger: Logger;
 }
@@ -41,7 +48,8 @@ export interface Application {
  * Applies a received event to the license of its order or subscription (docs/stores.md, the
  * table): read again from its stored bytes, its mapping and linked license found, decided by
  * `decideStoreEvent`, and each change made through the license service. Throws when a call
- * fails: the applier tries again later, and a change already made is then decided as made.
+ * fails: the applier tries again later, and a change already made is then decided as made. The
+ * changes made are reported for the audit log, those of an attempt that failed half-way too.
  */
 export async function applyStoreEvent(
   deps: ApplyDeps,
@@ -77,29 +85,39 @@ export async function applyStoreEvent(
       return result('no_change', decision.reason);
   }
   const moments: MailMoment[] = [];
+  const changed: MadeChange[] = [];
   let license = link && current;
   let kept: StoreLinkRecord | null = link && { ...link };
-  for (const change of decision.changes) {
-    if (change.kind === 'create') {
-      const made = await deps.licenses.createStoreLicense({
-        product_id: change.productId,
-        plan_id: change.planId,
-        expires_at: change.expiresAt,
-        auto_renew: change.autoRenew,
-        next_payment_at: change.nextPaymentAt,
-        customer: event.customer,
-        store: storeReference(connection.id, null, event),
-      });
+  try {
+    for (const change of decision.changes) {
+      if (change.kind === 'create') {
+        const made = await deps.licenses.createStoreLicense({
+          product_id: change.productId,
+          plan_id: change.planId,
+          expires_at: change.expiresAt,
+          auto_renew: change.autoRenew,
+          next_payment_at: change.nextPaymentAt,
+          customer: event.customer,
+          store: storeReference(connection.id, null, event),
+        });
+        license = made.license;
+        // A license an earlier attempt made was reported by that attempt.
+        if (made.created) changed.push({ action: 'createLicense', before: null, after: license });
+        kept = newLink(connection.id, event, license);
+        // Linked at once: should a later step fail, the retry finds the license made.
+        await stores.links.save(kept);
+        if (made.created) moments.push('created');
+        continue;
+      }
+      const before = license!;
+      const made = await makeChange(deps.licenses, change, before, kept!);
       license = made.license;
-      kept = newLink(connection.id, event, license);
-      // Linked at once: should a later step fail, the retry finds the license made.
-      await stores.links.save(kept);
-      if (made.created) moments.push('created');
-      continue;
+      if (made.action) changed.push({ action: made.action, before, after: license });
+      if (made.moment) moments.push(made.moment);
     }
-    const made = await makeChange(deps.licenses, change, license!, kept!);
-    license = made.license;
-    if (made.moment) moments.push(made.moment);
+  } finally {
+    const source = { connection, event: eventSource(record, event) };
+    reportChanges(deps.reports, source, changed, deps.clock());
   }
   await stores.links.save({
     ...kept!,

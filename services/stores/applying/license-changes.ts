@@ -1,14 +1,20 @@
+import type { StoreLicenseAction } from '../../../libs/contracts/index.js';
 import type { LicenseChange } from '../license-change-rules.js';
 import type { StoreEvent } from '../store-events.js';
 import type { StoreLinkRecord } from '../stores.js';
 import type { MailMoment } from './buyer-mail.js';
 import type { StoreLicense, StoreLicenses } from './store-licenses.js';
 
-/** What carrying out one change did: the license after it, and the moment to mail about. */
+/**
+ * What carrying out one change did: the license after it, the moment to mail about, and the
+ * change the audit log is told of (the admin route's operation id that makes the same; null for
+ * the past-due mark, which the license does not carry).
+ */
 export interface ChangeMade {
   license: StoreLicense;
   created: boolean;
   moment: MailMoment | null;
+  action: StoreLicenseAction | null;
 }
 
 /**
@@ -22,14 +28,15 @@ export async function makeChange(
   link: StoreLinkRecord,
 ): Promise<ChangeMade> {
   const license_key = license.license_key;
-  const made = (after: StoreLicense, moment: MailMoment | null = null): ChangeMade => ({
-    license: after,
-    created: false,
-    moment,
-  });
+  const made = (
+    action: StoreLicenseAction | null,
+    after: StoreLicense,
+    moment: MailMoment | null = null,
+  ): ChangeMade => ({ license: after, created: false, moment, action });
   switch (change.kind) {
     case 'renew':
       return made(
+        'renewLicense',
         await licenses.renew({
           license_key,
           expires_at: change.expiresAt,
@@ -42,10 +49,11 @@ export async function makeChange(
       const after = await licenses.update({ license_key, status: change.status });
       // Active again: a later failed payment's grace may suspend it again.
       if (change.status === 'active') link.grace_suspended_at = null;
-      return made(after, change.status === 'cancelled' ? 'cancelled' : null);
+      return made('updateLicense', after, change.status === 'cancelled' ? 'cancelled' : null);
     }
     case 'auto_renew':
       return made(
+        'updateLicense',
         await licenses.update({
           license_key,
           auto_renew: change.autoRenew,
@@ -53,13 +61,16 @@ export async function makeChange(
         }),
       );
     case 'plan':
-      return made(await licenses.changePlan({ license_key, plan_id: change.planId }));
+      return made('changePlan', await licenses.changePlan({ license_key, plan_id: change.planId }));
     case 'expiry':
-      return made(await licenses.update({ license_key, expires_at: change.expiresAt }));
+      return made(
+        'updateLicense',
+        await licenses.update({ license_key, expires_at: change.expiresAt }),
+      );
     case 'past_due':
       link.past_due_since = change.since;
       if (change.since === null) link.grace_suspended_at = null;
-      return made(license);
+      return made(null, license);
   }
 }
 

@@ -3,13 +3,16 @@ import type { Transport } from '../../../libs/transport/index.js';
 import type { StoreCustomer } from '../store-events.js';
 import type { StoreLicense, StoreLicenses } from './store-licenses.js';
 
-/** The license as the stores service keeps deciding on it. */
+/** The license as the stores service keeps deciding on it, and its fields for the audit log. */
 function storeLicenseOf(license: LicenseDetail): StoreLicense {
+  // Lists a store's change never touches, which would only make the event longer.
+  const { activations: _a, rejected_attempts: _r, entitlements: _e, ...fields } = license;
   return {
     license_key: license.license_key,
     status: license.status,
     plan_id: license.plan_id,
     expires_at: license.expires_at === null ? null : new Date(license.expires_at),
+    fields,
   };
 }
 

@@ -1,10 +1,17 @@
 /** The audit log: who changed what through the API (and so the console), and when. */
 import { useState } from 'preact/hooks';
-import type { AuditEntry } from '../../../../../libs/contracts/index.js';
+import type { AuditEntry, AuditSourceKind } from '../../../../../libs/contracts/index.js';
+import { auditSourceKinds } from '../../../../../libs/contracts/bounds.js';
 import { Empty, Field, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { useApi, type Query } from '../../shared/api/admin-api.js';
-import { actionWords, adminWords, valueWords } from '../../shared/words/admin-words.js';
+import {
+  SOURCE_WORDS,
+  actionWords,
+  adminWords,
+  madeByWords,
+  valueWords,
+} from '../../shared/words/admin-words.js';
 import { Pager, ReloadButton } from '../../shared/components/controls.js';
 import { Input } from '../../shared/components/fields.js';
 import { useAction, useLoad } from '../../shared/hooks/hooks.js';
@@ -13,6 +20,7 @@ import { useCan } from '../../shared/hooks/permissions.js';
 import { saveFile } from '../../shared/components/lists.js';
 
 interface Filter {
+  source: AuditSourceKind | '';
   admin: string;
   action: string;
   target: string;
@@ -20,10 +28,11 @@ interface Filter {
   to: string;
 }
 
-const NO_FILTER: Filter = { admin: '', action: '', target: '', from: '', to: '' };
+const NO_FILTER: Filter = { source: '', admin: '', action: '', target: '', from: '', to: '' };
 const PER_PAGE = 50;
 
 const queryOf = (filter: Filter): Query<'exportAuditLog'> => ({
+  source: filter.source,
   admin: filter.admin,
   action: filter.action.trim(),
   target: filter.target.trim(),
@@ -62,13 +71,13 @@ export function Changes({ entry }: { entry: Pick<AuditEntry, 'before' | 'after'>
 
 function Entries({ entries }: { entries: readonly AuditEntry[] }) {
   return (
-    <Table columns={['When', 'Admin', 'Action', 'Target', 'Before → after']}>
+    <Table columns={['When', 'Made by', 'Action', 'Target', 'Before → after']}>
       {entries.map((entry) => (
         <tr key={entry.id}>
           <td class="nowrap">
             <Time value={entry.at} />
           </td>
-          <td>{adminWords(entry.admin)}</td>
+          <MadeBy entry={entry} />
           <td>
             {actionWords(entry.action)}
             <div class="mono muted">{entry.action}</div>
@@ -82,6 +91,17 @@ function Entries({ entries }: { entries: readonly AuditEntry[] }) {
         </tr>
       ))}
     </Table>
+  );
+}
+
+/** Who made a change: an admin, or a store (its event, or its grace period). */
+function MadeBy({ entry }: { entry: AuditEntry }) {
+  const { by, detail } = madeByWords(entry);
+  return (
+    <td>
+      {by}
+      {detail !== null && <div class="mono muted long">{detail}</div>}
+    </td>
   );
 }
 
@@ -130,7 +150,8 @@ export function AuditLogPage() {
     setFilter(draft);
     setPage(1);
   };
-  const set = (field: keyof Filter) => (value: string) => setDraft({ ...draft, [field]: value });
+  const set = (field: Exclude<keyof Filter, 'source'>) => (value: string) =>
+    setDraft({ ...draft, [field]: value });
   return (
     <section aria-labelledby="audit-heading">
       <div class="title-row">
@@ -138,10 +159,26 @@ export function AuditLogPage() {
         <ReloadButton loaded={log} />
       </div>
       <p class="muted">
-        Every change made through the management API and this console: who made it, what it changed,
-        before and after. Secrets are never kept; license keys only as a fingerprint.
+        Every change made through the management API and this console, and every license change a
+        store's event made: who or what made it, what it changed, before and after. Secrets are
+        never kept; license keys only as a fingerprint.
       </p>
       <form method="post" onSubmit={apply} class="filters" role="search">
+        <Field label="Made by">
+          <select
+            value={draft.source}
+            onChange={(event) =>
+              setDraft({ ...draft, source: event.currentTarget.value as Filter['source'] })
+            }
+          >
+            <option value="">Anyone</option>
+            {auditSourceKinds.map((kind) => (
+              <option key={kind} value={kind}>
+                {SOURCE_WORDS[kind]}
+              </option>
+            ))}
+          </select>
+        </Field>
         <AdminFilter value={draft.admin} onValue={set('admin')} />
         <Field label="Action" hint="An operation id, such as updateLicense.">
           <Input spellcheck={false} value={draft.action} onValue={set('action')} />
