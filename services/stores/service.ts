@@ -41,7 +41,13 @@ export interface StorePorts {
  * first, so no delivery is taken while the applier stops.
  */
 export async function storesFromConfig(
-  deps: { db: Connection; transport: Transport; logger: Logger },
+  deps: {
+    db: Connection;
+    transport: Transport;
+    logger: Logger;
+    /** How often the applier looks for past-due licenses (default: every minute). */
+    graceSweepMs?: number;
+  },
   ports: StorePorts,
 ): Promise<{ stop(): Promise<void>; stores: StoreServiceStores }> {
   const { logger, transport } = deps;
@@ -54,6 +60,7 @@ export async function storesFromConfig(
     storeApi: ports.storeApi ?? stripeStoreApi(),
     clock,
     logger,
+    graceSweepMs: deps.graceSweepMs,
   });
   const nudge = () => applier.nudge();
   await transport.serve('stores', createStoreHandlers({ stores, clock, logger, nudge }));
