@@ -29,6 +29,8 @@ const mappingOf = ({ _id, ...rest }: StoreMappingDocument): StoreMappingRecord =
 const linkOf = ({ _id, ...rest }: StoreLinkDocument): StoreLinkRecord => ({
   license_key: _id,
   ...rest,
+  // Links written before renewals' orders were kept have none.
+  renewal_order_ids: rest.renewal_order_ids ?? [],
 });
 
 /** The stores service's stores in its own database, their indexes created. */
@@ -152,7 +154,7 @@ export async function openMongoStoreServiceStores(
     async find(connectionId, { order_id, subscription_id }) {
       for (const ref of [
         subscription_id === null ? null : { subscription_id },
-        order_id === null ? null : { order_id },
+        order_id === null ? null : { $or: [{ order_id }, { renewal_order_ids: order_id }] },
       ]) {
         if (ref === null) continue;
         const doc = await Link.findOne({ connection_id: connectionId, ...ref }).lean();

@@ -198,7 +198,8 @@ export function memoryStoreServiceStores(): StoreServiceStores & {
         const all = [...links.values()].filter((l) => l.connection_id === connectionId);
         const found =
           (subscription_id !== null && all.find((l) => l.subscription_id === subscription_id)) ||
-          (order_id !== null && all.find((l) => l.order_id === order_id)) ||
+          (order_id !== null &&
+            all.find((l) => l.order_id === order_id || l.renewal_order_ids.includes(order_id))) ||
           null;
         return found ? copy(found) : null;
       },

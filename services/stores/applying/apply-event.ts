@@ -100,10 +100,12 @@ export async function applyStoreEvent(
     license = made.license;
     if (made.moment) moments.push(made.moment);
   }
+  const orderId = kept!.order_id ?? event.orderId;
   await stores.links.save({
     ...kept!,
-    order_id: kept!.order_id ?? event.orderId,
+    order_id: orderId,
     subscription_id: kept!.subscription_id ?? event.subscriptionId,
+    renewal_order_ids: withRenewalOrder(kept!.renewal_order_ids, orderId, event),
     status: license!.status,
     last_applied_at: laterOf(kept!.last_applied_at, event.occurredAt),
   });
@@ -162,6 +164,13 @@ function linkedLicense(link: StoreLinkRecord, license: StoreLicense): LinkedLice
 }
 
 const laterOf = (a: Date | null, b: Date) => (a && a.getTime() > b.getTime() ? a : b);
+
+/** The renewal orders kept on a link, with the event's when it is a later order of its subscription. */
+function withRenewalOrder(kept: string[], orderId: string | null, event: StoreEvent): string[] {
+  const later =
+    event.subscriptionId !== null && event.orderId !== null && event.orderId !== orderId;
+  return later && !kept.includes(event.orderId!) ? [...kept, event.orderId!] : kept;
+}
 
 /** The buyer's e-mail of a moment, unless the connection turned it off; a failure is recorded. */
 export async function mailBuyer(

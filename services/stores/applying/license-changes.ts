@@ -73,6 +73,7 @@ export function newLink(
     connection_id: connectionId,
     order_id: event.orderId,
     subscription_id: event.subscriptionId,
+    renewal_order_ids: [],
     license_key: license.license_key,
     status: license.status,
     past_due_since: null,

@@ -157,3 +157,32 @@ describe('Stores: each event does to the license what docs/stores.md says (the t
     expect(h.mail.sent).toEqual([]);
   });
 });
+
+describe('Stores: a refund finds the license of the payment it gives back', () => {
+  test("a Stripe charge naming a renewal's invoice, not its subscription, takes back that renewal's period", async () => {
+    const h = storeServiceHarness();
+    const connection = await h.connect('stripe');
+    await h.map(connection.id, 'price_1QbXg92eZvKYlo2CwZ1dT6Ke', 20);
+    const apply = async (body: Buffer) => {
+      await h.deliver(connection, body);
+      while (await h.applier.applyNext());
+      return h.stores.allEvents().at(-1)!;
+    };
+    await apply(storeFixture('stripe', 'invoice-paid-subscription-create'));
+    await apply(storeFixture('stripe', 'invoice-paid-subscription-cycle-2024-06-20'));
+    const refund = await apply(
+      editedFixture(
+        'stripe',
+        'charge-refunded-partial-2024-06-20',
+        ['data.object.refunded', true],
+        ['data.object.amount_refunded', 4900],
+      ),
+    );
+    expect(refund).toMatchObject({ outcome: 'applied', license_key: 'STORE-1' });
+    // Back to when the renewal was charged (the charge's `created`).
+    expect(h.licenses.get('STORE-1')).toMatchObject({
+      expires_at: new Date('2027-11-23T08:00:53Z'),
+      auto_renew: false,
+    });
+  });
+});
