@@ -22,6 +22,11 @@ interface StoreEventBase {
   readonly subscriptionId: string | null;
   readonly customer: StoreCustomer | null;
   /**
+   * The subscription this one resubscribes (WooCommerce Subscriptions' `resubscribed_from`): its
+   * license is this one's, never a second.
+   */
+  readonly resubscribedFrom?: string;
+  /**
    * Where the service reads what the payload leaves out: a Stripe Checkout Session's line items
    * are not in its event, so its `externalIds` are read from Stripe's API by the session's id.
    */

@@ -168,6 +168,8 @@ export interface StoreLinkRecord {
    * refund naming one of them and not the subscription (a Stripe charge) finds the license by it.
    */
   renewal_order_ids: string[];
+  /** The subscriptions that resubscribed its own (WooCommerce's resubscribe): their events find it. */
+  resubscription_ids: string[];
   license_key: string;
   /** The license's status as the last change made here left it. */
   status: string;
@@ -178,7 +180,10 @@ export interface StoreLinkRecord {
 }
 
 export interface StoreLinkStore {
-  /** The link of the subscription, else of the order (the one it began with, or a renewal's). */
+  /**
+   * The link of the subscription (its own, or one that resubscribed it), else of the order (the
+   * one it began with, or a renewal's).
+   */
   find(
     connectionId: number,
     refs: { order_id: string | null; subscription_id: string | null },

@@ -56,10 +56,17 @@ export async function applyStoreEvent(
   if (!reading.ok) return result('unreadable', reading.reason);
   const event = await withExternalIds(deps, connection, reading.event);
   const mapping = await stores.mappings.firstMapped(connection.id, event.externalIds);
-  const link = await stores.links.find(connection.id, {
-    order_id: event.orderId,
-    subscription_id: event.subscriptionId,
-  });
+  const link =
+    (await stores.links.find(connection.id, {
+      order_id: event.orderId,
+      subscription_id: event.subscriptionId,
+    })) ??
+    (event.resubscribedFrom === undefined
+      ? null
+      : await stores.links.find(connection.id, {
+          order_id: null,
+          subscription_id: event.resubscribedFrom,
+        }));
   const current =
     link && (await deps.licenses.findStoreLicense(storeReference(connection.id, link, event)));
   const decision = decideStoreEvent(
@@ -101,11 +108,13 @@ export async function applyStoreEvent(
     if (made.moment) moments.push(made.moment);
   }
   const orderId = kept!.order_id ?? event.orderId;
+  const subscriptionId = kept!.subscription_id ?? event.subscriptionId;
   await stores.links.save({
     ...kept!,
     order_id: orderId,
-    subscription_id: kept!.subscription_id ?? event.subscriptionId,
+    subscription_id: subscriptionId,
     renewal_order_ids: withRenewalOrder(kept!.renewal_order_ids, orderId, event),
+    resubscription_ids: withOther(kept!.resubscription_ids, subscriptionId, event.subscriptionId),
     status: license!.status,
     last_applied_at: laterOf(kept!.last_applied_at, event.occurredAt),
   });
@@ -160,6 +169,7 @@ function linkedLicense(link: StoreLinkRecord, license: StoreLicense): LinkedLice
     expiresAt: license.expires_at,
     pastDueSince: link.past_due_since,
     lastAppliedAt: link.last_applied_at,
+    subscribed: link.subscription_id !== null,
   };
 }
 
@@ -167,9 +177,12 @@ const laterOf = (a: Date | null, b: Date) => (a && a.getTime() > b.getTime() ? a
 
 /** The renewal orders kept on a link, with the event's when it is a later order of its subscription. */
 function withRenewalOrder(kept: string[], orderId: string | null, event: StoreEvent): string[] {
-  const later =
-    event.subscriptionId !== null && event.orderId !== null && event.orderId !== orderId;
-  return later && !kept.includes(event.orderId!) ? [...kept, event.orderId!] : kept;
+  return event.subscriptionId === null ? kept : withOther(kept, orderId, event.orderId);
+}
+
+/** `kept`, with `id` when it is another than the link's own `linked` and not kept yet. */
+function withOther(kept: string[], linked: string | null, id: string | null): string[] {
+  return id === null || id === linked || kept.includes(id) ? kept : [...kept, id];
 }
 
 /** The buyer's e-mail of a moment, unless the connection turned it off; a failure is recorded. */
