@@ -174,6 +174,11 @@ function decidePayment(
     }
     return apply(...changes, renewing);
   }
+  // Paid for a price or variant another plan is mapped to: the same key moves to that plan
+  // (Lemon Squeezy tells a variant change by nothing but the subscription it sends).
+  if (mapping && mapping.planId !== license.planId) {
+    changes.push({ kind: 'plan', planId: mapping.planId });
+  }
   if (license.expiresAt === null || event.periodEnd.getTime() > license.expiresAt.getTime()) {
     const source = event.payment === 'renewal' && mapping ? mapping.renewal : 'gateway';
     changes.push({

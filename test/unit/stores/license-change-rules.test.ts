@@ -102,6 +102,15 @@ describe('Stores: subscription payments create, renew and restore the license', 
       changes: [{ kind: 'renew', source: 'checkout' }],
     });
   });
+  test('paid for a price or variant another plan is mapped to: the same key on that plan', () => {
+    const otherPlan = { ...mapping, planId: 4 };
+    expect(decideStoreEvent(paid('renewal', '2026-07-01T00:00:00Z'), otherPlan, license())).toEqual(
+      { outcome: 'apply', changes: [{ kind: 'plan', planId: 4 }] },
+    );
+    expect(decideStoreEvent(paid('renewal'), otherPlan, license())).toMatchObject({
+      changes: [{ kind: 'plan', planId: 4 }, { kind: 'renew' }],
+    });
+  });
   test('a payment for a period already on the license changes nothing', () => {
     expect(decideStoreEvent(paid('renewal', '2026-07-01T00:00:00Z'), mapping, license())).toEqual({
       outcome: 'no_change',
