@@ -45,8 +45,10 @@ export interface SystemOptions {
   licenseReplicas?: number;
   /** Webhooks-service replicas to run (each with its own transport connection). */
   webhooksReplicas?: number;
-  /** What the stores service changes licenses and mails buyers through (tests give fakes). */
-  storePorts?: StorePorts;
+  /** The stores service's ports a test gives (fakes, Stripe's API on loopback); the rest as set. */
+  storePorts?: Partial<StorePorts>;
+  /** How often the stores service looks for past-due licenses (default: every minute). */
+  storeGraceSweepMs?: number;
   logger?: Logger;
   /** The readiness of the process: gets the dependencies the system needs. */
   readiness?: ReadinessProbe;
@@ -148,8 +150,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const storesLogger = logger.child({ service: 'stores' });
     const stores = await storesFromConfig(
       config,
-      { db: await connectDb('stores'), transport: storesTransport, logger: storesLogger },
-      options.storePorts ?? storePortsFromConfig(config, storesTransport, storesLogger),
+      {
+        db: await connectDb('stores'),
+        transport: storesTransport,
+        logger: storesLogger,
+        graceSweepMs: options.storeGraceSweepMs,
+      },
+      storePortsFromConfig(config, storesTransport, storesLogger, options.storePorts),
     );
     stops.push(stores.stop);
     // In one process the download port is internal: loopback, on a free port, at its own URL.

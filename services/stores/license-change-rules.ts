@@ -24,6 +24,11 @@ export interface LinkedLicense {
   readonly pastDueSince: Date | null;
   /** When the last event applied to it happened (the store's time). */
   readonly lastAppliedAt: Date | null;
+  /**
+   * Whether it is its subscription's already: false while only the order that started the
+   * subscription made it (that order's event came before the subscription's).
+   */
+  readonly subscribed: boolean;
 }
 
 /** One change of a license, made through the license service's usual rules. */
@@ -145,18 +150,32 @@ function decidePayment(
     });
   }
   const changes: LicenseChange[] = [];
+  const ended = isTerminal(license.status);
   // A subscription paid again after it ended, or after its failed payments suspended it, has
   // its key back: the store's resubscription never makes a second license.
   // An admin's own suspension stays: only the one that followed failed payments is lifted.
-  if (isTerminal(license.status) || license.pastDueSince) {
+  if (ended || license.pastDueSince) {
     if (license.status !== 'active' && license.status !== 'expired') {
       changes.push({ kind: 'status', status: 'active' });
     }
     if (license.pastDueSince) changes.push({ kind: 'past_due', since: null });
   }
-  // What the store billed decides the plan: a payment whose price or variant is mapped to
-  // another plan moves the license (Lemon Squeezy tells a variant change only this way), before
-  // a checkout renewal resets the limit to the plan (spec 3.3).
+  const renewing = {
+    kind: 'auto_renew',
+    autoRenew: true,
+    nextPaymentAt: event.nextPaymentAt,
+  } as const;
+  // The order that started the subscription made the license (Lemon Squeezy's `order_created`,
+  // WooCommerce's parent order, come first): the subscription's payment makes it the
+  // subscription's, to the period paid, renewing, whatever the order's mapping gave it.
+  if (!license.subscribed) {
+    if (license.expiresAt?.getTime() !== event.periodEnd.getTime()) {
+      changes.push({ kind: 'expiry', expiresAt: event.periodEnd });
+    }
+    return apply(...changes, renewing);
+  }
+  // Paid for a price or variant another plan is mapped to: the same key moves to that plan
+  // (Lemon Squeezy tells a variant change by nothing but the subscription it sends).
   if (mapping && mapping.planId !== license.planId) {
     changes.push({ kind: 'plan', planId: mapping.planId });
   }
@@ -169,6 +188,8 @@ function decidePayment(
       nextPaymentAt: event.nextPaymentAt,
     });
   }
+  // Subscribed again after it ended: it renews again, as the new subscription does.
+  if (ended) changes.push(renewing);
   return changes.length ? apply(...changes) : noChange('the period is already paid');
 }
 

@@ -127,6 +127,8 @@ export function storeModels(connection: Connection): StoreModels {
       connection_id: { type: Number, required: true },
       order_id: nullableString,
       subscription_id: nullableString,
+      renewal_order_ids: { type: [String], default: [] },
+      resubscription_ids: { type: [String], default: [] },
       status: { type: String, required: true },
       past_due_since: nullableDate,
       last_applied_at: nullableDate,
@@ -136,6 +138,8 @@ export function storeModels(connection: Connection): StoreModels {
   );
   link.index({ connection_id: 1, subscription_id: 1 });
   link.index({ connection_id: 1, order_id: 1 });
+  link.index({ connection_id: 1, renewal_order_ids: 1 });
+  link.index({ connection_id: 1, resubscription_ids: 1 });
   // The grace sweep's question: which past-due links are not suspended yet.
   link.index({ connection_id: 1, past_due_since: 1, grace_suspended_at: 1 });
 

@@ -29,6 +29,9 @@ const mappingOf = ({ _id, ...rest }: StoreMappingDocument): StoreMappingRecord =
 const linkOf = ({ _id, ...rest }: StoreLinkDocument): StoreLinkRecord => ({
   license_key: _id,
   ...rest,
+  // Links written before renewals' orders and resubscriptions were kept have none.
+  renewal_order_ids: rest.renewal_order_ids ?? [],
+  resubscription_ids: rest.resubscription_ids ?? [],
 });
 
 /** The stores service's stores in its own database, their indexes created. */
@@ -151,8 +154,10 @@ export async function openMongoStoreServiceStores(
   const links: StoreLinkStore = {
     async find(connectionId, { order_id, subscription_id }) {
       for (const ref of [
-        subscription_id === null ? null : { subscription_id },
-        order_id === null ? null : { order_id },
+        subscription_id === null
+          ? null
+          : { $or: [{ subscription_id }, { resubscription_ids: subscription_id }] },
+        order_id === null ? null : { $or: [{ order_id }, { renewal_order_ids: order_id }] },
       ]) {
         if (ref === null) continue;
         const doc = await Link.findOne({ connection_id: connectionId, ...ref }).lean();

@@ -51,7 +51,13 @@ export interface StorePorts {
  */
 export async function storesFromConfig(
   config: Pick<Config, (typeof storesSettings)[number]>,
-  deps: { db: Connection; transport: Transport; logger: Logger },
+  deps: {
+    db: Connection;
+    transport: Transport;
+    logger: Logger;
+    /** How often the applier looks for past-due licenses (default: every minute). */
+    graceSweepMs?: number;
+  },
   ports: StorePorts,
 ): Promise<{ stop(): Promise<void>; stores: StoreServiceStores }> {
   const { logger, transport } = deps;
@@ -66,6 +72,7 @@ export async function storesFromConfig(
     clock,
     logger,
     leaseMs: config.STORES_APPLY_LEASE_SECONDS * 1000,
+    graceSweepMs: deps.graceSweepMs,
   });
   const nudge = () => applier.nudge();
   await transport.serve('stores', createStoreHandlers({ stores, clock, logger, nudge }));

@@ -21,6 +21,11 @@ interface StoreEventBase {
   readonly orderId: string | null;
   readonly subscriptionId: string | null;
   readonly customer: StoreCustomer | null;
+  /**
+   * The subscription this one resubscribes (WooCommerce Subscriptions' `resubscribed_from`): its
+   * license is this one's, never a second.
+   */
+  readonly resubscribedFrom?: string;
   /** Where the service reads from the store's API what the payload leaves out. */
   readonly lookup?: StoreLookup;
 }

@@ -14,21 +14,25 @@ import type { StorePorts } from './service.js';
 
 /**
  * What the applier runs on in a running system: the license service over RPC, the buyer's
- * e-mail through SMTP_URL (or `.eml` files), Stripe's API for what its events leave out.
+ * e-mail through SMTP_URL (or `.eml` files), Stripe's API for what its events leave out; each
+ * unless `given` (a test system's fakes, or Stripe's API on an address of its own).
  */
 export function storePortsFromConfig(
   config: MailConfig & Pick<Config, 'PUBLIC_URL'>,
   transport: Pick<Transport, 'call'>,
   logger: StartLog,
+  given: Partial<StorePorts> = {},
 ): StorePorts {
   return {
-    licenses: rpcStoreLicenses(transport),
-    mail: buyerMailThrough({
-      transport,
-      mailer: buyerMailer(config, logger),
-      storeName: mailStoreName(config),
-      portalUrl: portalPageUrl(config),
-    }),
-    storeApi: stripeStoreApi(),
+    licenses: given.licenses ?? rpcStoreLicenses(transport),
+    mail:
+      given.mail ??
+      buyerMailThrough({
+        transport,
+        mailer: buyerMailer(config, logger),
+        storeName: mailStoreName(config),
+        portalUrl: portalPageUrl(config),
+      }),
+    storeApi: given.storeApi ?? stripeStoreApi(),
   };
 }

@@ -168,6 +168,13 @@ export interface StoreLinkRecord {
   connection_id: number;
   order_id: string | null;
   subscription_id: string | null;
+  /**
+   * The orders of its subscription paid after the one it began with (a renewal's invoice): a
+   * refund naming one of them and not the subscription (a Stripe charge) finds the license by it.
+   */
+  renewal_order_ids: string[];
+  /** The subscriptions that resubscribed its own (WooCommerce's resubscribe): their events find it. */
+  resubscription_ids: string[];
   license_key: string;
   /** The license's status as the last change made here left it. */
   status: string;
@@ -178,7 +185,10 @@ export interface StoreLinkRecord {
 }
 
 export interface StoreLinkStore {
-  /** The link of the subscription, else of the order. */
+  /**
+   * The link of the subscription (its own, or one that resubscribed it), else of the order (the
+   * one it began with, or a renewal's).
+   */
   find(
     connectionId: number,
     refs: { order_id: string | null; subscription_id: string | null },

@@ -173,11 +173,13 @@ describeStoreContract('store service stores', implementations, (stores) => {
     expect(unreadable.events.map((e) => e.event_id)).toEqual(['b']);
   });
 
-  test('a link is found by its subscription, else its order; a grace suspension is marked once', async () => {
+  test("a link is found by its subscription or a resubscription's, else its order or a renewal's; a grace suspension is marked once", async () => {
     const link = {
       connection_id: 1,
       order_id: 'ord_1',
       subscription_id: 'sub_1',
+      renewal_order_ids: ['ord_2'],
+      resubscription_ids: ['sub_2'],
       license_key: 'KEY-1',
       status: 'active',
       past_due_since: at(0),
@@ -189,6 +191,12 @@ describeStoreContract('store service stores', implementations, (stores) => {
       link,
     );
     expect(await stores().links.find(1, { order_id: 'ord_1', subscription_id: 'sub_x' })).toEqual(
+      link,
+    );
+    expect(await stores().links.find(1, { order_id: 'ord_2', subscription_id: null })).toEqual(
+      link,
+    );
+    expect(await stores().links.find(1, { order_id: null, subscription_id: 'sub_2' })).toEqual(
       link,
     );
     expect(await stores().links.find(2, { order_id: 'ord_1', subscription_id: null })).toBeNull();

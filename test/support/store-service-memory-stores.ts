@@ -203,8 +203,14 @@ export function memoryStoreServiceStores(): StoreServiceStores & {
       async find(connectionId, { order_id, subscription_id }) {
         const all = [...links.values()].filter((l) => l.connection_id === connectionId);
         const found =
-          (subscription_id !== null && all.find((l) => l.subscription_id === subscription_id)) ||
-          (order_id !== null && all.find((l) => l.order_id === order_id)) ||
+          (subscription_id !== null &&
+            all.find(
+              (l) =>
+                l.subscription_id === subscription_id ||
+                l.resubscription_ids.includes(subscription_id),
+            )) ||
+          (order_id !== null &&
+            all.find((l) => l.order_id === order_id || l.renewal_order_ids.includes(order_id))) ||
           null;
         return found ? copy(found) : null;
       },

@@ -47,8 +47,10 @@ export async function bootSystem(
     webhooksReplicas?: number;
     logger?: Logger;
     ownStore?: boolean;
-    /** What the stores service changes licenses and mails buyers through. */
-    storePorts?: StorePorts;
+    /** What the stores service changes licenses, mails buyers or reads Stripe through. */
+    storePorts?: Partial<StorePorts>;
+    /** How often the stores service looks for past-due licenses (default: every minute). */
+    storeGraceSweepMs?: number;
   } = {},
 ): Promise<TestSystem> {
   const id = randomBytes(4).toString('hex');
@@ -91,6 +93,7 @@ export async function bootSystem(
       webhooksReplicas: options.webhooksReplicas,
       logger: options.logger,
       storePorts: options.storePorts,
+      storeGraceSweepMs: options.storeGraceSweepMs,
     });
     return new TestSystem(system, config, store);
   } catch (error) {

@@ -119,10 +119,14 @@ export async function applyStoreEvent(
     const source = { connection, event: eventSource(record, event) };
     reportChanges(deps.reports, source, changed, deps.clock());
   }
+  const orderId = kept!.order_id ?? event.orderId;
+  const subscriptionId = kept!.subscription_id ?? event.subscriptionId;
   await stores.links.save({
     ...kept!,
-    order_id: kept!.order_id ?? event.orderId,
-    subscription_id: kept!.subscription_id ?? event.subscriptionId,
+    order_id: orderId,
+    subscription_id: subscriptionId,
+    renewal_order_ids: withRenewalOrder(kept!.renewal_order_ids, orderId, event),
+    resubscription_ids: withOther(kept!.resubscription_ids, subscriptionId, event.subscriptionId),
     status: license!.status,
     last_applied_at: laterOf(kept!.last_applied_at, event.occurredAt),
   });
@@ -163,10 +167,21 @@ function linkedLicense(link: StoreLinkRecord, license: StoreLicense): LinkedLice
     expiresAt: license.expires_at,
     pastDueSince: link.past_due_since,
     lastAppliedAt: link.last_applied_at,
+    subscribed: link.subscription_id !== null,
   };
 }
 
 const laterOf = (a: Date | null, b: Date) => (a && a.getTime() > b.getTime() ? a : b);
+
+/** The renewal orders kept on a link, with the event's when it is a later order of its subscription. */
+function withRenewalOrder(kept: string[], orderId: string | null, event: StoreEvent): string[] {
+  return event.subscriptionId === null ? kept : withOther(kept, orderId, event.orderId);
+}
+
+/** `kept`, with `id` when it is another than the link's own `linked` and not kept yet. */
+function withOther(kept: string[], linked: string | null, id: string | null): string[] {
+  return id === null || id === linked || kept.includes(id) ? kept : [...kept, id];
+}
 
 /** The buyer's e-mail of a moment, unless the connection turned it off; a failure is recorded. */
 export async function mailBuyer(

@@ -84,6 +84,8 @@ export function newLink(
     connection_id: connectionId,
     order_id: event.orderId,
     subscription_id: event.subscriptionId,
+    renewal_order_ids: [],
+    resubscription_ids: [],
     license_key: license.license_key,
     status: license.status,
     past_due_since: null,

@@ -33,13 +33,26 @@ export async function linkOfEvent(
   connection: StoreConnectionRecord,
   event: StoreEvent,
 ): Promise<{ event: StoreEvent; link: StoreLinkRecord | null }> {
-  const find = (e: StoreEvent) =>
-    deps.stores.links.find(connection.id, {
+  const find = async (e: StoreEvent) =>
+    (await deps.stores.links.find(connection.id, {
       order_id: e.orderId,
       subscription_id: e.subscriptionId,
-    });
+    })) ??
+    // A resubscription (WooCommerce Subscriptions) has the license of what it resubscribes.
+    (e.resubscribedFrom === undefined
+      ? null
+      : await deps.stores.links.find(connection.id, {
+          order_id: null,
+          subscription_id: e.resubscribedFrom,
+        }));
   const link = await find(event);
-  if (link || !event.lookup || !('paymentOf' in event.lookup)) return { event, link };
+  if (link) {
+    // The refund of the payment that made the license (the first, or the order): `revoked`.
+    const first =
+      event.kind === 'refunded' && event.orderId !== null && event.orderId === link.order_id;
+    return { event: first ? { ...event, periodStart: null } : event, link };
+  }
+  if (!event.lookup || !('paymentOf' in event.lookup)) return { event, link };
   const invoice = await deps.storeApi.paidInvoice(connection, event.lookup.paymentOf);
   if (!invoice?.subscriptionId) return { event, link: null };
   const paid: StoreEvent =

@@ -183,11 +183,17 @@ function readRefund(envelope: Envelope, charge: z.infer<typeof StripeCharge>): S
   };
   const orderId = charge.invoice ?? charge.payment_intent ?? charge.id;
   const lookup = paymentLookup(charge.invoice ?? null, charge.payment_intent ?? null);
-  // An order's or a first payment's refund; a renewal's is told by its invoice (store-lookups.ts).
+  // A charge naming its invoice (before API version 2025-03-31) may be a renewal's, whose period
+  // began about when it was charged; the first payment's and a one-off order's are told by their
+  // link, and a charge naming only its payment by its invoice (store-lookups.ts).
   return event(
     envelope,
     { ...idsOf(orderId, null, customer), lookup },
-    { kind: 'refunded', full: charge.refunded, periodStart: null },
+    {
+      kind: 'refunded',
+      full: charge.refunded,
+      periodStart: charge.invoice ? new Date(charge.created * 1000) : null,
+    },
   );
 }
 

@@ -61,6 +61,8 @@ export const WooSubscription = z.looseObject({
   ...ResourceFields,
   next_payment_date_gmt: GmtDate.optional(),
   end_date_gmt: GmtDate.optional(),
+  /** The subscription this one resubscribes; `""` when none. */
+  resubscribed_from: z.union([z.string(), WooId]).nullish(),
 });
 export type WooSubscription = z.infer<typeof WooSubscription>;
 

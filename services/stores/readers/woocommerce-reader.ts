@@ -37,7 +37,10 @@ export function readWooCommerceEvent(delivery: StoreDelivery): StoreEventReading
     case 'order.updated': {
       const order = WooOrder.safeParse(json);
       if (!order.success) return invalid(order.error);
-      const renewalOf = relatedSubscription(order.data, '_subscription_renewal');
+      // A resubscription's order pays the subscription it resubscribes, as a renewal's does.
+      const renewalOf =
+        relatedSubscription(order.data, '_subscription_renewal') ??
+        relatedSubscription(order.data, '_subscription_resubscribe');
       const switchOf = relatedSubscription(order.data, '_subscription_switch');
       const facts = orderFacts(topic, order.data, renewalOf, switchOf);
       const subscriptionId = renewalOf ?? switchOf;
@@ -52,13 +55,17 @@ export function readWooCommerceEvent(delivery: StoreDelivery): StoreEventReading
       const facts = subscriptionFacts(topic, subscription.data);
       // The parent order's id too: the order that started the subscription and the subscription
       // lead to one license, whichever of their events arrives first.
-      return read(
+      const reading = read(
         eventId,
         subscription.data,
         facts,
         parentId ? String(parentId) : null,
         String(id),
       );
+      const resubscribedFrom = wooIdText(subscription.data.resubscribed_from);
+      return reading.ok && resubscribedFrom
+        ? { ok: true, event: { ...reading.event, resubscribedFrom } }
+        : reading;
     }
     default:
       return readOther(eventId, topic, json);
@@ -68,13 +75,18 @@ export function readWooCommerceEvent(delivery: StoreDelivery): StoreEventReading
 /**
  * WooCommerce Subscriptions marks the orders it makes for a subscription with the subscription's
  * id in `meta_data`: `_subscription_renewal` on a renewal's payment, `_subscription_switch` on a
- * switch's price difference. The order that starts a subscription (or a resubscription) is its
- * `parent_id` and is read as any order: it carries no mark of its own.
+ * switch's price difference, `_subscription_resubscribe` (the ended subscription's id) on a
+ * resubscription's. The order that starts a subscription is its `parent_id` and is read as any
+ * order: it carries no mark of its own.
  */
 function relatedSubscription(order: Order, key: string): string | null {
-  const value = order.meta_data?.find((meta) => meta.key === key)?.value;
-  if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-  return typeof value === 'string' && /^\d{1,20}$/.test(value) ? value : null;
+  return wooIdText(order.meta_data?.find((meta) => meta.key === key)?.value);
+}
+
+/** An id as WooCommerce writes it in meta and in `resubscribed_from`: a number, or its digits. */
+function wooIdText(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return String(value);
+  return typeof value === 'string' && /^[1-9]\d{0,19}$/.test(value) ? value : null;
 }
 
 /**

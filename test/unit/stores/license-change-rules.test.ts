@@ -30,6 +30,7 @@ function license(overrides: Partial<LinkedLicense> = {}): LinkedLicense {
     expiresAt: at('2026-07-01T00:00:00Z'),
     pastDueSince: null,
     lastAppliedAt: at('2026-05-01T00:00:00Z'),
+    subscribed: true,
     ...overrides,
   };
 }
@@ -136,10 +137,29 @@ describe('Stores: subscription payments create, renew and restore the license', 
     const changes = decideStoreEvent(paid('renewal'), mapping, license({ status: 'suspended' }));
     expect(changes).toMatchObject({ changes: [{ kind: 'renew' }] });
   });
-  test('a resubscription pays the cancelled license again: the same key, never a second', () => {
+  test('a resubscription pays the cancelled license again: the same key, never a second, renewing', () => {
     expect(
       decideStoreEvent(paid('first'), mapping, license({ status: 'cancelled' })),
-    ).toMatchObject({ changes: [{ kind: 'status', status: 'active' }, { kind: 'renew' }] });
+    ).toMatchObject({
+      changes: [
+        { kind: 'status', status: 'active' },
+        { kind: 'renew' },
+        { kind: 'auto_renew', autoRenew: true, nextPaymentAt: at('2026-08-01T00:00:00Z') },
+      ],
+    });
+  });
+  test("the subscription's payment on the license its order made: the subscription's now, to the period paid, renewing", () => {
+    // The order's mapping gave it a year; the subscription pays a month.
+    const ordered = license({ subscribed: false, expiresAt: at('2027-05-01T00:00:00Z') });
+    for (const payment of ['first', 'renewal'] as const) {
+      expect(decideStoreEvent(paid(payment), mapping, ordered)).toEqual({
+        outcome: 'apply',
+        changes: [
+          { kind: 'expiry', expiresAt: at('2026-08-01T00:00:00Z') },
+          { kind: 'auto_renew', autoRenew: true, nextPaymentAt: at('2026-08-01T00:00:00Z') },
+        ],
+      });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { storeFixture, editedFixture } from '../../support/store-fixtures.js';
-import { storeServiceHarness } from '../../support/store-service-harness.js';
+import { SECRET, signedHeaders, storeServiceHarness } from '../../support/store-service-harness.js';
 import { waitingCall } from '../../support/license-handler-harness.js';
 
 const PRICE = 'pri_01jdqyq3b5d7f9h1k3m5p7r9ts';
@@ -155,5 +155,104 @@ describe('Stores: each event does to the license what docs/stores.md says (the t
     const event = await apply('transaction-completed-subscription-first');
     expect(event.mail).toMatchObject([{ moment: 'created', outcome: 'skipped' }]);
     expect(h.mail.sent).toEqual([]);
+  });
+});
+
+describe('Stores: a refund finds the license of the payment it gives back', () => {
+  test("a Stripe charge naming a renewal's invoice, not its subscription, takes back that renewal's period", async () => {
+    const h = storeServiceHarness();
+    const connection = await h.connect('stripe');
+    await h.map(connection.id, 'price_1QbXg92eZvKYlo2CwZ1dT6Ke', 20);
+    const apply = async (body: Buffer) => {
+      await h.deliver(connection, body);
+      while (await h.applier.applyNext());
+      return h.stores.allEvents().at(-1)!;
+    };
+    await apply(storeFixture('stripe', 'invoice-paid-subscription-create'));
+    await apply(storeFixture('stripe', 'invoice-paid-subscription-cycle-2024-06-20'));
+    const refund = await apply(
+      editedFixture(
+        'stripe',
+        'charge-refunded-partial-2024-06-20',
+        ['data.object.refunded', true],
+        ['data.object.amount_refunded', 4900],
+      ),
+    );
+    expect(refund).toMatchObject({ outcome: 'applied', license_key: 'STORE-1' });
+    // Back to when the renewal was charged (the charge's `created`).
+    expect(h.licenses.get('STORE-1')).toMatchObject({
+      expires_at: new Date('2027-11-23T08:00:53Z'),
+      auto_renew: false,
+    });
+  });
+});
+
+/** A WooCommerce connection selling product 890, and a helper that delivers under a topic. */
+async function wooShop() {
+  const h = storeServiceHarness();
+  const connection = await h.connect('woocommerce');
+  await h.map(connection.id, '890', 20, 365);
+  const apply = async (body: Buffer, topic = 'subscription.updated') => {
+    await h.deliver(connection, body, signedHeaders('woocommerce', body, h.clock(), SECRET, topic));
+    while (await h.applier.applyNext());
+    return h.stores.allEvents().at(-1)!;
+  };
+  return { h, apply };
+}
+const woo = (name: string, ...changes: [string, unknown][]) =>
+  editedFixture('woocommerce', name, ...changes);
+
+describe('Stores: one purchase, one license, whichever of its events comes first', () => {
+  test("a subscription's parent order first: the subscription's activation makes that license its own, to the period paid, renewing", async () => {
+    const { h, apply } = await wooShop();
+    const parent = woo(
+      'renewal_order_processing',
+      ['id', 5119],
+      ['meta_data', []],
+      ['date_modified_gmt', '2026-05-01T10:00:04'],
+    );
+    expect(await apply(parent, 'order.updated')).toMatchObject({ outcome: 'applied' });
+    expect(h.licenses.get('STORE-1')).toMatchObject({ auto_renew: false });
+    expect((await apply(storeFixture('woocommerce', 'subscription_active'))).outcome).toBe(
+      'applied',
+    );
+    expect(h.licenses.all()).toHaveLength(1);
+    expect(h.licenses.get('STORE-1')).toMatchObject({
+      expires_at: new Date('2026-06-01T10:00:02Z'),
+      auto_renew: true,
+      next_payment_at: new Date('2026-06-01T10:00:02Z'),
+    });
+  });
+
+  test('a WooCommerce resubscription: its order and its new subscription find the license of the one it resubscribes', async () => {
+    const { h, apply } = await wooShop();
+    await apply(storeFixture('woocommerce', 'subscription_active'));
+    await apply(storeFixture('woocommerce', 'subscription_cancelled'));
+    const order = woo(
+      'renewal_order_processing',
+      ['id', 5500],
+      ['meta_data', [{ id: 1, key: '_subscription_resubscribe', value: '5121' }]],
+      ['date_modified_gmt', '2026-08-01T09:00:04'],
+    );
+    expect(await apply(order, 'order.updated')).toMatchObject({ outcome: 'no_change' });
+    const again = woo(
+      'subscription_active',
+      ['id', 5501],
+      ['parent_id', 5500],
+      ['resubscribed_from', '5121'],
+      ['date_modified_gmt', '2026-08-01T09:00:06'],
+      ['next_payment_date_gmt', '2026-09-01T09:00:02'],
+    );
+    expect(await apply(again)).toMatchObject({ outcome: 'applied', license_key: 'STORE-1' });
+    expect(h.licenses.all()).toHaveLength(1);
+    expect(h.licenses.get('STORE-1')).toMatchObject({ status: 'active', auto_renew: true });
+    const held = woo(
+      'subscription_on_hold',
+      ['id', 5501],
+      ['parent_id', 5500],
+      ['resubscribed_from', '5121'],
+      ['date_modified_gmt', '2026-09-01T09:00:09'],
+    );
+    expect(await apply(held)).toMatchObject({ outcome: 'applied', license_key: 'STORE-1' });
   });
 });

@@ -229,12 +229,12 @@ describe('Stores: Stripe refunds and disputes', () => {
       },
     });
   });
-  test("an invoice's charge (older shape) refunded in part names its invoice, whose period is read when no license has its id", () => {
+  test("an invoice's charge (older shape) refunded in part takes back no more than from its date", () => {
     expect(readEvent(fixture('charge-refunded-partial-2024-06-20'))).toMatchObject({
       orderId: 'in_1SoR4d2eZvKYlo2CpO9iU8yT',
       kind: 'refunded',
       full: false,
-      periodStart: null,
+      periodStart: at(Y1 + 3),
       lookup: { store: 'stripe', paymentOf: { invoiceId: 'in_1SoR4d2eZvKYlo2CpO9iU8yT' } },
     });
   });
