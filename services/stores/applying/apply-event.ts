@@ -106,7 +106,9 @@ export async function applyStoreEvent(
         kept = newLink(connection.id, event, license);
         // Linked at once: should a later step fail, the retry finds the license made.
         await stores.links.save(kept);
-        if (made.created) moments.push('created');
+        // Unlinked, a license already made was made by an attempt that stopped before its link,
+        // and so before its e-mail: the buyer is told now (docs/stores.md, "E-mails").
+        moments.push('created');
         continue;
       }
       const before = license!;

@@ -101,6 +101,24 @@ describe('Stores: pending events are applied once, whatever the appliers do', ()
     });
   });
 
+  test('a license made by an attempt that stopped before linking it is mailed when the event is applied again', async () => {
+    const { h } = await pending();
+    const save = h.stores.links.save.bind(h.stores.links);
+    h.stores.links.save = async () => {
+      h.stores.links.save = save;
+      throw new Error('the database went away');
+    };
+    expect(await h.applier.applyNext()).toBe(true);
+    expect(h.stores.allEvents()[0]).toMatchObject({ outcome: 'pending', attempts: 1 });
+    expect(h.mail.sent).toEqual([]);
+    h.setNow(new Date(h.clock().getTime() + RETRY_WAITS_MS[0]!));
+    expect(await h.applier.applyNext()).toBe(true);
+    expect(h.stores.allEvents()[0]).toMatchObject({ outcome: 'applied', attempts: 2 });
+    expect(creations(h)).toBe(2);
+    expect(h.licenses.all()).toHaveLength(1);
+    expect(h.mail.sent.map((m) => m.moment)).toEqual(['created']);
+  });
+
   test('a started applier applies what was pending before it started', async () => {
     const { h } = await pending();
     h.applier.start();
