@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { settled } from '../../libs/process/timeout.js';
+import { PollLoop } from '../../libs/process/poll-loop.js';
 import { postWebhook, type DestinationPolicy } from './destination.js';
 import {
   ATTEMPT_TIMEOUT_MS,
@@ -133,28 +134,27 @@ async function updateHealth(
 export class DeliverySender {
   private readonly inFlight = new Map<number, number>();
   private readonly running = new Set<Promise<void>>();
-  private wake: (() => void) | null = null;
-  private nudged = false;
-  private stopping = false;
-  private loop: Promise<void> | null = null;
+  private readonly polling = new PollLoop({
+    intervalMs: POLL_MS,
+    turn: () => this.claimWhatIsDue(),
+    onError: (error) =>
+      this.deps.logger.warn({ err: error }, 'looking for due webhook deliveries failed'),
+  });
 
   constructor(private readonly deps: SenderDeps) {}
 
   start(): void {
-    this.loop ??= this.run();
+    this.polling.start();
   }
 
   /** Something is due now: look at once instead of at the next poll. */
   nudge(): void {
-    this.nudged = true;
-    this.wake?.();
+    this.polling.nudge();
   }
 
   /** Claims nothing more, and lets the attempts under way finish (each ends within 10 s). */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
+    await this.polling.stop();
     await settled(Promise.all(this.running), ATTEMPT_TIMEOUT_MS + 5000);
   }
 
@@ -162,35 +162,10 @@ export class DeliverySender {
     return this.running.size;
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      this.nudged = false;
-      try {
-        await this.claimWhatIsDue();
-      } catch (error) {
-        this.deps.logger.warn({ err: error }, 'looking for due webhook deliveries failed');
-      }
-      if (!this.nudged) await this.sleep();
-    }
-  }
-
-  private sleep(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, POLL_MS);
-      this.wake = done;
-      if (this.stopping || this.nudged) done();
-    });
-  }
-
   private async claimWhatIsDue(): Promise<void> {
     const { stores, clock } = this.deps;
     const endpoints = new Map((await stores.endpoints.enabled()).map((e) => [e.id, e]));
-    while (!this.stopping && this.total() < ATTEMPTS_PER_REPLICA) {
+    while (!this.polling.stopped && this.total() < ATTEMPTS_PER_REPLICA) {
       const open = [...endpoints.keys()].filter(
         (id) => (this.inFlight.get(id) ?? 0) < ATTEMPTS_PER_ENDPOINT,
       );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PollLoop } from '../../../libs/process/poll-loop.js';
 import type { StoreEventResult } from '../stores.js';
 import { applyStoreEvent, type ApplyDeps } from './apply-event.js';
 import { afterFailedAttempt } from './attempt-rules.js';
@@ -17,10 +18,12 @@ const GRACE_SWEEP_MS = 60_000;
  * is lost; it sweeps for past-due grace on an interval.
  */
 export class StoreEventApplier {
-  private wake: (() => void) | null = null;
-  private nudged = false;
-  private stopping = false;
-  private loop: Promise<void> | null = null;
+  private readonly polling = new PollLoop({
+    intervalMs: POLL_MS,
+    turn: () => this.turn(),
+    onError: (error) =>
+      this.deps.logger.warn({ err: error }, 'looking for pending store events failed'),
+  });
   private lastSweep = 0;
 
   /**
@@ -36,20 +39,17 @@ export class StoreEventApplier {
   ) {}
 
   start(): void {
-    this.loop ??= this.run();
+    this.polling.start();
   }
 
   /** An event is pending now: look at once instead of at the next poll. */
   nudge(): void {
-    this.nudged = true;
-    this.wake?.();
+    this.polling.nudge();
   }
 
   /** Claims nothing more; the event under way is finished first. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.polling.stop();
   }
 
   /**
@@ -112,32 +112,12 @@ export class StoreEventApplier {
     return timer;
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      this.nudged = false;
-      try {
-        while (!this.stopping && (await this.applyNext()));
-        if (Date.now() - this.lastSweep >= (this.deps.graceSweepMs ?? GRACE_SWEEP_MS)) {
-          this.lastSweep = Date.now();
-          await suspendPastGrace(this.deps);
-        }
-      } catch (error) {
-        this.deps.logger.warn({ err: error }, 'looking for pending store events failed');
-      }
-      if (!this.nudged) await this.sleep();
+  /** Applies what is pending, then sweeps for past-due grace when its interval has passed. */
+  private async turn(): Promise<void> {
+    while (!this.polling.stopped && (await this.applyNext()));
+    if (Date.now() - this.lastSweep >= (this.deps.graceSweepMs ?? GRACE_SWEEP_MS)) {
+      this.lastSweep = Date.now();
+      await suspendPastGrace(this.deps);
     }
-  }
-
-  private sleep(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, POLL_MS);
-      this.wake = done;
-      if (this.stopping || this.nudged) done();
-    });
   }
 }
