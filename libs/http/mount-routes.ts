@@ -1,5 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 import { activeSpan } from '../observability/index.js';
+import { handlerChain } from './handler-chain.js';
 import type { Route, RouteDeps } from './route.js';
 import { signAnswers } from './signed-answers.js';
 
@@ -39,6 +40,6 @@ export function mountRoutes<Deps extends RouteDeps>(
     };
     // First in the chain, so that every answer of the route, errors included, goes out signed.
     const signing = route.signed && deps.signing ? [signAnswers(deps.signing)] : [];
-    router[route.method](route.path, record, ...signing, ...route.handlers(deps));
+    router[route.method](route.path, handlerChain([record, ...signing, ...route.handlers(deps)]));
   }
 }

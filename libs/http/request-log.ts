@@ -46,6 +46,8 @@ export function requestLog(logger: Logger): RequestHandler {
       const labels = { method: req.method, route: route ?? '(no route)', status: String(status) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
+      // The line is built only where it is written (LOG_LEVEL=info or finer).
+      if (!logger.isLevelEnabled('info')) return;
       logger.info(
         {
           method: req.method,

@@ -138,8 +138,18 @@ function signAtEnd(
   sign: (status: number, contentDigest: string) => { signatureInput: string; signature: string },
 ): void {
   const chunks: Buffer[] = [];
+  // What Express writes is usually the whole body as one UTF-8 string (`res.json`): it is hashed
+  // and sent as it is, so Node writes it with the head in one write, with no copy.
+  let text: string | null = null;
   const collect = (chunk: unknown, encoding: unknown) => {
-    if (typeof chunk === 'string') {
+    if (text !== null) {
+      chunks.push(Buffer.from(text, 'utf8'));
+      text = null;
+    }
+    const utf8 = encoding === undefined || encoding === 'utf8' || encoding === 'utf-8';
+    if (typeof chunk === 'string' && utf8 && chunks.length === 0) {
+      text = chunk;
+    } else if (typeof chunk === 'string') {
       chunks.push(
         Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'),
       );
@@ -147,7 +157,11 @@ function signAtEnd(
       chunks.push(Buffer.from(chunk));
     }
   };
-  const end = res.end.bind(res) as (chunk: Buffer, done?: () => void) => Response;
+  const end = res.end.bind(res) as (
+    chunk: Buffer | string,
+    encoding: BufferEncoding,
+    done?: () => void,
+  ) => Response;
   res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
     collect(chunk, encoding);
     const done = typeof encoding === 'function' ? encoding : callback;
@@ -158,15 +172,19 @@ function signAtEnd(
     collect(chunk, encoding);
     const done = [chunk, encoding, callback].find((arg) => typeof arg === 'function') as
       (() => void) | undefined;
-    const body = Buffer.concat(chunks);
+    const body = text ?? Buffer.concat(chunks);
     if (!res.headersSent) {
-      const digest = contentDigestField(new Uint8Array(createHash('sha256').update(body).digest()));
+      const hash = createHash('sha256');
+      const sha256 = (
+        typeof body === 'string' ? hash.update(body, 'utf8') : hash.update(body)
+      ).digest();
+      const digest = contentDigestField(new Uint8Array(sha256));
       const { signatureInput, signature } = sign(res.statusCode, digest);
       res.setHeader('Content-Digest', digest);
       res.setHeader('Signature-Input', signatureInput);
       res.setHeader('Signature', signature);
     }
-    return end(body, done);
+    return end(body, 'utf8', done);
   }) as Response['end'];
 }
 

@@ -152,15 +152,19 @@ export function answerComponents(
  * `@signature-params` line. Null when a component has no value (a nonce covered but not echoed,
  * a component this profile does not sign) or one that would break the base across lines.
  */
-export function signatureBase(list: InnerList, valueOf: ComponentValues): string | null {
-  const lines: string[] = [];
+export function signatureBase(
+  list: InnerList,
+  valueOf: ComponentValues,
+  /** `serializeInnerList(list)`, when the caller has it already. */
+  serialized = serializeInnerList(list),
+): string | null {
+  let base = '';
   for (const item of list.items) {
     const value = valueOf(item);
     if (value === null || /[\r\n]/.test(value)) return null;
-    lines.push(`${serializeItem(item)}: ${value}`);
+    base += `${serializeItem(item)}: ${value}\n`;
   }
-  lines.push(`"@signature-params": ${serializeInnerList(list)}`);
-  return lines.join('\n');
+  return `${base}"@signature-params": ${serialized}`;
 }
 
 /** What the signer writes: the base to sign and the `Signature-Input` field naming it. */
@@ -173,9 +177,10 @@ export function signingInput(
     items: coveredComponents(response.nonce !== null, request.contentDigest !== null),
     params: signatureParameters(params),
   };
-  const base = signatureBase(list, answerComponents(request, response));
+  const serialized = serializeInnerList(list);
+  const base = signatureBase(list, answerComponents(request, response), serialized);
   if (base === null) throw new Error('The answer lacks a component its signature covers.');
-  return { base, signatureInput: `${SIGNATURE_LABEL}=${serializeInnerList(list)}` };
+  return { base, signatureInput: `${SIGNATURE_LABEL}=${serialized}` };
 }
 
 /** The `Signature` field of a signature. */

@@ -211,8 +211,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 export function toBase64(bytes: Uint8Array): string {
   let out = '';
   for (let i = 0; i < bytes.length; i += 3) {
-    const [a = 0, b = 0, c = 0] = [bytes[i], bytes[i + 1], bytes[i + 2]];
-    const n = (a << 16) | (b << 8) | c;
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
     out += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]!;
     out += i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63]! : '=';
     out += i + 2 < bytes.length ? ALPHABET[n & 63]! : '=';

@@ -225,8 +225,9 @@ async function answerRequest(
     const seconds = secondsSince(started);
     metrics.rpcHandlers.observe({ method, outcome }, seconds);
     // Each RPC request a service answers (debug): with the request's id and trace, like the
-    // gateway's request line.
-    logger.debug({ method, outcome, duration_ms: Math.round(seconds * 1e6) / 1e3 }, 'rpc');
+    // gateway's request line. Built only where it is written.
+    if (logger.isLevelEnabled('debug'))
+      logger.debug({ method, outcome, duration_ms: Math.round(seconds * 1e6) / 1e3 }, 'rpc');
   }
 }
 
