@@ -3,9 +3,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 /**
  * A route's middleware and handler as one Express handler: each runs when the one before it calls
  * `next()`, an error (passed to `next`, thrown, or a rejected promise) goes to the app's error
- * handling at once, and the end of the chain passes on as Express would. Express walks a chain of
- * its own through a layer per step; on the public API's hot routes (six steps) that walk cost more
- * than most of the steps (docs/performance.md, "Where a request's CPU goes now").
+ * handling at once, and the end of the chain passes on as Express would. Express would walk the
+ * steps through a layer each, work a route's six steps on the public API's hot paths do not need
+ * (docs/performance.md, "The gateway alone: where its floor is").
  */
 export function handlerChain(handlers: readonly RequestHandler[]): RequestHandler {
   if (handlers.length === 1) return handlers[0]!;
