@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -27,7 +27,13 @@ export interface EmbeddedStorage {
  * every request is refused here, before anything else reads it, unless its signature verifies
  * under a secret key made at this start (docs/operations.md, The embedded package store).
  */
-export async function startEmbeddedStorage(directory?: string): Promise<EmbeddedStorage> {
+export async function startEmbeddedStorage(
+  directory?: string,
+  options: {
+    /** Told of each request the store failed on its side (an S3 InternalError, status 500). */
+    onInternalError?: (error: Error, request: { method: string; path: string }) => void;
+  } = {},
+): Promise<EmbeddedStorage> {
   const temporary = !directory;
   const root = directory ? path.resolve(directory) : await mkdtemp(path.join(tmpdir(), 'pkgs-'));
   await mkdir(root, { recursive: true });
@@ -82,7 +88,13 @@ export async function startEmbeddedStorage(directory?: string): Promise<Embedded
       '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>' +
       `${xmlText(problem)}</Message></Error>`;
   });
-  fixPutObject(server.store);
+  answerWhenWritten(server.store);
+  // s3rver answers a failure of its own with "We encountered an internal error" and, silent,
+  // tells nobody why: the cause (a full disk, a file gone) is passed on to be logged.
+  server.on('error', (error, ctx) => {
+    if (typeof error.status === 'number' && error.status < 500) return;
+    options.onInternalError?.(error, { method: ctx.method, path: ctx.path });
+  });
 
   let address;
   try {
@@ -171,32 +183,56 @@ function listUploadsXml(bucket: string, uploads: readonly PendingUpload[]): stri
 }
 
 /**
- * s3rver's putObject answers when its hashing step has seen the last byte, before the file is
- * flushed, so a read straight after an upload could see a short file. This version answers once
- * the file is written.
+ * s3rver answers an upload (PutObject, UploadPart) when its hashing step has seen the last byte,
+ * before the file is flushed: a read straight after it, or the CompleteMultipartUpload that joins
+ * the parts, could see a short file. These versions answer once the file is written and closed.
  */
-function fixPutObject(store: FilesystemStore): void {
+export function answerWhenWritten(store: FilesystemStore): void {
   store.putObject = async function putObject(this: FilesystemStore, object: StoreObject) {
     const file = this.getResourcePath(object.bucket, object.key, 'object');
-    await mkdir(path.dirname(file), { recursive: true });
-    const md5 = createHash('md5');
-    let size = 0;
     const content = Buffer.isBuffer(object.content)
       ? Readable.from([object.content])
       : object.content;
-    await pipeline(
-      content,
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          md5.update(chunk);
-          size += chunk.length;
-          done(null, chunk);
-        },
-      }),
-      createWriteStream(file),
-    );
-    const digest = md5.digest('hex');
-    await this.putMetadata(object.bucket, object.key, object.metadata, digest);
-    return { size, md5: digest };
+    const { size, md5 } = await writeWhole(content, file);
+    await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+    return { size, md5 };
   };
+  store.putPart = async function putPart(
+    this: FilesystemStore,
+    bucket: string,
+    uploadId: string,
+    partNumber: string | number,
+    content: NodeJS.ReadableStream,
+  ) {
+    const file = path.join(
+      this.getResourcePath(bucket, undefined, 'uploads'),
+      uploadId,
+      String(partNumber),
+    );
+    const written = await writeWhole(content, file);
+    await writeFile(`${file}.md5`, written.md5);
+    return written;
+  };
+}
+
+/** Writes `content` to `file` and resolves once it is on disk, with its size and MD5. */
+async function writeWhole(
+  content: NodeJS.ReadableStream,
+  file: string,
+): Promise<{ size: number; md5: string }> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const md5 = createHash('md5');
+  let size = 0;
+  await pipeline(
+    content,
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        md5.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    }),
+    createWriteStream(file),
+  );
+  return { size, md5: md5.digest('hex') };
 }

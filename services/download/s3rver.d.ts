@@ -38,6 +38,12 @@ declare module 's3rver' {
       md5: string,
     ): Promise<void>;
     putObject(object: StoreObject): Promise<{ size: number; md5: string }>;
+    putPart(
+      bucket: string,
+      uploadId: string,
+      partNumber: string | number,
+      content: NodeJS.ReadableStream,
+    ): Promise<{ size: number; md5: string }>;
   }
 
   class S3rver {
@@ -46,6 +52,11 @@ declare module 's3rver' {
     middleware: Array<(ctx: KoaContext, next: () => Promise<void>) => Promise<void>>;
     store: FilesystemStore;
     httpServer?: Server;
+    /** Every error a request ends with, S3's own answers (404 NoSuchKey...) included. */
+    on(
+      event: 'error',
+      listener: (error: Error & { status?: unknown }, ctx: KoaContext) => void,
+    ): this;
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
   }

@@ -89,7 +89,10 @@ export async function downloadFromConfig(
     let endpoint = config.S3_ENDPOINT;
     let credentials = { accessKey: config.S3_ACCESS_KEY, secretKey: config.S3_SECRET_KEY };
     if (!endpoint) {
-      const embedded = await startEmbeddedStorage(embeddedStorageDirectory(config));
+      const embedded = await startEmbeddedStorage(embeddedStorageDirectory(config), {
+        onInternalError: (error, request) =>
+          logger.error({ err: error, ...request }, 'embedded package storage failed a request'),
+      });
       stops.push(embedded.stop);
       endpoint = embedded.endpoint;
       credentials = { accessKey: embedded.accessKey, secretKey: embedded.secretKey };

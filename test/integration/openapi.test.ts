@@ -7,13 +7,14 @@ import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js'
 import { publicOpenApi } from '../../services/gateway/openapi.js';
 import { managementOpenApi } from '../../services/management/openapi.js';
 import {
+  checkedAgainst,
   documents,
   operations,
   undocumented,
   type Doc,
   type Method,
 } from '../support/openapi-documents.js';
-import { API_BASE, bootSystem, checkedAgainst, gatewayOn } from '../support/system.js';
+import { API_BASE, bootSystem, gatewayOn } from '../support/system.js';
 import {
   feedOperationIds,
   storeEventOperationIds,

@@ -4,8 +4,7 @@ import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 import { fakeStoresService } from '../support/fake-stores-service.js';
 import { managementApp, TEST_ADMIN_TOKEN } from '../support/management-app.js';
-import { documents, type Doc } from '../support/openapi-documents.js';
-import { checkedAgainst } from '../support/system.js';
+import { checkedAgainst, documents, type Doc } from '../support/openapi-documents.js';
 
 /**
  * What the management API adds to the stores service's methods (docs/stores.md, "Admin API"),

@@ -1,6 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Response as SuperagentResponse } from 'superagent';
+import type request from 'supertest';
 import { publicOpenApi } from '../../services/gateway/openapi.js';
 import { managementOpenApi } from '../../services/management/openapi.js';
 
@@ -155,4 +156,28 @@ export function undocumented(
     }
   }
   return null;
+}
+
+/**
+ * A supertest agent whose every answer must be what the OpenAPI document promises for its path,
+ * method and status (an answer to a request no documented operation takes is not checked): so
+ * every integration test's response validates against the documents.
+ */
+export function checkedAgainst<A extends object>(doc: Doc, agent: A): A {
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || !METHODS.includes(property as Method)) return value;
+      const method = property as Method;
+      return (path: string, ...rest: unknown[]) => {
+        const test = (value as (...args: unknown[]) => request.Test).call(target, path, ...rest);
+        const template = templateOf(doc, method, path);
+        if (template === undefined) return test;
+        return test.expect((res: request.Response) => {
+          const problem = undocumented(doc, method, template, res);
+          if (problem !== null) throw new Error(`Not as documented: ${problem}`);
+        });
+      };
+    },
+  });
 }

@@ -18,6 +18,15 @@ export const sha512 = (bytes: Buffer | Uint8Array) =>
 /** Package bytes that differ from every other call's. */
 export const packageBytes = (size: number) => randomBytes(size);
 
+/** An answer a helper did not expect, with what the system logged as errors meanwhile. */
+function unexpected(system: TestSystem, what: string, res: { status: number; body: unknown }) {
+  const logged = system.loggedErrors();
+  return new Error(
+    `${what}: ${res.status} ${JSON.stringify(res.body)}` +
+      (logged.length > 0 ? `\nthe system's latest error lines:\n${logged.join('\n')}` : ''),
+  );
+}
+
 /** A version through the management API (published unless told otherwise). */
 export async function createVersion(
   system: TestSystem,
@@ -30,7 +39,7 @@ export async function createVersion(
     .post(`/admin/v1/products/${productId}/versions`)
     .set(AUTH)
     .send({ version, ...fields });
-  if (res.status !== 201) throw new Error(`version: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201) throw unexpected(system, 'version', res);
   return res.body.data as { id: number; version: string };
 }
 
@@ -56,7 +65,7 @@ export async function uploadFile(
   fields: Record<string, string> = {},
 ) {
   const res = await upload(system, versionId, bytes, filename, fields);
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201) throw unexpected(system, 'upload', res);
   return res.body.data as {
     id: number;
     filename: string;
@@ -104,7 +113,7 @@ export async function downloadLog(system: TestSystem, query: Record<string, stri
     Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
   );
   const res = await system.admin().get(`/admin/v1/download-log?${search}`).set(AUTH);
-  if (res.status !== 200) throw new Error(`log: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200) throw unexpected(system, 'log', res);
   return res.body.data as {
     entries: Array<Record<string, unknown>>;
     total: number;

@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { deleteQueuesOf, testAmqpPrefix } from './amqp-queues.js';
-import {
-  documents,
-  templateOf,
-  undocumented,
-  METHODS,
-  type Doc,
-  type Method,
-} from './openapi-documents.js';
+import { errorKeepingLogger } from './kept-errors.js';
+import { checkedAgainst, documents, type Doc } from './openapi-documents.js';
 import {
   generateSigningKey,
   loadConfig,
@@ -86,16 +80,20 @@ export async function bootSystem(
     RPC_TIMEOUT_MS: '30000',
     ...overrides,
   });
+  const kept =
+    options.logger === undefined && config.LOG_LEVEL === 'silent'
+      ? errorKeepingLogger()
+      : undefined;
   try {
     const system = await startSystem({
       config,
       licenseReplicas: options.licenseReplicas,
       webhooksReplicas: options.webhooksReplicas,
-      logger: options.logger,
+      logger: options.logger ?? kept?.logger,
       storePorts: options.storePorts,
       storeGraceSweepMs: options.storeGraceSweepMs,
     });
-    return new TestSystem(system, config, store);
+    return new TestSystem(system, config, store, kept?.loggedErrors);
   } catch (error) {
     await store?.stop();
     throw error;
@@ -148,7 +146,13 @@ export class TestSystem {
     readonly running: RunningSystem,
     readonly config: Config,
     private readonly store?: EmbeddedStorage,
+    private readonly keptErrors?: () => string[],
   ) {}
+
+  /** The latest error lines the services logged, when the test gave no logger of its own. */
+  loggedErrors(): string[] {
+    return this.keptErrors?.() ?? [];
+  }
 
   get transport() {
     return this.running.transport;
@@ -274,27 +278,3 @@ export async function gatewayOn(
 }
 
 const [publicDocument, managementDocument] = documents.map(({ doc }) => doc) as [Doc, Doc];
-
-/**
- * A supertest agent whose every answer must be what the OpenAPI document promises for its path,
- * method and status (an answer to a request no documented operation takes is not checked): so
- * every integration test's response validates against the documents.
- */
-export function checkedAgainst<A extends object>(doc: Doc, agent: A): A {
-  return new Proxy(agent, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || !METHODS.includes(property as Method)) return value;
-      const method = property as Method;
-      return (path: string, ...rest: unknown[]) => {
-        const test = (value as (...args: unknown[]) => request.Test).call(target, path, ...rest);
-        const template = templateOf(doc, method, path);
-        if (template === undefined) return test;
-        return test.expect((res: request.Response) => {
-          const problem = undocumented(doc, method, template, res);
-          if (problem !== null) throw new Error(`Not as documented: ${problem}`);
-        });
-      };
-    },
-  });
-}
