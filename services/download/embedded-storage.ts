@@ -1,12 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import S3rver, { type FilesystemStore, type StoreObject } from 's3rver';
+import S3rver, { type FilesystemStore } from 's3rver';
 import { signatureProblem } from './embedded-signature.js';
+import { repairUploads } from './embedded-uploads.js';
 
 /** The access key of s3rver's one account (it refuses any other); the secret is made per start. */
 const ACCESS_KEY = 'S3RVER';
@@ -88,7 +86,7 @@ export async function startEmbeddedStorage(
       '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>' +
       `${xmlText(problem)}</Message></Error>`;
   });
-  answerWhenWritten(server.store);
+  repairUploads(server.store);
   // s3rver answers a failure of its own with "We encountered an internal error" and, silent,
   // tells nobody why: the cause (a full disk, a file gone) is passed on to be logged.
   server.on('error', (error, ctx) => {
@@ -180,59 +178,4 @@ function listUploadsXml(bucket: string, uploads: readonly PendingUpload[]): stri
     '<NextUploadIdMarker></NextUploadIdMarker><MaxUploads>1000</MaxUploads>' +
     `<IsTruncated>false</IsTruncated>${entries}</ListMultipartUploadsResult>`
   );
-}
-
-/**
- * s3rver answers an upload (PutObject, UploadPart) when its hashing step has seen the last byte,
- * before the file is flushed: a read straight after it, or the CompleteMultipartUpload that joins
- * the parts, could see a short file. These versions answer once the file is written and closed.
- */
-export function answerWhenWritten(store: FilesystemStore): void {
-  store.putObject = async function putObject(this: FilesystemStore, object: StoreObject) {
-    const file = this.getResourcePath(object.bucket, object.key, 'object');
-    const content = Buffer.isBuffer(object.content)
-      ? Readable.from([object.content])
-      : object.content;
-    const { size, md5 } = await writeWhole(content, file);
-    await this.putMetadata(object.bucket, object.key, object.metadata, md5);
-    return { size, md5 };
-  };
-  store.putPart = async function putPart(
-    this: FilesystemStore,
-    bucket: string,
-    uploadId: string,
-    partNumber: string | number,
-    content: NodeJS.ReadableStream,
-  ) {
-    const file = path.join(
-      this.getResourcePath(bucket, undefined, 'uploads'),
-      uploadId,
-      String(partNumber),
-    );
-    const written = await writeWhole(content, file);
-    await writeFile(`${file}.md5`, written.md5);
-    return written;
-  };
-}
-
-/** Writes `content` to `file` and resolves once it is on disk, with its size and MD5. */
-async function writeWhole(
-  content: NodeJS.ReadableStream,
-  file: string,
-): Promise<{ size: number; md5: string }> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const md5 = createHash('md5');
-  let size = 0;
-  await pipeline(
-    content,
-    new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        md5.update(chunk);
-        size += chunk.length;
-        done(null, chunk);
-      },
-    }),
-    createWriteStream(file),
-  );
-  return { size, md5: md5.digest('hex') };
 }

@@ -38,11 +38,22 @@ declare module 's3rver' {
       md5: string,
     ): Promise<void>;
     putObject(object: StoreObject): Promise<{ size: number; md5: string }>;
+    initiateUpload(
+      bucket: string,
+      key: string,
+      uploadId: string,
+      metadata: Record<string, string>,
+    ): Promise<void>;
     putPart(
       bucket: string,
       uploadId: string,
       partNumber: string | number,
       content: NodeJS.ReadableStream,
+    ): Promise<{ size: number; md5: string }>;
+    putObjectMultipart(
+      bucket: string,
+      uploadId: string,
+      parts: ReadonlyArray<{ number: number; etag: string }>,
     ): Promise<{ size: number; md5: string }>;
   }
 
@@ -63,4 +74,31 @@ declare module 's3rver' {
 
   export type { FilesystemStore, StoreObject };
   export default S3rver;
+}
+
+/** s3rver's S3 error: its code names the status and the XML answer it is sent as. */
+declare module 's3rver/lib/models/error.js' {
+  export default class S3Error extends Error {
+    constructor(code: string, message: string, detail?: Record<string, string>);
+    code: string;
+    status: number;
+  }
+}
+
+/** An object as s3rver's routes hand it to the store, its metadata narrowed to what S3 keeps. */
+declare module 's3rver/lib/models/object.js' {
+  import type { StoreObject } from 's3rver';
+
+  export default class S3Object implements StoreObject {
+    constructor(
+      bucket: string,
+      key: string,
+      content: Buffer | NodeJS.ReadableStream,
+      metadata: Record<string, string>,
+    );
+    bucket: string;
+    key: string;
+    content: Buffer | NodeJS.ReadableStream;
+    metadata: Record<string, string>;
+  }
 }
