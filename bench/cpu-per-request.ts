@@ -4,7 +4,8 @@
  */
 import type { PathMeasurement, RateMeasurement } from './measure.js';
 import { significant } from './markdown-figures.js';
-import { BASELINE, SERVICES } from './settings.js';
+import type { PathTarget } from './paths.js';
+import { BASELINE, FLOOR, SERVICES } from './settings.js';
 
 /** Microseconds of CPU per request of each process; null when unknown or nothing was answered. */
 export function microsPerRequest(
@@ -18,12 +19,13 @@ export function microsPerRequest(
   return micros;
 }
 
-/** The project's CPU per request of a row: the services' sum, or the baseline app's own. */
+/** The project's CPU per request of a row: the services' sum, or the baseline's or floor's own. */
 export function projectMicros(
-  target: 'bare' | 'gateway',
+  target: PathTarget,
   micros: ReadonlyMap<string, number | null>,
 ): number | null {
   if (target === 'bare') return micros.get(BASELINE) ?? null;
+  if (target === 'floor') return micros.get(FLOOR) ?? null;
   let sum = 0;
   for (const name of SERVICES) {
     const value = micros.get(name);

@@ -11,7 +11,7 @@ import {
   type LoadRequest,
   type LoadResult,
 } from './load-protocol.js';
-import type { BenchPath } from './paths.js';
+import type { BenchPath, PathTarget } from './paths.js';
 import { BASELINE } from './settings.js';
 
 export interface PathMeasurement {
@@ -40,7 +40,7 @@ export interface MeasureContext {
   load: LoadGenerator;
   /** The bare Express path, loaded again at each gateway path's rate. */
   baseline: BenchPath;
-  origins: { bare: string; gateway: string };
+  origins: Record<PathTarget, string>;
   measured: readonly Measured[];
   ticksPerSecond: number;
   seconds: number;

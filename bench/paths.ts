@@ -15,13 +15,15 @@ import { FEED_PATH_KEYS, feedPaths } from './feed-paths.js';
  */
 const MANY_ACTIVATIONS_CONNECTIONS = 2;
 
+export type PathTarget = 'bare' | 'gateway' | 'floor';
+
 export interface BenchPath {
   /** Its name in BENCH_ONLY. */
   key: PathKey;
   /** Its name in the table. */
   name: string;
-  /** The bare Express app, or the gateway. */
-  target: 'bare' | 'gateway';
+  /** The bare Express app, the gateway, or the RPC floor (bench/children/rpc-floor.ts). */
+  target: PathTarget;
   expectedStatus: number;
   /** Fewer connections than BENCH_CONNECTIONS for this path, when set. */
   maxConnections?: number;
@@ -82,6 +84,28 @@ export function benchPaths(fixture: Fixture, gatewayUrl: string): BenchPath[] {
       target: 'bare',
       expectedStatus: 200,
       requests: fixed(post('/form', fields)),
+    },
+    // The floor under every gateway path, the same form each time (see FLOOR_NOTE).
+    {
+      key: 'floor',
+      name: 'floor: the form and one RPC',
+      target: 'floor',
+      expectedStatus: 200,
+      requests: fixed(post('/rpc', fields)),
+    },
+    {
+      key: 'floor-signed',
+      name: 'floor: the form and one RPC, signed',
+      target: 'floor',
+      expectedStatus: 200,
+      requests: fixed(post('/rpc/signed', fields)),
+    },
+    {
+      key: 'floor-limited',
+      name: 'floor: the form and one RPC, signed, per-IP limit in Redis',
+      target: 'floor',
+      expectedStatus: 200,
+      requests: fixed(post('/rpc/limited', fields)),
     },
     {
       key: 'validate',
@@ -192,6 +216,9 @@ export function benchPaths(fixture: Fixture, gatewayUrl: string): BenchPath[] {
 export type PathKey = (typeof PATH_KEYS)[number];
 export const PATH_KEYS = [
   'bare',
+  'floor',
+  'floor-signed',
+  'floor-limited',
   'validate',
   'validate-verified',
   'activate-same',
@@ -203,6 +230,14 @@ export const PATH_KEYS = [
   'download-decision',
   'validate-many',
 ] as const;
+
+export const FLOOR_NOTE =
+  'The floor rows (bench/children/rpc-floor.ts) are what any answer of this architecture costs ' +
+  "before its own work: the bare app's form, then one RPC over RabbitMQ through the services' " +
+  'transport to a service that answers at once (both ends in one process, a lower bound of the ' +
+  'hop between two); then the same answer signed as the gateway signs; then also counted ' +
+  'against the per-IP limit in Redis. Validate does all of that, and its own work besides: the ' +
+  "form's checks, the license service's database command, its daily count.";
 
 export const DOWNLOAD_DECISION_NOTE =
   'The download decision is `GET /downloads/{id}` with the key of an expired license, answered ' +

@@ -60,7 +60,7 @@ function pathTables(measurements: readonly PathMeasurement[]): string {
       m.path.name,
       String(m.load.answered),
       ...SERVICES.map((name) =>
-        m.path.target === 'bare'
+        m.path.target !== 'gateway'
           ? `(${perRequest(micros.get(name))})`
           : `${perRequest(micros.get(name))} (${versus(micros.get(name))})`,
       ),

@@ -40,6 +40,7 @@ import {
   ACTIVATION_NOTE,
   benchPaths,
   DOWNLOAD_DECISION_NOTE,
+  FLOOR_NOTE,
   MANY_ACTIVATIONS_NOTE,
   PATH_KEYS,
 } from './paths.js';
@@ -87,7 +88,7 @@ async function bench(
   const context: MeasureContext = {
     load,
     baseline,
-    origins: { bare: system.bareUrl, gateway: system.gatewayUrl },
+    origins: { bare: system.bareUrl, gateway: system.gatewayUrl, floor: system.floorUrl },
     measured,
     ticksPerSecond,
     seconds: settings.seconds,
@@ -119,6 +120,7 @@ async function bench(
 
   const ran = (key: string) => measurements.some((m) => m.path.key === key);
   const notes = [
+    ...(ran('floor') || ran('floor-signed') || ran('floor-limited') ? [FLOOR_NOTE] : []),
     ...(ran('download-decision') ? [DOWNLOAD_DECISION_NOTE] : []),
     ...(ran('activate-new') || ran('activate-deactivate') ? [ACTIVATION_NOTE] : []),
     ...(ran('validate-many') ? [MANY_ACTIVATIONS_NOTE] : []),

@@ -5,7 +5,7 @@
  */
 import type { ChildGroup } from './support/child-group.js';
 import { childProcesses, type Measured } from './cpu.js';
-import { BASELINE, SERVICES, type ServiceName } from './settings.js';
+import { BASELINE, FLOOR, SERVICES, type ServiceName } from './settings.js';
 
 /** pino's numeric levels: 40 is warn. */
 const WARN_LEVEL = 40;
@@ -26,12 +26,15 @@ export interface RunningSystem {
   managementUrl: string;
   adminToken: string;
   bareUrl: string;
+  /** The RPC floor app (bench/children/rpc-floor.ts). */
+  floorUrl: string;
   objectStore: ObjectStore;
   /** The database server and the prefix of the services' databases on it. */
   mongodbUrl: string;
   databasePrefix: string;
   services: Record<ServiceName, ChildGroup>;
   bare: ChildGroup;
+  floor: ChildGroup;
   loadWorker: ChildGroup;
   /** The database server's pid, when the benchmark started it. */
   databasePid: number | null;
@@ -47,6 +50,7 @@ export function measuredProcesses(system: RunningSystem): Measured[] {
     pid: system.services[name].pid,
   }));
   measured.push({ name: BASELINE, pid: system.bare.pid });
+  measured.push({ name: FLOOR, pid: system.floor.pid });
   if (system.rabbitmqPid !== null) measured.push({ name: 'RabbitMQ', pid: system.rabbitmqPid });
   if (system.databasePid !== null) measured.push({ name: 'database', pid: system.databasePid });
   if (system.redisPid !== null) measured.push({ name: 'Redis', pid: system.redisPid });
@@ -66,6 +70,7 @@ export function describeProcesses(system: RunningSystem): { text: string; notes:
     return `${name} ${pid}`;
   });
   parts.push(`bare Express ${system.bare.pid}`);
+  parts.push(`RPC floor ${system.floor.pid}`);
   parts.push(
     system.rabbitmqPid === null
       ? 'RabbitMQ not found (no beam.smp process)'

@@ -24,6 +24,9 @@ export type ServiceName = (typeof SERVICES)[number];
 /** The bare Express app's name in the measurements and the report: the baseline. */
 export const BASELINE = 'bare Express';
 
+/** The RPC floor app's name in the measurements and the report (bench/children/rpc-floor.ts). */
+export const FLOOR = 'RPC floor';
+
 export class SettingsError extends Error {}
 
 function number(

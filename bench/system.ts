@@ -99,13 +99,16 @@ export async function startSystem(
   const id = randomBytes(4).toString('hex');
   await reachable('AMQP_URL', settings.amqpUrl, 5672);
   await reachable('REDIS_URL', settings.redisUrl, 6379);
-  progress('starting the database, the object store, the bare Express app, the load generator');
-  const [database, objectStore, bare, loadWorker] = await Promise.all([
+  progress(
+    'starting the database, the object store, the bare Express app, the RPC floor, the load generator',
+  );
+  const [database, objectStore, bare, floor, loadWorker] = await Promise.all([
     settings.mongodbUrl === undefined
       ? startHelper(children, 'database', 'bench/children/database.ts')
       : Promise.resolve(undefined),
     startHelper(children, 'object store', 'bench/children/object-store.ts'),
     startHelper(children, 'bare Express', 'bench/children/bare-express.ts'),
+    startHelper(children, 'RPC floor', 'bench/children/rpc-floor.ts'),
     (async () => {
       const child = children.start({
         name: 'load generator',
@@ -211,6 +214,7 @@ export async function startSystem(
     managementUrl: `http://127.0.0.1:${adminPort}`,
     adminToken,
     bareUrl: stringField(bare.line, 'url', 'bare Express'),
+    floorUrl: stringField(floor.line, 'url', 'RPC floor'),
     objectStore: store,
     mongodbUrl,
     databasePrefix,
@@ -222,6 +226,7 @@ export async function startSystem(
       management,
     },
     bare: bare.child,
+    floor: floor.child,
     loadWorker,
     databasePid: database ? Number(database.line.pid) : null,
     rabbitmqPid: findProcess('beam.smp', 'rabbit'),

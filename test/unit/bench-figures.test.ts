@@ -98,7 +98,7 @@ describe('bench: figures', () => {
     expect(percentile([], 50)).toBeNaN();
   });
 
-  test('CPU per request in µs; the project figure is the sum of the five services', () => {
+  test("CPU per request in µs; the project figure is the sum of the five services (the baseline's and the floor's their own)", () => {
     const micros = microsPerRequest(
       new Map([
         ['gateway', 0.5],
@@ -107,12 +107,14 @@ describe('bench: figures', () => {
         ['download', 0.01],
         ['management', 0],
         ['bare Express', 0.1],
+        ['RPC floor', 0.3],
       ]),
       1000,
     );
     expect(micros.get('gateway')).toBe(500);
     expect(projectMicros('gateway', micros)).toBeCloseTo(760);
     expect(projectMicros('bare', micros)).toBe(100);
+    expect(projectMicros('floor', micros)).toBe(300);
     expect(projectMicros('gateway', new Map([['gateway', 1]]))).toBeNull();
     expect(microsPerRequest(new Map([['gateway', 1]]), 0).get('gateway')).toBeNull();
   });
