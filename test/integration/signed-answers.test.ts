@@ -18,6 +18,7 @@ import {
   type Answer,
   type SentRequest,
 } from '../support/signed-answers.js';
+import { createVersion, packageBytes, uploadFile } from '../support/packages.js';
 import { API_BASE, bootSystem, testSigning, type TestSystem } from '../support/system.js';
 
 /**
@@ -235,6 +236,36 @@ describe('every answer of a signed route is signed, successes and errors alike',
     expect(read.params.created).toBeGreaterThanOrEqual(before);
     expect(read.params.created).toBeLessThanOrEqual(after);
     expect(read.params.expires - read.params.created).toBe(120);
+  });
+
+  test('an answer holding characters outside ASCII is digested and signed over its UTF-8 bytes', async () => {
+    const title = `Café Ünïcode ✓ ${newNonce()}`;
+    const product = await system.transport.call('update-catalog.createProduct', { title });
+    const version = await createVersion(system, product.id, '2.0.0', {
+      release_notes: 'Corrigé : « ça marche » — 🎉',
+    });
+    await uploadFile(system, version.id, packageBytes(64), 'café.zip');
+    const target = `${API_BASE}/updates/${product.id}`;
+    const nonce = newNonce();
+    const res = await fetch(`${system.running.gatewayUrl}${target}`, {
+      headers: { 'licensing-nonce': nonce },
+    });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString('utf8');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(text).data).toMatchObject({
+      name: title,
+      release_notes: 'Corrigé : « ça marche » — 🎉',
+    });
+    expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+    const digest = createHash('sha256').update(bytes).digest('base64');
+    expect(res.headers.get('content-digest')).toBe(`sha-256=:${digest}:`);
+    const answer: Answer = {
+      status: res.status,
+      headers: Object.fromEntries(res.headers),
+      text,
+    };
+    expect(await signatureProblem(answer, { method: 'GET', target }, keySet, nonce)).toBeNull();
   });
 
   test('an answer given to another request, nonce or body does not verify', async () => {
