@@ -1,5 +1,8 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+
 /**
- * The frame of the benchmark's helper processes (database, object store, bare Express): start,
+ * The frame of the benchmark's helper processes (database, object store, bare Express, RPC floor): start,
  * print one JSON line describing what was started, and stop on SIGTERM, SIGINT or when the
  * benchmark's IPC channel closes.
  */
@@ -29,4 +32,24 @@ export function runHelper(start: () => Promise<{ info: object; stop: () => Promi
       process.exit(1);
     },
   );
+}
+
+/** Serves `app` on a free loopback port; its URL, and how to stop it (connections closed). */
+export async function listenOnLoopback(
+  app: Express,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(0, '127.0.0.1', (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }

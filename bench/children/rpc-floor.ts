@@ -18,7 +18,7 @@ import { createTransport } from '../../libs/transport/index.js';
 import { Signer, signAnswers } from '../../libs/http/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
-import { runHelper } from './helper.js';
+import { listenOnLoopback, runHelper } from './helper.js';
 
 /** The service it serves: one whose queues no other process of the benchmark uses. */
 const SERVED = 'webhooks';
@@ -55,18 +55,11 @@ runHelper(async () => {
   app.post('/rpc', form, answer);
   app.post('/rpc/signed', signed, form, answer);
   app.post('/rpc/limited', signed, rateLimits.limits.perIp, form, answer);
-  const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
-    const listening = app.listen(0, '127.0.0.1', (error?: Error) =>
-      error ? reject(error) : resolve(listening),
-    );
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
+  const served = await listenOnLoopback(app);
   return {
-    info: { url: `http://127.0.0.1:${address.port}` },
+    info: { url: served.url },
     stop: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await served.close();
       await rateLimits.close();
       await transport.close();
     },

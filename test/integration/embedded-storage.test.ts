@@ -2,12 +2,12 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { Client } from 'minio';
 import {
   startEmbeddedStorage,
   type EmbeddedStorage,
 } from '../../services/download/embedded-storage.js';
 import { PackageStorage } from '../../services/download/storage.js';
+import { clientWithBucket } from '../support/embedded-store-client.js';
 
 /**
  * The embedded package store (docs/operations.md) listens on a loopback port any local process
@@ -67,16 +67,7 @@ describe('a failure of the embedded store is told with its cause', () => {
       onInternalError: (error, request) => told.push({ error, request }),
     });
     try {
-      const url = new URL(own.endpoint);
-      const client = new Client({
-        endPoint: url.hostname,
-        port: Number(url.port),
-        useSSL: false,
-        accessKey: own.accessKey,
-        secretKey: own.secretKey,
-        pathStyle: true,
-      });
-      await client.makeBucket('bucket', 'us-east-1');
+      const client = await clientWithBucket(own, 'bucket');
       await expect(client.statObject('bucket', 'packages/none')).rejects.toMatchObject({
         code: 'NotFound',
       });

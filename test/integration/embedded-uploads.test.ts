@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { Client } from 'minio';
 import S3rver, { type FilesystemStore } from 's3rver';
 import { startEmbeddedStorage } from '../../services/download/embedded-storage.js';
 import { repairUploads } from '../../services/download/embedded-uploads.js';
+import { clientWithBucket } from '../support/embedded-store-client.js';
 
 /**
  * docs/operations.md, The embedded package store: its upload steps, as S3 has them. An upload is
@@ -113,16 +113,7 @@ describe('CompleteMultipartUpload joins the parts it names, as answered', () => 
   test('through the store over HTTP: a part never uploaded is refused at once, not left hanging', async () => {
     const own = await startEmbeddedStorage();
     try {
-      const url = new URL(own.endpoint);
-      const client = new Client({
-        endPoint: url.hostname,
-        port: Number(url.port),
-        useSSL: false,
-        accessKey: own.accessKey,
-        secretKey: own.secretKey,
-        pathStyle: true,
-      });
-      await client.makeBucket('bucket', 'us-east-1');
+      const client = await clientWithBucket(own, 'bucket');
       const uploadId = await client.initiateNewMultipartUpload('bucket', key, {});
       await expect(
         client.completeMultipartUpload('bucket', key, uploadId, [{ part: 2, etag: 'x' }]),
