@@ -13,8 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import { generateSigningKey, loadConfig, parseSigningKeys } from '../../libs/config/index.js';
-import type { ServedHandlers } from '../../libs/transport/index.js';
-import { createTransport } from '../../libs/transport/index.js';
+import { createTransport, type ServedHandlers } from '../../libs/transport/index.js';
 import { Signer, signAnswers } from '../../libs/http/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver, { type FilesystemStore } from 's3rver';
 import { signatureProblem } from './embedded-signature.js';
-import { repairUploads } from './embedded-uploads.js';
+import { repairUploads, uploadsFolder } from './embedded-uploads.js';
 
 /** The access key of s3rver's one account (it refuses any other); the secret is made per start. */
 const ACCESS_KEY = 'S3RVER';
@@ -138,7 +138,7 @@ const xmlText = (value: string) =>
 /** The multipart uploads in progress in a bucket: s3rver keeps one folder per upload. */
 async function listUploads(store: FilesystemStore, bucket: string): Promise<PendingUpload[]> {
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) return [];
-  const root = store.getResourcePath(bucket, undefined, 'uploads');
+  const root = uploadsFolder(store, bucket);
   let ids: string[];
   try {
     ids = await readdir(root);

@@ -86,8 +86,12 @@ export function repairUploads(store: FilesystemStore): void {
   };
 }
 
+/** The folder of a bucket's multipart uploads in progress: one folder in it per upload. */
+export const uploadsFolder = (store: FilesystemStore, bucket: string) =>
+  store.getResourcePath(bucket, undefined, 'uploads');
+
 const uploadDirectory = (store: FilesystemStore, bucket: string, uploadId: string) =>
-  path.join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId);
+  path.join(uploadsFolder(store, bucket), uploadId);
 
 const isMissing = (error: unknown) =>
   typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT';

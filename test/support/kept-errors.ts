@@ -5,8 +5,8 @@ import { createLogger, type Logger } from '../../libs/logging/index.js';
 const KEPT = 20;
 
 /**
- * A test system's logger when the test sets none (and TEST_LOG_LEVEL is unset): nothing is
- * printed, but its error lines are kept, so a helper that meets an unexpected INTERNAL_ERROR can
+ * A test system's logger when the test sets none and the system logs nothing (LOG_LEVEL silent,
+ * as without TEST_LOG_LEVEL): nothing is printed, but its error lines are kept, so a helper that meets an unexpected INTERNAL_ERROR can
  * say what the services logged about it.
  */
 export function errorKeepingLogger(): { logger: Logger; loggedErrors: () => string[] } {
