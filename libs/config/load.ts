@@ -20,6 +20,7 @@ export class ConfigError extends Error {
  */
 export const settingFiles = {
   SIGNING_KEY: 'SIGNING_KEY_FILE',
+  SPARKLE_PRIVATE_KEY: 'SPARKLE_PRIVATE_KEY_FILE',
 } as const satisfies Partial<Record<ConfigVariable, ConfigVariable>>;
 
 /**

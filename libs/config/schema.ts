@@ -15,7 +15,7 @@ import {
   wholeNumber,
 } from './fields.js';
 import { signingKeys } from './signing-keys.js';
-import { sparkleKeyFile } from './sparkle-key.js';
+import { sparkleKeySetting } from './sparkle-key.js';
 import { storeLogo } from './store-logo.js';
 
 /** Time allowed to receive a whole request (headers and body) on the public and admin APIs. */
@@ -142,7 +142,9 @@ export const EnvSchema = z.object({
    * The seller's Sparkle EdDSA private key, as `generate_keys -x <file>` exports it: the download
    * service signs each macOS package uploaded without a signature (docs/updaters/sparkle.md).
    */
-  SPARKLE_PRIVATE_KEY_FILE: sparkleKeyFile,
+  SPARKLE_PRIVATE_KEY: sparkleKeySetting,
+  /** A file holding SPARKLE_PRIVATE_KEY's text instead (Docker and Kubernetes secrets). */
+  SPARKLE_PRIVATE_KEY_FILE: z.string().trim().default(''),
   /** How long a signed answer may be trusted: its signature's `expires` is `created` + this. */
   SIGNATURE_TTL_SECONDS: wholeNumber(1, 86_400).default(300),
   /** The longest lease of a license file, and its lease when none is asked (30 days). */

@@ -1,6 +1,5 @@
-/** SPARKLE_PRIVATE_KEY_FILE: the seller's Sparkle EdDSA key, which signs macOS packages. */
+/** SPARKLE_PRIVATE_KEY (or its file): the seller's Sparkle EdDSA key, which signs macOS packages. */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { expandedPublicKey, signWithExpandedKey } from './ed25519-expanded.js';
 
@@ -10,7 +9,7 @@ const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 const SPARKLE_KEY_FORMAT =
-  'must name a file holding a Sparkle EdDSA private key as `generate_keys -x <file>` writes it ' +
+  'must be a Sparkle EdDSA private key as `generate_keys -x <file>` writes it ' +
   '(base64 of 32 bytes, or of 96 bytes for a key made before Sparkle 2.6)';
 
 /**
@@ -80,23 +79,12 @@ export class SparkleKey {
   }
 }
 
-export const sparkleKeyFile = z
+/** The setting's text (or its file's, libs/config/load.ts): the key, or unset when empty. */
+export const sparkleKeySetting = z
   .string()
-  .trim()
   .default('')
-  .transform((file, ctx): SparkleKey | undefined => {
-    if (file === '') return undefined;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      ctx.addIssue({
-        code: 'custom',
-        message: `must name a readable file (${String(code ?? error)})`,
-      });
-      return z.NEVER;
-    }
+  .transform((text, ctx): SparkleKey | undefined => {
+    if (text.trim() === '') return undefined;
     const key = SparkleKey.parse(text);
     if (typeof key !== 'string') return key;
     ctx.addIssue({ code: 'custom', message: key });

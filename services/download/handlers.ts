@@ -54,7 +54,7 @@ export interface DownloadDeps {
   baseUrl: string;
   /** The downloads served and refused per day, counted as the log's entries are written. */
   counts: DownloadCounts;
-  /** The seller's Sparkle key (SPARKLE_PRIVATE_KEY_FILE), if any. */
+  /** The seller's Sparkle key (SPARKLE_PRIVATE_KEY, or SPARKLE_PRIVATE_KEY_FILE), if any. */
   sparkleKey: SparkleKey | undefined;
   /** The largest package read back to be signed (MAX_UPLOAD_BYTES). */
   maxSignBytes: number;

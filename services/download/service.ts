@@ -47,6 +47,7 @@ export const downloadSettings = [
   'MAX_UPLOAD_BYTES',
   'DOWNLOAD_LOG_BATCH_MS',
   'PRODUCT_CACHE_TTL_MS',
+  'SPARKLE_PRIVATE_KEY',
   'SPARKLE_PRIVATE_KEY_FILE',
 ] as const satisfies readonly ConfigVariable[];
 
@@ -157,7 +158,7 @@ export async function downloadFromConfig(
         tickets,
         baseUrl: url,
         counts,
-        sparkleKey: config.SPARKLE_PRIVATE_KEY_FILE,
+        sparkleKey: config.SPARKLE_PRIVATE_KEY,
         maxSignBytes: config.MAX_UPLOAD_BYTES,
       }),
     );
@@ -167,7 +168,7 @@ export async function downloadFromConfig(
         url,
         bucket: config.S3_BUCKET,
         // The public half only: which key signs macOS packages, for the seller to compare.
-        sparkle_public_key: config.SPARKLE_PRIVATE_KEY_FILE?.publicKey ?? null,
+        sparkle_public_key: config.SPARKLE_PRIVATE_KEY?.publicKey ?? null,
       },
       'download service ready',
     );

@@ -4,7 +4,7 @@ import type { PackageStorage } from './storage.js';
 
 /**
  * `download.signPackage`: the Sparkle EdDSA signature of a stored package, made with the seller's
- * key (SPARKLE_PRIVATE_KEY_FILE), which never leaves this service. Ed25519 signs the whole file
+ * key (SPARKLE_PRIVATE_KEY, or SPARKLE_PRIVATE_KEY_FILE), which never leaves this service. Ed25519 signs the whole file
  * at once, so the object is read into memory once: one over `maxBytes` (MAX_UPLOAD_BYTES) is
  * refused rather than read. Without a key there is nothing to sign with: null.
  */

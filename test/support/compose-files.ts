@@ -25,6 +25,8 @@ export const DATA_DIRECTORIES: Array<[string, string]> = [
 export const DOCKERFILE = 'infra/Dockerfile';
 /** Settings that are secrets: each comes from the operator's environment or .env, never the file. */
 export const SECRETS = ['ADMIN_TOKENS', 'DOWNLOAD_SIGNING_KEY', 'SIGNING_KEY'];
+/** Secrets a service can do without: from the operator's environment or .env when set, else empty. */
+export const OPTIONAL_SECRETS = ['SPARKLE_PRIVATE_KEY'];
 export const BASE_IMAGE = 'node:20-bookworm-slim';
 
 export type Service = Record<string, unknown>;

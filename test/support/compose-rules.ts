@@ -22,6 +22,7 @@ import {
   MIN_STOP_GRACE_SECONDS,
   profiles,
   SCALABLE,
+  OPTIONAL_SECRETS,
   SECRETS,
   urlHost,
   type Compose,
@@ -79,6 +80,12 @@ export function checkCompose(compose: Compose, ctx: Context): string[] {
       const value = env.get(secret);
       if (value !== undefined && !new RegExp(`^\\$\\{${secret}:\\?[^}]+\\}$`).test(value)) {
         problems.push(`${name}: ${secret} must come from \${${secret}:?...}, not the file`);
+      }
+    }
+    for (const secret of OPTIONAL_SECRETS) {
+      const value = env.get(secret);
+      if (value !== undefined && value !== `\${${secret}:-}`) {
+        problems.push(`${name}: ${secret} must come from \${${secret}:-}, not the file`);
       }
     }
 

@@ -32,7 +32,10 @@ export const SECRET_SETTINGS = new Set([
   'AMQP_URL',
   'MONGODB_URL',
   'REDIS_URL',
+  'SPARKLE_PRIVATE_KEY',
 ]);
+/** Secrets a service does without (Redis counts alone, nothing is signed for Sparkle): optional. */
+export const OPTIONAL_SECRET_SETTINGS = new Set(['REDIS_URL', 'SPARKLE_PRIVATE_KEY']);
 /** The settings of the ports a process listens on: each is a port of its container. */
 export const PORT_SETTINGS = ['PORT', 'ADMIN_PORT', 'DOWNLOAD_PORT', 'METRICS_PORT'];
 /** The services that take traffic from outside the cluster: the two HTTP APIs. */
@@ -116,7 +119,7 @@ export function entryPointOf(container: IContainer): string | undefined {
 export type Source =
   | { from: 'value'; value: string }
   | { from: 'config-map'; value: string | undefined }
-  | { from: 'secret' }
+  | { from: 'secret'; optional: boolean }
   | { from: 'other' };
 
 /** A container's environment: explicit `env` first, then each `envFrom` ConfigMap's keys. */
@@ -142,7 +145,7 @@ export function environmentOf(
       variable.value !== undefined
         ? { from: 'value', value: variable.value }
         : variable.valueFrom?.secretKeyRef
-          ? { from: 'secret' }
+          ? { from: 'secret', optional: variable.valueFrom.secretKeyRef.optional === true }
           : variable.valueFrom?.configMapKeyRef
             ? {
                 from: 'config-map',

@@ -22,6 +22,7 @@ import {
   PORT_SETTINGS,
   RECREATED,
   schemaProblems,
+  OPTIONAL_SECRET_SETTINGS,
   SECRET_SETTINGS,
   selects,
   STOP_MARGIN_SECONDS,
@@ -95,6 +96,11 @@ export function checkManifests(objects: KubeObject[], ctx: Context): string[] {
         if (SECRET_SETTINGS.has(key) && source.from !== 'secret') {
           problems.push(
             `${who}: ${key} must come from a Secret (secretKeyRef), not ${source.from}`,
+          );
+        }
+        if (OPTIONAL_SECRET_SETTINGS.has(key) && source.from === 'secret' && !source.optional) {
+          problems.push(
+            `${who}: ${key} may be left out of the Secret, but its secretKeyRef is not optional`,
           );
         }
         if (SECRET_SETTINGS.has(key) && !ctx.settingsRead[service]?.includes(key)) {

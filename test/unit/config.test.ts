@@ -193,6 +193,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   DOWNLOAD_SIGNING_KEY: 'change-me',
   SIGNING_KEY: 'not a key',
   SIGNING_KEY_FILE: '/no/such/directory/signing-key.pem',
+  SPARKLE_PRIVATE_KEY: 'not a key',
   SPARKLE_PRIVATE_KEY_FILE: '/no/such/directory/sparkle-private-key',
   SIGNATURE_TTL_SECONDS: '0',
   LICENSE_FILE_MAX_TTL_SECONDS: '-1',

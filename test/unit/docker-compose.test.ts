@@ -195,6 +195,19 @@ describe('docker-compose.yml', () => {
     );
   });
 
+  test('the Sparkle key reaches the download service from .env, optional, and a key written into the file is caught', () => {
+    expect(environment(compose().services.download ?? {}).get('SPARKLE_PRIVATE_KEY')).toBe(
+      '${SPARKLE_PRIVATE_KEY:-}',
+    );
+    const broken = compose();
+    broken.services.download = withEnv(broken.services.download, {
+      SPARKLE_PRIVATE_KEY: 'nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A=',
+    });
+    expect(checkCompose(broken, ctx)).toContain(
+      'download: SPARKLE_PRIVATE_KEY must come from ${SPARKLE_PRIVATE_KEY:-}, not the file',
+    );
+  });
+
   test('a container name or fixed host port on a scalable service is caught', () => {
     const broken = compose();
     broken.services.license = { ...broken.services.license, container_name: 'license' };

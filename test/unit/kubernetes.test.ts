@@ -167,6 +167,32 @@ withKubectl('infra/kubernetes, rendered by kubectl kustomize', () => {
     );
   });
 
+  test('the Sparkle key reaches the download service alone, from the Secret when it holds one', () => {
+    const given = (name: string) =>
+      container(rendered, name).env?.find((v) => v.name === 'SPARKLE_PRIVATE_KEY');
+    expect(given('download')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'licensing-secrets',
+      key: 'SPARKLE_PRIVATE_KEY',
+      optional: true,
+    });
+    for (const name of [
+      'gateway',
+      'management',
+      'license',
+      'update-catalog',
+      'webhooks',
+      'stores',
+    ]) {
+      expect(given(name)).toBeUndefined();
+    }
+    const broken = copy();
+    delete container(broken, 'download').env!.find((v) => v.name === 'SPARKLE_PRIVATE_KEY')!
+      .valueFrom!.secretKeyRef!.optional;
+    expect(checkManifests(broken, ctx)).toContain(
+      'download/download: SPARKLE_PRIVATE_KEY may be left out of the Secret, but its secretKeyRef is not optional',
+    );
+  });
+
   test('a signing key file outside a mounted Secret is caught', () => {
     const broken = copy();
     const pod = deployment(broken, 'management').spec!.template.spec!;

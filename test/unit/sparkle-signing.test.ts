@@ -11,7 +11,7 @@ import { signStoredPackage } from '../../services/download/sparkle-signing.js';
 import { signTimeoutMs, sparkleSignature } from '../../services/management/upload.js';
 
 /**
- * The seller's Sparkle key (SPARKLE_PRIVATE_KEY_FILE, docs/updaters/sparkle.md): read as
+ * The seller's Sparkle key (SPARKLE_PRIVATE_KEY or its file, docs/updaters/sparkle.md): read as
  * Sparkle's `generate_keys -x` writes it, it gives the app's SUPublicEDKey and signs as
  * `sign_update` does; the download service signs a stored package with it, bounded.
  */
@@ -98,38 +98,62 @@ describe('reading the key as generate_keys -x exports it', () => {
   });
 });
 
-describe('SPARKLE_PRIVATE_KEY_FILE', () => {
+describe('SPARKLE_PRIVATE_KEY, or SPARKLE_PRIVATE_KEY_FILE', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sparkle-key-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const refusal = (env: NodeJS.ProcessEnv) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    return '';
+  };
 
-  test('names the exported file; the settings never show the seed', () => {
+  test('the exported text, given as is or in a file; the settings never show the seed', () => {
     const file = path.join(dir, 'sparkle_private_key');
-    writeFileSync(file, SEED.toString('base64'));
-    const config = loadConfig({ SPARKLE_PRIVATE_KEY_FILE: file });
-    expect(config.SPARKLE_PRIVATE_KEY_FILE!.publicKey).toBe(PUBLIC.toString('base64'));
-    expect(loadConfig({}).SPARKLE_PRIVATE_KEY_FILE).toBeUndefined();
-    const shown = JSON.stringify(config);
-    expect(shown).not.toContain(SEED.toString('base64'));
-    expect(shown).not.toContain(SEED.toString('hex'));
+    writeFileSync(file, `${SEED.toString('base64')}\n`);
+    const fromFile = loadConfig({ SPARKLE_PRIVATE_KEY_FILE: file });
+    const given = loadConfig({ SPARKLE_PRIVATE_KEY: SEED.toString('base64') });
+    for (const config of [fromFile, given]) {
+      expect(config.SPARKLE_PRIVATE_KEY!.publicKey).toBe(PUBLIC.toString('base64'));
+      const shown = JSON.stringify(config);
+      expect(shown).not.toContain(SEED.toString('base64'));
+      expect(shown).not.toContain(SEED.toString('hex'));
+    }
+    expect(loadConfig({}).SPARKLE_PRIVATE_KEY).toBeUndefined();
+    expect(
+      loadConfig({ SPARKLE_PRIVATE_KEY: '', SPARKLE_PRIVATE_KEY_FILE: '' }).SPARKLE_PRIVATE_KEY,
+    ).toBeUndefined();
   });
 
-  test('a file that is missing or not a key stops start-up naming the setting', () => {
-    const refusal = (file: string) => {
-      try {
-        loadConfig({ SPARKLE_PRIVATE_KEY_FILE: file });
-      } catch (error) {
-        expect(error).toBeInstanceOf(ConfigError);
-        return (error as Error).message;
-      }
-      return '';
-    };
+  test('a key that is not one, or a file missing, empty or not a key, stops start-up naming what was set', () => {
+    expect(refusal({ SPARKLE_PRIVATE_KEY: 'not a key' })).toMatch(
+      /^Invalid configuration: SPARKLE_PRIVATE_KEY: must be a Sparkle EdDSA private key .*it is not base64$/,
+    );
     const bad = path.join(dir, 'bad');
     writeFileSync(bad, 'hello');
-    expect(refusal(bad)).toMatch(
-      /^Invalid configuration: SPARKLE_PRIVATE_KEY_FILE: must name a file holding a Sparkle EdDSA private key/,
+    expect(refusal({ SPARKLE_PRIVATE_KEY_FILE: bad })).toMatch(
+      /^Invalid configuration: SPARKLE_PRIVATE_KEY_FILE: must be a Sparkle EdDSA private key .*it decodes to 3 bytes$/,
     );
-    expect(refusal(path.join(dir, 'none'))).toBe(
+    const empty = path.join(dir, 'empty');
+    writeFileSync(empty, '\n');
+    expect(refusal({ SPARKLE_PRIVATE_KEY_FILE: empty })).toBe(
+      'Invalid configuration: SPARKLE_PRIVATE_KEY_FILE: must name a file that is not empty',
+    );
+    expect(refusal({ SPARKLE_PRIVATE_KEY_FILE: path.join(dir, 'none') })).toBe(
       'Invalid configuration: SPARKLE_PRIVATE_KEY_FILE: must name a readable file (ENOENT)',
+    );
+  });
+
+  test('setting both is refused: which key signs would be a guess', () => {
+    const file = path.join(dir, 'both');
+    writeFileSync(file, SEED_2.toString('base64'));
+    expect(
+      refusal({ SPARKLE_PRIVATE_KEY: SEED.toString('base64'), SPARKLE_PRIVATE_KEY_FILE: file }),
+    ).toBe(
+      'Invalid configuration: SPARKLE_PRIVATE_KEY_FILE: must not be set together with SPARKLE_PRIVATE_KEY',
     );
   });
 });

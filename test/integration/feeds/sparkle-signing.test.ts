@@ -6,7 +6,7 @@ import { createVersion, packageBytes, uploadFile } from '../../support/packages.
 import { API_BASE, bootSystem, type TestSystem } from '../../support/system.js';
 
 /**
- * Signing at upload (docs/updaters/sparkle.md): with SPARKLE_PRIVATE_KEY_FILE set, a macOS
+ * Signing at upload (docs/updaters/sparkle.md): with SPARKLE_PRIVATE_KEY set, a macOS
  * package uploaded without a signature gets the seller's Sparkle signature, which the appcast
  * lists and which verifies with the app's SUPublicEDKey against the bytes the enclosure serves.
  */
@@ -14,8 +14,6 @@ import { API_BASE, bootSystem, type TestSystem } from '../../support/system.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'sparkle-signing-'));
 /** The seller's key as `generate_keys -x sparkle_private_key` writes it: base64 of the seed. */
 const seed = randomBytes(32);
-const keyFile = path.join(dir, 'sparkle_private_key');
-writeFileSync(keyFile, seed.toString('base64'));
 /** The app's SUPublicEDKey, found apart from the service: from the seed, by Node. */
 const SUPublicEDKey = createPublicKey(
   createPrivateKey({
@@ -29,7 +27,7 @@ let signing: TestSystem;
 let plain: TestSystem;
 beforeAll(async () => {
   [signing, plain] = await Promise.all([
-    bootSystem({ SPARKLE_PRIVATE_KEY_FILE: keyFile }),
+    bootSystem({ SPARKLE_PRIVATE_KEY: seed.toString('base64') }),
     bootSystem(),
   ]);
 }, 60_000);
@@ -116,7 +114,7 @@ describe('SPARKLE_PRIVATE_KEY_FILE: macOS packages signed at upload', () => {
     const bad = path.join(dir, 'bad-key');
     writeFileSync(bad, randomBytes(48).toString('base64'));
     await expect(bootSystem({ SPARKLE_PRIVATE_KEY_FILE: bad })).rejects.toThrow(
-      /^Invalid configuration: SPARKLE_PRIVATE_KEY_FILE: must name a file holding a Sparkle EdDSA private key as `generate_keys -x <file>` writes it .*decodes to 48 bytes$/,
+      /^Invalid configuration: SPARKLE_PRIVATE_KEY_FILE: must be a Sparkle EdDSA private key as `generate_keys -x <file>` writes it .*decodes to 48 bytes$/,
     );
   });
 });
