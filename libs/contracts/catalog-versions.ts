@@ -7,6 +7,7 @@ import {
   FileArch,
   FilePlatform,
   FileSignature,
+  MinimumSystemVersion,
   ReleaseChannel,
   RolloutPercent,
 } from './updaters.js';
@@ -50,6 +51,8 @@ export const PackageFile = z.object({
   arch: FileArch.nullable(),
   /** The updater's signature of the file (Tauri, Sparkle), base64; null: none. */
   signature: FileSignature.nullable(),
+  /** A macOS file only: the oldest macOS it runs on (Sparkle's minimumSystemVersion); null: any. */
+  minimum_system_version: MinimumSystemVersion.nullable(),
   /** The entitlement a key needs to be offered and to download it (null: none). */
   requires_entitlement: z.string().nullable(),
   uploaded_at: Timestamp,
@@ -121,6 +124,7 @@ export const AddFileRequest = z.strictObject({
   platform: FilePlatform.nullable().default(null),
   arch: FileArch.nullable().default(null),
   signature: FileSignature.nullable().default(null),
+  minimum_system_version: MinimumSystemVersion.nullable().default(null),
   requires_entitlement: EntitlementCode.nullable().default(null),
 });
 export type AddFileRequest = z.infer<typeof AddFileRequest>;
@@ -132,6 +136,7 @@ export const UpdateFileRequest = z.strictObject({
   platform: FilePlatform.nullable().optional(),
   arch: FileArch.nullable().optional(),
   signature: FileSignature.nullable().optional(),
+  minimum_system_version: MinimumSystemVersion.nullable().optional(),
   requires_entitlement: EntitlementCode.nullable().optional(),
 });
 export type UpdateFileRequest = z.infer<typeof UpdateFileRequest>;

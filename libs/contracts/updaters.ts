@@ -37,6 +37,27 @@ export const FileSignature = z
   .max(4096)
   .regex(/^[A-Za-z0-9+/]+={0,2}$/, { message: 'must be base64' });
 
+/**
+ * The oldest macOS a macOS file runs on, as Sparkle's `sparkle:minimumSystemVersion` reads it
+ * (the app's `LSMinimumSystemVersion`): `12.0`, `10.13`, `14.2.1`.
+ */
+export const MinimumSystemVersion = z
+  .string()
+  .regex(/^\d{1,3}(\.\d{1,3}){0,2}$/, { message: 'must be a macOS version such as 12.0 or 10.13' });
+
+/**
+ * What is wrong with a file's minimum macOS, or null: only a macOS file has one (the appcast,
+ * the one feed that reads it, lists macOS files; docs/updaters/sparkle.md).
+ */
+export function minimumSystemVersionProblem(file: {
+  platform: FilePlatform | null;
+  minimum_system_version: string | null;
+}): string | null {
+  return file.minimum_system_version !== null && file.platform !== 'darwin'
+    ? 'minimum_system_version: only a macOS file (platform darwin) has a minimum macOS version.'
+    : null;
+}
+
 // ---- Product settings ----
 
 /** A version as PHP's `version_compare` and WordPress read it: digits and dots. */

@@ -15,7 +15,8 @@ import { rpcRoute } from './rpc-route.js';
 import { ADMIN_BASE, type ManagementDeps } from './management-deps.js';
 import { managementRoute } from './route-contract.js';
 import { FileUpload } from './upload-fields.js';
-import { receivePackage, requirePlan, sparkleSignature } from './upload.js';
+import { receivePackage, requirePlan } from './upload.js';
+import { sparkleSignature } from './upload-signature.js';
 
 const VersionToCreate = CreateVersionRequest.omit({ product_id: true });
 const VersionPatch = nonEmptyPatch(UpdateVersionRequest.omit({ id: true }));
@@ -90,6 +91,7 @@ const uploadRoute = managementRoute({
         platform: received.platform,
         arch: received.arch,
         signature,
+        minimum_system_version: received.minimumSystemVersion,
         requires_entitlement: received.requiresEntitlement,
         size: received.stored.size,
         sha256: received.stored.sha256,

@@ -6,6 +6,9 @@ import {
   FilePlatform,
   FileSignature,
   IdText,
+  invalidRequest,
+  MinimumSystemVersion,
+  minimumSystemVersionProblem,
 } from '../../libs/contracts/index.js';
 import { parseWith } from '../../libs/http/index.js';
 
@@ -30,6 +33,10 @@ const emptyIsNull = (value: string) => (value === '' || value === 'null' ? null 
 const UploadPlatform = z.string().transform(emptyIsNull).pipe(FilePlatform.nullable());
 const UploadArch = z.string().transform(emptyIsNull).pipe(FileArch.nullable());
 const UploadSignature = z.string().transform(emptyIsNull).pipe(FileSignature.nullable());
+const UploadMinimumSystemVersion = z
+  .string()
+  .transform(emptyIsNull)
+  .pipe(MinimumSystemVersion.nullable());
 const UploadEntitlement = z.string().transform(emptyIsNull).pipe(EntitlementCode.nullable());
 
 /** What an upload's multipart body carries; each field is parsed with its schema as it arrives. */
@@ -46,6 +53,11 @@ export const FileUpload = z.object({
   }),
   signature: UploadSignature.optional().meta({
     description: "The updater's signature of the file, base64 (a Tauri .sig, a Sparkle EdDSA).",
+  }),
+  minimum_system_version: UploadMinimumSystemVersion.optional().meta({
+    description:
+      'A macOS file (platform darwin) only: the oldest macOS it runs on, such as 12.0 ' +
+      "(the app's LSMinimumSystemVersion, Sparkle's minimumSystemVersion); empty: any.",
   }),
   requires_entitlement: UploadEntitlement.optional().meta({
     description: 'The entitlement a key needs to be offered and to download the file; empty: none.',
@@ -64,6 +76,7 @@ export interface UploadChoices {
   platform: FilePlatform | null;
   arch: FileArch | null;
   signature: string | null;
+  minimumSystemVersion: string | null;
   requiresEntitlement: string | null;
 }
 
@@ -74,7 +87,32 @@ export function checkUploadField(name: string, value: string): { planId: number 
   return { planId: name === 'plan_id' ? (parsed as number | null) : null };
 }
 
+const platformOf = (fields: ReadonlyMap<string, string>) =>
+  parseWith(UploadPlatform, fields.get('platform') ?? '', 'platform');
+const minimumSystemVersionOf = (fields: ReadonlyMap<string, string>) =>
+  parseWith(
+    UploadMinimumSystemVersion,
+    fields.get('minimum_system_version') ?? '',
+    'minimum_system_version',
+  );
+
+/**
+ * Only a macOS file has a minimum macOS (libs/contracts/updaters.ts): checked as soon as both
+ * fields have arrived, so the upload stops early, and once the body is whole (`complete`), when
+ * a field left out counts as empty.
+ */
+export function checkUploadTarget(fields: ReadonlyMap<string, string>, complete: boolean): void {
+  if (!complete && !(fields.has('platform') && fields.has('minimum_system_version'))) return;
+  const problem = minimumSystemVersionProblem({
+    platform: platformOf(fields),
+    minimum_system_version: minimumSystemVersionOf(fields),
+  });
+  if (problem !== null) throw invalidRequest(problem);
+}
+
+/** The upload's fields, parsed and checked together once the body is whole. */
 export function uploadChoices(fields: ReadonlyMap<string, string>): UploadChoices {
+  checkUploadTarget(fields, true);
   return {
     planId: parseWith(UploadPlanId, fields.get('plan_id') ?? '', 'plan_id'),
     includeInUpdates: parseWith(
@@ -82,9 +120,10 @@ export function uploadChoices(fields: ReadonlyMap<string, string>): UploadChoice
       fields.get('include_in_updates') ?? 'true',
       'include_in_updates',
     ),
-    platform: parseWith(UploadPlatform, fields.get('platform') ?? '', 'platform'),
+    platform: platformOf(fields),
     arch: parseWith(UploadArch, fields.get('arch') ?? '', 'arch'),
     signature: parseWith(UploadSignature, fields.get('signature') ?? '', 'signature'),
+    minimumSystemVersion: minimumSystemVersionOf(fields),
     requiresEntitlement: parseWith(
       UploadEntitlement,
       fields.get('requires_entitlement') ?? '',

@@ -5,6 +5,7 @@ import { LicensingError, invalidRequest } from '../../libs/contracts/index.js';
 import {
   UPLOAD_FIELDS,
   checkUploadField,
+  checkUploadTarget,
   contentTypeOf,
   uploadChoices,
   type UploadChoices,
@@ -164,6 +165,12 @@ export function receivePackage(
       if (failure === undefined && (!file || !stored)) {
         failure = invalidRequest('file: send the package as a file part named "file".');
       }
+      let choices: UploadChoices | undefined;
+      try {
+        choices = uploadChoices(fields);
+      } catch (error) {
+        failure ??= error;
+      }
       if (failure !== undefined) {
         if (objectKey !== undefined) {
           await transport.call('download.deleteObject', { object_key: objectKey }).catch(() => {});
@@ -175,7 +182,7 @@ export function receivePackage(
         stored: stored!,
         filename: file!.filename,
         contentType: file!.contentType,
-        ...uploadChoices(fields),
+        ...choices!,
       });
     };
 
@@ -192,6 +199,7 @@ export function receivePackage(
       try {
         // Checked as soon as it arrives, so a bad field stops the upload early.
         const { planId } = checkUploadField(name, value);
+        checkUploadTarget(fields, false);
         if (planId !== null) planCheck = requirePlan(transport, planId).catch(fail);
       } catch (error) {
         fail(error);
@@ -265,31 +273,4 @@ export function receivePackage(
     });
     req.pipe(parser);
   });
-}
-
-/** Reading the stored package back to sign it: at least this long, as for a small file. */
-const SIGN_MIN_TIMEOUT_MS = 30_000;
-/** ...and as long as reading it at 10 MB/s would take, for a large one. */
-const SIGN_READ_BYTES_PER_MS = 10_000;
-
-/** How long management waits for the download service to sign a package of `size` bytes. */
-export function signTimeoutMs(size: number): number {
-  return Math.max(SIGN_MIN_TIMEOUT_MS, Math.ceil(size / SIGN_READ_BYTES_PER_MS));
-}
-
-/**
- * The file's signature: the one uploaded with it, or, for a macOS package uploaded without one,
- * the Sparkle signature the download service makes with the seller's key (null without a key).
- */
-export async function sparkleSignature(
-  transport: Transport,
-  received: ReceivedPackage,
-): Promise<string | null> {
-  if (received.signature !== null || received.platform !== 'darwin') return received.signature;
-  const { signature } = await transport.call(
-    'download.signPackage',
-    { object_key: received.stored.object_key },
-    { timeoutMs: signTimeoutMs(received.stored.size) },
-  );
-  return signature;
 }

@@ -5,6 +5,7 @@ import type { CatalogEvents } from './events.js';
 import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { audienceOf } from './audience.js';
 import { createFeedHandlers } from './feeds/feed-handlers.js';
+import { createPackageFileHandlers } from './file-handlers.js';
 import {
   chooseRelease,
   entitlementScope,
@@ -15,7 +16,6 @@ import {
 } from './releases.js';
 import type { CatalogStores } from './stores.js';
 import {
-  fileView,
   noUpdateView,
   productView,
   selectedFileView,
@@ -39,7 +39,7 @@ export interface UpdateCatalogDeps {
   clock?: () => Date;
 }
 
-const notFound = (what: 'Product' | 'Version' | 'File', id: number) =>
+const notFound = (what: 'Product' | 'Version', id: number) =>
   refusal('NOT_FOUND', `${what} ${id} does not exist.`);
 
 /**
@@ -196,32 +196,7 @@ export function createUpdateCatalogHandlers({
     },
 
     // ---- Package files ----
-    'update-catalog.addFile': async (request, context) => {
-      const version = await requireVersion(request.version_id);
-      context.beforeWrite();
-      const created = await packageFiles.create({
-        file: { ...request, product_id: version.product_id, uploaded_at: clock() },
-        beforeEachWrite: () => context.beforeWrite(),
-      });
-      await changed(created.product_id);
-      return fileView(created);
-    },
-
-    'update-catalog.updateFile': async ({ id, ...changes }, context) => {
-      context.beforeWrite();
-      const updated = await packageFiles.update(id, changes);
-      if (!updated) throw LicensingError.from(notFound('File', id));
-      await changed(updated.product_id);
-      return fileView(updated);
-    },
-
-    'update-catalog.deleteFile': async ({ id }, context) => {
-      context.beforeWrite();
-      const deleted = await packageFiles.delete(id);
-      if (!deleted) throw LicensingError.from(notFound('File', id));
-      await changed(deleted.product_id);
-      return fileView(deleted);
-    },
+    ...createPackageFileHandlers({ packageFiles, requireVersion, changed, clock }),
 
     // ---- Spec 4.4 ----
     'update-catalog.selectFile': async ({

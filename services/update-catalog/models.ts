@@ -78,6 +78,7 @@ export function catalogModels(connection: Connection): CatalogModels {
       platform: { type: String, enum: [...filePlatforms, null], default: null },
       arch: { type: String, enum: [...fileArchitectures, null], default: null },
       signature: { type: String, default: null },
+      minimum_system_version: { type: String, default: null },
       requires_entitlement: { type: String },
       uploaded_at: { type: Date, required: true },
     },

@@ -51,7 +51,10 @@ function versionRecord(doc: Stored<VersionDocument, 'channel' | 'rollout_percent
 }
 
 function fileRecord(
-  doc: Stored<FileDocument, 'sha512' | 'platform' | 'arch' | 'signature'>,
+  doc: Stored<
+    FileDocument,
+    'sha512' | 'platform' | 'arch' | 'signature' | 'minimum_system_version'
+  >,
 ): PackageFileRecord {
   return withId({
     ...doc,
@@ -59,6 +62,7 @@ function fileRecord(
     platform: doc.platform ?? null,
     arch: doc.arch ?? null,
     signature: doc.signature ?? null,
+    minimum_system_version: doc.minimum_system_version ?? null,
   });
 }
 

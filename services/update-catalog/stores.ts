@@ -97,6 +97,8 @@ export interface PackageFileRecord {
   arch: FileArch | null;
   /** The updater's signature of the file (Tauri `.sig`, Sparkle EdDSA), base64. */
   signature: string | null;
+  /** A macOS file only: the oldest macOS it runs on (Sparkle's minimumSystemVersion). */
+  minimum_system_version: string | null;
   /** The entitlement a key needs to be offered it and to download it; null or absent: none. */
   requires_entitlement?: string | null;
   /** When the package was uploaded: it makes its version the latest (spec 4.4 rule 3). */
@@ -107,7 +109,13 @@ export type NewPackageFile = Omit<PackageFileRecord, 'id'>;
 export type PackageFileChanges = Partial<
   Pick<
     PackageFileRecord,
-    'plan_id' | 'include_in_updates' | 'platform' | 'arch' | 'signature' | 'requires_entitlement'
+    | 'plan_id'
+    | 'include_in_updates'
+    | 'platform'
+    | 'arch'
+    | 'signature'
+    | 'minimum_system_version'
+    | 'requires_entitlement'
   >
 >;
 

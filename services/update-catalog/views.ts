@@ -47,6 +47,7 @@ export function fileView(file: PackageFileRecord): PackageFile {
     platform: file.platform,
     arch: file.arch,
     signature: file.signature,
+    minimum_system_version: file.minimum_system_version,
     requires_entitlement: file.requires_entitlement ?? null,
     uploaded_at: file.uploaded_at.toISOString(),
   };

@@ -210,7 +210,7 @@ describe('the admin console', () => {
     }
   });
 
-  test('an upload with a platform, a processor and a signature shows them on the file', async () => {
+  test('an upload with a platform, a minimum macOS, a processor and a signature shows them on the file', async () => {
     const product = await admin<{ id: number }>('POST', '/products', { title: 'Desktop App' });
     await admin('POST', `/products/${product.id}/versions`, { version: '1.2.0' });
     const session = await openConsole(browser, system);
@@ -223,7 +223,10 @@ describe('the admin console', () => {
         mimeType: 'application/gzip',
         buffer: Buffer.from('the bytes of Desktop App 1.2.0'),
       });
+      // Only a macOS file has a minimum macOS: the field shows once macOS is chosen.
+      await expect(upload.getByLabel('Minimum macOS').count()).resolves.toBe(0);
       await upload.getByLabel('Platform').selectOption({ label: 'macOS' });
+      await upload.getByLabel('Minimum macOS').fill('12.0');
       await upload.getByLabel('Processor').selectOption({ label: 'aarch64 (ARM 64-bit)' });
       await upload.getByLabel('Updater signature').fill('c2lnbmF0dXJlIG9mIDEuMi4w');
       await upload.getByRole('button', { name: 'Upload', exact: true }).click();
@@ -232,15 +235,17 @@ describe('the admin console', () => {
         hasText: 'desktop-app-1.2.0-arm64.tar.gz',
       });
       await expect(row.locator('[data-target]').innerText()).resolves.toBe(
-        'macOS, aarch64 (ARM 64-bit); signed',
+        'macOS 12.0 or later, aarch64 (ARM 64-bit); signed',
       );
       // The form is ready for the next file: any platform, any processor.
       await expect(upload.getByLabel('Platform').inputValue()).resolves.toBe('');
+      await expect(upload.getByLabel('Minimum macOS').count()).resolves.toBe(0);
       expect((await versionsOf(product.id))[0]!.files).toEqual([
         expect.objectContaining({
           platform: 'darwin',
           arch: 'aarch64',
           signature: 'c2lnbmF0dXJlIG9mIDEuMi4w',
+          minimum_system_version: '12.0',
         }),
       ]);
       await screenshot(page, 'console-file-target');

@@ -45,6 +45,7 @@ const fileOf = (
   platform: null,
   arch: null,
   signature: null,
+  minimum_system_version: null,
   size: 1234,
   sha256: 'a'.repeat(64),
   sha512: 'f'.repeat(128),

@@ -194,6 +194,7 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
       platform: null,
       arch: null,
       signature: null,
+      minimum_system_version: null,
       requires_entitlement: null,
       uploaded_at: expect.any(String),
     });
@@ -290,6 +291,24 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
           .field('include_in_updates', 'maybe'),
       ],
       [
+        'a minimum macOS on a Linux file',
+        admin()
+          .post(path)
+          .set(AUTH)
+          .field('platform', 'linux')
+          .field('minimum_system_version', '12.0')
+          .attach('file', bytes, 'a.zip'),
+      ],
+      [
+        'a minimum macOS that is not a version',
+        admin()
+          .post(path)
+          .set(AUTH)
+          .field('platform', 'darwin')
+          .field('minimum_system_version', 'Monterey')
+          .attach('file', bytes, 'a.zip'),
+      ],
+      [
         'repeated',
         admin()
           .post(path)
@@ -349,6 +368,18 @@ describe('POST /versions/:id/files: multipart uploads streamed to object storage
         .attach('file', packageBytes(1000), 'a.zip')
         .field('plan_id', '987654321');
       expectError(late, 400, 'INVALID_REQUEST');
+      // A minimum macOS sent after the file, on a file with no platform: refused once the
+      // body is whole, the stored file removed.
+      const lateTarget = await small
+        .admin()
+        .post(`${BASE}/versions/${version.id}/files`)
+        .set(AUTH)
+        .attach('file', packageBytes(1000), 'a.zip')
+        .field('minimum_system_version', '12.0');
+      expectError(lateTarget, 400, 'INVALID_REQUEST');
+      expect(lateTarget.body.error.message).toBe(
+        'minimum_system_version: only a macOS file (platform darwin) has a minimum macOS version.',
+      );
       const listed = await small.admin().get(`${BASE}/versions/${version.id}`).set(AUTH);
       expect(listed.body.data.files).toEqual([]);
       expect(await objects()).toEqual([]);
@@ -576,6 +607,41 @@ describe('PATCH and DELETE /files/:id', () => {
     expect(kept.body.data.files[0]).toMatchObject({ platform: 'darwin', signature });
     const cleared = await patch({ platform: null, arch: null, signature: null });
     expect(cleared.body.data).toMatchObject({ platform: null, arch: null, signature: null });
+  });
+
+  test('PATCH sets the minimum macOS of a macOS file only, and a macOS file keeps its platform while it has one', async () => {
+    const { product } = await system.license();
+    const version = await createVersion(system, product.id, '1.0.0');
+    const file = await uploadFile(system, version.id, packageBytes(1000), 'App.zip', {
+      platform: 'darwin',
+      minimum_system_version: '11.0',
+    });
+    expect(file).toMatchObject({ platform: 'darwin', minimum_system_version: '11.0' });
+    const patch = (body: object) => admin().patch(`${BASE}/files/${file.id}`).set(AUTH).send(body);
+    expect((await patch({ minimum_system_version: '12.3.1' })).body.data).toMatchObject({
+      minimum_system_version: '12.3.1',
+    });
+    const refusals = [
+      { platform: 'linux' },
+      { platform: null },
+      { minimum_system_version: '12.x' },
+      { platform: 'windows', minimum_system_version: '12.0' },
+    ];
+    for (const bad of refusals) expectError(await patch(bad), 400, 'INVALID_REQUEST');
+    const kept = await admin().get(`${BASE}/versions/${version.id}`).set(AUTH);
+    expect(kept.body.data.files[0]).toMatchObject({
+      platform: 'darwin',
+      minimum_system_version: '12.3.1',
+    });
+    // Both at once: the minimum cleared with the platform.
+    expect(
+      (await patch({ platform: 'linux', minimum_system_version: null })).body.data,
+    ).toMatchObject({ platform: 'linux', minimum_system_version: null });
+    expectError(
+      await admin().patch(`${BASE}/files/987654321`).set(AUTH).send({ platform: 'darwin' }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   test('DELETE removes the record and the stored object; a later download fails', async () => {

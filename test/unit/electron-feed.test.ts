@@ -67,6 +67,7 @@ const file = (
     platform: null,
     arch: null,
     signature: null,
+    minimum_system_version: null,
     uploaded_at: new Date(Date.UTC(2026, 0, 1, 0, id)),
     ...fields,
   }) satisfies PackageFileRecord;

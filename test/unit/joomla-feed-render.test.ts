@@ -64,6 +64,7 @@ const file = (id: number, fields: Partial<PackageFileRecord> = {}): PackageFileR
   platform: null,
   arch: null,
   signature: null,
+  minimum_system_version: null,
   uploaded_at: new Date(Date.UTC(2026, 0, 1 + id)),
   ...fields,
 });

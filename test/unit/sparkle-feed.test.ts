@@ -56,6 +56,7 @@ const file = (id: number, versionId: number, fields: Partial<PackageFileRecord> 
   platform: 'darwin' as const,
   arch: null,
   signature: `c2lnbmF0dXJl${id}`,
+  minimum_system_version: null,
   uploaded_at: day(versionId),
   ...fields,
 });
@@ -146,6 +147,19 @@ describe('Sparkle appcast renderer', () => {
     expect(render([version(1)], [file(10, 1, { arch: 'universal' })])).not.toContain(
       'hardwareRequirements',
     );
+  });
+
+  test("a file's minimum macOS is its item's sparkle:minimumSystemVersion, left out when it has none", () => {
+    const listed = items(
+      render(
+        [version(1), version(2)],
+        [file(10, 1), file(20, 2, { minimum_system_version: '12.0', arch: 'aarch64' })],
+      ),
+    );
+    expect(listed[0]).toContain(
+      '</sparkle:shortVersionString>\n      <sparkle:minimumSystemVersion>12.0</sparkle:minimumSystemVersion>\n      <sparkle:hardwareRequirements>',
+    );
+    expect(listed[1]).not.toContain('minimumSystemVersion');
   });
 
   test('a caller that may not download is refused, not shown an empty appcast', () => {

@@ -8,7 +8,7 @@ import { LicensingError } from '../../libs/contracts/index.js';
 import { ConfigError, SparkleKey, loadConfig } from '../../libs/config/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { signStoredPackage } from '../../services/download/sparkle-signing.js';
-import { signTimeoutMs, sparkleSignature } from '../../services/management/upload.js';
+import { signTimeoutMs, sparkleSignature } from '../../services/management/upload-signature.js';
 
 /**
  * The seller's Sparkle key (SPARKLE_PRIVATE_KEY or its file, docs/updaters/sparkle.md): read as
@@ -218,6 +218,7 @@ describe('which uploads management has signed', () => {
     platform,
     arch: null,
     signature,
+    minimumSystemVersion: null,
   });
 
   test('a macOS upload without a signature, with a timeout suited to reading it', async () => {

@@ -1,4 +1,4 @@
-import type { MethodName } from '../../libs/contracts/index.js';
+import { minimumSystemVersionProblem, type MethodName } from '../../libs/contracts/index.js';
 import { callContext, type FakeTransport } from '../../bench/support/fake-transport.js';
 import { publishedData } from '../support/fake-services.js';
 import { catalog } from '../support/update-catalog-harness.js';
@@ -76,6 +76,60 @@ describe('the catalog in admin: products, versions and package files', () => {
   });
 });
 
+describe("a file's minimum macOS (docs/updaters/sparkle.md)", () => {
+  test('the rule: only a macOS file has one', () => {
+    expect(
+      minimumSystemVersionProblem({ platform: 'darwin', minimum_system_version: '12.0' }),
+    ).toBeNull();
+    for (const platform of [null, 'linux', 'windows'] as const) {
+      expect(minimumSystemVersionProblem({ platform, minimum_system_version: null })).toBeNull();
+      expect(minimumSystemVersionProblem({ platform, minimum_system_version: '12.0' })).toBe(
+        'minimum_system_version: only a macOS file (platform darwin) has a minimum macOS version.',
+      );
+    }
+  });
+
+  test('a file recorded or changed against it is INVALID_REQUEST and changes nothing', async () => {
+    const { transport, product, release } = catalog();
+    const p = await product();
+    const version = await release(p.id, { version: '1.0', files: [] });
+    const file = (fields: object) =>
+      transport.call('update-catalog.addFile', {
+        version_id: version.id,
+        filename: 'App.zip',
+        size: 1,
+        sha256: 'a'.repeat(64),
+        content_type: 'application/zip',
+        object_key: 'packages/App.zip',
+        ...fields,
+      });
+    const invalid = { code: 'INVALID_REQUEST', status: 400 };
+    await expect(file({ minimum_system_version: '12.0' })).rejects.toMatchObject(invalid);
+    await expect(file({ platform: 'linux', minimum_system_version: '12.0' })).rejects.toMatchObject(
+      invalid,
+    );
+    const mac = await file({ platform: 'darwin', minimum_system_version: '12.0' });
+    const linux = await file({ platform: 'linux' });
+    const update = (changes: object) =>
+      transport.call('update-catalog.updateFile', changes as { id: number });
+    await expect(update({ id: mac.id, platform: null })).rejects.toMatchObject(invalid);
+    await expect(update({ id: linux.id, minimum_system_version: '11.0' })).rejects.toMatchObject(
+      invalid,
+    );
+    const { files } = await transport.call('update-catalog.getVersion', { id: version.id });
+    expect(files.map((f) => [f.platform, f.minimum_system_version])).toEqual([
+      ['darwin', '12.0'],
+      ['linux', null],
+    ]);
+    await expect(
+      update({ id: mac.id, platform: 'linux', minimum_system_version: null }),
+    ).resolves.toMatchObject({ platform: 'linux', minimum_system_version: null });
+    await expect(
+      update({ id: linux.id, platform: 'darwin', minimum_system_version: '13.0' }),
+    ).resolves.toMatchObject({ platform: 'darwin', minimum_system_version: '13.0' });
+  });
+});
+
 describe('RPC deadlines: a call whose caller stopped waiting writes nothing', () => {
   test('creating or changing products, versions and files stops before the write', async () => {
     const { clock, handlers, stores, product, release } = catalog();
@@ -97,6 +151,7 @@ describe('RPC deadlines: a call whose caller stopped waiting writes nothing', ()
       platform: null,
       arch: null,
       signature: null,
+      minimum_system_version: null,
       requires_entitlement: null,
     };
     for (const late of [

@@ -30,13 +30,19 @@ function item(context: FeedContext<SparkleRequest>, release: CatalogRelease): Xm
       ? xml`
       <sparkle:hardwareRequirements>arm64</sparkle:hardwareRequirements>`
       : null;
+  // The app's LSMinimumSystemVersion: Sparkle does not offer the item to an older macOS.
+  const minimum =
+    file.minimum_system_version === null
+      ? null
+      : xml`
+      <sparkle:minimumSystemVersion>${file.minimum_system_version}</sparkle:minimumSystemVersion>`;
   const url = fileUrl(context, release, { repeatKey: true });
   return xml`
     <item>
       <title>${context.product.title} ${version.version}</title>
       <pubDate>${rfc822(version.release_date, release.uploadedAt)}</pubDate>
       <sparkle:version>${version.version}</sparkle:version>
-      <sparkle:shortVersionString>${version.version}</sparkle:shortVersionString>${channel}${hardware}
+      <sparkle:shortVersionString>${version.version}</sparkle:shortVersionString>${channel}${minimum}${hardware}
       <description>${version.release_notes ?? ''}</description>
       <enclosure url="${url}" length="${file.size}" type="${file.content_type}" sparkle:edSignature="${file.signature}"/>
     </item>`;

@@ -44,6 +44,7 @@ interface AppcastItem {
   version: string;
   shortVersionString: string;
   channel: string | null;
+  minimumSystemVersion: string | null;
   description: string;
   enclosure: Record<string, string>;
 }
@@ -64,6 +65,7 @@ function parseAppcast(body: string): AppcastItem[] {
       version: element(item!, 'sparkle:version')!,
       shortVersionString: element(item!, 'sparkle:shortVersionString')!,
       channel: element(item!, 'sparkle:channel'),
+      minimumSystemVersion: element(item!, 'sparkle:minimumSystemVersion'),
       description: element(item!, 'description')!,
       enclosure: Object.fromEntries(
         [...enclosure.matchAll(/([\w:]+)="([^"]*)"/g)].map(([, name, value]) => [
@@ -131,6 +133,7 @@ describe('docs/updaters/sparkle.md: the appcast', () => {
       version: '1.2.0',
       shortVersionString: '1.2.0',
       channel: null,
+      minimumSystemVersion: null,
       description: 'Faster <b>sync</b> & fewer crashes.',
       enclosure: {
         url: expect.stringContaining(`/downloads/${product.id}/files/${file.id}/App-1.2.0.zip?`),
@@ -212,6 +215,23 @@ describe('docs/updaters/sparkle.md: the appcast', () => {
     await system.admin().patch(`/admin/v1/versions/${dev.id}`).set(AUTH).send({ published: false });
     const after = parseAppcast((await appcast(product.id, { query: `?license_key=${key}` })).text);
     expect(after.map((i) => i.version)).toEqual(['1.3.0-beta.1', '1.2.0']);
+  });
+
+  test("a macOS file's minimum macOS is its item's sparkle:minimumSystemVersion", async () => {
+    const { product, key } = await macApp();
+    const version = await createVersion(system, product.id, '1.3.0');
+    const bytes = packageBytes(20_000);
+    await uploadFile(system, version.id, bytes, 'App-1.3.0.zip', {
+      platform: 'darwin',
+      minimum_system_version: '13.0',
+      signature: edSignature(bytes),
+    });
+    const res = await appcast(product.id, { query: `?license_key=${key}` });
+    const listed = parseAppcast(res.text);
+    expect(listed.map((i) => [i.version, i.minimumSystemVersion])).toEqual([
+      ['1.3.0', '13.0'],
+      ['1.2.0', null],
+    ]);
   });
 
   test('a key that may not download is refused as spec 4.5 refuses it', async () => {

@@ -1,6 +1,7 @@
 /**
  * What an uploaded file is for, as desktop updaters ask (docs/updaters.md): its operating system
- * and processor (none: any), and the updater signature Tauri and Sparkle check.
+ * and processor (none: any), the updater signature Tauri and Sparkle check, and for a macOS file
+ * the oldest macOS it runs on (Sparkle's minimumSystemVersion).
  */
 import type { FileArch, FilePlatform } from '../../../../../libs/contracts/index.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
@@ -10,9 +11,16 @@ export interface FileTarget {
   platform: FilePlatform | null;
   arch: FileArch | null;
   signature: string;
+  /** A macOS file only; empty: any macOS. */
+  minimumSystemVersion: string;
 }
 
-export const NO_TARGET: FileTarget = { platform: null, arch: null, signature: '' };
+export const NO_TARGET: FileTarget = {
+  platform: null,
+  arch: null,
+  signature: '',
+  minimumSystemVersion: '',
+};
 
 const PLATFORM_WORDS: Record<FilePlatform, string> = {
   linux: 'Linux',
@@ -32,8 +40,14 @@ export function targetWords(file: {
   platform: FilePlatform | null;
   arch: FileArch | null;
   signature: string | null;
+  minimum_system_version: string | null;
 }): string {
-  const platform = file.platform === null ? 'Any platform' : PLATFORM_WORDS[file.platform];
+  const platform =
+    file.platform === null
+      ? 'Any platform'
+      : file.platform === 'darwin' && file.minimum_system_version !== null
+        ? `macOS ${file.minimum_system_version} or later`
+        : PLATFORM_WORDS[file.platform];
   const arch = file.arch === null ? 'any processor' : ARCH_WORDS[file.arch];
   return `${platform}, ${arch}${file.signature === null ? '' : '; signed'}`;
 }
@@ -41,10 +55,13 @@ export function targetWords(file: {
 /** The upload's form fields: a field left at none is not sent. */
 export function targetFields(target: FileTarget) {
   const signature = target.signature.trim();
+  const minimum = target.minimumSystemVersion.trim();
   return {
     platform: target.platform,
     arch: target.arch,
     signature: signature === '' ? null : signature,
+    // Only a macOS file has one: a value left from a platform changed since is not sent.
+    minimum_system_version: target.platform !== 'darwin' || minimum === '' ? null : minimum,
   };
 }
 
@@ -75,6 +92,18 @@ export function TargetFields({
           onChange={(arch) => onChange({ ...target, arch })}
         />
       </Field>
+      {target.platform === 'darwin' && (
+        <Field label="Minimum macOS" hint="The oldest macOS it runs on, such as 12.0; empty: any.">
+          <input
+            name="minimum_system_version"
+            inputMode="decimal"
+            value={target.minimumSystemVersion}
+            onInput={(event) =>
+              onChange({ ...target, minimumSystemVersion: event.currentTarget.value })
+            }
+          />
+        </Field>
+      )}
       <Field label="Updater signature" hint="Tauri's .sig text or Sparkle's Ed25519 signature.">
         <textarea
           name="signature"
