@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { AdminWithToken, AuditEntry } from '../../libs/contracts/index.js';
+import type { AdminWithToken, AuditEntry, WebhookDelivery } from '../../libs/contracts/index.js';
 import { keyFingerprint } from '../../libs/logging/index.js';
 import { AUDIT_COLLECTION } from '../../services/management/models.js';
 import { managementRoutes } from '../../services/management/routes.js';
@@ -24,6 +24,9 @@ beforeAll(async () => {
   system = await bootSystem({
     AUDIT_RETENTION_DAYS: String(RETENTION_DAYS),
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // The test delivery's second attempt an hour after its first: none starts while the
+    // examples retry it (a retry during an attempt is refused, docs/webhooks.md).
+    WEBHOOK_RETRY_SCHEDULE: '1h',
   });
   const res = await system
     .admin()
@@ -216,8 +219,19 @@ describe('every change route of the route table writes an entry', () => {
     ],
     [
       'retryWebhookDelivery',
-      () =>
-        ok(olga.post(`/webhooks/${id('webhook')}/deliveries/${state.delivery as string}/retry`)),
+      async () => {
+        // Retried once its first attempt is listed: during that attempt a retry is refused.
+        await eventually('the test delivery has been attempted once', async () => {
+          const listed = await ok(olga.get(`/webhooks/${id('webhook')}/deliveries`));
+          const delivery = (listed as { deliveries: WebhookDelivery[] }).deliveries.find(
+            (d) => d.id === state.delivery,
+          );
+          return (delivery?.attempts.length ?? 0) > 0;
+        });
+        return ok(
+          olga.post(`/webhooks/${id('webhook')}/deliveries/${state.delivery as string}/retry`),
+        );
+      },
     ],
     ['deleteWebhook', () => ok(olga.delete(`/webhooks/${id('webhook')}`))],
     [
