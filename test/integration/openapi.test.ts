@@ -14,6 +14,7 @@ import {
   type Doc,
   type Method,
 } from '../support/openapi-documents.js';
+import { eventually } from '../support/eventually.js';
 import { API_BASE, bootSystem, gatewayOn } from '../support/system.js';
 import {
   feedOperationIds,
@@ -699,6 +700,15 @@ describe('(c) real responses match the documented schemas', () => {
     await admin('get', `${WEBHOOK}/deliveries`, 400, { params: { id }, query: 'status=lost' });
     await admin('get', `${WEBHOOK}/deliveries`, 404, { params: { id: UNKNOWN } });
     const delivery_id = queued.body.data.id as string;
+    // Retried once its attempt is listed: during an attempt a retry is refused (409).
+    await eventually('the test delivery has been attempted', async () => {
+      const listed = await system
+        .admin()
+        .get(`/admin/v1/webhooks/${id}/deliveries`)
+        .set('Authorization', AUTH);
+      const deliveries = listed.body.data.deliveries as Array<{ id: string; attempts: unknown[] }>;
+      return (deliveries.find((d) => d.id === delivery_id)?.attempts.length ?? 0) > 0;
+    });
     await admin('post', RETRY, 200, { params: { id, delivery_id } });
     await admin('post', RETRY, 404, { params: { id, delivery_id: 'msg_unknown' } });
     await admin('post', RETRY, 400, { params: { id, delivery_id: 'unknown' } });
