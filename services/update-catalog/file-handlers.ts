@@ -2,18 +2,16 @@ import {
   LicensingError,
   invalidRequest,
   minimumSystemVersionProblem,
-  refusal,
 } from '../../libs/contracts/index.js';
 import type { ServedHandlers } from '../../libs/transport/index.js';
 import type { PackageFileStore, VersionRecord } from './stores.js';
+import { notFound } from './not-found.js';
 import { fileView } from './views.js';
 
 type PackageFileHandlers = Pick<
   ServedHandlers<'update-catalog'>,
   'update-catalog.addFile' | 'update-catalog.updateFile' | 'update-catalog.deleteFile'
 >;
-
-const fileNotFound = (id: number) => refusal('NOT_FOUND', `File ${id} does not exist.`);
 
 /** Refuses a file whose target the updaters could not read (libs/contracts/updaters.ts). */
 function checkTarget(file: Parameters<typeof minimumSystemVersionProblem>[0]) {
@@ -53,7 +51,7 @@ export function createPackageFileHandlers({
     'update-catalog.updateFile': async ({ id, ...changes }, context) => {
       if (changes.platform !== undefined || changes.minimum_system_version !== undefined) {
         const current = await packageFiles.find(id);
-        if (!current) throw LicensingError.from(fileNotFound(id));
+        if (!current) throw LicensingError.from(notFound('File', id));
         checkTarget({
           platform: changes.platform === undefined ? current.platform : changes.platform,
           minimum_system_version:
@@ -64,7 +62,7 @@ export function createPackageFileHandlers({
       }
       context.beforeWrite();
       const updated = await packageFiles.update(id, changes);
-      if (!updated) throw LicensingError.from(fileNotFound(id));
+      if (!updated) throw LicensingError.from(notFound('File', id));
       await changed(updated.product_id);
       return fileView(updated);
     },
@@ -72,7 +70,7 @@ export function createPackageFileHandlers({
     'update-catalog.deleteFile': async ({ id }, context) => {
       context.beforeWrite();
       const deleted = await packageFiles.delete(id);
-      if (!deleted) throw LicensingError.from(fileNotFound(id));
+      if (!deleted) throw LicensingError.from(notFound('File', id));
       await changed(deleted.product_id);
       return fileView(deleted);
     },

@@ -6,6 +6,7 @@ import { ReleaseCatalog, type ProductReleases } from './release-catalog.js';
 import { audienceOf } from './audience.js';
 import { createFeedHandlers } from './feeds/feed-handlers.js';
 import { createPackageFileHandlers } from './file-handlers.js';
+import { notFound } from './not-found.js';
 import {
   chooseRelease,
   entitlementScope,
@@ -38,9 +39,6 @@ export interface UpdateCatalogDeps {
   /** Upload and creation times of versions and files. */
   clock?: () => Date;
 }
-
-const notFound = (what: 'Product' | 'Version', id: number) =>
-  refusal('NOT_FOUND', `${what} ${id} does not exist.`);
 
 /**
  * RPC handlers of the update-catalog service: products and bundles, versions and their package
