@@ -155,12 +155,12 @@ test('a 200 MB package is uploaded and downloaded without the process growing by
       `${longestCollectionMs.toFixed(0)} ms`,
   );
   // In flight are stream buffers in every process and the 5 MB parts of the upload to the object
-  // store: at most 41 to 45 MB during an upload (53 MB in a heap grown on purpose until a collection
-  // took over a second) and 0 to 24 MB during a download, whether the file is 60, 200, 400 or
-  // 800 MB. A process holding the file would hold all of it by the end (one
-  // gathering it before the upload to the store held 800 MB): half of it is the bound.
-  expect(uploadMb).toBeLessThan(SIZE / MB / 2);
-  expect(downloadMb).toBeLessThan(SIZE / MB / 2);
+  // store, more or fewer at a sample depending on where each transfer stands: at most 40 to 45 MB
+  // during an upload run alone (61 MB once in the whole suite) and 0 to 24 MB during a download,
+  // whether the file is 60, 200, 400 or 800 MB. A process gathering the file holds nearly all of
+  // it by the last samples (one gathering it before the upload to the store held 800 MB).
+  expect(uploadMb).toBeLessThan((SIZE / MB) * 0.75);
+  expect(downloadMb).toBeLessThan((SIZE / MB) * 0.75);
   // Only a bound on a hang: 400 MB through every process and three hashes take about a minute on
   // a quiet machine, and over four minutes on a shared one under load.
 }, 900_000);
