@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { AdminRole, AdminWithToken } from '../../libs/contracts/index.js';
+import { parseToken } from '../../services/management/admin-tokens.js';
 import { requiredRole, roleAllows } from '../../services/management/roles.js';
 import { managementRoutes } from '../../services/management/routes.js';
 import { databaseOf } from '../support/databases.js';
@@ -35,11 +36,11 @@ async function newAdmin(role: AdminRole, name = unique(role)): Promise<AdminWith
   return res.body.data as AdminWithToken;
 }
 
-/** The secret of an admin token, `adm_<id>_<secret>`, whole: a secret may hold `_` itself. */
+/** The secret of an admin token, whole: a secret may hold `_` itself. */
 function secretOf(token: string): string {
-  const secret = /^adm_[0-9a-f]{16}_([A-Za-z0-9_-]{43})$/.exec(token)?.[1];
-  if (!secret) throw new Error(`not an admin token: ${token}`);
-  return secret;
+  const parsed = parseToken(token);
+  if (!parsed) throw new Error(`not an admin token: ${token}`);
+  return parsed.secret;
 }
 
 function expectError(res: request.Response, status: number, code: string) {
