@@ -1,10 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../libs/config/index.js';
-import { freePort } from '../../bench/support/free-ports.js';
-import { stopChildGroup } from '../../bench/support/process-groups.js';
+import { start, stop } from '../support/npm-start.js';
 
 /**
  * The README runs as written: every shell block of it, in order from the walk-through to the end
@@ -199,37 +198,22 @@ const workDir = path.join(root, 'data', `readme-${randomBytes(4).toString('hex')
 afterAll(async () => {
   // Until the system has stopped and its database has written its last data: files written
   // into the directory while it is removed make the removal fail.
-  if (child) await stopChildGroup(child);
+  if (child) await stop(child);
   rmSync(workDir, { recursive: true, force: true });
 }, 70_000);
 
 describe('README: its commands run as written', () => {
   test('every command, the walk-through first, succeeds against npm start, in order', async () => {
-    const [port, adminPort] = [await freePort(), await freePort()];
     mkdirSync(workDir, { recursive: true });
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      // As the README says: data/ of the directory the commands run in.
-      DATA_DIR: path.join(workDir, 'data'),
-      LOG_LEVEL: 'warn',
+    // As the README says: data/ of the directory the commands run in.
+    const dataDir = path.join(workDir, 'data');
+    // On ports the system picks and its banner names: a port picked for it beforehand can be
+    // taken by another process before the system listens.
+    const started = await start({
+      DATA_DIR: dataDir,
       AMQP_PREFIX: `test.readme.${randomBytes(4).toString('hex')}`,
-    };
-    for (const name of ['ADMIN_TOKENS', 'MONGODB_URL', 'AMQP_URL', 'HOST', 'S3_ENDPOINT']) {
-      delete env[name];
-    }
-    child = spawn('npm', ['start', '--silent'], { cwd: root, env, detached: true, stdio: 'pipe' });
-    let started = '';
-    await new Promise<void>((resolve, reject) => {
-      const read = (chunk: Buffer) => {
-        started += chunk.toString();
-        if (started.includes('Stop with Ctrl+C')) resolve();
-      };
-      child!.stdout!.on('data', read);
-      child!.stderr!.on('data', read);
-      child!.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${started}`)));
     });
+    child = started.child;
 
     const { blocks, problems } = runnableBlocks(readme);
     expect(problems).toEqual([]);
@@ -238,12 +222,12 @@ describe('README: its commands run as written', () => {
     // The README names the default ports; this system listens on free ones.
     const commands = [PRELUDE, script(blocks)]
       .join('\n')
-      .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`)
-      .replaceAll('127.0.0.1:8081', `127.0.0.1:${adminPort}`);
+      .replaceAll('127.0.0.1:8080', new URL(started.banner.gateway).host)
+      .replaceAll('127.0.0.1:8081', new URL(started.banner.management).host);
     const statuses = path.join(workDir, '.statuses');
     const run = spawnSync('bash', ['-c', commands], {
       cwd: workDir,
-      env: { ...process.env, DATA_DIR: env.DATA_DIR, README_STATUSES: statuses },
+      env: { ...process.env, DATA_DIR: dataDir, README_STATUSES: statuses },
       encoding: 'utf8',
       timeout: 180_000,
     });

@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { freePort } from '../../bench/support/free-ports.js';
 
 /**
  * A TCP proxy that stands for a server that can be stopped and started again on its port: the
@@ -36,15 +37,19 @@ export class TcpProxy {
     return this.server !== undefined;
   }
 
-  /** Listens on `port` (0: a free one the first time, the same one on every later start). */
-  start(port = this.boundPort): Promise<void> {
+  /**
+   * Listens on its port: a free one below the kernel's ephemeral range the first time, the same
+   * one on every later start. While it is stopped, its clients' reconnections take local ports
+   * from the ephemeral range, and one of them could hold a port picked there.
+   */
+  async start(): Promise<void> {
+    const port = this.boundPort || (await freePort());
     const server = createServer((client) => this.relay(client));
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
         server.off('error', reject);
-        const address = server.address();
-        this.boundPort = typeof address === 'object' && address !== null ? address.port : port;
+        this.boundPort = port;
         this.server = server;
         resolve();
       });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
 import { ChildGroup } from '../../../bench/support/child-group.js';
-import { freePort } from '../../../bench/support/free-ports.js';
+import { freePorts } from '../../../bench/support/free-ports.js';
 import { sleep } from '../../../bench/support/process-groups.js';
 
 const run = promisify(execFile);
@@ -50,7 +50,7 @@ export class OwnBroker {
 
   static async create(dir: string): Promise<OwnBroker> {
     await mkdir(path.join(dir, 'home'), { recursive: true });
-    const [port, distPort] = [await freePort(), await freePort()];
+    const [port, distPort] = (await freePorts(2)) as [number, number];
     const broker = new OwnBroker(
       dir,
       `faults-${randomBytes(4).toString('hex')}@localhost`,
