@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 // Jest runs the TypeScript sources as native ES modules (the project is ESM because Agenda 6 is).
 /** @type {import('jest').Config} */
 export default {
@@ -25,5 +27,10 @@ export default {
   // collections with it. The files run in a worker instead, started anew whenever it holds more
   // than this after a file.
   workerIdleMemoryLimit: '2GB',
+  // Most of a test file's time is spent waiting (for processes it starts, for timers, for the
+  // broker), so two files overlap well even on two cores, where Jest's own default (one worker
+  // fewer than the cores) would run them one at a time. Test files share nothing: each takes
+  // databases, queues, Redis keys, ports and data directories of its own.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };
