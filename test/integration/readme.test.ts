@@ -1,9 +1,9 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../libs/config/index.js';
-import { start, stop } from '../support/npm-start.js';
+import { start, stopAll } from '../support/npm-start.js';
 
 /**
  * The README runs as written: every shell block of it, in order from the walk-through to the end
@@ -192,13 +192,13 @@ curl() {
 }
 `;
 
-let child: ChildProcess | undefined;
 const workDir = path.join(root, 'data', `readme-${randomBytes(4).toString('hex')}`);
 
 afterAll(async () => {
-  // Until the system has stopped and its database has written its last data: files written
-  // into the directory while it is removed make the removal fail.
-  if (child) await stop(child);
+  // Until the system (also one still starting when the test gave up) has stopped and its
+  // database has written its last data: files written into the directory while it is removed
+  // make the removal fail.
+  await stopAll();
   rmSync(workDir, { recursive: true, force: true });
 }, 70_000);
 
@@ -213,7 +213,6 @@ describe('README: its commands run as written', () => {
       DATA_DIR: dataDir,
       AMQP_PREFIX: `test.readme.${randomBytes(4).toString('hex')}`,
     });
-    child = started.child;
 
     const { blocks, problems } = runnableBlocks(readme);
     expect(problems).toEqual([]);
