@@ -42,7 +42,7 @@ function hold(port: number): Promise<Server | null> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(null));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(server));
+    server.listen(port, '127.0.0.1', () => resolve(server));
   });
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { MongoMemoryServer } from 'mongodb-memory-server';
+import { LicensingError } from '../../libs/contracts/index.js';
 import type { LicenseDocument } from '../../services/license/models.js';
 import { MongoLicenseStore } from '../../services/license/mongo-license-store.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
@@ -93,13 +94,6 @@ afterAll(async () => {
   await system?.stop();
   await database?.stop();
 }, 60_000);
-
-/** The error of a write given up at its caller's deadline. */
-function isGivenUp(outcome: unknown): boolean {
-  return typeof outcome === 'object' && outcome !== null && 'code' in outcome
-    ? outcome.code === 'INTERNAL_ERROR'
-    : false;
-}
 
 function sys(): TestSystem {
   if (!system) throw new Error('The system did not start.');
@@ -260,7 +254,9 @@ describe('RPC deadlines', () => {
         const after = await store.findByKey(licenseKey);
         // On a failure, what the client sent and heard, in full (a diff would show a part of it).
         const problems = [
-          ...(isGivenUp(outcome) ? [] : [`the count ended ${String(outcome)}, not given up`]),
+          ...(outcome instanceof LicensingError && outcome.code === 'INTERNAL_ERROR'
+            ? []
+            : [`the count ended ${String(outcome)}, not given up`]),
           ...(after?.check_count === 0 ? [] : [`check_count is ${after?.check_count}, not 0`]),
         ];
         if (problems.length > 0) throw new Error(`${problems.join('; ')}:\n${heard.join('\n')}`);
