@@ -23,8 +23,10 @@ export const SigningSecret = z
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 /**
- * How long a store may take to deliver an event signed with a timestamp (Stripe, Paddle): older
- * or newer signatures are refused as stale, which bounds the replay of a captured delivery.
+ * How far the timestamp of a signed event (Stripe, Paddle) may be from the service's clock, either
+ * way: the time a delivery takes and the clock skew allowed, a store's clock running ahead of this
+ * one. Older or newer signatures are refused as stale, which bounds the replay of a captured
+ * delivery.
  */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 

@@ -80,6 +80,22 @@ describe('Stores: a delivery whose signature does not verify writes nothing', ()
     },
   );
 
+  test.each(['stripe', 'paddle'] as const)(
+    '%s: a signature over 300 s ahead of the clock, an hour or ten years, is refused too',
+    async (provider) => {
+      const h = storeServiceHarness();
+      const connection = await h.connect(provider);
+      const body = storeFixture(provider, samples.find(([p]) => p === provider)![1]);
+      for (const aheadMs of [301_000, 3_600_000, 10 * 365 * 86_400_000]) {
+        const ahead = signedHeaders(provider, body, new Date(h.clock().getTime() + aheadMs));
+        expect(await refusal(h.deliver(connection, body, ahead))).toBe('STORE_SIGNATURE_INVALID');
+      }
+      expect(h.stores.allEvents()).toHaveLength(0);
+      const skewed = signedHeaders(provider, body, new Date(h.clock().getTime() + 299_000));
+      expect(await h.deliver(connection, body, skewed)).toEqual({ received: 'recorded' });
+    },
+  );
+
   test('an unknown connection is NOT_FOUND', async () => {
     const h = storeServiceHarness();
     const body = storeFixture('stripe', 'invoice-paid-subscription-create');

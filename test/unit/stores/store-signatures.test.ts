@@ -51,6 +51,20 @@ describe('Stores: Stripe-Signature is checked by the stripe package on the raw b
     expect(check(stripeHeader(seconds - 301)).ok).toBe(false);
     expect(check(stripeHeader(seconds - 299)).ok).toBe(true);
   });
+  test('a signature more than 300 s ahead of now is stale too: an hour, ten years', () => {
+    const years = 10 * 365 * 86_400;
+    for (const ahead of [301, 3600, years]) {
+      expect(check(stripeHeader(seconds + ahead))).toEqual({
+        ok: false,
+        reason: `Stripe-Signature: signed ${ahead} s ahead of this clock, over 300 s`,
+      });
+    }
+    expect(check(stripeHeader(seconds + 299)).ok).toBe(true);
+  });
+  test('a header with no t, or two, is refused', () => {
+    expect(check(stripeHeader().replace(/^t=\d+,/, '')).ok).toBe(false);
+    expect(check(`t=${seconds},${stripeHeader()}`).ok).toBe(false);
+  });
   test('during a rotation an event signed with the previous secret passes', () => {
     expect(check(stripeHeader(seconds, previous), body, [secret, previous]).ok).toBe(true);
     expect(check(stripeHeader(seconds, previous), body, [secret]).ok).toBe(false);
@@ -79,7 +93,9 @@ describe('Stores: Paddle-Signature (ts, h1) is checked with a 300 s window', () 
   test('a signature more than 300 s from now either way is stale', () => {
     expect(check(paddleHeader(seconds - 301)).ok).toBe(false);
     expect(check(paddleHeader(seconds + 301)).ok).toBe(false);
+    expect(check(paddleHeader(seconds + 3600)).ok).toBe(false);
     expect(check(paddleHeader(seconds - 120)).ok).toBe(true);
+    expect(check(paddleHeader(seconds + 299)).ok).toBe(true);
   });
   test('any of several h1 may match, and any of the connection secrets', () => {
     expect(check(paddleHeader(seconds, ['pdl_ntfset_other_secret', secret])).ok).toBe(true);
