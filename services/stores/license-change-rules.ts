@@ -20,6 +20,8 @@ export interface LinkedLicense {
   readonly status: LicenseStatus;
   readonly planId: number;
   readonly expiresAt: Date | null;
+  /** Whether it says it renews: automatically, or on a next payment date. */
+  readonly renews: boolean;
   /** When the store reported a failed payment not followed by a paid one; null otherwise. */
   readonly pastDueSince: Date | null;
   /** When the last event applied to it happened (the store's time). */
@@ -112,9 +114,7 @@ export function decideStoreEvent(
       if (!license) return noChange('no license for this subscription');
       return apply({ kind: 'auto_renew', autoRenew: true, nextPaymentAt: event.nextPaymentAt });
     case 'subscription_ended':
-      if (!license) return noChange('no license for this subscription');
-      if (isTerminal(license.status)) return noChange(`the license is already ${license.status}`);
-      return apply({ kind: 'status', status: 'cancelled' });
+      return decideEnd(license);
     case 'plan_changed':
       if (!license) return noChange('no license for this subscription');
       if (!mapping) return { outcome: 'unmapped' };
@@ -191,6 +191,18 @@ function decidePayment(
   // Subscribed again after it ended: it renews again, as the new subscription does.
   if (ended) changes.push(renewing);
   return changes.length ? apply(...changes) : noChange('the period is already paid');
+}
+
+/**
+ * The subscription ended: its license is `cancelled` and no longer says it renews, so neither the
+ * portal nor the console shows a next payment for a subscription the store has ended.
+ */
+function decideEnd(license: LinkedLicense | null): StoreDecision {
+  if (!license) return noChange('no license for this subscription');
+  const changes: LicenseChange[] = [];
+  if (!isTerminal(license.status)) changes.push({ kind: 'status', status: 'cancelled' });
+  if (license.renews) changes.push({ kind: 'auto_renew', autoRenew: false, nextPaymentAt: null });
+  return changes.length ? apply(...changes) : noChange(`the license is already ${license.status}`);
 }
 
 function decideRefund(

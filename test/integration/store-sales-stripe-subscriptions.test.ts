@@ -109,6 +109,22 @@ describe("docs/stores.md: a Stripe subscription's life on one license, end to en
     });
   });
 
+  test('ended at once, with no cancellation scheduled: cancelled, renewing no more, and the portal shows no next payment', async () => {
+    const shop = await sales.shop('stripe', PRICE);
+    const first = await shop.deliver('invoice-paid-subscription-create');
+    expect(await shop.only()).toMatchObject({ auto_renew: true, next_payment_at: FIRST_END });
+    expect((await shop.deliver('subscription-deleted')).outcome).toBe('applied');
+    expect(await shop.only()).toMatchObject({
+      status: 'cancelled',
+      auto_renew: false,
+      next_payment_at: null,
+    });
+    const portal = await sales.system.transport.call('license.portalLicense', {
+      license_key: first.license_key!,
+    });
+    expect(portal).toMatchObject({ auto_renew: false, next_payment_at: null });
+  });
+
   test('an event older than the last one applied to its subscription is ignored: it does not undo it', async () => {
     const shop = await sales.shop('stripe', PRICE);
     await shop.deliver('invoice-paid-subscription-create');

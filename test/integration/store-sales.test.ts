@@ -73,7 +73,16 @@ describe('docs/stores.md: a sale becomes a license, end to end', () => {
       editedFixture('paddle', 'subscription-canceled', ['occurred_at', '2027-12-02T00:00:00Z']),
     );
     expect(ended.outcome).toBe('applied');
-    expect((await detail()).status).toBe('cancelled');
+    // Ended by the store: no renewal is shown for it, in the console or the portal.
+    expect(await detail()).toMatchObject({
+      status: 'cancelled',
+      auto_renew: false,
+      next_payment_at: null,
+    });
+    const portal = await sales.system.transport.call('license.portalLicense', {
+      license_key: first.license_key!,
+    });
+    expect(portal).toMatchObject({ auto_renew: false, next_payment_at: null });
     const resumed = await deliver(
       'subscription-resumed',
       editedFixture('paddle', 'subscription-resumed', ['occurred_at', '2027-12-03T00:00:00Z']),

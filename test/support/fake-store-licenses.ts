@@ -34,6 +34,8 @@ export function fakeStoreLicenses() {
     status: license.status,
     plan_id: license.plan_id,
     expires_at: license.expires_at,
+    auto_renew: license.auto_renew,
+    next_payment_at: license.next_payment_at,
     // As the license service answers them: dates as timestamps.
     fields: {
       ...license,

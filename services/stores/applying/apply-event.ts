@@ -167,6 +167,7 @@ function linkedLicense(link: StoreLinkRecord, license: StoreLicense): LinkedLice
     status: license.status,
     planId: license.plan_id,
     expiresAt: license.expires_at,
+    renews: license.auto_renew || license.next_payment_at !== null,
     pastDueSince: link.past_due_since,
     lastAppliedAt: link.last_applied_at,
     subscribed: link.subscription_id !== null,

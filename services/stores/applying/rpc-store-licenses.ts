@@ -3,6 +3,8 @@ import type { Transport } from '../../../libs/transport/index.js';
 import type { StoreCustomer } from '../store-events.js';
 import type { StoreLicense, StoreLicenses } from './store-licenses.js';
 
+const dateOf = (timestamp: string | null) => (timestamp === null ? null : new Date(timestamp));
+
 /** The license as the stores service keeps deciding on it, and its fields for the audit log. */
 function storeLicenseOf(license: LicenseDetail): StoreLicense {
   // Lists a store's change never touches, which would only make the event longer.
@@ -11,7 +13,9 @@ function storeLicenseOf(license: LicenseDetail): StoreLicense {
     license_key: license.license_key,
     status: license.status,
     plan_id: license.plan_id,
-    expires_at: license.expires_at === null ? null : new Date(license.expires_at),
+    expires_at: dateOf(license.expires_at),
+    auto_renew: license.auto_renew,
+    next_payment_at: dateOf(license.next_payment_at),
     fields,
   };
 }

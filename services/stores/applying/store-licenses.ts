@@ -15,6 +15,8 @@ export interface StoreLicense {
   readonly status: LicenseStatus;
   readonly plan_id: number;
   readonly expires_at: Date | null;
+  readonly auto_renew: boolean;
+  readonly next_payment_at: Date | null;
   /**
    * Its fields as the license service answered them (its activations and other lists aside): what
    * the audit log is told of a change, before and after (change-reports.ts).

@@ -28,6 +28,7 @@ function license(overrides: Partial<LinkedLicense> = {}): LinkedLicense {
     status: 'active',
     planId: 3,
     expiresAt: at('2026-07-01T00:00:00Z'),
+    renews: true,
     pastDueSince: null,
     lastAppliedAt: at('2026-05-01T00:00:00Z'),
     subscribed: true,
@@ -192,18 +193,26 @@ describe('Stores: failed payments, cancellations and endings', () => {
       ),
     ).toMatchObject({ changes: [{ kind: 'auto_renew', autoRenew: true }] });
   });
-  test('a subscription ended is a cancelled license (spec 3.1 status), once', () => {
-    expect(decideStoreEvent(event({ kind: 'subscription_ended' }), mapping, license())).toEqual({
+  test('a subscription ended is a cancelled license (spec 3.1 status) that no longer renews, once', () => {
+    const ended = event({ kind: 'subscription_ended' });
+    expect(decideStoreEvent(ended, mapping, license())).toEqual({
+      outcome: 'apply',
+      changes: [
+        { kind: 'status', status: 'cancelled' },
+        { kind: 'auto_renew', autoRenew: false, nextPaymentAt: null },
+      ],
+    });
+    // Its cancellation scheduled before turned auto-renewal off already.
+    expect(decideStoreEvent(ended, mapping, license({ renews: false }))).toEqual({
       outcome: 'apply',
       changes: [{ kind: 'status', status: 'cancelled' }],
     });
-    expect(
-      decideStoreEvent(
-        event({ kind: 'subscription_ended' }),
-        mapping,
-        license({ status: 'revoked' }),
-      ).outcome,
-    ).toBe('no_change');
+    expect(decideStoreEvent(ended, mapping, license({ status: 'revoked' }))).toEqual({
+      outcome: 'apply',
+      changes: [{ kind: 'auto_renew', autoRenew: false, nextPaymentAt: null }],
+    });
+    const over = license({ status: 'cancelled', renews: false });
+    expect(decideStoreEvent(ended, mapping, over).outcome).toBe('no_change');
   });
   test('a plan change moves the same key to the mapped plan now', () => {
     const other = { ...mapping, planId: 4 };

@@ -93,12 +93,16 @@ describe('Stores: each event does to the license what docs/stores.md says (the t
     expect(h.licenses.changes()).toHaveLength(before);
   });
 
-  test('the subscription ended: cancelled, and the buyer told', async () => {
+  test('the subscription ended: cancelled, renewing no more, and the buyer told', async () => {
     const { h, apply } = await paddleShop();
     await apply('transaction-completed-subscription-first');
     const ended = await apply('subscription-canceled');
     expect(ended.outcome).toBe('applied');
-    expect(h.licenses.get('STORE-1')!.status).toBe('cancelled');
+    expect(h.licenses.get('STORE-1')).toMatchObject({
+      status: 'cancelled',
+      auto_renew: false,
+      next_payment_at: null,
+    });
     expect(ended.mail.map((m) => m.moment)).toEqual(['cancelled']);
   });
 
@@ -183,6 +187,24 @@ describe('Stores: a refund finds the license of the payment it gives back', () =
     expect(h.licenses.get('STORE-1')).toMatchObject({
       expires_at: new Date('2027-11-23T08:00:53Z'),
       auto_renew: false,
+    });
+  });
+});
+
+describe('Stores: a subscription the store ended no longer says it renews', () => {
+  test("Stripe's customer.subscription.deleted: cancelled, auto-renewal off, no next payment", async () => {
+    const h = storeServiceHarness();
+    const connection = await h.connect('stripe');
+    await h.map(connection.id, 'price_1QbXg92eZvKYlo2CwZ1dT6Ke', 20);
+    for (const name of ['invoice-paid-subscription-create', 'subscription-deleted']) {
+      await h.deliver(connection, storeFixture('stripe', name));
+      while (await h.applier.applyNext());
+    }
+    expect(h.stores.allEvents().map((e) => e.outcome)).toEqual(['applied', 'applied']);
+    expect(h.licenses.get('STORE-1')).toMatchObject({
+      status: 'cancelled',
+      auto_renew: false,
+      next_payment_at: null,
     });
   });
 });
