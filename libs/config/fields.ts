@@ -20,6 +20,17 @@ export function optionalUrl(...schemes: [string, ...string[]]) {
 }
 export const httpUrl = optionalUrl('http', 'https');
 
+/**
+ * An HTTP(S) service's address alone, or unset: a scheme, a host and a port, with no path, query
+ * or credentials, as a client library that is told a host and port takes it.
+ */
+export const originUrl = httpUrl.refine((value) => {
+  // Not a URL at all is said by the check before, which zod runs this one after all the same.
+  if (value === undefined || !URL.canParse(value)) return true;
+  const url = new URL(value);
+  return url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+}, 'must be a scheme, a host and a port alone (like http://127.0.0.1:12111): no path or query');
+
 /** A whole number from `min` (to `max`), said so when it is not. */
 export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   const expected =

@@ -9,6 +9,7 @@ import {
   interval,
   mailbox,
   optionalUrl,
+  originUrl,
   port,
   positiveMs,
   retrySchedule,
@@ -206,6 +207,11 @@ export const EnvSchema = z.object({
    * applies (docs/stores.md): the longest a stopped replica's event waits for another.
    */
   STORES_APPLY_LEASE_SECONDS: wholeNumber(10, 3600).default(120),
+  /**
+   * Where the stores service reaches Stripe's API (default: https://api.stripe.com): another
+   * address for stripe-mock, a proxy, or a test's fake.
+   */
+  STRIPE_API_URL: originUrl,
   /**
    * The customer portal: the store's name (shown as the page's heading and title), its address
    * (a link beside the name, and where a revoked or cancelled license's holder buys a new one),

@@ -13,7 +13,6 @@ import { noBuyerMail, type BuyerMail } from './applying/buyer-mail.js';
 import { publishedChangeReports } from './applying/change-reports.js';
 import type { StoreApi } from './applying/store-api.js';
 import type { StoreLicenses } from './applying/store-licenses.js';
-import { stripeStoreApi } from './applying/stripe-store-api.js';
 import { buyerMailSettings } from './mail/mail-settings.js';
 import { createStoreHandlers } from './handlers.js';
 import { openMongoStoreServiceStores } from './mongo-stores.js';
@@ -22,6 +21,7 @@ import type { StoreServiceStores } from './stores.js';
 /** The settings the stores service reads (README: Configuration), beside the e-mail's. */
 export const storesSettings = [
   'STORES_APPLY_LEASE_SECONDS',
+  'STRIPE_API_URL',
 ] as const satisfies readonly ConfigVariable[];
 
 /**
@@ -38,7 +38,7 @@ export const storesProcess = {
 export interface StorePorts {
   licenses: StoreLicenses;
   mail?: BuyerMail;
-  storeApi?: StoreApi;
+  storeApi: StoreApi;
 }
 
 /**
@@ -67,7 +67,7 @@ export async function storesFromConfig(
     stores,
     licenses: ports.licenses,
     mail: ports.mail ?? noBuyerMail,
-    storeApi: ports.storeApi ?? stripeStoreApi(),
+    storeApi: ports.storeApi,
     reports: publishedChangeReports(domainEventPublisher(transport, logger)),
     clock,
     logger,

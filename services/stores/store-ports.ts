@@ -1,7 +1,7 @@
 import type { Config } from '../../libs/config/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { rpcStoreLicenses } from './applying/rpc-store-licenses.js';
-import { stripeStoreApi } from './applying/stripe-store-api.js';
+import { stripeEndpoint, stripeStoreApi } from './applying/stripe-store-api.js';
 import {
   buyerMailer,
   mailStoreName,
@@ -14,11 +14,11 @@ import type { StorePorts } from './service.js';
 
 /**
  * What the applier runs on in a running system: the license service over RPC, the buyer's
- * e-mail through SMTP_URL (or `.eml` files), Stripe's API for what its events leave out; each
- * unless `given` (a test system's fakes, or Stripe's API on an address of its own).
+ * e-mail through SMTP_URL (or `.eml` files), Stripe's API (at STRIPE_API_URL) for what its events
+ * leave out; each unless `given` (a test system's fakes).
  */
 export function storePortsFromConfig(
-  config: MailConfig & Pick<Config, 'PUBLIC_URL'>,
+  config: MailConfig & Pick<Config, 'PUBLIC_URL' | 'STRIPE_API_URL'>,
   transport: Pick<Transport, 'call'>,
   logger: StartLog,
   given: Partial<StorePorts> = {},
@@ -33,6 +33,6 @@ export function storePortsFromConfig(
         storeName: mailStoreName(config),
         portalUrl: portalPageUrl(config),
       }),
-    storeApi: given.storeApi ?? stripeStoreApi(),
+    storeApi: given.storeApi ?? stripeStoreApi(stripeEndpoint(config.STRIPE_API_URL)),
   };
 }

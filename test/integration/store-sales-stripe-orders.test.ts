@@ -1,4 +1,3 @@
-import { stripeStoreApi } from '../../services/stores/applying/stripe-store-api.js';
 import { fakeStripeApi } from '../support/fake-stripe-api.js';
 import { mimeHeader } from '../support/mime-message.js';
 import { editedFixture } from '../support/store-fixtures.js';
@@ -20,7 +19,7 @@ let sales: StoreSales;
 beforeAll(async () => {
   // Every session of these tests sold the one price.
   stripeApi = await fakeStripeApi(API_KEY, () => [PRICE]);
-  sales = await startStoreSales({ storePorts: { storeApi: stripeStoreApi(stripeApi.endpoint) } });
+  sales = await startStoreSales({ settings: { STRIPE_API_URL: stripeApi.url } });
 });
 afterAll(async () => {
   await sales?.stop();

@@ -1,4 +1,3 @@
-import { stripeStoreApi } from '../../services/stores/applying/stripe-store-api.js';
 import { eventually } from '../support/eventually.js';
 import { fakeStripeApi } from '../support/fake-stripe-api.js';
 import { editedFixture, storeFixture } from '../support/store-fixtures.js';
@@ -35,7 +34,7 @@ beforeAll(async () => {
       [RENEWAL_INVOICE]: invoiceOf('invoice-paid-subscription-cycle-2024-06-20'),
     },
   });
-  sales = await startStoreSales({ storePorts: { storeApi: stripeStoreApi(stripeApi.endpoint) } });
+  sales = await startStoreSales({ settings: { STRIPE_API_URL: stripeApi.url } });
 });
 afterAll(async () => {
   await sales?.stop();

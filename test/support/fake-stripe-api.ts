@@ -82,6 +82,8 @@ export async function fakeStripeApi(
   };
   return {
     endpoint,
+    /** Its address, as STRIPE_API_URL names it. */
+    url: `http://127.0.0.1:${endpoint.port!}`,
     /** The requests it was sent: their path and query, and the API key they carried. */
     seen,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

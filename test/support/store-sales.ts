@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { StoreProvider } from '../../libs/contracts/store-connections.js';
-import type { StorePorts } from '../../services/stores/service.js';
 import { eventually } from './eventually.js';
 import { mimeBodies, mimeHeader } from './mime-message.js';
 import { storeFixture } from './store-fixtures.js';
@@ -11,9 +10,10 @@ import { API_BASE, bootSystem, type TestSystem } from './system.js';
 /**
  * docs/stores.md end to end: a whole system whose stores service mails buyers over SMTP to a
  * server on loopback that keeps each message, and sweeps for past-due grace often, so a test
- * waits for a suspension instead of a minute. `storePorts`: Stripe's API on loopback, say.
+ * waits for a suspension instead of a minute. `settings`: more of the system's settings, such as
+ * the stores' APIs on loopback (STRIPE_API_URL).
  */
-export async function startStoreSales(options: { storePorts?: Partial<StorePorts> } = {}) {
+export async function startStoreSales(options: { settings?: Record<string, string> } = {}) {
   const letters: string[] = [];
   const smtp = new SMTPServer({
     authOptional: true,
@@ -35,8 +35,8 @@ export async function startStoreSales(options: { storePorts?: Partial<StorePorts
   let system: TestSystem;
   try {
     system = await bootSystem(
-      { SMTP_URL: `smtp://127.0.0.1:${port}`, STORE_NAME: 'Plugin Shop' },
-      { storePorts: options.storePorts, storeGraceSweepMs: 100 },
+      { ...options.settings, SMTP_URL: `smtp://127.0.0.1:${port}`, STORE_NAME: 'Plugin Shop' },
+      { storeGraceSweepMs: 100 },
     );
   } catch (error) {
     await stopSmtp();

@@ -186,6 +186,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'yes',
   WEBHOOK_DELIVERY_RETENTION_DAYS: '0',
   STORES_APPLY_LEASE_SECONDS: '5',
+  STRIPE_API_URL: 'https://api.stripe.com/v1',
   AUDIT_RETENTION_DAYS: '0',
   STORAGE_DIR: null,
   DOWNLOAD_PORT: '65536',
@@ -243,6 +244,18 @@ describe("the buyer's e-mail settings (docs/stores.md: The buyer's e-mail)", () 
       'x\r\nBcc: e@f.example <g@h.example>',
     ]) {
       expect(() => loadConfig({ MAIL_FROM: from })).toThrow('MAIL_FROM');
+    }
+  });
+});
+
+describe("the stores' API addresses (docs/stores.md: The stores' APIs)", () => {
+  test("STRIPE_API_URL is unset (Stripe's own) or an http(s) address alone", () => {
+    expect(loadConfig({}).STRIPE_API_URL).toBeUndefined();
+    for (const url of ['http://127.0.0.1:12111', 'https://stripe-proxy.internal/']) {
+      expect(loadConfig({ STRIPE_API_URL: url }).STRIPE_API_URL).toBe(url);
+    }
+    for (const refused of ['api.stripe.com', 'https://api.stripe.com/v1', 'http://k:@h', 'h?x']) {
+      expect(() => loadConfig({ STRIPE_API_URL: refused })).toThrow('STRIPE_API_URL: must be');
     }
   });
 });

@@ -10,11 +10,24 @@ import { LastingFailure, type PaidInvoice, type StoreApi } from './store-api.js'
 /** A call to Stripe's API gives up after this: the applier retries the event later. */
 export const STRIPE_API_TIMEOUT_MS = 10_000;
 
-/** Where Stripe's API is reached: its own address, unless a test names a server of its own. */
+/** Where Stripe's API is reached, as the `stripe` package is told: its own address unless set. */
 export interface StripeEndpoint {
   host?: string;
   port?: number;
   protocol?: 'http' | 'https';
+}
+
+/** The endpoint of STRIPE_API_URL (an address alone, as the config checked); unset: Stripe's. */
+export function stripeEndpoint(url: string | undefined): StripeEndpoint {
+  if (url === undefined) return {};
+  const { protocol, hostname, port } = new URL(url);
+  const scheme = protocol === 'http:' ? 'http' : 'https';
+  return {
+    protocol: scheme,
+    // An IPv6 address is written in brackets in a URL, but not as a host to connect to.
+    host: hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: port === '' ? (scheme === 'http' ? 80 : 443) : Number(port),
+  };
 }
 
 /**

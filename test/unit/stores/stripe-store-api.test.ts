@@ -1,4 +1,7 @@
-import { stripeStoreApi } from '../../../services/stores/applying/stripe-store-api.js';
+import {
+  stripeEndpoint,
+  stripeStoreApi,
+} from '../../../services/stores/applying/stripe-store-api.js';
 import type { StoreConnectionRecord } from '../../../services/stores/stores.js';
 import { fakeStripeApi } from '../../support/fake-stripe-api.js';
 
@@ -104,5 +107,39 @@ describe("Stores: the invoice a Stripe payment paid is read from Stripe's API", 
         paymentIntentId: 'pi_one_off',
       }),
     ).toBeNull();
+  });
+});
+
+describe("Stores: Stripe's API is reached where STRIPE_API_URL says (docs/stores.md: The stores' APIs)", () => {
+  test("unset: Stripe's own address, the stripe package's default", () => {
+    expect(stripeEndpoint(undefined)).toEqual({});
+  });
+
+  test('an address: its scheme, host and port, the port of its scheme when it names none', () => {
+    expect(stripeEndpoint('http://127.0.0.1:12111')).toEqual({
+      protocol: 'http',
+      host: '127.0.0.1',
+      port: 12111,
+    });
+    expect(stripeEndpoint('https://stripe-proxy.internal/')).toEqual({
+      protocol: 'https',
+      host: 'stripe-proxy.internal',
+      port: 443,
+    });
+    expect(stripeEndpoint('http://[::1]:8420')).toEqual({
+      protocol: 'http',
+      host: '::1',
+      port: 8420,
+    });
+  });
+
+  test("the calls go to the set address: a fake's on loopback", async () => {
+    const before = stripe.seen.length;
+    const api = stripeStoreApi(stripeEndpoint(stripe.url));
+    expect(await api.checkoutSessionPriceIds(connection('rk_test_key'), 'cs_test_1')).toEqual([
+      'price_b',
+      'price_a',
+    ]);
+    expect(stripe.seen).toHaveLength(before + 1);
   });
 });
