@@ -4,17 +4,13 @@ import { deepCopy as copy } from './deep-copy.js';
 import { roundTrip } from './memory-license-table.js';
 
 /**
- * The trials in memory, with the semantics of the MongoDB store: one per product and identifier
- * key, as under its unique index, each check and write in one synchronous step.
+ * The trials in memory, with the semantics of the MongoDB store: one per trial key (the product
+ * and the identifier as compared), as under its unique index, each check and write in one synchronous step.
  */
 export class MemoryTrialStore implements TrialStore {
   private readonly rows = new Map<string, TrialRecord>();
 
   constructor(private readonly counter: { writes: number }) {}
-
-  private static key(productId: number, identifierKey: string): string {
-    return `${productId}\u0000${identifierKey}`;
-  }
 
   async record(
     trial: TrialRecord,
@@ -22,10 +18,9 @@ export class MemoryTrialStore implements TrialStore {
     { outcome: 'recorded'; trial: TrialRecord } | { outcome: 'taken'; trial: TrialRecord }
   > {
     await roundTrip();
-    const key = MemoryTrialStore.key(trial.product_id, trial.identifier_key);
-    const held = this.rows.get(key);
+    const held = this.rows.get(trial.trial_key);
     if (held) return { outcome: 'taken', trial: copy(held) };
-    this.rows.set(key, copy(trial));
+    this.rows.set(trial.trial_key, copy(trial));
     this.counter.writes++;
     return { outcome: 'recorded', trial: copy(trial) };
   }
@@ -64,7 +59,9 @@ export class MemoryTrialStore implements TrialStore {
     at: Date;
   }): Promise<TrialRecord | null> {
     await roundTrip();
-    const trial = this.rows.get(MemoryTrialStore.key(productId, identifierKey));
+    const trial = [...this.rows.values()].find(
+      (t) => t.product_id === productId && t.identifier_key === identifierKey,
+    );
     if (!trial || trial.converted_at !== null) return null;
     trial.converted_at = copy(at);
     trial.converted_license_key = licenseKey;

@@ -56,7 +56,8 @@ export const trialRoute: Route<GatewayDeps> = defineRoute<
       codes: ['INVALID_REQUEST'],
       description:
         'A missing product_id or identifier, a value over 255 characters, an identifier that ' +
-        'normalises to nothing, an e-mail address that is not one, or a malformed form.',
+        'normalises to nothing or is only invisible characters, an e-mail address that is not ' +
+        'one, or a malformed form.',
     },
     403: {
       codes: ['PRODUCT_MISMATCH'],
@@ -65,8 +66,9 @@ export const trialRoute: Route<GatewayDeps> = defineRoute<
     409: {
       codes: ['TRIAL_ALREADY_USED'],
       description:
-        'A trial of this product was already issued for this identifier (compared normalised ' +
-        'and case-insensitively); recorded as a rejected attempt on that trial license.',
+        'A trial of this product was already issued for this identifier, however written ' +
+        '(compared normalised, without invisible characters, NFKC, every dash one -, and ' +
+        'case-insensitively); recorded as a rejected attempt on that trial license.',
     },
     408: publicErrors[408],
     413: publicErrors[413],

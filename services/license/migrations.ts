@@ -9,6 +9,9 @@ export const MIGRATIONS_COLLECTION = 'migrations';
 /** Licenses stored before their activations were counted get their counts (`countStoredActivations`). */
 export const COUNT_STORED_ACTIVATIONS = 'count-stored-activations';
 
+/** Trials stored before their trial key get it (`keyStoredTrials`). */
+export const KEY_STORED_TRIALS = 'key-stored-trials';
+
 interface MigrationMarker {
   _id: string;
   done_at: Date;

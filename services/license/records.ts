@@ -161,7 +161,7 @@ export interface RejectedAttemptRecord {
 
 /**
  * A trial (docs/api-decisions.md, "Trials"): one per product and identifier, ever, kept so by a
- * unique index on the product and the identifier's key.
+ * unique index on the product and the identifier's trial key.
  */
 export interface TrialRecord {
   product_id: number;
@@ -169,6 +169,8 @@ export interface TrialRecord {
   identifier: string;
   /** Lower-cased: identifiers match case-insensitively (spec 2.4). */
   identifier_key: string;
+  /** The product and the identifier as the one-trial rule compares them (`trialKey`), unique. */
+  trial_key: string;
   /** The trial license, issued after the trial is recorded. */
   license_key: string;
   plan_id: number;

@@ -1,11 +1,20 @@
 import { LATER_PLAN_SETTINGS } from '../support/plan-defaults.js';
+import type { Collection } from 'mongodb';
 import request from 'supertest';
 import { classifyResult, LicensingClient } from '../../libs/client/src/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';
 import { planNameKey } from '../../services/license/rules.js';
-import { databaseOf } from '../support/databases.js';
+import {
+  TRIALS_COLLECTION,
+  keyStoredTrials,
+  openMongoTrialStore,
+  type TrialDocument,
+} from '../../services/license/trials/mongo-trial-store.js';
+import type { TrialRecord } from '../../services/license/records.js';
+import { trialKey } from '../../services/license/trials/trial-rules.js';
+import { databaseOf, withOwnDatabase } from '../support/databases.js';
 import {
   API_BASE,
   adminOf,
@@ -125,6 +134,49 @@ describe('POST {api_base}/trials', () => {
     expect(
       (await startTrial({ product_id: other.product.id, identifier: 'example.com' })).status,
     ).toBe(201);
+  });
+
+  test('a device trial again under another spelling is refused; the identifier stays as sent', async () => {
+    const { product } = await trialProduct({ activation_type: 'device' });
+    const first = await startTrial({ product_id: product.id, identifier: 'ABC-DEF-123' });
+    expect(first.status).toBe(201);
+    for (const identifier of [
+      'ＡＢＣ-ＤＥＦ-１２３', // full width
+      'ABC\u2010DEF\u2010123', // the hyphen U+2010
+      'ABC-DEF-123\u200b', // a zero width space
+    ]) {
+      const res = await startTrial({ product_id: product.id, identifier });
+      expect([identifier, res.status, res.body.error?.code]).toEqual([
+        identifier,
+        409,
+        'TRIAL_ALREADY_USED',
+      ]);
+    }
+    const listed = await admin.get(`/trials?product_id=${product.id}`);
+    expect(listed.body.data.total).toBe(1);
+    expect(listed.body.data.trials[0].identifier).toBe('ABC-DEF-123');
+    // Another product's trial, first sent full width: stored and activated as sent.
+    const other = await trialProduct({ activation_type: 'device' });
+    const sent = 'ＡＢＣ\u2010ＤＥＦ\u2010１２３';
+    const wide = await startTrial({ product_id: other.product.id, identifier: sent });
+    expect([wide.status, wide.body.data.activation.identifier]).toEqual([201, sent]);
+    const listedWide = await admin.get(`/trials?product_id=${other.product.id}`);
+    expect(listedWide.body.data.trials[0].identifier).toBe(sent);
+    // Activations keep spec 2.4's rule: the ASCII spelling is another device there.
+    for (const [identifier, activated] of [
+      [sent, true],
+      ['ABC-DEF-123', false],
+    ] as const) {
+      const validated = await system.post('validate', {
+        license_key: wide.body.data.license_key,
+        identifier,
+        product_id: other.product.id,
+      });
+      expect([identifier, validated.body.data.identifier_activated]).toEqual([
+        identifier,
+        activated,
+      ]);
+    }
   });
 
   test('requests at once for one identifier make exactly one trial', async () => {
@@ -338,5 +390,94 @@ describe('plans and products stored before trials', () => {
       await licenseDb.close();
       await catalogDb.close();
     }
+  });
+});
+
+/** A trial as stored before trial keys: the record of the current code without that field. */
+function oldTrial(fields: Partial<TrialRecord> & Pick<TrialRecord, 'product_id' | 'identifier'>) {
+  const { trial_key: _none, ...trial }: TrialRecord = {
+    identifier_key: fields.identifier.toLowerCase(),
+    trial_key: '',
+    license_key: `OLD-${unique()}`,
+    plan_id: 1,
+    started_at: new Date('2025-01-01T00:00:00.000Z'),
+    expires_at: new Date('2025-01-15T00:00:00.000Z'),
+    converted_at: null,
+    converted_license_key: null,
+    call_id: unique(),
+    ...fields,
+  };
+  return trial;
+}
+
+describe('trials stored before trial keys', () => {
+  test('get their key at the start, and block a trial of the identifier written another way', async () => {
+    const { product } = await trialProduct({ activation_type: 'device' });
+    const first = await startTrial({ product_id: product.id, identifier: 'PC-OLD-1' });
+    expect(first.status).toBe(201);
+    const licenseDb = await databaseOf(system, 'license');
+    try {
+      const trials = licenseDb.collection(
+        TRIALS_COLLECTION,
+      ) as unknown as Collection<TrialDocument>;
+      await trials.updateOne(
+        { license_key: first.body.data.license_key },
+        { $unset: { trial_key: '' } },
+      );
+      // Before the start that keys it, a trial stored so blocks only its own spelling.
+      const early = await startTrial({ product_id: product.id, identifier: 'PC\u2010OLD\u20101' });
+      expect(early.status).toBe(201);
+      await trials.deleteOne({ license_key: early.body.data.license_key });
+      expect(await keyStoredTrials(trials)).toBeGreaterThanOrEqual(1);
+      const stored = await trials.findOne({ license_key: first.body.data.license_key });
+      expect(stored).toMatchObject({ identifier: 'PC-OLD-1', trial_key: `${product.id}:pc-old-1` });
+      for (const identifier of ['PC\u2010OLD\u20101', 'ＰＣ-ＯＬＤ-１']) {
+        const res = await startTrial({ product_id: product.id, identifier });
+        expect([identifier, res.status, res.body.error?.code]).toEqual([
+          identifier,
+          409,
+          'TRIAL_ALREADY_USED',
+        ]);
+      }
+    } finally {
+      await licenseDb.close();
+    }
+  });
+
+  test('of two spellings that each got a trial before, the older takes the key', async () => {
+    await withOwnDatabase('license', async (db) => {
+      const trials = db.collection(TRIALS_COLLECTION) as unknown as Collection<TrialDocument>;
+      const older = oldTrial({ product_id: 7, identifier: 'A-1' });
+      const newer = oldTrial({
+        product_id: 7,
+        identifier: 'Ａ-１',
+        started_at: new Date('2025-02-01T00:00:00.000Z'),
+      });
+      await trials.insertMany([
+        { ...newer },
+        { ...older },
+        { ...oldTrial({ product_id: 7, identifier: 'B-2' }) },
+      ]);
+      // The store opens over them, its unique index built, and keys what it can.
+      const store = await openMongoTrialStore(db);
+      expect(await trials.findOne({ identifier: 'A-1' })).toMatchObject({
+        trial_key: '7:a-1',
+      });
+      expect(await trials.findOne({ identifier: 'Ａ-１' })).not.toHaveProperty('trial_key');
+      expect(await trials.findOne({ identifier: 'B-2' })).toMatchObject({
+        trial_key: '7:b-2',
+      });
+      for (const identifier of ['a\u20101', 'Ａ-１', 'A-1\u200b']) {
+        const recorded = await store.record({
+          ...oldTrial({ product_id: 7, identifier }),
+          trial_key: trialKey(7, identifier.toLowerCase()),
+        });
+        expect([identifier, recorded.outcome]).toEqual([identifier, 'taken']);
+      }
+      expect(
+        (await store.list({ productId: 7, converted: null, page: 1, perPage: 10 })).total,
+      ).toBe(3);
+      expect(await keyStoredTrials(trials)).toBe(0);
+    });
   });
 });

@@ -5,6 +5,8 @@ import {
   endsTrial,
   trialAlreadyUsed,
   trialExpiry,
+  trialIdentifierKey,
+  trialKey,
   trialProductsOf,
 } from '../../services/license/trials/trial-rules.js';
 import {
@@ -90,6 +92,64 @@ describe('decideTrial: which product offers a trial, and what the trial license 
   });
 });
 
+describe('trialIdentifierKey: the spellings of one identifier are one for the one-trial rule', () => {
+  const key = trialIdentifierKey('ABC-DEF-123');
+  test.each([
+    ['letter case (spec 2.4)', 'abc-def-123'],
+    [
+      'full-width letters, digits and hyphen (NFKC)',
+      '\uff21\uff22\uff23\uff0d\uff24\uff25\uff26-\uff11\uff12\uff13',
+    ],
+    ['the hyphen U+2010', 'ABC\u2010DEF\u2010123'],
+    ['the non-breaking hyphen U+2011', 'ABC\u2011DEF\u2011123'],
+    ['en and em dashes', 'ABC\u2013DEF\u2014123'],
+    ['the minus sign U+2212', 'ABC\u2212DEF\u2212123'],
+    ['a zero width space after it (Cf)', 'ABC-DEF-123\u200b'],
+    [
+      'a soft hyphen, a word joiner and a byte order mark inside it',
+      'AB\u00adC-D\u2060EF-12\ufeff3',
+    ],
+    ['a variation selector (default-ignorable)', 'ABC-DEF-123\ufe0f'],
+  ])('%s', (_what, spelling) => {
+    expect(trialIdentifierKey(spelling)).toBe(key);
+  });
+
+  test('is abc-def-123 for ABC-DEF-123, and taken again is itself', () => {
+    expect(key).toBe('abc-def-123');
+    for (const spelling of ['\uff21\uff22\uff23', 'Stra\u00dfe\u2010\u0130', 'e\u200b\u0301']) {
+      const once = trialIdentifierKey(spelling);
+      expect(trialIdentifierKey(once)).toBe(once);
+    }
+  });
+
+  test('other identifiers stay apart: another character, a space, an underscore', () => {
+    for (const other of ['ABC-DEF-124', 'ABC DEF 123', 'ABC_DEF_123', 'ABCDEF123']) {
+      expect([other, trialIdentifierKey(other)]).not.toEqual([other, key]);
+    }
+  });
+
+  test("the trial key is the product's and the identifier's: another product's trial is its own", () => {
+    expect(trialKey(50, 'ＡＢＣ-DEF-123')).toBe(trialKey(50, 'abc\u2010def-123'));
+    expect(trialKey(50, 'ABC-DEF-123')).not.toBe(trialKey(51, 'ABC-DEF-123'));
+  });
+
+  test('a trial carries the key; an identifier of invisible characters only is refused', () => {
+    const device = { ...plan, activation_type: 'device' as const };
+    const decision = decideTrial({ ...asked, plan: device, identifier: ' ＡＢＣ‐DEF-123\u200b ' });
+    expect(decision).toMatchObject({
+      ok: true,
+      identifier: { identifier: 'ＡＢＣ‐DEF-123\u200b' },
+      trialKey: '50:abc-def-123',
+    });
+    for (const identifier of ['\u200b', '\u200b \u2060']) {
+      expect(decideTrial({ ...asked, plan: device, identifier })).toMatchObject({
+        ok: false,
+        refusal: { code: 'INVALID_REQUEST', message: expect.stringMatching(/invisible/) },
+      });
+    }
+  });
+});
+
 describe('endsTrial: a paid license activated on the identifier ends the trial', () => {
   const open = { license_key: 'trial-key', converted_at: null };
   test('another license that is not a trial ends an open trial', () => {
@@ -108,14 +168,14 @@ describe('endsTrial: a paid license activated on the identifier ends the trial',
 });
 
 describe('the trial handlers', () => {
-  async function trialService() {
+  async function trialService(activationType: PlanRecord['activation_type'] = 'domain') {
     const s = service();
     await s.handlers['license.createPlan'](
       {
         ...PLAN_DEFAULTS,
         id: 900,
         name: 'Trial',
-        activation_type: 'domain',
+        activation_type: activationType,
         activation_limit: 1,
         trial_days: 14,
       },
@@ -152,6 +212,15 @@ describe('the trial handlers', () => {
     expect(await s.start('shop.example', call)).toEqual(first);
     expect(s.events.ofType('trial.started')).toHaveLength(1);
     await expect(s.start('SHOP.example')).rejects.toMatchObject({ code: 'TRIAL_ALREADY_USED' });
+  });
+
+  test('a device trial written another way is refused; the identifier is kept as sent', async () => {
+    const s = await trialService('device');
+    const first = await s.start('ＡＢＣ-ＤＥＦ-１２３');
+    expect(first.activation.identifier).toBe('ＡＢＣ-ＤＥＦ-１２３');
+    for (const spelling of ['ABC-DEF-123', 'ABC\u2010DEF\u2010123', 'ABC-DEF-123\u200b']) {
+      await expect(s.start(spelling)).rejects.toMatchObject({ code: 'TRIAL_ALREADY_USED' });
+    }
   });
 
   test('a caller that stopped waiting starts nothing', async () => {

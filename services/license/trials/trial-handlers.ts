@@ -51,6 +51,7 @@ export function trialHandlers({
         product_id: request.product_id,
         identifier: decision.identifier.identifier,
         identifier_key: decision.identifier.key,
+        trial_key: decision.trialKey,
         license_key: generateLicenseKey(),
         plan_id: decision.plan.id,
         started_at: now,

@@ -14,6 +14,36 @@ import {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Characters nobody sees: control and format characters (Cc, Cf), the other default-ignorables. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+/** Dash punctuation (Pd: hyphen U+2010, en and em dashes...) and the minus sign, all one `-`. */
+const DASHES = /[\p{Pd}\u2212]/gu;
+
+/**
+ * The form in which identifiers are compared for "one trial per identifier and product, ever":
+ * two spellings a person reads as the same identifier are one. Invisible characters are removed,
+ * compatibility forms folded (NFKC: full-width `ＡＢＣ１` is `ABC1`), every dash is `-`, and
+ * letter case is folded (spec 2.4). Only the trials compare this way; the identifier is stored
+ * and activated as sent, normalised as spec 2.4 says.
+ */
+export function trialIdentifierKey(identifier: string): string {
+  return identifier
+    .replace(INVISIBLE, '')
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(DASHES, '-')
+    .toLowerCase()
+    .normalize('NFKC');
+}
+
+/**
+ * What the unique index of the trials holds: the product and the identifier's comparison form, in
+ * one field, so that a trial stored before this key existed, and left without one, is not in it.
+ */
+export function trialKey(productId: number, identifier: string): string {
+  return `${productId}:${trialIdentifierKey(identifier)}`;
+}
+
 /** A trial asked for: its product and its plan as read (null when missing), and what was sent. */
 export interface TrialAsked {
   product: LicensedProduct | null;
@@ -28,6 +58,8 @@ export type TrialDecision =
       ok: true;
       plan: PlanRecord;
       identifier: NormalisedIdentifier;
+      /** What the one-trial rule holds unique (`trialKey`). */
+      trialKey: string;
       customer: CustomerRecord | null;
       expiresAt: Date;
     }
@@ -42,7 +74,8 @@ export function trialExpiry(now: Date, days: number): Date {
  * Whether a trial may be issued, in this order: a product that exists and names a trial plan that
  * exists and has a trial length (else PRODUCT_MISMATCH, as a key that does not cover a product is
  * refused); the identifier, normalised for the plan's activation type (spec 2.4; INVALID_REQUEST
- * when it normalises to nothing); the buyer's address, when sent (INVALID_REQUEST).
+ * when it normalises to nothing, or is only invisible characters, which would make every such
+ * identifier one); the buyer's address, when sent (INVALID_REQUEST).
  */
 export function decideTrial({ product, plan, identifier, email, now }: TrialAsked): TrialDecision {
   const planId = product?.trial_plan_id ?? null;
@@ -54,6 +87,9 @@ export function decideTrial({ product, plan, identifier, email, now }: TrialAske
   }
   const normalised = normaliseOrRefuse(plan.activation_type, identifier);
   if (!normalised.ok) return normalised;
+  if (trialIdentifierKey(normalised.identifier.key).trim() === '') {
+    return refused('INVALID_REQUEST', 'The identifier is only invisible characters.');
+  }
   let customer: CustomerRecord | null = null;
   if (email !== null) {
     const stored = storedCustomer({ email, name: null });
@@ -65,6 +101,7 @@ export function decideTrial({ product, plan, identifier, email, now }: TrialAske
     ok: true,
     plan,
     identifier: normalised.identifier,
+    trialKey: trialKey(product.id, normalised.identifier.key),
     customer,
     expiresAt: trialExpiry(now, plan.trial_days),
   };
