@@ -3,6 +3,7 @@ import {
   activationRefusedAnswer,
   checkAnswer,
   eddCall,
+  eddCaching,
   eddExpires,
   type EddCall,
   type LicenseState,
@@ -140,4 +141,21 @@ describe('EDD answers', () => {
       license: 'invalid_item_id',
     });
   });
+});
+
+describe('eddCaching: which answers of EDD\'s API may be kept (docs/updaters.md, "Caching")', () => {
+  const version = eddCall({ edd_action: 'get_version', item_id: '7', license: 'KEY' });
+  test('get_version by GET is revalidated as every feed is', () => {
+    expect(eddCaching('get', version)).toBe('revalidate');
+  });
+  test('get_version by POST, which no HTTP cache keeps, is no-store', () => {
+    expect(eddCaching('post', version)).toBe('no-store');
+  });
+  test.each(['activate_license', 'check_license', 'deactivate_license'] as const)(
+    '%s is no-store by GET and by POST',
+    (action) => {
+      expect(eddCaching('get', { ...call, action })).toBe('no-store');
+      expect(eddCaching('post', { ...call, action })).toBe('no-store');
+    },
+  );
 });

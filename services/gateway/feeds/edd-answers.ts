@@ -95,6 +95,17 @@ export function eddCall(fields: EddFields): EddCall {
   return { action: fields.edd_action, license_key, product_id, identifier };
 }
 
+/**
+ * How an answer of EDD's API may be kept (docs/updaters.md, "Caching"). get_version by GET is a
+ * feed as the others are: an ETag, 304 to an If-None-Match naming it, `private, no-cache`. By
+ * POST, as EDD_SL_Plugin_Updater sends it, it is not: HTTP caches keep no answer to a POST, and an
+ * If-None-Match on a POST asks for a precondition (412 when it fails, RFC 9110 13.1.2), not for a
+ * 304; the updater keeps its own copy. The license actions change or report a license: never kept.
+ */
+export function eddCaching(method: 'get' | 'post', call: EddCall): 'revalidate' | 'no-store' {
+  return method === 'get' && call.action === 'get_version' ? 'revalidate' : 'no-store';
+}
+
 /** A license's state, as activate, deactivate and validate report it. */
 export type LicenseState = Pick<
   ValidationResult,

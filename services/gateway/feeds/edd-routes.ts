@@ -15,9 +15,12 @@ import {
   deactivatedAnswer,
   deactivationFailedAnswer,
   eddCall,
+  eddCaching,
   type EddCall,
   type LicenseState,
 } from './edd-answers.js';
+import { FeedHeaders } from './feed-inputs.js';
+import { sendFeedAnswer } from './feed-route.js';
 
 /** The refusals EDD answers in its own shape (HTTP 200, `success` false). */
 const LICENSE_REFUSALS = new Set([
@@ -92,9 +95,22 @@ async function licenseAnswer(deps: GatewayDeps, call: EddCall, req: Request): Pr
   }
 }
 
-async function answer(fields: EddFields, deps: GatewayDeps, req: Request, res: Response) {
+/** What an EDD request is answered from: its fields, and the If-None-Match of a GET. */
+interface EddRequest {
+  method: 'get' | 'post';
+  fields: EddFields;
+  ifNoneMatch: string | null;
+}
+
+async function answer(
+  { method, fields, ifNoneMatch }: EddRequest,
+  deps: GatewayDeps,
+  req: Request,
+  res: Response,
+) {
   const call = eddCall(fields);
-  res.set('Cache-Control', 'no-store');
+  const caching = eddCaching(method, call);
+  if (caching === 'no-store') res.set('Cache-Control', 'no-store');
   if (call.action !== 'get_version') {
     res.status(200).json(await licenseAnswer(deps, call, req));
     return;
@@ -107,9 +123,13 @@ async function answer(fields: EddFields, deps: GatewayDeps, req: Request, res: R
     // The updater downloads `package` as it is: the link carries the key and site.
     key_in_query: true,
     api_url: `${deps.publicUrl(req).replace(/\/+$/, '')}${API_BASE}`,
-    if_none_match: null,
+    if_none_match: ifNoneMatch,
     channel: call.channel,
   });
+  if (caching === 'revalidate' && feed.status !== 204) {
+    sendFeedAnswer(res, feed);
+    return;
+  }
   if (feed.status !== 200) throw new Error(`get_version answered ${feed.status}`);
   res.status(200).type(feed.content_type).send(feed.body);
 }
@@ -158,10 +178,25 @@ export const eddRoutes: readonly Route<GatewayDeps>[] = [
     path: `${API_BASE}/edd`,
     operationId: 'eddApiGet',
     query: EddFields,
+    headers: FeedHeaders.pick({ 'If-None-Match': true }),
+    success: {
+      ...common.success,
+      304: {
+        description:
+          'get_version: the copy named by If-None-Match is current (docs/updaters.md, "Caching").',
+        empty: true,
+      },
+    },
     after: (deps, input) => [
       (req, res, next) => limitOf(deps, () => input(res).query.edd_action)(req, res, next),
     ],
-    handle: ({ query }, deps, req, res) => answer(query, deps, req, res),
+    handle: ({ query, headers }, deps, req, res) =>
+      answer(
+        { method: 'get', fields: query, ifNoneMatch: headers['If-None-Match'] ?? null },
+        deps,
+        req,
+        res,
+      ),
   }),
   defineRoute({
     ...common,
@@ -178,6 +213,7 @@ export const eddRoutes: readonly Route<GatewayDeps>[] = [
     after: (deps, input) => [
       (req, res, next) => limitOf(deps, () => input(res).body.edd_action)(req, res, next),
     ],
-    handle: ({ body }, deps, req, res) => answer(body, deps, req, res),
+    handle: ({ body }, deps, req, res) =>
+      answer({ method: 'post', fields: body, ifNoneMatch: null }, deps, req, res),
   }),
 ];

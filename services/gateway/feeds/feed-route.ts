@@ -60,7 +60,7 @@ export const downloadRefusals: Route['errors'] = {
 };
 
 /** Writes the catalog's answer: the body with its ETag, a 304, or a 204. */
-function send(res: Response, answer: FeedAnswer): void {
+export function sendFeedAnswer(res: Response, answer: FeedAnswer): void {
   // Keyed answers differ per caller: never kept by a shared cache, always revalidated.
   res.set({ 'Cache-Control': 'private, no-cache', Vary: 'Authorization' });
   if (answer.status === 204) {
@@ -124,7 +124,7 @@ export function feedRoute<
         api_url: `${publicUrl(req).replace(/\/+$/, '')}${API_BASE}`,
         if_none_match: headers['If-None-Match'] ?? null,
       } as FeedRequest);
-      send(res, answer);
+      sendFeedAnswer(res, answer);
     },
   });
 }

@@ -35,11 +35,11 @@ async function post(fields: Record<string, string | number | undefined>) {
   );
 }
 
-async function get(fields: Record<string, string | number>) {
+async function get(fields: Record<string, string | number>, headers: Record<string, string> = {}) {
   const query = new URLSearchParams(
     Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]),
   );
-  return calls.saw('get', EDD, await system.api().get(`${EDD}?${query}`));
+  return calls.saw('get', EDD, await system.api().get(`${EDD}?${query}`).set(headers));
 }
 
 const updaterFields = {
@@ -142,6 +142,62 @@ describe('docs/updaters/wordpress.md: EDD get_version', () => {
       new_version: '1.5.0-beta.1',
       stable_version: '1.4.0',
     });
+  });
+});
+
+describe('docs/updaters.md, "Caching": EDD get_version', () => {
+  test('by GET, as every feed: an ETag, 304 to an If-None-Match naming it, private, no-cache', async () => {
+    const { product, key } = await licensedPlugin();
+    const fields = { edd_action: 'get_version', license: key, item_id: product.id };
+    const first = await get(fields);
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('private, no-cache');
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const again = await get(fields, { 'If-None-Match': etag });
+    expect([again.status, again.text, again.headers.etag]).toEqual([304, '', etag]);
+    // Another answer is another ETag: a new version is not hidden behind the old one.
+    const newer = await createVersion(system, product.id, '1.5.0');
+    await uploadFile(system, newer.id, packageBytes(100), 'my-plugin-newer.zip');
+    const changed = await get(fields, { 'If-None-Match': etag });
+    expect(changed.status).toBe(200);
+    expect(JSON.parse(changed.text).new_version).toBe('1.5.0');
+    expect(changed.headers.etag).not.toBe(etag);
+  });
+
+  test('by POST, as EDD_SL_Plugin_Updater sends it: no-store, no ETag, never 304', async () => {
+    const { product, key } = await licensedPlugin();
+    const fields = { edd_action: 'get_version', license: key, item_id: product.id };
+    const etag = (await get(fields)).headers.etag as string;
+    const posted = await calls.saw(
+      'post',
+      EDD,
+      await system
+        .api()
+        .post(EDD)
+        .set('If-None-Match', etag)
+        .type('form')
+        .send(new URLSearchParams({ ...fields, item_id: String(product.id) }).toString()),
+    );
+    expect(posted.status).toBe(200);
+    expect(JSON.parse(posted.text).new_version).toBe('1.4.0');
+    expect(posted.headers['cache-control']).toBe('no-store');
+    expect(posted.headers).not.toHaveProperty('etag');
+  });
+
+  test('the license actions, by GET or POST, are no-store without an ETag', async () => {
+    const { product, key } = await licensedPlugin();
+    const site = { license: key, item_id: product.id, url: 'https://one.example.com' };
+    for (const res of [
+      await get({ edd_action: 'check_license', ...site }),
+      await post({ edd_action: 'check_license', ...site }),
+    ]) {
+      expect([res.status, res.headers['cache-control'], res.headers.etag]).toEqual([
+        200,
+        'no-store',
+        undefined,
+      ]);
+    }
   });
 });
 
