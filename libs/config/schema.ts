@@ -213,6 +213,11 @@ export const EnvSchema = z.object({
    */
   STRIPE_API_URL: originUrl,
   /**
+   * Where the stores service reaches Paddle's API, for live and test connections alike (default:
+   * https://api.paddle.com for a live connection, https://sandbox-api.paddle.com for a test one).
+   */
+  PADDLE_API_URL: originUrl,
+  /**
    * The customer portal: the store's name (shown as the page's heading and title), its address
    * (a link beside the name, and where a revoked or cancelled license's holder buys a new one),
    * where an expired license is renewed (default: STORE_URL), and a logo file. Unset: the portal

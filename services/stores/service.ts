@@ -22,6 +22,7 @@ import type { StoreServiceStores } from './stores.js';
 export const storesSettings = [
   'STORES_APPLY_LEASE_SECONDS',
   'STRIPE_API_URL',
+  'PADDLE_API_URL',
 ] as const satisfies readonly ConfigVariable[];
 
 /**

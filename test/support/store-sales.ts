@@ -74,7 +74,7 @@ export interface ShopSettings {
   /** The mappings' duration of a one-off order's license; 365 days unless given. */
   durationDays?: number | null;
   graceDays?: number;
-  /** The connection's API key (Stripe's, for a Checkout Session's line items). */
+  /** The connection's API key: Stripe's reads a Checkout Session's items, Paddle's the buyer. */
   apiKey?: string | null;
 }
 
@@ -137,6 +137,17 @@ async function openShop(
         per_page: 50,
       })
     ).events;
+  const send = async (body: Buffer, wooTopic?: string) => {
+    const res = await system
+      .api()
+      .post(`${API_BASE}/stores/${connection.id}/events`)
+      .set({
+        'Content-Type': 'application/json',
+        ...signedHeaders(provider, body, new Date(), SECRET, wooTopic),
+      })
+      .send(body.toString('utf8'));
+    expect(res.status).toBe(200);
+  };
   const licenses = async () =>
     (await transport.call('license.searchLicenses', { product_id: product.id })).licenses;
   const read = (licenseKey: string) =>
@@ -151,15 +162,7 @@ async function openShop(
      * HTTP, and waits until nothing of the connection is pending: the newest event, applied.
      */
     async deliver(name: string, body = storeFixture(provider, name), wooTopic?: string) {
-      const res = await system
-        .api()
-        .post(`${API_BASE}/stores/${connection.id}/events`)
-        .set({
-          'Content-Type': 'application/json',
-          ...signedHeaders(provider, body, new Date(), SECRET, wooTopic),
-        })
-        .send(body.toString('utf8'));
-      expect(res.status).toBe(200);
+      await send(body, wooTopic);
       const settled = async () => {
         const all = await events();
         return all.some((e) => e.outcome === 'pending') ? null : all[0]!;
@@ -167,6 +170,9 @@ async function openShop(
       await eventually(`${name} applied`, async () => (await settled()) !== null);
       return (await settled())!;
     },
+    /** Delivers a fixture as `deliver` does, without waiting for it to be applied. */
+    send: (name: string, body = storeFixture(provider, name)) => send(body),
+    events,
     licenses,
     read,
     /** The one license the shop's sales made, in full. */

@@ -54,12 +54,19 @@ export function signedHeaders(
   }
 }
 
+const noStoreApi = async (): Promise<never> => {
+  throw new Error('no store API in this test');
+};
+
 /**
  * The stores service's handlers and an applier on in-memory stores, a fake license service and
  * buyer mail, at a clock the test moves; `reported` holds the license changes it reported for the
- * audit log, as it would publish them.
+ * audit log, as it would publish them. Of the stores' APIs, what `storeApi` gives answers; any
+ * other call fails.
  */
-export function storeServiceHarness(options: { storeApi?: StoreApi; logger?: Logger } = {}) {
+export function storeServiceHarness(
+  options: { storeApi?: Partial<StoreApi>; logger?: Logger } = {},
+) {
   const stores = memoryStoreServiceStores();
   const licenses = fakeStoreLicenses();
   const mail = fakeBuyerMail();
@@ -71,13 +78,11 @@ export function storeServiceHarness(options: { storeApi?: StoreApi; logger?: Log
     stores,
     licenses: licenses.port,
     mail: mail.mail,
-    storeApi: options.storeApi ?? {
-      checkoutSessionPriceIds: async () => {
-        throw new Error('no store API in this test');
-      },
-      paidInvoice: async () => {
-        throw new Error('no store API in this test');
-      },
+    storeApi: {
+      checkoutSessionPriceIds: noStoreApi,
+      paidInvoice: noStoreApi,
+      paddleCustomer: noStoreApi,
+      ...options.storeApi,
     },
     reports: {
       licensesChanged: (changes: StoreLicensesChanged, at: Date) => {

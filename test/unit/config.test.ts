@@ -187,6 +187,7 @@ const refusedValues: Record<ConfigVariable, string | null> = {
   WEBHOOK_DELIVERY_RETENTION_DAYS: '0',
   STORES_APPLY_LEASE_SECONDS: '5',
   STRIPE_API_URL: 'https://api.stripe.com/v1',
+  PADDLE_API_URL: 'sandbox-api.paddle.com',
   AUDIT_RETENTION_DAYS: '0',
   STORAGE_DIR: null,
   DOWNLOAD_PORT: '65536',
@@ -256,6 +257,16 @@ describe("the stores' API addresses (docs/stores.md: The stores' APIs)", () => {
     }
     for (const refused of ['api.stripe.com', 'https://api.stripe.com/v1', 'http://k:@h', 'h?x']) {
       expect(() => loadConfig({ STRIPE_API_URL: refused })).toThrow('STRIPE_API_URL: must be');
+    }
+  });
+
+  test("PADDLE_API_URL is unset (Paddle's own, by the connection's mode) or an address alone", () => {
+    expect(loadConfig({}).PADDLE_API_URL).toBeUndefined();
+    expect(loadConfig({ PADDLE_API_URL: 'http://127.0.0.1:4010' }).PADDLE_API_URL).toBe(
+      'http://127.0.0.1:4010',
+    );
+    for (const refused of ['sandbox-api.paddle.com', 'https://api.paddle.com/customers']) {
+      expect(() => loadConfig({ PADDLE_API_URL: refused })).toThrow('PADDLE_API_URL: must be');
     }
   });
 });

@@ -23,7 +23,7 @@ import {
 } from './change-reports.js';
 import { makeChange, newLink } from './license-changes.js';
 import { LastingFailure, type StoreApi } from './store-api.js';
-import { linkOfEvent, withExternalIds } from './store-lookups.js';
+import { buyerOf, linkOfEvent, withExternalIds } from './store-lookups.js';
 import type { StoreLicense, StoreLicenses } from './store-licenses.js';
 
 export interface ApplyDeps {
@@ -97,7 +97,7 @@ export async function applyStoreEvent(
           expires_at: change.expiresAt,
           auto_renew: change.autoRenew,
           next_payment_at: change.nextPaymentAt,
-          customer: event.customer,
+          customer: await buyerOf(deps, connection, event),
           store: storeReference(connection.id, null, event),
         });
         license = made.license;

@@ -1,4 +1,4 @@
-import type { StoreEvent } from '../store-events.js';
+import type { StoreCustomer, StoreEvent } from '../store-events.js';
 import type { StoreConnectionRecord, StoreLinkRecord, StoreServiceStores } from '../stores.js';
 import type { StoreApi } from './store-api.js';
 
@@ -19,6 +19,28 @@ export async function withExternalIds(
     event.lookup.checkoutSessionId,
   );
   return { ...event, externalIds };
+}
+
+/**
+ * The buyer a license is made for, as the event names them. Paddle's events name the customer by
+ * id only: their e-mail address and name are read from Paddle's API with the connection's key, so
+ * the license holds the address its e-mails go to. Without a key the license is made without it,
+ * and its buyer is mailed nothing.
+ */
+export async function buyerOf(
+  deps: LookupDeps,
+  connection: StoreConnectionRecord,
+  event: StoreEvent,
+): Promise<StoreCustomer | null> {
+  const { customer } = event;
+  const apiKey = connection.api_key;
+  if (connection.provider !== 'paddle' || !customer?.id || customer.email !== null) return customer;
+  if (apiKey === null) return customer;
+  const read = await deps.storeApi.paddleCustomer(
+    { mode: connection.mode, api_key: apiKey },
+    customer.id,
+  );
+  return { ...customer, email: read.email, name: customer.name ?? read.name };
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   StripeInvoice,
 } from '../readers/stripe-payloads.js';
 import type { StoreConnectionRecord } from '../stores.js';
-import { LastingFailure, type PaidInvoice, type StoreApi } from './store-api.js';
+import { LastingFailure, type PaidInvoice, type StripeApi } from './store-api.js';
 
 /** A call to Stripe's API gives up after this: the applier retries the event later. */
 export const STRIPE_API_TIMEOUT_MS = 10_000;
@@ -34,7 +34,7 @@ export function stripeEndpoint(url: string | undefined): StripeEndpoint {
  * Stripe's API through the `stripe` package, with the connection's API key (a restricted key
  * that reads Checkout Sessions and Invoices is enough).
  */
-export function stripeStoreApi(endpoint: StripeEndpoint = {}): StoreApi {
+export function stripeStoreApi(endpoint: StripeEndpoint = {}): StripeApi {
   const client = (connection: StoreConnectionRecord, needs: string) => {
     if (connection.api_key === null) {
       throw new LastingFailure(

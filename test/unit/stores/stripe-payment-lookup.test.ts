@@ -1,4 +1,4 @@
-import type { PaidInvoice, StoreApi } from '../../../services/stores/applying/store-api.js';
+import type { PaidInvoice, StripeApi } from '../../../services/stores/applying/store-api.js';
 import { stripeStoreApi } from '../../../services/stores/applying/stripe-store-api.js';
 import { storeFixture } from '../../support/store-fixtures.js';
 import { storeServiceHarness } from '../../support/store-service-harness.js';
@@ -16,7 +16,7 @@ const RENEWED_PERIOD_START = new Date('2027-06-01T00:00:00Z');
 /** Stripe's API as the applier sees it: the invoice each payment paid, and what was asked. */
 function fakeStripe(invoice: PaidInvoice | null) {
   const asked: unknown[] = [];
-  const api: StoreApi = {
+  const api: StripeApi = {
     checkoutSessionPriceIds: async () => [PRICE_YEAR],
     paidInvoice: async (_connection, payment) => {
       asked.push(payment);
