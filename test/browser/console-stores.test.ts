@@ -59,10 +59,13 @@ async function focusOn(page: Page, condition: string): Promise<void> {
   await eventually(`focus on ${condition}`, async () => (await page.evaluate(check)) === true);
 }
 
-async function connect(name: string): Promise<StoreConnectionView> {
+async function connect(
+  name: string,
+  provider: StoreConnectionView['provider'] = 'lemonsqueezy',
+): Promise<StoreConnectionView> {
   const res = await post('/store-connections', {
     name,
-    provider: 'lemonsqueezy',
+    provider,
     mode: 'live',
     signing_secret: SECRET,
   });
@@ -169,6 +172,34 @@ describe('the Stores page', () => {
         .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
       const event = res.body.data as StoreEventRecord;
       expect(event.outcome).not.toBe('unmapped');
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a Paddle connection without an API key says its buyers get no e-mail until one is set; once set, no more', async () => {
+    const connection = await connect(`Paddle shop ${Date.now()}`, 'paddle');
+    const session = await onStores();
+    const { page } = session;
+    try {
+      await page
+        .getByRole('button', { name: `Open store connection ${connection.name}` })
+        .press('Enter');
+      const panel = page.getByRole('region', { name: connection.name });
+      const missing = panel.getByText('Paddle buyers get no e-mail until an API key is set');
+      await missing.waitFor();
+      await screenshot(page, 'console-store-paddle-without-key');
+
+      await panel.getByRole('button', { name: 'Edit' }).press('Enter');
+      const form = panel.getByRole('form', { name: 'Edit store connection' });
+      await form
+        .getByLabel('API key (optional)')
+        .fill('pdl_live_apikey_01jdqzb7c9e1g3j5l7n9q1s3u5');
+      await form.getByRole('button', { name: 'Save' }).press('Enter');
+      await panel.getByText('Saved the connection.').waitFor();
+      await missing.waitFor({ state: 'detached' });
+      expect(await panel.innerText()).not.toContain('no e-mail');
       expectClean(session);
     } finally {
       await page.close();

@@ -24,6 +24,7 @@ import {
   mappingComplete,
   mappingDraftOf,
   mappingTerms,
+  missingApiKeyWords,
   secretProblem,
 } from '../../services/management/console/shared/words/store-words.js';
 
@@ -122,5 +123,20 @@ describe("what a mapping's form sends", () => {
     expect(mappingComplete({ ...draft, externalId: 'price 1' })).toBe(false);
     expect(mappingComplete({ ...draft, durationDays: '0' })).toBe(false);
     expect(mappingComplete({ ...draft, durationDays: '1.5' })).toBe(false);
+  });
+});
+
+describe("a connection's page says what it goes without an API key (docs/stores.md: Console)", () => {
+  test('a Paddle connection without a key: its buyers get no e-mail until one is set', () => {
+    expect(missingApiKeyWords({ provider: 'paddle', api_key_set: false })).toMatch(
+      /^Paddle buyers get no e-mail until an API key is set/,
+    );
+  });
+
+  test('with a key, or of another store, it says nothing', () => {
+    expect(missingApiKeyWords({ provider: 'paddle', api_key_set: true })).toBeNull();
+    for (const provider of storeProviders.filter((p) => p !== 'paddle')) {
+      expect(missingApiKeyWords({ provider, api_key_set: false })).toBeNull();
+    }
   });
 });

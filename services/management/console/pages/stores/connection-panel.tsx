@@ -7,7 +7,12 @@ import { CopyText } from '../../shared/components/copy-text.js';
 import { Done, LoadView, Outcome } from '../../shared/components/notices.js';
 import { useAction, useLoad, useRemoval } from '../../shared/hooks/hooks.js';
 import { useCan } from '../../shared/hooks/permissions.js';
-import { EMAIL_WORDS, MODE_WORDS, PROVIDER_WORDS } from '../../shared/words/store-words.js';
+import {
+  EMAIL_WORDS,
+  MODE_WORDS,
+  PROVIDER_WORDS,
+  missingApiKeyWords,
+} from '../../shared/words/store-words.js';
 import { EditConnection, RotateSecret } from './edit-connection.js';
 import { Mappings } from './mappings.js';
 import type { StoreConnection } from './new-connection-form.js';
@@ -16,31 +21,35 @@ function ConnectionFacts({ connection }: { connection: StoreConnection }) {
   const emails = (Object.keys(EMAIL_WORDS) as (keyof typeof EMAIL_WORDS)[]).filter(
     (moment) => connection.emails[moment],
   );
+  const missingKey = missingApiKeyWords(connection);
   return (
-    <dl class="facts">
-      <dt>Store</dt>
-      <dd>
-        {PROVIDER_WORDS[connection.provider]}, {MODE_WORDS[connection.mode].toLowerCase()}
-      </dd>
-      <dt>Events URL</dt>
-      <dd>
-        <CopyText text={connection.events_url} label={`the events URL of ${connection.name}`} />
-      </dd>
-      <dt>Grace days</dt>
-      <dd>{connection.grace_days}</dd>
-      <dt>E-mails</dt>
-      <dd>{emails.length === 0 ? 'none' : emails.map((m) => EMAIL_WORDS[m]).join(', ')}</dd>
-      <dt>API key</dt>
-      <dd>{connection.api_key_set ? 'set' : 'none'}</dd>
-      <dt>Secret replaced</dt>
-      <dd>
-        <Time value={connection.secret_rotated_at} />
-      </dd>
-      <dt>Added</dt>
-      <dd>
-        <Time value={connection.created_at} />
-      </dd>
-    </dl>
+    <>
+      <dl class="facts">
+        <dt>Store</dt>
+        <dd>
+          {PROVIDER_WORDS[connection.provider]}, {MODE_WORDS[connection.mode].toLowerCase()}
+        </dd>
+        <dt>Events URL</dt>
+        <dd>
+          <CopyText text={connection.events_url} label={`the events URL of ${connection.name}`} />
+        </dd>
+        <dt>Grace days</dt>
+        <dd>{connection.grace_days}</dd>
+        <dt>E-mails</dt>
+        <dd>{emails.length === 0 ? 'none' : emails.map((m) => EMAIL_WORDS[m]).join(', ')}</dd>
+        <dt>API key</dt>
+        <dd>{connection.api_key_set ? 'set' : 'none'}</dd>
+        <dt>Secret replaced</dt>
+        <dd>
+          <Time value={connection.secret_rotated_at} />
+        </dd>
+        <dt>Added</dt>
+        <dd>
+          <Time value={connection.created_at} />
+        </dd>
+      </dl>
+      {missingKey !== null && <p class="warning">{missingKey}</p>}
+    </>
   );
 }
 

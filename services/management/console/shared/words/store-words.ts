@@ -29,6 +29,21 @@ export const SECRET_WHERE: Record<StoreProvider, string> = {
   woocommerce: 'Settings → Advanced → Webhooks → the webhook → Secret (API version v3).',
 };
 
+/**
+ * What a connection without an API key goes without, said on its page: a Paddle event names its
+ * buyer by id only, and the key reads their address. Null when nothing is missing.
+ */
+export function missingApiKeyWords(connection: {
+  provider: StoreProvider;
+  api_key_set: boolean;
+}): string | null {
+  if (connection.api_key_set || connection.provider !== 'paddle') return null;
+  return (
+    'Paddle buyers get no e-mail until an API key is set: Paddle’s events name the buyer by ' +
+    'id only, and with the key their address is read from Paddle.'
+  );
+}
+
 /** What the ids a mapping names are called in each store. */
 export const EXTERNAL_ID_WORDS: Record<StoreProvider, string> = {
   stripe: 'Price id (price_…)',
