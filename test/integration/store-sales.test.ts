@@ -34,6 +34,31 @@ describe('docs/stores.md: a sale becomes a license, end to end', () => {
     expect(mimeBodies(letter)['text/plain']).toContain(event.license_key!);
   });
 
+  test('Lemon Squeezy: a buyer name with control or bidi characters is kept without them, and the address whatever the name holds', async () => {
+    const { deliver, read } = await sales.shop('lemonsqueezy', '455');
+    const names: Array<[string, string]> = [
+      ['Ada\u0000Lovelace', 'Ada Lovelace'],
+      ['Ada \u202Eecalevol\u202C', 'Ada ecalevol'],
+      ['Ada\r\nBcc: eve@example.com', 'Ada Bcc: eve@example.com'],
+      ['Ada\u200B Love\u00ADlace\u0007', 'Ada Lovelace'],
+    ];
+    for (const [index, [sent, kept]] of names.entries()) {
+      const order = editedFixture(
+        'lemonsqueezy',
+        'order_created',
+        ['data.id', String(1500 + index)],
+        ['data.attributes.user_name', sent],
+      );
+      const event = await deliver('order_created', order);
+      expect(event.outcome).toBe('applied');
+      const license = await read(event.license_key!);
+      expect(license.customer).toEqual({ email: 'ada@example.com', name: kept });
+      const letter = await sales.letterAbout(event.license_key!, 'Your license key for');
+      expect(mimeHeader(letter, 'To')).toContain('ada@example.com');
+      expect(mimeBodies(letter)['text/plain']).toContain(`Hello ${kept},`);
+    }
+  });
+
   test("Paddle: a subscription's life on one key, through the license service", async () => {
     const PRICE = 'pri_01jdqyq3b5d7f9h1k3m5p7r9ts';
     const NEW_PRICE = 'pri_01jdqyr8c0e2g4j6l8n0q2s4uw';

@@ -1,5 +1,6 @@
 import { Customer, type LicenseDetail } from '../../../libs/contracts/index.js';
 import type { Transport } from '../../../libs/transport/index.js';
+import { displayName } from '../display-names.js';
 import type { StoreCustomer } from '../store-events.js';
 import type { StoreLicense, StoreLicenses } from './store-licenses.js';
 
@@ -23,13 +24,17 @@ function storeLicenseOf(license: LicenseDetail): StoreLicense {
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 /**
- * The buyer as the license keeps its customer: a store's customer without a valid address is
- * left off the license (the sale still makes it), never a reason to refuse the sale.
+ * The buyer as the license keeps its customer, the name as `displayName` keeps it (a name read
+ * from a store's API too). A store's customer without a valid address is left off the license
+ * (the sale still makes it), never a reason to refuse the sale; a valid address is kept whatever
+ * the name holds.
  */
 function licenseCustomer(customer: StoreCustomer | null) {
   if (!customer?.email) return null;
-  const parsed = Customer.safeParse({ email: customer.email, name: customer.name || null });
-  return parsed.success ? parsed.data : null;
+  const named = Customer.safeParse({ email: customer.email, name: displayName(customer.name) });
+  if (named.success) return named.data;
+  const unnamed = Customer.safeParse({ email: customer.email, name: null });
+  return unnamed.success ? unnamed.data : null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ActivationType } from '../../../libs/contracts/index.js';
+import { displayName } from '../display-names.js';
 import { markup, type SafeHtml } from './html.js';
 
 /**
@@ -59,9 +60,12 @@ const ACTIVATION_NOUNS: Record<ActivationType, readonly [string, string]> = {
   instance: ['instance', 'instances'],
 };
 
-/** Names come from admins and stores: a line break or control character in one is a space. */
+/**
+ * Names come from admins and stores: shown as a store's buyer name is kept (`displayName`), so a
+ * line break in one is a space and cannot add a header, and a bidi override reverses nothing.
+ */
 function oneLine(value: string): string {
-  return value.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
+  return displayName(value) ?? '';
 }
 
 export function activationsWording(limit: number, type: ActivationType): string {

@@ -1,4 +1,5 @@
 import type { StoreProvider } from '../../../libs/contracts/store-connections.js';
+import { withDisplayName } from '../display-names.js';
 import type { StoreDelivery } from '../receiving/delivery.js';
 import { readLemonSqueezyEvent } from './lemonsqueezy-reader.js';
 import { readPaddleEvent } from './paddle-reader.js';
@@ -6,20 +7,32 @@ import type { StoreEventReading } from './reading.js';
 import { readStripeEvent } from './stripe-reader.js';
 import { readWooCommerceEvent } from './woocommerce-reader.js';
 
-/** A delivery read by its store's reader, once its signature was checked. */
+/**
+ * A delivery read by its store's reader, once its signature was checked, its buyer's name as
+ * `displayName` keeps it: what every later step (the license, the e-mail) is given.
+ */
 export function readStoreEvent(
   provider: StoreProvider,
   delivery: StoreDelivery,
 ): StoreEventReading {
+  const reading = readerOf(provider)(delivery);
+  if (!reading.ok) return reading;
+  return {
+    ok: true,
+    event: { ...reading.event, customer: withDisplayName(reading.event.customer) },
+  };
+}
+
+function readerOf(provider: StoreProvider): (delivery: StoreDelivery) => StoreEventReading {
   switch (provider) {
     case 'stripe':
-      return readStripeEvent(delivery);
+      return readStripeEvent;
     case 'paddle':
-      return readPaddleEvent(delivery);
+      return readPaddleEvent;
     case 'lemonsqueezy':
-      return readLemonSqueezyEvent(delivery);
+      return readLemonSqueezyEvent;
     case 'woocommerce':
-      return readWooCommerceEvent(delivery);
+      return readWooCommerceEvent;
   }
 }
 

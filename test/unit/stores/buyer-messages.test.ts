@@ -162,6 +162,19 @@ describe('the HTML is safe by construction: every value escaped by one function'
     expect(message.subject).toBe('Your license key for Gallery Bcc: x@y.example (Plugin Shop)');
   });
 
+  test('a bidi override or zero-width character in a name is left out of the subject and the text', () => {
+    const message = buyerMessage('created', {
+      ...input,
+      productName: 'Gallery \u202Eorp\u202C',
+      buyer: { ...input.buyer, name: 'Ada\u200B\u0000Lovelace' },
+    });
+    expect(message.subject).toBe('Your license key for Gallery orp (Plugin Shop)');
+    expect(message.text).toMatch(/^Hello Ada Lovelace,\n/);
+    for (const hidden of ['\u202E', '\u202C', '\u200B', '\u0000']) {
+      expect(message.text).not.toContain(hidden);
+    }
+  });
+
   test('a portal address that is not http(s) is refused, never linked', () => {
     expect(() => buyerMessage('created', { ...input, portalUrl: 'javascript:alert(1)' })).toThrow(
       /not http\(s\)/,
