@@ -66,8 +66,14 @@ export type StoreDecision =
   | { readonly outcome: 'unmapped' }
   /** Older than an event already applied to the license: it does not undo it. */
   | { readonly outcome: 'stale' }
-  | { readonly outcome: 'no_change'; readonly reason: string };
+  | { readonly outcome: 'no_change'; readonly reason: string }
+  /**
+   * An ending (a full refund, a chargeback, the subscription ended) that finds no license: stores
+   * retry out of order, so it is kept for the license its sale's event makes when it arrives.
+   */
+  | { readonly outcome: 'keep'; readonly reason: string };
 
+const keep = (reason: string): StoreDecision => ({ outcome: 'keep', reason });
 const noChange = (reason: string): StoreDecision => ({ outcome: 'no_change', reason });
 const apply = (...changes: LicenseChange[]): StoreDecision => ({ outcome: 'apply', changes });
 
@@ -123,7 +129,7 @@ export function decideStoreEvent(
     case 'refunded':
       return decideRefund(event, license);
     case 'chargeback':
-      if (!license) return noChange('no license for this order');
+      if (!license) return keep('no license for this order yet');
       if (license.status === 'revoked') return noChange('the license is already revoked');
       return apply({ kind: 'status', status: 'revoked' });
     case 'resumed':
@@ -198,7 +204,7 @@ function decidePayment(
  * portal nor the console shows a next payment for a subscription the store has ended.
  */
 function decideEnd(license: LinkedLicense | null): StoreDecision {
-  if (!license) return noChange('no license for this subscription');
+  if (!license) return keep('no license for this subscription yet');
   const changes: LicenseChange[] = [];
   if (!isTerminal(license.status)) changes.push({ kind: 'status', status: 'cancelled' });
   if (license.renews) changes.push({ kind: 'auto_renew', autoRenew: false, nextPaymentAt: null });
@@ -209,7 +215,11 @@ function decideRefund(
   event: Extract<StoreEvent, { kind: 'refunded' }>,
   license: LinkedLicense | null,
 ): StoreDecision {
-  if (!license) return noChange('no license for this order');
+  if (!license) {
+    return event.full
+      ? keep('no license for this order yet')
+      : noChange('no license for this order');
+  }
   if (!event.full) return noChange('a partial refund is recorded and changes nothing');
   if (event.periodStart === null) {
     if (license.status === 'revoked') return noChange('the license is already revoked');

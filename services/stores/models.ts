@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { storeEventOutcomes } from '../../libs/contracts/received-store-events.js';
 import { storeProviders } from '../../libs/contracts/store-connections.js';
 import type {
+  KeptEndingRecord,
   StoreConnectionRecord,
   StoreEventRecord,
   StoreLinkRecord,
@@ -30,6 +31,7 @@ export interface StoreModels {
   Mapping: Model<StoreMappingDocument>;
   Event: Model<StoreEventDocument>;
   Link: Model<StoreLinkDocument>;
+  Ending: Model<KeptEndingRecord>;
 }
 
 const nullableString = { type: String, default: null };
@@ -143,10 +145,35 @@ export function storeModels(connection: Connection): StoreModels {
   // The grace sweep's question: which past-due links are not suspended yet.
   link.index({ connection_id: 1, past_due_since: 1, grace_suspended_at: 1 });
 
+  const ending = new Schema<KeptEndingRecord>(
+    {
+      connection_id: { type: Number, required: true },
+      event_id: { type: String, required: true },
+      order_id: nullableString,
+      subscription_id: nullableString,
+      kind: {
+        type: String,
+        enum: ['refunded', 'chargeback', 'subscription_ended'],
+        required: true,
+      },
+      period_start: nullableDate,
+      occurred_at: { type: Date, required: true },
+      kept_at: { type: Date, required: true },
+      applied_to: nullableString,
+    },
+    { collection: 'store_kept_endings', versionKey: false },
+  );
+  // An ending is kept once, however often its event is applied.
+  ending.index({ connection_id: 1, event_id: 1 }, { unique: true });
+  // The question of a license just made: which endings name its order or subscription.
+  ending.index({ connection_id: 1, order_id: 1 });
+  ending.index({ connection_id: 1, subscription_id: 1 });
+
   return {
     Connection: connection.model<StoreConnectionDocument>('StoreConnection', storeConnection),
     Mapping: connection.model<StoreMappingDocument>('StoreMapping', mapping),
     Event: connection.model<StoreEventDocument>('StoreEvent', event),
     Link: connection.model<StoreLinkDocument>('StoreLink', link),
+    Ending: connection.model<KeptEndingRecord>('StoreKeptEnding', ending),
   };
 }

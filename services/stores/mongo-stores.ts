@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { Sequences, isDuplicateKey, setOf } from '../../libs/database/index.js';
+import { mongoKeptEndingStore } from './mongo-ending-store.js';
 import { mongoStoreEventStore } from './mongo-event-store.js';
 import {
   storeModels,
@@ -185,5 +186,11 @@ export async function openMongoStoreServiceStores(
     },
   };
 
-  return { connections, mappings, events: mongoStoreEventStore(models, sequences), links };
+  return {
+    connections,
+    mappings,
+    events: mongoStoreEventStore(models, sequences),
+    links,
+    endings: mongoKeptEndingStore(models),
+  };
 }

@@ -204,9 +204,53 @@ export interface StoreLinkStore {
   markGraceSuspended(licenseKey: string, at: Date): Promise<boolean>;
 }
 
+/**
+ * What a kept ending does: a full refund (`period_start` set when what it refunded was a
+ * renewal's period), a chargeback, or the subscription ended.
+ */
+export type KeptEndingKind = 'refunded' | 'chargeback' | 'subscription_ended';
+
+/**
+ * An ending of a sale (a full refund, a chargeback, the subscription ended) that arrived before
+ * the sale's license was made: kept under the connection and the order and subscription it
+ * names, and applied to the license the sale's event makes when it arrives.
+ */
+export interface KeptEndingRecord {
+  connection_id: number;
+  /** The store's id of the ending event: kept once, however often it is applied. */
+  event_id: string;
+  order_id: string | null;
+  subscription_id: string | null;
+  kind: KeptEndingKind;
+  period_start: Date | null;
+  /** When the store says it happened. */
+  occurred_at: Date;
+  kept_at: Date;
+  /** The license it was applied to; null while none was made. */
+  applied_to: string | null;
+}
+
+export type NewKeptEnding = Omit<KeptEndingRecord, 'applied_to'>;
+
+export interface KeptEndingStore {
+  /** Keeps the ending once per connection and event id: kept again, it changes nothing. */
+  keep(ending: NewKeptEnding): Promise<void>;
+  /**
+   * The endings of a connection not applied yet that name one of the orders or subscriptions,
+   * oldest first (by when they happened).
+   */
+  pending(
+    connectionId: number,
+    refs: { order_ids: readonly string[]; subscription_ids: readonly string[] },
+  ): Promise<KeptEndingRecord[]>;
+  /** Marks the ending applied to the license; false when it was marked before. */
+  markApplied(connectionId: number, eventId: string, licenseKey: string): Promise<boolean>;
+}
+
 export interface StoreServiceStores {
   connections: StoreConnectionStore;
   mappings: StoreMappingStore;
   events: StoreEventStore;
   links: StoreLinkStore;
+  endings: KeptEndingStore;
 }

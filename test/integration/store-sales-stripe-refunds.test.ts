@@ -88,6 +88,18 @@ describe("docs/stores.md: a Stripe refund or dispute of a subscription's payment
     expect((await shop.only()).status).toBe('revoked');
   });
 
+  test('the first payment refunded in full before its invoice.paid arrives: that invoice makes a revoked license', async () => {
+    const shop = await sales.shop('stripe', PRICE, { apiKey: API_KEY });
+    const refunded = await shop.deliver(
+      'charge-refunded-full',
+      charge('charge-refunded-full', 'evt_3SpS2s2eZvKYlo2CfirstBackEarly', FIRST_PAYMENT),
+    );
+    expect(refunded).toMatchObject({ outcome: 'no_change', license_key: null });
+    const first = await shop.deliver('invoice-paid-subscription-create');
+    expect(first.outcome).toBe('applied');
+    expect(await shop.only()).toMatchObject({ license_key: first.license_key, status: 'revoked' });
+  });
+
   test('without an API key the refund fails, saying to set one; applied again once it is set', async () => {
     const { shop, licenseKey } = await renewedSubscription(null);
     const failed = await shop.deliver(

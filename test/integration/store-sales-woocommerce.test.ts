@@ -61,6 +61,15 @@ describe('docs/stores.md: WooCommerce sales become licenses, end to end', () => 
     expect((await shop.only()).status).toBe('revoked');
   });
 
+  test('an order refunded in full, its event sent before the one that paid it: the paid order makes a revoked license', async () => {
+    const shop = await sales.shop('woocommerce', VARIATION);
+    const refunded = await shop.deliver('order_refunded', undefined, 'order.updated');
+    expect(refunded).toMatchObject({ outcome: 'no_change', license_key: null });
+    const paid = await shop.deliver('order_processing', undefined, 'order.created');
+    expect(paid.outcome).toBe('applied');
+    expect(await shop.only()).toMatchObject({ license_key: paid.license_key, status: 'revoked' });
+  });
+
   test('a subscription bought: its parent order and its activation make one license to the next payment, renewing; a renewal keeps an admin-raised limit', async () => {
     const shop = await sales.shop('woocommerce', SUBSCRIBED);
     // Made at checkout, the subscription waits for its parent order's payment.

@@ -138,3 +138,37 @@ describe('docs/stores.md: a sale becomes a license, end to end', () => {
     expect((await read(first.license_key!)).status).toBe('active');
   });
 });
+
+describe('docs/stores.md: an ending that arrives before its sale, end to end', () => {
+  test('Lemon Squeezy: order_refunded in full sent before its order_created: the order makes a revoked license, and no key is mailed', async () => {
+    const { deliver, licenses, only } = await sales.shop('lemonsqueezy', '455');
+    const refund = await deliver('order_refunded_full');
+    expect(refund).toMatchObject({ outcome: 'no_change', license_key: null });
+    expect(refund.detail).toMatch(/kept/);
+    expect(await licenses()).toEqual([]);
+    const order = await deliver('order_created');
+    expect(order).toMatchObject({ outcome: 'applied', mail: [{ outcome: 'skipped' }] });
+    expect(await only()).toMatchObject({ license_key: order.license_key, status: 'revoked' });
+    // Sent again, as a store's retry does: still the one license, still revoked.
+    await deliver('order_refunded_full');
+    await deliver('order_created');
+    expect(await only()).toMatchObject({ license_key: order.license_key, status: 'revoked' });
+    expect(sales.letters.some((raw) => raw.includes(order.license_key!))).toBe(false);
+  });
+
+  test('Paddle: a chargeback before its transaction.completed, and subscription.canceled before its first payment', async () => {
+    const ORDER_PRICE = 'pri_01jdqys2d4f6h8k0m2p4r6t8vy';
+    const PRICE = 'pri_01jdqyq3b5d7f9h1k3m5p7r9ts';
+    const { deliver, read } = await sales.shop('paddle', ORDER_PRICE, { otherIds: [PRICE] });
+    expect((await deliver('adjustment-created-chargeback')).outcome).toBe('no_change');
+    const order = await deliver('transaction-completed-order');
+    expect((await read(order.license_key!)).status).toBe('revoked');
+    expect((await deliver('subscription-canceled')).outcome).toBe('no_change');
+    const first = await deliver('transaction-completed-subscription-first');
+    expect(await read(first.license_key!)).toMatchObject({
+      status: 'cancelled',
+      auto_renew: false,
+      next_payment_at: null,
+    });
+  });
+});

@@ -209,4 +209,50 @@ describeStoreContract('store service stores', implementations, (stores) => {
     expect(marks.filter(Boolean)).toHaveLength(1);
     expect(await stores().links.pastGrace(1, at(100))).toEqual([]);
   });
+
+  test('an ending is kept once, found by its order or subscription until it is marked applied, oldest first', async () => {
+    const ending = (
+      event_id: string,
+      refs: { order_id?: string; subscription_id?: string },
+      seconds: number,
+    ) => ({
+      connection_id: 1,
+      event_id,
+      order_id: refs.order_id ?? null,
+      subscription_id: refs.subscription_id ?? null,
+      kind: 'refunded' as const,
+      period_start: null,
+      occurred_at: at(seconds),
+      kept_at: T0,
+    });
+    await Promise.all([
+      stores().endings.keep(ending('evt_refund', { order_id: 'ord_1' }, 20)),
+      stores().endings.keep(ending('evt_refund', { order_id: 'ord_1' }, 20)),
+    ]);
+    await stores().endings.keep(ending('evt_refund', { order_id: 'ord_other' }, 99));
+    await stores().endings.keep(ending('evt_ended', { subscription_id: 'sub_1' }, 10));
+    await stores().endings.keep({
+      ...ending('evt_elsewhere', { order_id: 'ord_1' }, 5),
+      connection_id: 2,
+    });
+    const refs = { order_ids: ['ord_1'], subscription_ids: ['sub_1'] };
+    const pending = await stores().endings.pending(1, refs);
+    expect(pending.map((e) => [e.event_id, e.order_id, e.occurred_at])).toEqual([
+      ['evt_ended', null, at(10)],
+      ['evt_refund', 'ord_1', at(20)],
+    ]);
+    expect(pending[1]).toEqual({
+      ...ending('evt_refund', { order_id: 'ord_1' }, 20),
+      applied_to: null,
+    });
+    expect(
+      await stores().endings.pending(1, { order_ids: ['ord_2'], subscription_ids: [] }),
+    ).toEqual([]);
+    const marks = await Promise.all([
+      stores().endings.markApplied(1, 'evt_refund', 'KEY-1'),
+      stores().endings.markApplied(1, 'evt_refund', 'KEY-1'),
+    ]);
+    expect(marks.filter(Boolean)).toHaveLength(1);
+    expect((await stores().endings.pending(1, refs)).map((e) => e.event_id)).toEqual(['evt_ended']);
+  });
 });

@@ -1,5 +1,6 @@
 import { retryableStoreEventOutcomes } from '../../libs/contracts/received-store-events.js';
 import type {
+  KeptEndingRecord,
   StoreConnectionRecord,
   StoreEventRecord,
   StoreLinkRecord,
@@ -26,6 +27,8 @@ export function memoryStoreServiceStores(): StoreServiceStores & {
   const mappings = new Map<number, StoreMappingRecord>();
   const events = new Map<number, HeldEvent>();
   const links = new Map<string, StoreLinkRecord>();
+  const endings = new Map<string, KeptEndingRecord>();
+  const endingKey = (connectionId: number, eventId: string) => `${connectionId}:${eventId}`;
   const seq = { connection: 0, mapping: 0, event: 0 };
   const copy = deepCopy;
   const eventOf = ({ claim: _c, claimed_until: _u, ...event }: HeldEvent): StoreEventRecord =>
@@ -234,6 +237,30 @@ export function memoryStoreServiceStores(): StoreServiceStores & {
           return false;
         }
         Object.assign(found, { grace_suspended_at: new Date(at), status: 'suspended' });
+        return true;
+      },
+    },
+    endings: {
+      async keep(ending) {
+        const key = endingKey(ending.connection_id, ending.event_id);
+        if (!endings.has(key)) endings.set(key, { ...copy(ending), applied_to: null });
+      },
+      async pending(connectionId, { order_ids, subscription_ids }) {
+        return [...endings.values()]
+          .filter(
+            (e) =>
+              e.connection_id === connectionId &&
+              e.applied_to === null &&
+              ((e.order_id !== null && order_ids.includes(e.order_id)) ||
+                (e.subscription_id !== null && subscription_ids.includes(e.subscription_id))),
+          )
+          .sort((a, b) => a.occurred_at.getTime() - b.occurred_at.getTime())
+          .map(copy);
+      },
+      async markApplied(connectionId, eventId, licenseKey) {
+        const found = endings.get(endingKey(connectionId, eventId));
+        if (!found || found.applied_to !== null) return false;
+        found.applied_to = licenseKey;
         return true;
       },
     },

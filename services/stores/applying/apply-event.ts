@@ -1,9 +1,5 @@
 import type { Logger } from '../../../libs/logging/index.js';
-import {
-  decideStoreEvent,
-  type LinkedLicense,
-  type ProductMapping,
-} from '../license-change-rules.js';
+import { decideStoreEvent, type ProductMapping } from '../license-change-rules.js';
 import { readStoreEvent } from '../readers/read-store-event.js';
 import type { StoreEvent } from '../store-events.js';
 import type {
@@ -21,9 +17,10 @@ import {
   type ChangeReports,
   type MadeChange,
 } from './change-reports.js';
-import { makeChange, newLink } from './license-changes.js';
+import { applyKeptEndings, KEPT_DETAIL, keptEndingOf } from './kept-endings.js';
+import { linkedLicense, makeChange, newLink } from './license-changes.js';
 import { LastingFailure, type StoreApi } from './store-api.js';
-import { buyerOf, linkOfEvent, withExternalIds } from './store-lookups.js';
+import { asFoundBy, buyerOf, linkOfEvent, withExternalIds } from './store-lookups.js';
 import type { StoreLicense, StoreLicenses } from './store-licenses.js';
 
 export interface ApplyDeps {
@@ -63,33 +60,47 @@ export async function applyStoreEvent(
     headers: record.headers,
   });
   if (!reading.ok) return result('unreadable', reading.reason);
-  const { event, link } = await linkOfEvent(
+  const found = await linkOfEvent(
     deps,
     connection,
     await withExternalIds(deps, connection, reading.event),
   );
-  const mapping = await stores.mappings.firstMapped(connection.id, event.externalIds);
-  const current =
-    link && (await deps.licenses.findStoreLicense(storeReference(connection.id, link, event)));
-  const decision = decideStoreEvent(
-    event,
-    mapping && productMapping(mapping),
-    link && current ? linkedLicense(link, current) : null,
-  );
-  switch (decision.outcome) {
-    case 'unmapped':
-      return result('unmapped', `No mapping names ${event.externalIds.join(', ') || 'its items'}.`);
-    case 'stale':
-      return result('stale', 'Older than the last event applied to its license.');
-    case 'no_change':
-      return result('no_change', decision.reason);
+  const mapping = await stores.mappings.firstMapped(connection.id, found.event.externalIds);
+  const decide = async (event: StoreEvent, link: StoreLinkRecord | null) => {
+    const current =
+      link && (await deps.licenses.findStoreLicense(storeReference(connection.id, link, event)));
+    const linked = link && current ? linkedLicense(link, current) : null;
+    const decision = decideStoreEvent(event, mapping && productMapping(mapping), linked);
+    return { event, link, current, decision };
+  };
+  let { event, link, current, decision } = await decide(found.event, found.link);
+  if (decision.outcome === 'keep') {
+    await stores.endings.keep(keptEndingOf(connection.id, event, deps.clock())!);
+    // The sale's event, applied meanwhile by another replica, may have made its license before
+    // this ending was kept: looked for again after keeping it, so one of the two applies it.
+    const late = await stores.links.find(connection.id, {
+      order_id: event.orderId,
+      subscription_id: event.subscriptionId,
+    });
+    if (!late) return result('no_change', KEPT_DETAIL);
+    ({ event, link, current, decision } = await decide(asFoundBy(event, late), late));
+    if (decision.outcome === 'keep') return result('no_change', KEPT_DETAIL);
+  }
+  if (decision.outcome === 'unmapped') {
+    return result('unmapped', `No mapping names ${event.externalIds.join(', ') || 'its items'}.`);
+  }
+  // An event that changes nothing still brings the endings kept for its license, should the
+  // attempt that made the license have stopped before it applied them.
+  if (decision.outcome !== 'apply' && !(link && current)) {
+    return result(decision.outcome, decisionDetail(decision));
   }
   const moments: MailMoment[] = [];
   const changed: MadeChange[] = [];
   let license = link && current;
   let kept: StoreLinkRecord | null = link && { ...link };
+  let endings: number;
   try {
-    for (const change of decision.changes) {
+    for (const change of decision.outcome === 'apply' ? decision.changes : []) {
       if (change.kind === 'create') {
         const made = await deps.licenses.createStoreLicense({
           product_id: change.productId,
@@ -117,9 +128,15 @@ export async function applyStoreEvent(
       if (made.action) changed.push({ action: made.action, before, after: license });
       if (made.moment) moments.push(made.moment);
     }
+    const settled = await applyKeptEndings(deps, kept!, license!, event, { changed, moments });
+    license = settled.license;
+    endings = settled.changes;
   } finally {
     const source = { connection, event: eventSource(record, event) };
     reportChanges(deps.reports, source, changed, deps.clock());
+  }
+  if (decision.outcome !== 'apply' && endings === 0) {
+    return result(decision.outcome, decisionDetail(decision));
   }
   const orderId = kept!.order_id ?? event.orderId;
   const subscriptionId = kept!.subscription_id ?? event.subscriptionId;
@@ -134,9 +151,31 @@ export async function applyStoreEvent(
   });
   const mail: MailRecord[] = [];
   for (const moment of moments) {
-    mail.push(await mailBuyer(deps, moment, license!, connection, event));
+    mail.push(
+      endedBeforeMade(moments, license!)
+        ? { outcome: 'skipped', moment, detail: ENDED_FIRST, at: deps.clock() }
+        : await mailBuyer(deps, moment, license!, connection, event),
+    );
   }
   return { outcome: 'applied', detail: null, license_key: license!.license_key, mail };
+}
+
+const ENDED_FIRST = 'the store ended the sale before this event made its license';
+
+/**
+ * Whether a license made by this event was ended at once by an ending kept for it: its buyer,
+ * refunded or charged back before the key was sent, is sent no key for a license already ended.
+ */
+function endedBeforeMade(moments: readonly MailMoment[], license: StoreLicense): boolean {
+  return (
+    moments.includes('created') && (license.status === 'revoked' || license.status === 'cancelled')
+  );
+}
+
+function decisionDetail(decision: { outcome: 'stale' } | { reason: string }): string {
+  return 'reason' in decision
+    ? decision.reason
+    : 'Older than the last event applied to its license.';
 }
 
 function result(outcome: Application['outcome'], detail: string): Application {
@@ -158,19 +197,6 @@ function productMapping(mapping: StoreMappingRecord): ProductMapping {
     planId: mapping.plan_id,
     renewal: mapping.renewal,
     durationDays: mapping.duration_days,
-  };
-}
-
-function linkedLicense(link: StoreLinkRecord, license: StoreLicense): LinkedLicense {
-  return {
-    licenseKey: license.license_key,
-    status: license.status,
-    planId: license.plan_id,
-    expiresAt: license.expires_at,
-    renews: license.auto_renew || license.next_payment_at !== null,
-    pastDueSince: link.past_due_since,
-    lastAppliedAt: link.last_applied_at,
-    subscribed: link.subscription_id !== null,
   };
 }
 

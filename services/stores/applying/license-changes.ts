@@ -1,5 +1,5 @@
 import type { StoreLicenseAction } from '../../../libs/contracts/index.js';
-import type { LicenseChange } from '../license-change-rules.js';
+import type { LicenseChange, LinkedLicense } from '../license-change-rules.js';
 import type { StoreEvent } from '../store-events.js';
 import type { StoreLinkRecord } from '../stores.js';
 import type { MailMoment } from './buyer-mail.js';
@@ -91,5 +91,19 @@ export function newLink(
     past_due_since: null,
     last_applied_at: null,
     grace_suspended_at: null,
+  };
+}
+
+/** The license of a link as the rules know it. */
+export function linkedLicense(link: StoreLinkRecord, license: StoreLicense): LinkedLicense {
+  return {
+    licenseKey: license.license_key,
+    status: license.status,
+    planId: license.plan_id,
+    expiresAt: license.expires_at,
+    renews: license.auto_renew || license.next_payment_at !== null,
+    pastDueSince: link.past_due_since,
+    lastAppliedAt: link.last_applied_at,
+    subscribed: link.subscription_id !== null,
   };
 }

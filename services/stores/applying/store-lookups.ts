@@ -44,6 +44,16 @@ export async function buyerOf(
 }
 
 /**
+ * The event as it applies to the license of `link`: the refund of the payment that made the
+ * license (the first, or the order) takes the purchase back (`revoked`), not a period.
+ */
+export function asFoundBy(event: StoreEvent, link: StoreLinkRecord): StoreEvent {
+  const first =
+    event.kind === 'refunded' && event.orderId !== null && event.orderId === link.order_id;
+  return first ? { ...event, periodStart: null } : event;
+}
+
+/**
  * The license link of the event's order or subscription. A Stripe refund or dispute names only
  * its payment: a one-off order's license is linked to that payment, and when none is, the
  * payment's invoice (from Stripe's API) names the subscription it paid for, and whether it was
@@ -68,12 +78,7 @@ export async function linkOfEvent(
           subscription_id: e.resubscribedFrom,
         }));
   const link = await find(event);
-  if (link) {
-    // The refund of the payment that made the license (the first, or the order): `revoked`.
-    const first =
-      event.kind === 'refunded' && event.orderId !== null && event.orderId === link.order_id;
-    return { event: first ? { ...event, periodStart: null } : event, link };
-  }
+  if (link) return { event: asFoundBy(event, link), link };
   if (!event.lookup || !('paymentOf' in event.lookup)) return { event, link };
   const invoice = await deps.storeApi.paidInvoice(connection, event.lookup.paymentOf);
   if (!invoice?.subscriptionId) return { event, link: null };

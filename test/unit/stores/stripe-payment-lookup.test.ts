@@ -1,3 +1,4 @@
+import { KEPT_DETAIL } from '../../../services/stores/applying/kept-endings.js';
 import type { PaidInvoice, StripeApi } from '../../../services/stores/applying/store-api.js';
 import { stripeStoreApi } from '../../../services/stores/applying/stripe-store-api.js';
 import { storeFixture } from '../../support/store-fixtures.js';
@@ -81,11 +82,11 @@ describe('Stores: a Stripe refund or dispute of a subscription payment finds its
     expect(h.licenses.get('STORE-1')!.status).toBe('revoked');
   });
 
-  test('a payment of no invoice, or of no subscription, changes nothing', async () => {
+  test('a payment of no invoice, or of no subscription, changes nothing: its refund is kept for a license its sale makes', async () => {
     const { h, apply } = await subscribed(null);
     expect(await apply('charge-refunded-full')).toMatchObject({
       outcome: 'no_change',
-      detail: 'no license for this order',
+      detail: KEPT_DETAIL,
     });
     expect(h.licenses.get('STORE-1')!.status).toBe('active');
   });
