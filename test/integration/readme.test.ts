@@ -7,29 +7,53 @@ import { start, stopAll } from '../support/npm-start.js';
 
 /**
  * The README runs as written: every shell block of it, in order from the walk-through to the end
- * of the file, against a system started as `npm start` starts it. A command that gets a non-2xx
- * answer fails the run, unless the README says on that command which status to expect (`# → 403`).
+ * of the file, then those of the docs pages that go on from it (PAGES, in that order), against a
+ * system started as `npm start` starts it. A command that gets a non-2xx answer fails the run,
+ * unless the page says on that command which status to expect (`# → 403`).
  *
- * Each fenced block of the README is one of:
+ * Each fenced block of the README and of those pages is one of:
  * - ```sh: commands, run;
  * - ```sh after a line `<!-- not run: why -->`: commands not run against `npm start` (set-up,
  *   services started separately, the test suites);
  * - ```text: what a command prints, never run.
- * Any other block fails the test, so that no command is left out unnoticed.
+ * Any other block fails the test, so that no command is left out unnoticed; only a docs page may
+ * also hold examples in a language no shell runs (EXAMPLE_LANGUAGES).
  */
 
 const root = path.resolve(import.meta.dirname, '..', '..');
-const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const read = (page: string) => readFileSync(path.join(root, page), 'utf8');
+const readme = read('README.md');
 
-/** The text of a `## ` section of the README, up to the next one. */
-function section(title: string): string {
-  const start = readme.indexOf(`\n## ${title}\n`);
-  if (start === -1) throw new Error(`README has no section "${title}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end === -1 ? undefined : end);
+/** The docs pages whose commands go on from the walk-through, in the order they run. */
+const PAGES = [
+  'docs/client-walk-through.md',
+  'docs/updaters.md',
+  'docs/admin-api.md',
+  'docs/webhooks.md',
+  'docs/stores.md',
+];
+
+/** Languages of the examples a docs page may show beside its commands: none of them is a shell. */
+const EXAMPLE_LANGUAGES: ReadonlySet<string> = new Set([
+  'json',
+  'js',
+  'yaml',
+  'xml',
+  'php',
+  'swift',
+]);
+
+/** The text of a `## ` section of a page, up to the next one. */
+function section(markdown: string, title: string): string {
+  const start = markdown.indexOf(`\n## ${title}\n`);
+  if (start === -1) throw new Error(`no section "${title}"`);
+  const end = markdown.indexOf('\n## ', start + 1);
+  return markdown.slice(start, end === -1 ? undefined : end);
 }
 
 interface Block {
+  /** The file the block is in: README.md or one of PAGES. */
+  page: string;
   /** The `## ` section the block is in, and its nearest heading (`## ` or `### `). */
   section: string;
   heading: string;
@@ -47,7 +71,11 @@ const NOT_RUN = /^<!-- not run: (.*\S.*) -->$/;
  * The fenced blocks of a Markdown text, and what is wrong with them: a fence of a kind the test
  * does not know, a `not run` marker that is not right before a ```sh block, or a block left open.
  */
-function readmeBlocks(markdown: string): { blocks: Block[]; problems: string[] } {
+function readmeBlocks(
+  markdown: string,
+  page = 'README.md',
+  examples: ReadonlySet<string> = new Set(),
+): { blocks: Block[]; problems: string[] } {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   const problems: string[] = [];
@@ -81,6 +109,7 @@ function readmeBlocks(markdown: string): { blocks: Block[]; problems: string[] }
     }
     const language = info!.trim();
     const block: Block = {
+      page,
       section,
       heading,
       line: i + 1,
@@ -96,6 +125,8 @@ function readmeBlocks(markdown: string): { blocks: Block[]; problems: string[] }
       blocks.push(block);
     } else if (language === 'text') {
       problems.push(`${at}: a \`\`\`text block is never run; "not run" is for \`\`\`sh blocks`);
+    } else if (examples.has(language) && marker === null) {
+      // An example in its own language: nothing to run.
     } else {
       problems.push(
         `${at}: a \`\`\`${language || ' block with no language'}` +
@@ -139,16 +170,31 @@ function runnableBlocks(markdown: string): { blocks: Block[]; problems: string[]
   return { blocks: run, problems };
 }
 
-/** The line each block's run starts with on standard output, to tell what each block printed. */
-const BLOCK_START = '\n@@ README block at line ';
+/**
+ * The blocks of a docs page that go on from the walk-through: every ```sh block not marked
+ * "not run", in order, by the same rules as the README's, beside examples in other languages.
+ */
+function pageBlocks(page: string, markdown: string): { blocks: Block[]; problems: string[] } {
+  const { blocks, problems } = readmeBlocks(markdown, page, EXAMPLE_LANGUAGES);
+  return {
+    blocks: blocks.filter((b) => b.language === 'sh' && b.notRun === null),
+    problems: problems.map((problem) => `${page}: ${problem}`),
+  };
+}
+
+/**
+ * The line each block's run starts with on standard output (with the block's place in the run),
+ * to tell what each block printed.
+ */
+const BLOCK_START = '\n@@ README block ';
 
 /** The script of the blocks: each block, its commands marked with their expected statuses. */
 function script(blocks: Block[]): string {
   return blocks
     .map(
-      (block) =>
-        `README_BLOCK='line ${block.line} (${block.heading.replaceAll("'", '')})'\n` +
-        `printf '${BLOCK_START.replaceAll('\n', '\\n')}%s @@\\n' ${block.line}\n` +
+      (block, index) =>
+        `README_BLOCK='${block.page} line ${block.line} (${block.heading.replaceAll("'", '')})'\n` +
+        `printf '${BLOCK_START.replaceAll('\n', '\\n')}%s @@\\n' ${index}\n` +
         withExpectations(block.text),
     )
     .join('\n');
@@ -214,10 +260,14 @@ describe('README: its commands run as written', () => {
       AMQP_PREFIX: `test.readme.${randomBytes(4).toString('hex')}`,
     });
 
-    const { blocks, problems } = runnableBlocks(readme);
-    expect(problems).toEqual([]);
+    const fromReadme = runnableBlocks(readme);
+    const fromPages = PAGES.map((page) => pageBlocks(page, read(page)));
+    const blocks = [fromReadme, ...fromPages].flatMap((found) => found.blocks);
+    expect([fromReadme, ...fromPages].flatMap((found) => found.problems)).toEqual([]);
     expect(blocks.filter((b) => b.section === 'Walk-through').length).toBeGreaterThanOrEqual(5);
     expect(blocks.filter((b) => b.section !== 'Walk-through').length).toBeGreaterThanOrEqual(3);
+    // Every page listed goes on from the walk-through with commands of its own.
+    expect(PAGES.filter((page) => !blocks.some((b) => b.page === page))).toEqual([]);
     // The README names the default ports; this system listens on free ones.
     const commands = [PRELUDE, script(blocks)]
       .join('\n')
@@ -244,11 +294,11 @@ describe('README: its commands run as written', () => {
     expect(run.stdout).toMatch(
       /"rejected_attempts":\[\{"identifier":"shop\.example\.org","name":null,"reason":"limit_reached","source":"api","tries":1/,
     );
-    // Step 6: a lease renewed by the command line, and a staging site that takes no slot.
+    // docs/client-walk-through.md, leases: a lease renewed by the command line, and a staging site that takes no slot.
     expect(run.stdout).toMatch(/Lease: renewed; ends \S+ unless renewed again/);
     expect(run.stdout).toMatch(/"exempt_used":1/);
     expect(run.stdout).toMatch(/"identifier":"staging\.shop\.example"/);
-    // Step 7: a loopback endpoint refused, and a test event's first attempt in the delivery log.
+    // docs/webhooks.md, step by step: a loopback endpoint refused, and a test event's first attempt in the delivery log.
     expect(run.stdout).toMatch(
       /"code":"INVALID_REQUEST","message":"url: 127\.0\.0\.1 is or resolves/,
     );
@@ -256,7 +306,7 @@ describe('README: its commands run as written', () => {
     expect(run.stdout).toMatch(
       /"status":"pending","attempts":\[\{"at":"[^"]+","status":null,"error":"/,
     );
-    // Step 9: a signed store event recorded, a forged one refused, the license made and mailed.
+    // docs/stores.md, a sale step by step: a signed store event recorded, a forged one refused, the license made and mailed.
     expect(run.stdout).toContain('{"data":{"received":"recorded"}}');
     expect(run.stdout).toMatch(/"code":"STORE_SIGNATURE_INVALID"/);
     expect(run.stdout).toMatch(/"order_id":"1001".*"outcome":"applied"/);
@@ -264,23 +314,24 @@ describe('README: its commands run as written', () => {
     expect(run.stdout).toMatch(/"customer":\{"email":"ada@example\.com","name":"Ada"\}/);
     expect(run.stdout).toMatch(/\.eml\n/);
 
-    // What the blocks after the walk-through printed, by the heading they are under.
-    const printed = (heading: string) =>
+    // What the blocks after the walk-through printed, by the page and heading they are under.
+    const printed = (page: string, heading: string) =>
       run.stdout
         .split(BLOCK_START)
         .filter((part) => {
-          const line = Number(/^(\d+) @@/.exec(part)?.[1]);
-          return blocks.some((b) => b.line === line && b.heading === heading);
+          const block = blocks[Number(/^(\d+) @@/.exec(part)?.[1] ?? -1)];
+          return block?.page === page && block.heading === heading;
         })
         .join('\n');
     // Public API: the walk-through's key activated again, and a license file for it.
-    expect(printed('Public API')).toMatch(
+    const publicApi = printed('docs/client-walk-through.md', 'Public API');
+    expect(publicApi).toMatch(
       /"activations_used":1,"expires_at":"2030-12-31T23:59:59\.000Z","identifier":"example\.com"/,
     );
-    expect(printed('Public API')).toMatch(/"valid":true/);
-    expect(printed('Public API')).toMatch(/"license_file":"ey/);
+    expect(publicApi).toMatch(/"valid":true/);
+    expect(publicApi).toMatch(/"license_file":"ey/);
     // Update check and download: the walk-through's version, a refusal, a resumed download.
-    const downloads = printed('Update check and download');
+    const downloads = printed('docs/client-walk-through.md', 'Update check and download');
     expect(downloads).toMatch(/"update_available":true,"name":"My Plugin","version":"1\.2\.0"/);
     expect(downloads).toMatch(/"code":"ACTIVATION_NOT_FOUND"/);
     expect(downloads).toContain('the resumed download is whole');
@@ -289,7 +340,7 @@ describe('README: its commands run as written', () => {
       .filter((l) => / -C - -o resumed\.zip /.test(l));
     expect(resumed.map((l) => l.split(' ')[0])).toEqual(['206']);
     // Management API: a second product's license, a file for one plan, the refused download.
-    const management = printed('Management API');
+    const management = printed('docs/admin-api.md', 'Catalog, licenses and files');
     expect(management).toMatch(/"product":"My Theme","plan":"Pro"/);
     expect(management).toMatch(/"filename":"my-theme-pro-2\.0\.0\.zip","plan_id":\d+/);
     expect(management).toMatch(/"status":"ok","services":/);
@@ -364,6 +415,24 @@ describe('README: the checker catches what it should', () => {
     );
   });
 
+  test('a docs page may also show examples in other languages; the README may not', () => {
+    const markdown = '## Events\n```json\n{"a":1}\n```\n```sh\ncurl -s $API/c\n```';
+    const page = pageBlocks('docs/x.md', markdown);
+    expect(page.problems).toEqual([]);
+    expect(page.blocks.map((b) => [b.page, b.heading, b.text])).toEqual([
+      ['docs/x.md', 'Events', 'curl -s $API/c\n'],
+    ]);
+    expect(pageBlocks('docs/x.md', '```bash\nnpm ci\n```').problems).toEqual([
+      expect.stringMatching(/^docs\/x\.md: .*```bash/),
+    ]);
+    expect(pageBlocks('docs/x.md', '<!-- not run: x -->\n```json\n{}\n```').problems).toHaveLength(
+      1,
+    );
+    expect(runnableBlocks(`## Walk-through\n\`\`\`sh\ntrue\n\`\`\`\n${markdown}`).problems).toEqual(
+      [expect.stringMatching(/```json/)],
+    );
+  });
+
   test('an unexpected status fails the run', () => {
     const fakeCurl = (status: number) =>
       `command() { shift; local h=""; while [[ $# -gt 0 ]]; do [[ $1 == -D ]] && h=$2; shift; done; ` +
@@ -378,9 +447,9 @@ describe('README: the checker catches what it should', () => {
   });
 });
 
-describe('README: Configuration lists every variable', () => {
+describe('docs/settings.md: Configuration lists every variable', () => {
   test('each setting the configuration loader reads has a row in the table', () => {
-    const table = section('Configuration');
+    const table = section(read('docs/settings.md'), 'Configuration');
     const keys = [
       ...Object.keys(loadConfig({})),
       'AMQP_URL',

@@ -18,7 +18,7 @@ import {
   type ConfigVariable,
 } from '../../libs/config/index.js';
 
-describe('configuration (README: Configuration)', () => {
+describe('configuration (docs/settings.md: Configuration)', () => {
   test('defaults: gateway on 8080, management on 8081, embedded infrastructure', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ PORT: 8080, ADMIN_PORT: 8081, ADMIN_TOKENS: [] });
@@ -152,7 +152,7 @@ describe('configuration (README: Configuration)', () => {
 });
 
 /**
- * Every variable (README: Configuration) with a value it refuses, or `null` for the free-text
+ * Every variable (docs/settings.md: Configuration) with a value it refuses, or `null` for the free-text
  * ones (secrets, names, directories), which take any text. A variable added without a line here
  * fails the first test.
  */
@@ -287,7 +287,7 @@ describe("STORES_APPLY_LEASE_SECONDS (docs/stores.md: a stopped replica's events
   });
 });
 
-describe('start-up validates the whole configuration (README: Configuration)', () => {
+describe('start-up validates the whole configuration (docs/settings.md: Configuration)', () => {
   test('every variable the configuration reads is checked here', () => {
     expect(Object.keys(refusedValues).sort()).toEqual([...configVariables].sort());
   });

@@ -116,7 +116,7 @@ describe('the embedded package store verifies every signature', () => {
   });
 });
 
-describe('redirect mode needs S3_ENDPOINT (README: Configuration)', () => {
+describe('redirect mode needs S3_ENDPOINT (docs/settings.md: Configuration)', () => {
   test('DOWNLOAD_DELIVERY=redirect with the embedded store is refused where both are read', () => {
     let problems: readonly string[] = [];
     try {
