@@ -6,6 +6,7 @@ import getRawBody from 'raw-body';
 import { LicensingError } from '../contracts/index.js';
 import { sha256OfContentDigest } from '../signatures/index.js';
 import { Form } from './form.js';
+import { lingerAfterAnswer } from './lingering-close.js';
 
 export interface BodyLimits {
   /** The largest body accepted, after decompression. */
@@ -21,11 +22,12 @@ export function declaredLength(req: Request): number | undefined {
 }
 
 /**
- * A refusal given before the body has been read: the connection is closed after the answer, so
- * the server neither waits for nor reads a body it has already refused.
+ * A refusal given before the body has been read: the connection is closed after the answer
+ * (lingering, so that a client still sending reads it), so the server neither waits for nor
+ * keeps a body it has already refused.
  */
 export function refuseUnreadBody(res: Response, error: LicensingError): LicensingError {
-  res.set('Connection', 'close');
+  lingerAfterAnswer(res.req, res);
   return error;
 }
 

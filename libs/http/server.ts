@@ -12,6 +12,7 @@ import type { Express } from 'express';
 import { LicensingError } from '../contracts/index.js';
 import type { Logger } from '../logging/index.js';
 import { metrics, secondsSince } from '../observability/index.js';
+import { closeLingering, isLingering } from './lingering-close.js';
 
 export interface Listening {
   server: Server;
@@ -43,8 +44,6 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 /** On stop, requests in flight are given this long to finish. */
 const STOP_GRACE_MS = 10_000;
-/** After refusing a request, the rest of what the client sends is read off for this long. */
-const LINGER_MS = 2000;
 
 /** Refused requests logged per second and process; the rest are counted in one line. */
 const REFUSALS_LOGGED_PER_SECOND = 10;
@@ -199,10 +198,7 @@ function answerOnSocket(socket: Duplex, error: LicensingError, requestId: string
       'Connection: close\r\n\r\n' +
       body,
   );
-  // Closing at once with unread input would reset the connection, and the client could lose
-  // the answer: what it still sends is read off for a moment first.
-  socket.resume();
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  closeLingering(socket);
 }
 
 /** The answer, in the spec's error envelope, to a request Node's HTTP parser refused. */
@@ -230,6 +226,8 @@ function answerClientError(
   socket: Duplex,
   refused: (socket: Duplex, method: string | null, error: LicensingError) => void,
 ): void {
+  // Once answered, the rest of the request is only read off until the connection closes.
+  if (error.code !== 'ECONNRESET' && isLingering(socket)) return;
   const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();

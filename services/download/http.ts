@@ -2,7 +2,9 @@ import express, { type Express, type Request } from 'express';
 import { LicensingError } from '../../libs/contracts/index.js';
 import {
   configureApp,
+  declaredLength,
   errorHandler,
+  refuseUnreadBody,
   safeContentType,
   sendData,
   unknownRoute,
@@ -40,17 +42,26 @@ export function createDownloadApp(deps: {
   app.put('/uploads/:ticket', async (req, res) => {
     const ticket = tickets.verify(ticketParam(req), 'upload');
     if (!ticket) throw badTicket();
-    const declared = Number(req.get('content-length'));
-    if (Number.isFinite(declared) && declared > deps.maxUploadBytes) {
-      throw new LicensingError(
-        'PAYLOAD_TOO_LARGE',
-        `The file is over the limit of ${deps.maxUploadBytes} bytes.`,
+    const declared = declaredLength(req);
+    if (declared !== undefined && declared > deps.maxUploadBytes) {
+      throw refuseUnreadBody(
+        res,
+        new LicensingError(
+          'PAYLOAD_TOO_LARGE',
+          `The file is over the limit of ${deps.maxUploadBytes} bytes.`,
+        ),
       );
     }
-    const stored = await storage.put(ticket.key, req, {
-      contentType: safeContentType(req.get('content-type')),
-      maxBytes: deps.maxUploadBytes,
-    });
+    const stored = await storage
+      .put(ticket.key, req, {
+        contentType: safeContentType(req.get('content-type')),
+        maxBytes: deps.maxUploadBytes,
+      })
+      .catch((error: unknown) => {
+        // Refused mid-file (too large): the rest is not read, and the answer closes the connection.
+        if (!req.complete && error instanceof LicensingError) throw refuseUnreadBody(res, error);
+        throw error;
+      });
     sendData(res, { object_key: ticket.key, ...stored });
   });
 
