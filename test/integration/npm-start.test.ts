@@ -11,6 +11,11 @@ import {
   uploadPackage,
   type Started,
 } from '../support/npm-start.js';
+import {
+  answersNotTooLarge,
+  LIMITED_ROUTES,
+  UPLOAD_LIMIT_SETTING,
+} from '../support/refused-bodies.js';
 import { signatureProblem } from '../support/signed-answers.js';
 
 /**
@@ -201,6 +206,25 @@ describe('npm start (the embedded default)', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  }, 120_000);
+
+  test('every client reads its 413, also one still sending the body', async () => {
+    const { child, banner } = await start(
+      // Sixty bodies a route, over the license operations' per-IP limit, which would answer 429.
+      { RATE_LIMIT_PER_IP_PER_MINUTE: '1000', ...UPLOAD_LIMIT_SETTING },
+      ['--ephemeral'],
+    );
+    const system = {
+      gatewayUrl: banner.gateway,
+      managementUrl: banner.management,
+      adminToken: banner.token,
+    };
+    const problems: Record<string, string[]> = {};
+    for (const [route, target] of Object.entries(LIMITED_ROUTES)) {
+      problems[route] = await answersNotTooLarge(target(system));
+    }
+    expect(problems).toEqual(Object.fromEntries(Object.keys(LIMITED_ROUTES).map((r) => [r, []])));
+    await stop(child);
   }, 120_000);
 
   test('DOWNLOAD_DELIVERY=redirect on the embedded package store is refused: S3_ENDPOINT is named', async () => {
