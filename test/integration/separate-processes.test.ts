@@ -5,6 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { ownSystemEnv, ServiceProcesses, type ServiceProcess } from '../support/processes.js';
+import {
+  answersNotTooLarge,
+  LIMITED_ROUTES,
+  UPLOAD_LIMIT_SETTING,
+} from '../support/refused-bodies.js';
 import { API_BASE } from '../support/system.js';
 
 /**
@@ -34,7 +39,13 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
 
   beforeAll(async () => {
     storage = await mkdtemp(path.join(tmpdir(), 'separate-'));
-    env = ownSystemEnv({ label: 'procs', adminToken: ADMIN_TOKEN, storageDir: storage });
+    env = ownSystemEnv({
+      label: 'procs',
+      adminToken: ADMIN_TOKEN,
+      storageDir: storage,
+      // The 413 tests send sixty bodies a route, over the default per-IP limit.
+      overrides: { RATE_LIMIT_PER_IP_PER_MINUTE: '1000', ...UPLOAD_LIMIT_SETTING },
+    });
     processes = new ServiceProcesses(env);
     // The services first, so that their queues exist before the gateway takes requests.
     await Promise.all([
@@ -134,6 +145,14 @@ withRabbit('every service as its own process (npm run start:<service>)', () => {
     const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
     expect(digest(downloaded.body as Buffer)).toBe(digest(bytes));
   });
+
+  test.each(Object.entries(LIMITED_ROUTES))(
+    'every client reads its 413, also one still sending the body: %s',
+    async (_route, target) => {
+      const system = { gatewayUrl: gateway, managementUrl: management, adminToken: ADMIN_TOKEN };
+      expect(await answersNotTooLarge(target(system))).toEqual([]);
+    },
+  );
 
   test('the two license replicas share the work and keep the activation limit', async () => {
     const { license_key } = (
