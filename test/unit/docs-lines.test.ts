@@ -1,12 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { docPages, repositoryRoot } from '../support/doc-pages.js';
 
 /**
  * The docs are read by people, so a table is for short cells: a paragraph inside a cell cannot
  * be scanned. (Line lengths of prose are markdownlint's, in `npm run lint`.)
  */
 
-const root = path.resolve(import.meta.dirname, '..', '..');
+const root = repositoryRoot;
 
 /** The longest a table cell may be, in characters. */
 const MAX_CELL = 220;
@@ -30,16 +31,9 @@ export function longCells(text: string): string[] {
   return problems;
 }
 
-function markdownFiles(): string[] {
-  const docs = readdirSync(path.join(root, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => path.join('docs', name));
-  return ['README.md', ...docs.sort()];
-}
-
 describe('the docs hold short table cells', () => {
   test(`no table cell of the README or docs/ is over ${MAX_CELL} characters`, () => {
-    const problems = markdownFiles().flatMap((file) =>
+    const problems = docPages().flatMap((file) =>
       longCells(readFileSync(path.join(root, file), 'utf8')).map((at) => `${file}:${at}`),
     );
     expect(problems).toEqual([]);

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { docPages, repositoryRoot } from '../support/doc-pages.js';
 
 /**
  * A clone alone explains the project: the README and every page under docs/ cite only files of
@@ -8,7 +9,7 @@ import path from 'node:path';
  * outside the repository (the contract is described in docs/api.md).
  */
 
-const root = path.resolve(import.meta.dirname, '..', '..');
+const root = repositoryRoot;
 
 /** Text that names a file outside the repository, whatever the path around it. */
 const OUTSIDE_NAMES = ['../shared/', 'licensing-interface.md'];
@@ -41,16 +42,9 @@ export function badCitations(repoRoot: string, file: string, text: string): stri
   return problems;
 }
 
-function markdownFiles(): string[] {
-  const docs = readdirSync(path.join(root, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => path.join('docs', name));
-  return ['README.md', ...docs.sort()];
-}
-
 describe('README and docs cite only what a clone holds', () => {
   test('no page links to, or names, a path outside the repository, and every link resolves', () => {
-    const problems = markdownFiles().flatMap((file) =>
+    const problems = docPages().flatMap((file) =>
       badCitations(root, file, readFileSync(path.join(root, file), 'utf8')),
     );
     expect(problems).toEqual([]);
