@@ -1,9 +1,4 @@
 import { connect } from 'node:net';
-import {
-  answersNotTooLarge,
-  LIMITED_ROUTES,
-  UPLOAD_LIMIT_SETTING,
-} from '../support/refused-bodies.js';
 import { ADMIN_TOKEN, API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 
 /** Time allowed to receive a request in this file's system: short, so slow requests end soon. */
@@ -13,7 +8,6 @@ let system: TestSystem;
 beforeAll(async () => {
   system = await bootSystem({
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-    ...UPLOAD_LIMIT_SETTING,
   });
 });
 afterAll(() => system?.stop());
@@ -172,33 +166,6 @@ describe('bodies: refused by their declared size at once, and within a time limi
       used: 0,
       limit: 3,
     });
-  });
-});
-
-describe('every client reads its 413, also one still sending the body', () => {
-  const addresses = () => ({
-    gatewayUrl: gateway(),
-    managementUrl: management(),
-    adminToken: ADMIN_TOKEN,
-  });
-  test.each(Object.entries(LIMITED_ROUTES))(
-    '%s: fetch, http.request writing in chunks and curl, each time',
-    async (_route, target) => {
-      expect(await answersNotTooLarge(target(addresses()))).toEqual([]);
-    },
-  );
-
-  test("the download service's upload port: fetch, http.request writing in chunks and curl, each time", async () => {
-    const { upload_url } = await system.transport.call('download.prepareUpload', {
-      filename: 'big.zip',
-    });
-    const target = {
-      url: upload_url,
-      method: 'PUT' as const,
-      headers: { 'Content-Type': 'application/zip' },
-      opening: '',
-    };
-    expect(await answersNotTooLarge(target)).toEqual([]);
   });
 });
 
