@@ -57,6 +57,12 @@ export function normaliseIdentifier(type: ActivationType, raw: string): string |
  * most of them, so `\u200bexample.com` would pass for `example.com`; they are refused instead.
  */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
+
+/** `text` with every character nobody sees (as `INVISIBLE` names them) removed. */
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE_ALL, '');
+}
 
 /** Letters, digits and hyphens, not at either end, 1 to 63 of them (RFC 1123 2.1). */
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;

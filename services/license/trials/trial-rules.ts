@@ -1,4 +1,5 @@
 import { refused, type Refused } from '../../../libs/contracts/index.js';
+import { withoutInvisible } from '../../../libs/identifier/index.js';
 import type { CustomerRecord, PlanRecord, TrialRecord } from '../records.js';
 import {
   normaliseOrRefuse,
@@ -14,8 +15,6 @@ import {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Characters nobody sees: control and format characters (Cc, Cf), the other default-ignorables. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 /** Dash punctuation (Pd: hyphen U+2010, en and em dashes...) and the minus sign, all one `-`. */
 const DASHES = /[\p{Pd}\u2212]/gu;
 
@@ -27,10 +26,7 @@ const DASHES = /[\p{Pd}\u2212]/gu;
  * and activated as sent, normalised as spec 2.4 says.
  */
 export function trialIdentifierKey(identifier: string): string {
-  return identifier
-    .replace(INVISIBLE, '')
-    .normalize('NFKC')
-    .replace(INVISIBLE, '')
+  return withoutInvisible(withoutInvisible(identifier).normalize('NFKC'))
     .replace(DASHES, '-')
     .toLowerCase()
     .normalize('NFKC');
