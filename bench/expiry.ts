@@ -1,5 +1,5 @@
 /**
- * `npm run bench:expiry`: what the expiry task (spec 3.1, services/license/scheduled-tasks.ts
+ * `npm run bench:expiry`: what the expiry task (spec 3.1, services/license/lifecycle/scheduled-tasks.ts
  * `expireLicenses`) costs when many licenses expire on the same day. The task runs on the
  * in-memory stores the unit tests use too (bench/support), so no database speed enters the
  * figures: it reports the store calls (each one database command on MongoDB: `find` for a
@@ -12,7 +12,7 @@
 import { createLogger } from '../libs/logging/index.js';
 import { domainEventPublisher } from '../libs/transport/domain-events.js';
 import { publishedEvents } from '../services/license/events.js';
-import { EXPIRY_BATCH, expireLicenses } from '../services/license/scheduled-tasks.js';
+import { EXPIRY_BATCH, expireLicenses } from '../services/license/lifecycle/scheduled-tasks.js';
 import { FakeTransport } from './support/fake-transport.js';
 import { memoryLicenseStores } from './support/license-memory-stores.js';
 import { newLicense } from './support/license-store-fixtures.js';

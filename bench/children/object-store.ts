@@ -1,10 +1,10 @@
 /**
  * The object store of the benchmark: the project's embedded S3-compatible server
- * (services/download/embedded-storage.ts) in a process of its own, as MinIO would be. The
+ * (services/download/embedded-storage/embedded-storage.ts) in a process of its own, as MinIO would be. The
  * download service reaches it through S3_ENDPOINT, and the benchmark reads from it directly for
  * the baseline of the download throughput.
  */
-import { startEmbeddedStorage } from '../../services/download/embedded-storage.js';
+import { startEmbeddedStorage } from '../../services/download/embedded-storage/embedded-storage.js';
 import { runHelper } from './helper.js';
 
 runHelper(async () => {

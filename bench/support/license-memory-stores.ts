@@ -54,7 +54,7 @@ export function memoryLicenseStores(): Omit<LicenseStores, 'licenses'> & {
     entitlements: new MemoryEntitlementStore(counter, table),
     /** How many writes changed something: lets a test see that nothing was written. */
     writes: () => counter.writes,
-    /** Stands for the scheduler's job record of a recurring task (services/license/scheduler.ts). */
+    /** Stands for the scheduler's job record of a recurring task (services/license/lifecycle/scheduler.ts). */
     scheduleJob: (jobName, nextRunAt) => taskRuns.scheduleJob(jobName, nextRunAt),
   };
 }

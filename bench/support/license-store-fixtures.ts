@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { identifierKey } from '../../libs/identifier/index.js';
-import type { NewActivation } from '../../services/license/activation-store.js';
-import type { NewLicense } from '../../services/license/license-store.js';
+import type { NewActivation } from '../../services/license/activations/activation-store.js';
+import type { NewLicense } from '../../services/license/licenses/license-store.js';
 import type { LicenseRecord } from '../../services/license/records.js';
 import type { LicenseStores } from '../../services/license/stores.js';
 
 /**
  * Opens empty stores; `close` removes whatever they hold; `scheduleJob` writes what the scheduler
- * would record of a recurring job (services/license/scheduler.ts), for `nextScheduledRun`;
+ * would record of a recurring job (services/license/lifecycle/scheduler.ts), for `nextScheduledRun`;
  * `fillRecord` makes a license's record as full of activations as `bytes` says, as tens of
  * thousands of them would.
  */

@@ -7,8 +7,8 @@ import {
   type MatchingCheck,
   type NewActivation,
   type UsableAsRead,
-} from '../../services/license/activation-store.js';
-import { activationBytes } from '../../services/license/mongo-license-documents.js';
+} from '../../services/license/activations/activation-store.js';
+import { activationBytes } from '../../services/license/licenses/mongo-license-documents.js';
 import {
   MAX_ACTIVATION_BYTES,
   type ActivationRecord,
@@ -27,7 +27,7 @@ function usable(license: LicenseRecord, asRead: UsableAsRead | undefined, now: D
 }
 
 /**
- * The in-memory license store's share for activations (services/license/activation-store.ts):
+ * The in-memory license store's share for activations (services/license/activations/activation-store.ts):
  * every conditional write checked and applied in one synchronous step, with no `await` between
  * the check and the write, as a single-document update in MongoDB.
  */

@@ -7,7 +7,7 @@ import type {
   LicenseOrder,
   LicenseReadModel,
   LicenseScan,
-} from '../../services/license/license-read-model.js';
+} from '../../services/license/admin/license-read-model.js';
 import type { ActivationRecord, LicenseRecord } from '../../services/license/records.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { hasReportedStatus, roundTrip, type MemoryLicenseTable } from './memory-license-table.js';
@@ -51,7 +51,7 @@ function sortValue(license: LicenseRecord, field: LicenseSortField): Date | stri
 }
 
 /**
- * The in-memory license read model (services/license/license-read-model.ts), on the licenses the
+ * The in-memory license read model (services/license/admin/license-read-model.ts), on the licenses the
  * in-memory license store writes.
  */
 export class MemoryLicenseReadModel implements LicenseReadModel {

@@ -8,7 +8,7 @@ import type {
   RenewalBasis,
   StoreIssue,
   StoreSale,
-} from '../../services/license/license-store.js';
+} from '../../services/license/licenses/license-store.js';
 import type {
   ActivationRecord,
   LicenseRecord,
@@ -35,7 +35,7 @@ function applyPlan(license: LicenseRecord, activations: ActivationRecord[], plan
 }
 
 /**
- * The in-memory license store (services/license/license-store.ts): a license issued, changed,
+ * The in-memory license store (services/license/licenses/license-store.ts): a license issued, changed,
  * moved to a plan, renewed and expired, and its activations (MemoryActivationStore).
  */
 export class MemoryLicenseStore extends MemoryActivationStore implements LicenseStore {

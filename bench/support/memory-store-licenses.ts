@@ -1,10 +1,10 @@
-import type { StoreSale } from '../../services/license/license-store.js';
+import type { StoreSale } from '../../services/license/licenses/license-store.js';
 import type { LicenseRecord, StoreRefsRecord } from '../../services/license/records.js';
 import type { MemoryLicenseTable } from './memory-license-table.js';
 
 /**
  * The license of a store sale in the in-memory table, found as the MongoDB store finds it
- * (services/license/mongo-store-licenses.ts): by its subscription id, then its order id.
+ * (services/license/store-licenses/mongo-store-licenses.ts): by its subscription id, then its order id.
  */
 export function storeLicenseIn(table: MemoryLicenseTable, sale: StoreSale): LicenseRecord | null {
   for (const id of ['subscription_id', 'order_id'] as const) {

@@ -1,7 +1,7 @@
 import { errorCodes, type ErrorCode } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { PublishDomainEvent } from '../../libs/transport/domain-events.js';
-import type { LoggedRequest } from './stores.js';
+import type { LoggedRequest } from './download-log/stores.js';
 
 /**
  * The download service's domain events: the entries of the download log (spec 4.5), said by the

@@ -16,11 +16,11 @@ import type { ServedHandlers, Transport } from '../../libs/transport/index.js';
 import { contentDisposition } from '../../libs/http/file-answers.js';
 import { fileToDownload } from './access.js';
 import type { DownloadCounts } from './daily-counts.js';
-import type { DownloadLogWriter } from './log.js';
+import type { DownloadLogWriter } from './download-log/log.js';
 import { signStoredPackage } from './sparkle-signing.js';
 import type { PackageStorage } from './storage.js';
-import type { DownloadLogFilters, DownloadLogStore } from './stores.js';
-import type { TicketSigner } from './tickets.js';
+import type { DownloadLogFilters, DownloadLogStore } from './download-log/stores.js';
+import type { TicketSigner } from './uploads/tickets.js';
 import { authorizedDownloadView, logBatchView, logPageView } from './views.js';
 
 /** The gateway fetches the file at once; a download URL is good for this long to start. */

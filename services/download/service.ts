@@ -17,14 +17,14 @@ import { DailyCounter, openMongoDailyCounts } from '../../libs/daily-counts/inde
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { countedDownloadEvents, downloadMetrics } from './daily-counts.js';
-import { startEmbeddedStorage } from './embedded-storage.js';
+import { startEmbeddedStorage } from './embedded-storage/embedded-storage.js';
 import { publishedDownloadEvents } from './events.js';
 import { createDownloadHandlers } from './handlers.js';
-import { createDownloadApp } from './http.js';
-import { DownloadLogWriter } from './log.js';
-import { openMongoDownloadLog } from './mongo-stores.js';
+import { createDownloadApp } from './uploads/http.js';
+import { DownloadLogWriter } from './download-log/log.js';
+import { openMongoDownloadLog } from './download-log/mongo-stores.js';
 import { PackageStorage } from './storage.js';
-import { TicketSigner } from './tickets.js';
+import { TicketSigner } from './uploads/tickets.js';
 
 /** Uploads of large packages take a while; a connection that stalls is still closed. */
 const UPLOAD_REQUEST_TIMEOUT_MS = 60 * 60_000;

@@ -6,7 +6,7 @@ import type {
   ListCursor,
   SelectedFile,
 } from '../../libs/contracts/index.js';
-import type { DownloadLogRecord } from './stores.js';
+import type { DownloadLogRecord } from './download-log/stores.js';
 
 /** Response shapes built from stored records and the catalog's answers. */
 

@@ -6,8 +6,8 @@ import type {
 } from '../../libs/contracts/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { PublishDomainEvent } from '../../libs/transport/domain-events.js';
-import type { LicenseChangeSet } from './lifecycle-rules.js';
-import type { LapsedRelease } from './activation-store.js';
+import type { LicenseChangeSet } from './lifecycle/lifecycle-rules.js';
+import type { LapsedRelease } from './activations/activation-store.js';
 import type { ActivationRecord, ActivationSource, LicenseRecord, TrialRecord } from './records.js';
 
 /** Why an activation was removed. */

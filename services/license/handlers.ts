@@ -1,17 +1,17 @@
 import type { ServedHandlers } from '../../libs/transport/index.js';
-import { activationHandlers } from './activation-handlers.js';
-import { adminHandlers } from './admin-handlers.js';
-import { adminListHandlers } from './admin-list-handlers.js';
-import type { LicenseCounts } from './daily-counts.js';
+import { activationHandlers } from './activations/activation-handlers.js';
+import { adminHandlers } from './admin/admin-handlers.js';
+import { adminListHandlers } from './admin/admin-list-handlers.js';
+import type { LicenseCounts } from './overview/daily-counts.js';
 import type { LicenseEvents } from './events.js';
 import { entitlementHandlers } from './entitlements/entitlement-handlers.js';
-import { lifecycleHandlers } from './lifecycle-handlers.js';
-import { overviewHandlers } from './overview-handlers.js';
-import { planHandlers } from './plan-handlers.js';
-import { portalHandlers } from './portal-handlers.js';
-import { storeLicenseHandlers } from './store-license-handlers.js';
+import { lifecycleHandlers } from './lifecycle/lifecycle-handlers.js';
+import { overviewHandlers } from './overview/overview-handlers.js';
+import { planHandlers } from './plans/plan-handlers.js';
+import { portalHandlers } from './portal/portal-handlers.js';
+import { storeLicenseHandlers } from './store-licenses/store-license-handlers.js';
 import { trialHandlers } from './trials/trial-handlers.js';
-import type { ScheduleSettings } from './scheduled-tasks.js';
+import type { ScheduleSettings } from './lifecycle/scheduled-tasks.js';
 import type { LicenseStores } from './stores.js';
 import { claimActivation } from './use-cases/claim-activation.js';
 import { endTrial } from './use-cases/end-trial.js';
@@ -22,7 +22,7 @@ import { planAndEntitlements } from './use-cases/live-entitlements.js';
 import { planLookup } from './use-cases/plan-lookup.js';
 import { releaseActivation } from './use-cases/release-activation.js';
 import { usageHandlers } from './usage/usage-handlers.js';
-import { validationHandlers } from './validation-handlers.js';
+import { validationHandlers } from './activations/validation-handlers.js';
 
 /** What the license service's handlers are made with. */
 export interface LicenseHandlerDeps {

@@ -20,7 +20,7 @@ import type {
   StoreRefsRecord,
   TaskRunRecord,
 } from './records.js';
-import { licenseIndexes } from './license-indexes.js';
+import { licenseIndexes } from './licenses/license-indexes.js';
 
 /** The stored shapes: the records of stores.ts under MongoDB's ids. */
 export interface PlanDocument extends Omit<PlanRecord, 'id'> {

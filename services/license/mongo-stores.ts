@@ -14,10 +14,10 @@ import {
   type TaskRunDocument,
 } from './models.js';
 import { COUNT_STORED_ACTIVATIONS, runOnce } from './migrations.js';
-import { activationBytes } from './mongo-license-documents.js';
-import { MongoLicenseReadModel } from './mongo-license-read-model.js';
-import { MongoLicenseStore } from './mongo-license-store.js';
-import { MongoPlanStore, keepPlanNamesUnique } from './mongo-plan-store.js';
+import { activationBytes } from './licenses/mongo-license-documents.js';
+import { MongoLicenseReadModel } from './admin/mongo-license-read-model.js';
+import { MongoLicenseStore } from './licenses/mongo-license-store.js';
+import { MongoPlanStore, keepPlanNamesUnique } from './plans/mongo-plan-store.js';
 import { MongoUsageStore } from './usage/mongo-usage-store.js';
 import { openMongoTrialStore } from './trials/mongo-trial-store.js';
 import { openEntitlementStore } from './entitlements/mongo-entitlement-store.js';

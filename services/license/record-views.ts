@@ -7,7 +7,7 @@ import type {
   TaskName,
 } from '../../libs/contracts/index.js';
 import { effectiveStatus, type LicensedProduct } from './rules.js';
-import { expiryStanding, type ExpiringLicense } from './expiry-rules.js';
+import { expiryStanding, type ExpiringLicense } from './lifecycle/expiry-rules.js';
 import type {
   ActivationRecord,
   LicenseEntitlementRecord,

@@ -10,11 +10,11 @@ import {
 import { DailyCounter, openMongoDailyCounts } from '../../libs/daily-counts/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import type { Transport } from '../../libs/transport/index.js';
-import { countedEvents, licenseMetrics } from './daily-counts.js';
+import { countedEvents, licenseMetrics } from './overview/daily-counts.js';
 import { publishedEvents } from './events.js';
 import { createLicenseHandlers } from './handlers.js';
 import { openMongoStores } from './mongo-stores.js';
-import { startScheduler } from './scheduler.js';
+import { startScheduler } from './lifecycle/scheduler.js';
 
 /** The settings the license service reads (README: Configuration). */
 export const licenseSettings = [

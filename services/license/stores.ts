@@ -6,8 +6,8 @@ import type {
   RejectedAttemptRecord,
   TaskRunRecord,
 } from './records.js';
-import type { LicenseReadModel } from './license-read-model.js';
-import type { LicenseStore } from './license-store.js';
+import type { LicenseReadModel } from './admin/license-read-model.js';
+import type { LicenseStore } from './licenses/license-store.js';
 import type { UsageStore } from './usage/usage-store.js';
 import type { TrialStore } from './trials/trial-store.js';
 import type { EntitlementStore } from './entitlements/entitlement-store.js';
@@ -126,7 +126,7 @@ export interface TaskRunStore {
 
   /**
    * When the scheduler runs a recurring task next: the `nextRunAt` of the scheduler's own record
-   * of the job (services/license/scheduler.ts). Null when no replica schedules it.
+   * of the job (services/license/lifecycle/scheduler.ts). Null when no replica schedules it.
    */
   nextScheduledRun(job: { jobName: string }): Promise<Date | null>;
 }

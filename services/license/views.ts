@@ -8,10 +8,14 @@ import type {
   Plan,
   ValidationResult,
 } from '../../libs/contracts/index.js';
-import type { ValidationDecision } from './activation-rules.js';
+import type { ValidationDecision } from './activations/activation-rules.js';
 import { missingEntitlements } from './entitlements/entitlement-rules.js';
-import type { CheckoutDecision } from './checkout-rules.js';
-import { expiryStanding, type ExpiringLicense, type ExpiryStanding } from './expiry-rules.js';
+import type { CheckoutDecision } from './activations/checkout-rules.js';
+import {
+  expiryStanding,
+  type ExpiringLicense,
+  type ExpiryStanding,
+} from './lifecycle/expiry-rules.js';
 import { coversProduct, type LicensedProduct } from './rules.js';
 import type {
   EntitlementRecord,

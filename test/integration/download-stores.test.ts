@@ -1,12 +1,12 @@
 import type { RefusedLicenseStatus } from '../../libs/contracts/index.js';
-import { openMongoDownloadLog } from '../../services/download/mongo-stores.js';
+import { openMongoDownloadLog } from '../../services/download/download-log/mongo-stores.js';
 import type { ListCursor } from '../../libs/contracts/index.js';
 import {
   LATEST_FIRST,
   type DownloadLogRecord,
   type DownloadLogStore,
   type DownloadRequestRecord,
-} from '../../services/download/stores.js';
+} from '../../services/download/download-log/stores.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';
 import { describeStoreContract, type StoreImplementations } from '../support/store-contract.js';
 

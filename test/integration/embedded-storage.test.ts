@@ -5,7 +5,7 @@ import { text } from 'node:stream/consumers';
 import {
   startEmbeddedStorage,
   type EmbeddedStorage,
-} from '../../services/download/embedded-storage.js';
+} from '../../services/download/embedded-storage/embedded-storage.js';
 import { PackageStorage } from '../../services/download/storage.js';
 import { clientWithBucket } from '../support/embedded-store-client.js';
 

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import S3rver, { type FilesystemStore } from 's3rver';
-import { startEmbeddedStorage } from '../../services/download/embedded-storage.js';
-import { repairUploads } from '../../services/download/embedded-uploads.js';
+import { startEmbeddedStorage } from '../../services/download/embedded-storage/embedded-storage.js';
+import { repairUploads } from '../../services/download/embedded-storage/embedded-uploads.js';
 import { clientWithBucket } from '../support/embedded-store-client.js';
 
 /**

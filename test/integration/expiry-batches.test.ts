@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { connectDatabase } from '../../libs/database/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { openMongoStores } from '../../services/license/mongo-stores.js';
-import { expireLicenses } from '../../services/license/scheduled-tasks.js';
+import { expireLicenses } from '../../services/license/lifecycle/scheduled-tasks.js';
 import type { LicenseStores } from '../../services/license/stores.js';
 import { monitorCommands, monitoredMongoUrl } from '../support/command-monitor.js';
 import { dropOwnDatabase } from '../support/databases.js';
@@ -13,7 +13,7 @@ import { memoryLicenseStores } from '../../bench/support/license-memory-stores.j
 import { describeStoreContract } from '../support/store-contract.js';
 
 /**
- * Spec 3.1, the expiry task (services/license/scheduled-tasks.ts `expireLicenses`): licenses
+ * Spec 3.1, the expiry task (services/license/lifecycle/scheduled-tasks.ts `expireLicenses`): licenses
  * expired a batch at a time, one write per batch, one `license.expired` event per license.
  */
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { licenseIndexes } from '../../services/license/license-indexes.js';
+import { licenseIndexes } from '../../services/license/licenses/license-indexes.js';
 import { SCHEDULED_TASKS_COLLECTION, type LicenseDocument } from '../../services/license/models.js';
-import { NEWEST_FIRST } from '../../services/license/license-read-model.js';
-import { activationBytes } from '../../services/license/mongo-license-documents.js';
+import { NEWEST_FIRST } from '../../services/license/admin/license-read-model.js';
+import { activationBytes } from '../../services/license/licenses/mongo-license-documents.js';
 import { countStoredActivations, openMongoStores } from '../../services/license/mongo-stores.js';
 import type { LicenseStores } from '../../services/license/stores.js';
 import { connectDatabase } from '../../libs/database/index.js';

@@ -3,7 +3,7 @@ import { bootSystem, type TestSystem } from '../support/system.js';
 const PAST = '2020-01-01T00:00:00.000Z';
 
 // The scheduler's own runs and its job records, as `license.listTasks` reports them over the
-// transport, with Agenda running the tasks (services/license/scheduler.ts).
+// transport, with Agenda running the tasks (services/license/lifecycle/scheduler.ts).
 describe('scheduled tasks listed (license.listTasks) while the scheduler runs them', () => {
   let system: TestSystem;
   beforeAll(async () => {

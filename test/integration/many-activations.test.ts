@@ -12,7 +12,7 @@ import type {
 } from '../../libs/contracts/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { LicenseDocument } from '../../services/license/models.js';
-import { activationBytes } from '../../services/license/mongo-license-documents.js';
+import { activationBytes } from '../../services/license/licenses/mongo-license-documents.js';
 import { countStoredActivations } from '../../services/license/mongo-stores.js';
 import type { ActivationRecord } from '../../services/license/records.js';
 import {

@@ -4,7 +4,7 @@ import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { MongoMemoryServer } from 'mongodb-memory-server';
 import { LicensingError } from '../../libs/contracts/index.js';
 import type { LicenseDocument } from '../../services/license/models.js';
-import { MongoLicenseStore } from '../../services/license/mongo-license-store.js';
+import { MongoLicenseStore } from '../../services/license/licenses/mongo-license-store.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
 import { newLicense } from '../../bench/support/license-store-fixtures.js';
 

@@ -5,8 +5,8 @@ import {
   licenseModels,
   type LicenseModels,
 } from '../../services/license/models.js';
-import { MongoLicenseStore } from '../../services/license/mongo-license-store.js';
-import { MongoPlanStore } from '../../services/license/mongo-plan-store.js';
+import { MongoLicenseStore } from '../../services/license/licenses/mongo-license-store.js';
+import { MongoPlanStore } from '../../services/license/plans/mongo-plan-store.js';
 import { MongoRejectedAttemptStore } from '../../services/license/mongo-stores.js';
 import { Sequences } from '../../libs/database/index.js';
 import {
@@ -17,7 +17,7 @@ import {
   expireLicenses,
   pruneRejectedAttempts,
   type TaskStores,
-} from '../../services/license/scheduled-tasks.js';
+} from '../../services/license/lifecycle/scheduled-tasks.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
 import { databaseOf } from '../support/databases.js';
 

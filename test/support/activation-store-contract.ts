@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { RECENT_CHECKS } from '../../services/license/activation-store.js';
-import type { NewLicense } from '../../services/license/license-store.js';
-import { activationBytes } from '../../services/license/mongo-license-documents.js';
+import { RECENT_CHECKS } from '../../services/license/activations/activation-store.js';
+import type { NewLicense } from '../../services/license/licenses/license-store.js';
+import { activationBytes } from '../../services/license/licenses/mongo-license-documents.js';
 import { MAX_ACTIVATION_BYTES } from '../../services/license/records.js';
 import {
   DAY,
@@ -23,7 +23,7 @@ import {
 
 /**
  * What every implementation of the license store must do with a license's activations
- * (services/license/activation-store.ts): counted checks, claims and releases, license files,
+ * (services/license/activations/activation-store.ts): counted checks, claims and releases, license files,
  * run against each of them with the same body.
  */
 export function describeActivationStore(implementation: string, open: OpenStores): void {

@@ -1,5 +1,5 @@
 import { Client } from 'minio';
-import type { EmbeddedStorage } from '../../services/download/embedded-storage.js';
+import type { EmbeddedStorage } from '../../services/download/embedded-storage/embedded-storage.js';
 
 /** A minio client of an embedded package store, with its credentials, and a bucket made on it. */
 export async function clientWithBucket(store: EmbeddedStorage, bucket: string): Promise<Client> {

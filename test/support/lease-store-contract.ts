@@ -1,7 +1,7 @@
 import { defaultExpiryTerms } from '../../libs/contracts/index.js';
 import { randomBytes } from 'node:crypto';
-import type { NewActivation } from '../../services/license/activation-store.js';
-import type { NewLicense } from '../../services/license/license-store.js';
+import type { NewActivation } from '../../services/license/activations/activation-store.js';
+import type { NewLicense } from '../../services/license/licenses/license-store.js';
 import type { LicenseStores } from '../../services/license/stores.js';
 import { newCall, type OpenStores } from '../../bench/support/license-store-fixtures.js';
 

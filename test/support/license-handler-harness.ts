@@ -12,12 +12,12 @@ import {
 import { createLogger } from '../../libs/logging/index.js';
 import { DailyCounter } from '../../libs/daily-counts/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
-import { countedEvents, licenseMetrics } from '../../services/license/daily-counts.js';
+import { countedEvents, licenseMetrics } from '../../services/license/overview/daily-counts.js';
 import { publishedEvents, type LicenseEvents } from '../../services/license/events.js';
 import { createLicenseHandlers } from '../../services/license/handlers.js';
 import type { ProductLookup } from '../../services/license/use-cases/license-reads.js';
 import type { LicensedProduct } from '../../services/license/rules.js';
-import type { ScheduleSettings } from '../../services/license/scheduled-tasks.js';
+import type { ScheduleSettings } from '../../services/license/lifecycle/scheduled-tasks.js';
 import { FakeTransport } from '../../bench/support/fake-transport.js';
 import { memoryDailyCountStore } from './memory-daily-counts.js';
 import { memoryLicenseStores } from '../../bench/support/license-memory-stores.js';

@@ -4,8 +4,8 @@ import {
   NEWEST_FIRST,
   type LicenseFilters,
   type LicenseOrder,
-} from '../../services/license/license-read-model.js';
-import type { NewLicense } from '../../services/license/license-store.js';
+} from '../../services/license/admin/license-read-model.js';
+import type { NewLicense } from '../../services/license/licenses/license-store.js';
 import type { LicenseRecord } from '../../services/license/records.js';
 import {
   DAY,
@@ -22,7 +22,7 @@ import {
 
 /**
  * What every implementation of the license read model must do
- * (services/license/license-read-model.ts): a license's activations a page at a time, the
+ * (services/license/admin/license-read-model.ts): a license's activations a page at a time, the
  * overview's figures, the admin search and its export, run against each of them with the same
  * body.
  */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { NewLicense } from '../../services/license/license-store.js';
+import type { NewLicense } from '../../services/license/licenses/license-store.js';
 import type { LicenseRecord } from '../../services/license/records.js';
 import {
   DAY,
@@ -18,7 +18,7 @@ import {
 } from '../../bench/support/license-store-fixtures.js';
 
 /**
- * What every implementation of the license store must do (services/license/license-store.ts):
+ * What every implementation of the license store must do (services/license/licenses/license-store.ts):
  * licenses issued, read, changed, expired, moved to a plan and renewed, run against each of them
  * with the same body. Their activations' claims and checks are activation-store-contract.ts's.
  */

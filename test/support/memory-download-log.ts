@@ -3,7 +3,7 @@ import type {
   DownloadLogOrder,
   DownloadLogRecord,
   DownloadLogStore,
-} from '../../services/download/stores.js';
+} from '../../services/download/download-log/stores.js';
 import { deepCopy } from '../../bench/support/deep-copy.js';
 import { batchAfter, sortedBy, type Place } from '../../bench/support/memory-lists.js';
 

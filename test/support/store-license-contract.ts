@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { NEWEST_FIRST } from '../../services/license/license-read-model.js';
+import { NEWEST_FIRST } from '../../services/license/admin/license-read-model.js';
 import type { StoreRefsRecord } from '../../services/license/records.js';
 import {
   NOW,
@@ -26,7 +26,7 @@ function sale(overrides: Partial<StoreRefsRecord> = {}): StoreRefsRecord {
 
 /**
  * What every implementation of the license store must do with the licenses of store sales
- * (services/license/license-store.ts `StoreLicenseStore`, docs/stores.md): one license per sale,
+ * (services/license/licenses/license-store.ts `StoreLicenseStore`, docs/stores.md): one license per sale,
  * found by the sale's ids, run against each of them with the same body.
  */
 export function describeStoreLicenses(implementation: string, open: OpenStores): void {

@@ -17,7 +17,7 @@ import { startSystem, type RunningSystem } from '../../services/all-in-one/syste
 import {
   startEmbeddedStorage,
   type EmbeddedStorage,
-} from '../../services/download/embedded-storage.js';
+} from '../../services/download/embedded-storage/embedded-storage.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
 import type { PortalSettings } from '../../services/gateway/portal-settings.js';
 import { createRateLimits } from '../../services/gateway/rate-limits.js';

@@ -3,7 +3,7 @@ import {
   decideActivation,
   decideDeactivation,
   decideValidation,
-} from '../../services/license/activation-rules.js';
+} from '../../services/license/activations/activation-rules.js';
 import {
   coversProduct,
   effectiveStatus,

@@ -1,4 +1,7 @@
-import { decideCheckout, licenseFileLease } from '../../services/license/checkout-rules.js';
+import {
+  decideCheckout,
+  licenseFileLease,
+} from '../../services/license/activations/checkout-rules.js';
 import type { LicenseState, LicensedProduct } from '../../services/license/rules.js';
 
 const now = new Date('2026-06-01T12:00:00.750Z');

@@ -7,7 +7,7 @@ import {
   type ListCursor,
 } from '../../libs/contracts/index.js';
 import { checkEmailAddress } from '../../libs/identifier/index.js';
-import { extendedExpiry } from '../../services/license/lifecycle-rules.js';
+import { extendedExpiry } from '../../services/license/lifecycle/lifecycle-rules.js';
 import { publishedData } from '../support/fake-services.js';
 import {
   DAY,

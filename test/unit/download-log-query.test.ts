@@ -1,11 +1,11 @@
 import { DownloadLogSort, downloadLogSortFields, orderOf } from '../../libs/contracts/index.js';
 import { afterCursor, sortOf } from '../../libs/database/index.js';
-import { downloadLogIndexes } from '../../services/download/models.js';
+import { downloadLogIndexes } from '../../services/download/download-log/models.js';
 import {
   downloadLogFilter,
   downloadLogOrders,
   storedLogOrder,
-} from '../../services/download/mongo-stores.js';
+} from '../../services/download/download-log/mongo-stores.js';
 import { filterBranches, type Filter } from '../support/filter-branches.js';
 
 /**

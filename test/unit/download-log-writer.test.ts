@@ -1,8 +1,11 @@
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import { domainEventPublisher } from '../../libs/transport/domain-events.js';
 import { publishedDownloadEvents } from '../../services/download/events.js';
-import { DownloadLogWriter, REFUSALS_BATCH_MAX } from '../../services/download/log.js';
-import { LATEST_FIRST, type DownloadLogStore } from '../../services/download/stores.js';
+import { DownloadLogWriter, REFUSALS_BATCH_MAX } from '../../services/download/download-log/log.js';
+import {
+  LATEST_FIRST,
+  type DownloadLogStore,
+} from '../../services/download/download-log/stores.js';
 import { callContext, FakeTransport } from '../../bench/support/fake-transport.js';
 import { fixedClock } from '../support/fake-services.js';
 import { memoryDownloadLog } from '../support/memory-download-log.js';

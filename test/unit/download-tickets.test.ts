@@ -4,7 +4,7 @@ import {
   parseRange,
   safeContentType,
 } from '../../libs/http/file-answers.js';
-import { TicketSigner, type UploadTicket } from '../../services/download/tickets.js';
+import { TicketSigner, type UploadTicket } from '../../services/download/uploads/tickets.js';
 
 const KEY = 'k'.repeat(32);
 const upload: UploadTicket = { kind: 'upload', key: 'packages/x/plugin.zip' };

@@ -1,7 +1,7 @@
 import { presignSignatureV4, signV4 } from 'minio/dist/esm/signing.mjs';
 import { togetherProblems } from '../../libs/config/together.js';
 import { ConfigError, loadConfig } from '../../libs/config/index.js';
-import { signatureProblem } from '../../services/download/embedded-signature.js';
+import { signatureProblem } from '../../services/download/embedded-storage/embedded-signature.js';
 import { downloadProcess } from '../../services/download/service.js';
 import { gatewayProcess } from '../../services/gateway/service.js';
 

@@ -15,7 +15,7 @@ import {
   exemptPatternProblem,
   isExemptIdentifier,
   matchingExemptPattern,
-} from '../../services/license/exempt-rules.js';
+} from '../../services/license/activations/exempt-rules.js';
 
 /** The refusal message of a pattern, or null when it is accepted. */
 function refusalOf(raw: string): string | null {

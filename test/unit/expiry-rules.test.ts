@@ -1,8 +1,11 @@
 import type { ExpiryStrategy, ExpiryTerms, RenewalBasis } from '../../libs/contracts/index.js';
-import { renewalExpiry } from '../../services/license/lifecycle-rules.js';
-import { decideActivation, decideValidation } from '../../services/license/activation-rules.js';
-import { decideCheckout } from '../../services/license/checkout-rules.js';
-import { expiryStanding, graceEndsAt } from '../../services/license/expiry-rules.js';
+import { renewalExpiry } from '../../services/license/lifecycle/lifecycle-rules.js';
+import {
+  decideActivation,
+  decideValidation,
+} from '../../services/license/activations/activation-rules.js';
+import { decideCheckout } from '../../services/license/activations/checkout-rules.js';
+import { expiryStanding, graceEndsAt } from '../../services/license/lifecycle/expiry-rules.js';
 import type { LicenseState, LicensedProduct } from '../../services/license/rules.js';
 
 const DAY_MS = 86_400_000;

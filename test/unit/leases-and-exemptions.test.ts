@@ -1,4 +1,4 @@
-import { runScheduledTask } from '../../services/license/scheduled-tasks.js';
+import { runScheduledTask } from '../../services/license/lifecycle/scheduled-tasks.js';
 import {
   NOW,
   PLAN_DEFAULTS,

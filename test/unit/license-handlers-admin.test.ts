@@ -9,7 +9,7 @@ import {
   waiting,
   waitingCall,
 } from '../support/license-handler-harness.js';
-import { duplicatePlanRenames } from '../../services/license/plan-names.js';
+import { duplicatePlanRenames } from '../../services/license/plans/plan-names.js';
 
 /**
  * The license service's handlers on in-memory stores, a fixed clock and a fixed catalog: the

@@ -2,7 +2,7 @@ import {
   REJECTED_ATTEMPT_RETENTION_MS,
   expireLicenses,
   pruneRejectedAttempts,
-} from '../../services/license/scheduled-tasks.js';
+} from '../../services/license/lifecycle/scheduled-tasks.js';
 import {
   DAY,
   FUTURE,

@@ -3,7 +3,7 @@ import {
   REJECTED_ATTEMPT_RETENTION_MS,
   TASK_EXPIRE_LICENSES,
   runScheduledTask,
-} from '../../services/license/scheduled-tasks.js';
+} from '../../services/license/lifecycle/scheduled-tasks.js';
 import {
   DAY,
   FUTURE,

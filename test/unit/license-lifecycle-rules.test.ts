@@ -6,7 +6,7 @@ import {
   type RenewableLicense,
   type RenewalDecision,
   type RenewalSource,
-} from '../../services/license/lifecycle-rules.js';
+} from '../../services/license/lifecycle/lifecycle-rules.js';
 import { identifierSearchKeys, searchText } from '../../services/license/rules.js';
 
 const now = new Date('2026-06-01T12:00:00Z');

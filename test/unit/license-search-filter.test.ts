@@ -5,20 +5,20 @@ import {
   orderOf,
 } from '../../libs/contracts/index.js';
 import { afterCursor, sortOf } from '../../libs/database/index.js';
-import { licenseIndexes } from '../../services/license/license-indexes.js';
+import { licenseIndexes } from '../../services/license/licenses/license-indexes.js';
 import {
   licenseListOrders,
   licenseSearchFilter,
   storedLicenseOrder,
-} from '../../services/license/mongo-license-read-model.js';
+} from '../../services/license/admin/mongo-license-read-model.js';
 import { searchText } from '../../services/license/rules.js';
-import type { LicenseFilters } from '../../services/license/license-read-model.js';
+import type { LicenseFilters } from '../../services/license/admin/license-read-model.js';
 import { filterBranches, type Filter } from '../support/filter-branches.js';
 
 /**
  * Admin searches use indexed queries only: every branch of the MongoDB filter of every
  * combination of filters starts with the first field of an index the licenses collection
- * declares (services/license/license-indexes.ts `licenseIndexes`), every order of the list is an index's
+ * declares (services/license/licenses/license-indexes.ts `licenseIndexes`), every order of the list is an index's
  * own, and so is every batch of an export after its cursor.
  */
 

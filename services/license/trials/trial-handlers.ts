@@ -1,7 +1,7 @@
 import { LicensingError, type HandlersOf } from '../../../libs/contracts/index.js';
-import { generateLicenseKey } from '../admin-handlers.js';
+import { generateLicenseKey } from '../admin/admin-handlers.js';
 import type { LicenseEvents } from '../events.js';
-import type { LicenseStore } from '../license-store.js';
+import type { LicenseStore } from '../licenses/license-store.js';
 import type { RejectedAttemptStore } from '../stores.js';
 import type { TrialStore } from './trial-store.js';
 import { decideTrial, trialAlreadyUsed } from './trial-rules.js';

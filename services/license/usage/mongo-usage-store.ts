@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
 import type { LicenseDocument } from '../models.js';
-import type { LicenseFilter } from '../mongo-license-documents.js';
+import type { LicenseFilter } from '../licenses/mongo-license-documents.js';
 import { RECENT_USAGE_KEYS, usageKeyDigest, type UsageStore } from './usage-store.js';
 import type { StoredUsage } from './usage-rules.js';
 

@@ -6,7 +6,7 @@ import {
   type LicenseUsage,
   type UsageResult,
 } from '../../../libs/contracts/index.js';
-import { MAX_DECISION_ROUNDS } from '../activation-rules.js';
+import { MAX_DECISION_ROUNDS } from '../activations/activation-rules.js';
 import type { LicenseEvents } from '../events.js';
 import { unknownKey } from '../rules.js';
 import type { LicenseReads } from '../use-cases/license-reads.js';

@@ -1,8 +1,12 @@
 import { internalError, type CallContext, type Refused } from '../../../libs/contracts/index.js';
 import { identifierKey } from '../../../libs/identifier/index.js';
-import { MAX_DECISION_ROUNDS, decideActivation, leaseEnd } from '../activation-rules.js';
+import {
+  MAX_DECISION_ROUNDS,
+  decideActivation,
+  leaseEnd,
+} from '../activations/activation-rules.js';
 import type { LicenseEvents } from '../events.js';
-import type { LicenseStore } from '../license-store.js';
+import type { LicenseStore } from '../licenses/license-store.js';
 import type { ActivationRecord, ActivationSource, LicenseRecord } from '../records.js';
 import type { LicensedProduct } from '../rules.js';
 import type { RejectedAttemptStore } from '../stores.js';

@@ -1,7 +1,7 @@
 import type { CallContext } from '../../../libs/contracts/index.js';
 import { identifierKey } from '../../../libs/identifier/index.js';
 import type { LicenseEvents } from '../events.js';
-import type { LicenseStore } from '../license-store.js';
+import type { LicenseStore } from '../licenses/license-store.js';
 import type { LicenseRecord } from '../records.js';
 import type { LicensedProduct } from '../rules.js';
 import type { TrialStore } from '../trials/trial-store.js';

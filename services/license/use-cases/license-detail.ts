@@ -1,5 +1,5 @@
 import { DETAIL_ACTIVATIONS, type LicenseDetail } from '../../../libs/contracts/index.js';
-import type { LicenseReadModel } from '../license-read-model.js';
+import type { LicenseReadModel } from '../admin/license-read-model.js';
 import type { ActivationRecord, LicenseRecord } from '../records.js';
 import type { RejectedAttemptStore } from '../stores.js';
 import type { EntitlementStore } from '../entitlements/entitlement-store.js';

@@ -4,10 +4,10 @@ import {
   type CallContext,
   type ExpiryTerms,
 } from '../../../libs/contracts/index.js';
-import type { LapsedRelease } from '../activation-store.js';
+import type { LapsedRelease } from '../activations/activation-store.js';
 import { announceLapsed, type LicenseEvents } from '../events.js';
-import { expiryTermsOf } from '../expiry-rules.js';
-import type { LicenseStore } from '../license-store.js';
+import { expiryTermsOf } from '../lifecycle/expiry-rules.js';
+import type { LicenseStore } from '../licenses/license-store.js';
 import type { ActivationRecord, LicenseRecord } from '../records.js';
 import { identifierKeysByType, unknownLicense, type LicensedProduct } from '../rules.js';
 import type { PlanLookup } from './plan-lookup.js';

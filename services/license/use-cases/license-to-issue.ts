@@ -3,7 +3,7 @@ import {
   refusal,
   type CreateLicenseRequest,
 } from '../../../libs/contracts/index.js';
-import type { NewLicense } from '../license-store.js';
+import type { NewLicense } from '../licenses/license-store.js';
 import type { CustomerRecord } from '../records.js';
 import { storedCustomer } from '../rules.js';
 import type { ProductLookup } from './license-reads.js';

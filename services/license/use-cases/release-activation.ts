@@ -1,7 +1,7 @@
 import { LicensingError, type CallContext } from '../../../libs/contracts/index.js';
-import { decideDeactivation } from '../activation-rules.js';
+import { decideDeactivation } from '../activations/activation-rules.js';
 import type { ActivationRemovalSource, LicenseEvents } from '../events.js';
-import type { LicenseStore } from '../license-store.js';
+import type { LicenseStore } from '../licenses/license-store.js';
 import type { LicenseRecord } from '../records.js';
 import { activationNotFound, findActivation, type LicensedProduct } from '../rules.js';
 import type { LicenseView } from './license-reads.js';
