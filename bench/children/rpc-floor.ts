@@ -16,7 +16,7 @@ import { generateSigningKey, loadConfig, parseSigningKeys } from '../../libs/con
 import { createTransport, type ServedHandlers } from '../../libs/transport/index.js';
 import { Signer, signAnswers } from '../../libs/http/index.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
+import { rateLimitsFromConfig } from '../../services/gateway/rate-limits/rate-limits.js';
 import { listenOnLoopback, runHelper } from './helper.js';
 
 /** The service it serves: one whose queues no other process of the benchmark uses. */

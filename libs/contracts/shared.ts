@@ -60,7 +60,7 @@ export const NonEmptyShortText = ShortText.refine((v) => v.trim().length > 0, {
 
 /**
  * Client IP address of a public API request (spec 2.2 `last_check_ip`, 2.3 IP): an address, or
- * empty when none is known. The gateway only ever passes addresses (services/gateway/client-ip.ts).
+ * empty when none is known. The gateway only ever passes addresses (services/gateway/requests/client-ip.ts).
  */
 export const ClientIp = z.union([z.ipv4(), z.ipv6(), z.literal('')]);
 

@@ -16,13 +16,13 @@ import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import { publicCors } from './cors.js';
-import { reportDownloadRefusals } from './download-refusals.js';
+import { reportDownloadRefusals } from './downloads/download-refusals.js';
 import { publicOpenApi } from './openapi.js';
 import { NO_STORE, type PortalSettings } from './portal-settings.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
-import type { RateLimits } from './rate-limits.js';
+import type { RateLimits } from './rate-limits/rate-limits.js';
 import { portalPage, publicRoutes } from './routes.js';
-import { localAddressUrl, unknownProductOnUndecodablePath } from './update-routes.js';
+import { localAddressUrl, unknownProductOnUndecodablePath } from './feeds/update-routes.js';
 
 export { API_BASE };
 

@@ -4,7 +4,7 @@ import type { AnswerSigning, BodyLimits, HealthDeps, RouteDeps } from '../../lib
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import type { PortalSettings } from './portal-settings.js';
-import type { RateLimits } from './rate-limits.js';
+import type { RateLimits } from './rate-limits/rate-limits.js';
 
 /** What the public API's handlers run on. */
 export interface GatewayDeps extends HealthDeps, RouteDeps {

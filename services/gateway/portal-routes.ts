@@ -1,8 +1,8 @@
 import { PortalLicense } from '../../libs/contracts/index.js';
 import type { Route } from '../../libs/http/index.js';
-import { formRoute } from './form-route.js';
+import { formRoute } from './requests/form-route.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { PortalForm } from './inputs.js';
+import { PortalForm } from './requests/inputs.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 
 /**

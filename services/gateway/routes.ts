@@ -1,16 +1,16 @@
 import { documentationRoutes, healthRoutes, type Route } from '../../libs/http/index.js';
 import { webApp } from '../../libs/web/web-app.js';
-import { downloadRoute, pinnedFileDownloadRoute } from './download-routes.js';
+import { downloadRoute, pinnedFileDownloadRoute } from './downloads/download-routes.js';
 import { feedRoutes } from './feeds/index.js';
 import { indexRoute } from './index-route.js';
 import { keySetRoute } from './key-routes.js';
-import { licenseRoutes } from './license-routes.js';
+import { licenseRoutes } from './licenses/license-routes.js';
 import { portalRoute } from './portal-routes.js';
 import { storeEventRoute } from './store-event-routes.js';
-import { trialRoute } from './trial-routes.js';
+import { trialRoute } from './licenses/trial-routes.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { updateCheckRoute } from './update-routes.js';
-import { usageRoute } from './usage-routes.js';
+import { updateCheckRoute } from './feeds/update-routes.js';
+import { usageRoute } from './licenses/usage-routes.js';
 
 /** The customer portal (spec 1, 2.3): a page of its own, reading the portal's data route. */
 export const portalPage = webApp<GatewayDeps>({

@@ -10,7 +10,7 @@ import type { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusSettings, type ProcessSpec } from '../../libs/process/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { createGatewayApp } from './app.js';
-import { rateLimitsFromConfig } from './rate-limits.js';
+import { rateLimitsFromConfig } from './rate-limits/rate-limits.js';
 
 /** The settings the gateway reads (README: Configuration). */
 export const gatewaySettings = [

@@ -8,7 +8,7 @@ import {
 } from '../../libs/contracts/received-store-events.js';
 import { MAX_STORE_EVENT_BYTES } from '../../libs/contracts/store-connections.js';
 import { defineRoute, readBody, sendData, type Route } from '../../libs/http/index.js';
-import { publicErrors } from './form-route.js';
+import { publicErrors } from './requests/form-route.js';
 import type { GatewayDeps } from './gateway-deps.js';
 
 /**

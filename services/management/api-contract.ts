@@ -6,7 +6,7 @@
  * config says (`adminEndpoints`, routes.ts; console-config.ts), from the same table.
  */
 import type { z } from 'zod';
-import type { ContractOf, RouteContract } from './route-contract.js';
+import type { ContractOf, RouteContract } from './route-makers/route-contract.js';
 import type { managementRoutes } from './routes.js';
 
 /**

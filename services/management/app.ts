@@ -15,16 +15,16 @@ import type { Logger } from '../../libs/logging/index.js';
 import { ReadinessProbe } from '../../libs/observability/index.js';
 import { messageBusCheck, type Transport } from '../../libs/transport/index.js';
 import type { SigningKeysView } from '../../libs/contracts/index.js';
-import { AdminDirectory } from './admin-directory.js';
-import { AdminAuthenticator } from './admin-tokens.js';
-import { AuditTrail } from './audit.js';
-import { requireAdminToken, requireRole } from './auth.js';
+import { AdminDirectory } from './admins/admin-directory.js';
+import { AdminAuthenticator } from './admins/admin-tokens.js';
+import { AuditTrail } from './audit/audit.js';
+import { requireAdminToken, requireRole } from './admins/auth.js';
 import type { ManagementDeps } from './management-deps.js';
-import { allowedOperations, requiredRole } from './roles.js';
+import { allowedOperations, requiredRole } from './admins/roles.js';
 import type { ManagementStores } from './stores.js';
 import { managementOpenApi } from './openapi.js';
 import { ADMIN_BASE, consolePage, managementRoutes } from './routes.js';
-import { signingKeysView } from './signing-keys.js';
+import { signingKeysView } from './operations/signing-keys.js';
 
 /** Admin bodies are small JSON objects; anything bigger is refused with 413. */
 const MAX_JSON_BYTES = 64 * 1024;

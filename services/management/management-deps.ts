@@ -2,8 +2,8 @@ import type { AdminRole, SigningKeysView } from '../../libs/contracts/index.js';
 import type { HealthDeps, RouteDeps } from '../../libs/http/index.js';
 import type { Logger } from '../../libs/logging/index.js';
 import type { Transport } from '../../libs/transport/index.js';
-import type { AdminDirectory } from './admin-directory.js';
-import type { AuditTrail } from './audit.js';
+import type { AdminDirectory } from './admins/admin-directory.js';
+import type { AuditTrail } from './audit/audit.js';
 import type { AuditLogStore } from './stores.js';
 
 /** Every management route lives under this prefix and needs an admin token. */

@@ -8,7 +8,7 @@ import {
   WebhookEndpoint,
 } from '../../libs/contracts/index.js';
 import { openApiDocument } from '../../libs/http/index.js';
-import { withRoleDocumented } from './roles.js';
+import { withRoleDocumented } from './admins/roles.js';
 import { managementRoutes } from './routes.js';
 
 /** The management API's OpenAPI 3.1 document, generated from its route table. */

@@ -11,8 +11,8 @@ import {
 import type { Transport } from '../../libs/transport/index.js';
 import { createManagementApp, managementListenOptions } from './app.js';
 import { openMongoManagementStores } from './mongo-stores.js';
-import { signingKeysView } from './signing-keys.js';
-import { auditDomainEvent } from './store-audit.js';
+import { signingKeysView } from './operations/signing-keys.js';
+import { auditDomainEvent } from './audit/store-audit.js';
 
 /** The settings the management API reads (README: Configuration). */
 export const managementSettings = [

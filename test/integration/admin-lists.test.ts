@@ -1,7 +1,7 @@
 import type request from 'supertest';
 import type { LicenseDetail, LicenseSummary } from '../../libs/contracts/index.js';
 import { readLicenseFile } from '../../libs/signatures/index.js';
-import { EXPORT_BATCH } from '../../services/management/exports.js';
+import { EXPORT_BATCH } from '../../services/management/route-makers/exports.js';
 import { csvRecords, parseCsv } from '../support/csv.js';
 import { API_BASE, adminOf, bootSystem, unique, type TestSystem } from '../support/system.js';
 

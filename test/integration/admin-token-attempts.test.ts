@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { AdminWithToken } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
-import { MAX_FAILED_ATTEMPTS } from '../../services/management/failed-attempts.js';
+import { MAX_FAILED_ATTEMPTS } from '../../services/management/admins/failed-attempts.js';
 import { TEST_ADMIN_TOKEN, managementApp } from '../support/management-app.js';
 
 /**

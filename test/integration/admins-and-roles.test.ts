@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { AdminRole, AdminWithToken } from '../../libs/contracts/index.js';
-import { parseToken } from '../../services/management/admin-tokens.js';
-import { requiredRole, roleAllows } from '../../services/management/roles.js';
+import { parseToken } from '../../services/management/admins/admin-tokens.js';
+import { requiredRole, roleAllows } from '../../services/management/admins/roles.js';
 import { managementRoutes } from '../../services/management/routes.js';
 import { databaseOf } from '../support/databases.js';
 import { ADMIN_TOKEN, bootSystem, type TestSystem } from '../support/system.js';

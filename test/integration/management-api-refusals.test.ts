@@ -5,7 +5,7 @@ import type { Product } from '../../libs/contracts/index.js';
 import { publishedKeySet } from '../../libs/http/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
-import { signingKeysView } from '../../services/management/signing-keys.js';
+import { signingKeysView } from '../../services/management/operations/signing-keys.js';
 import { unique } from '../support/system.js';
 import {
   system,

@@ -3,8 +3,14 @@ import request from 'supertest';
 import { createLogger } from '../../libs/logging/index.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
-import { connectRedis, rateLimitsFromConfig } from '../../services/gateway/rate-limits.js';
-import { RateLimitCalls, RedisSlidingWindowStore } from '../../services/gateway/sliding-window.js';
+import {
+  connectRedis,
+  rateLimitsFromConfig,
+} from '../../services/gateway/rate-limits/rate-limits.js';
+import {
+  RateLimitCalls,
+  RedisSlidingWindowStore,
+} from '../../services/gateway/rate-limits/sliding-window.js';
 import type { Options } from 'express-rate-limit';
 import { bootSystem, testSigning, type TestSystem } from '../support/system.js';
 

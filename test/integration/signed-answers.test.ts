@@ -10,7 +10,7 @@ import { createLogger } from '../../libs/logging/index.js';
 import { verificationKeys } from '../../libs/signatures/index.js';
 import { InProcessBus, InProcessTransport } from '../../libs/transport/index.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
-import { createRateLimits } from '../../services/gateway/rate-limits.js';
+import { createRateLimits } from '../../services/gateway/rate-limits/rate-limits.js';
 import {
   newNonce,
   signatureProblem,

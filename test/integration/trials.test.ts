@@ -4,7 +4,7 @@ import request from 'supertest';
 import { classifyResult, LicensingClient } from '../../libs/client/src/index.js';
 import { createLogger } from '../../libs/logging/index.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
-import { createRateLimits } from '../../services/gateway/rate-limits.js';
+import { createRateLimits } from '../../services/gateway/rate-limits/rate-limits.js';
 import { planNameKey } from '../../services/license/rules.js';
 import {
   TRIALS_COLLECTION,

@@ -20,7 +20,7 @@ import {
 } from '../../services/download/embedded-storage/embedded-storage.js';
 import { createGatewayApp } from '../../services/gateway/app.js';
 import type { PortalSettings } from '../../services/gateway/portal-settings.js';
-import { createRateLimits } from '../../services/gateway/rate-limits.js';
+import { createRateLimits } from '../../services/gateway/rate-limits/rate-limits.js';
 import { ADMIN_BASE } from '../../services/management/management-deps.js';
 import type { StorePorts } from '../../services/stores/service.js';
 

@@ -1,17 +1,17 @@
 import type { AdminWithToken } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { AdminDirectory } from '../../services/management/admin-directory.js';
+import { AdminDirectory } from '../../services/management/admins/admin-directory.js';
 import {
   AdminAuthenticator,
   VERIFIED_TOKEN_TTL_MS,
   newToken,
   verifySecret,
-} from '../../services/management/admin-tokens.js';
+} from '../../services/management/admins/admin-tokens.js';
 import {
   FAILED_ATTEMPTS_WINDOW_MS,
   FailedAttempts,
   MAX_FAILED_ATTEMPTS,
-} from '../../services/management/failed-attempts.js';
+} from '../../services/management/admins/failed-attempts.js';
 import type { ManagementStores } from '../../services/management/stores.js';
 import { memoryManagementStores } from '../support/management-memory-stores.js';
 

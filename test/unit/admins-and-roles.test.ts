@@ -1,6 +1,6 @@
 import { LicensingError } from '../../libs/contracts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { AdminDirectory } from '../../services/management/admin-directory.js';
+import { AdminDirectory } from '../../services/management/admins/admin-directory.js';
 import {
   AdminAuthenticator,
   BOOTSTRAP_OWNER,
@@ -9,8 +9,12 @@ import {
   newToken,
   parseToken,
   verifySecret,
-} from '../../services/management/admin-tokens.js';
-import { allowedOperations, requiredRole, roleAllows } from '../../services/management/roles.js';
+} from '../../services/management/admins/admin-tokens.js';
+import {
+  allowedOperations,
+  requiredRole,
+  roleAllows,
+} from '../../services/management/admins/roles.js';
 import { managementRoutes } from '../../services/management/routes.js';
 import type { ManagementStores } from '../../services/management/stores.js';
 import { memoryManagementStores } from '../support/management-memory-stores.js';

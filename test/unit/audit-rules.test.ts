@@ -1,13 +1,13 @@
 import { csvField, csvLine } from '../../libs/http/index.js';
 import { createLogger, keyFingerprint } from '../../libs/logging/index.js';
-import { BOOTSTRAP_OWNER } from '../../services/management/admin-tokens.js';
-import { AuditTrail } from '../../services/management/audit.js';
+import { BOOTSTRAP_OWNER } from '../../services/management/admins/admin-tokens.js';
+import { AuditTrail } from '../../services/management/audit/audit.js';
 import {
   changedFields,
   leftAsItWas,
   redact,
   targetOf,
-} from '../../services/management/audit-rules.js';
+} from '../../services/management/audit/audit-rules.js';
 import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 describe('what the audit log keeps of a change', () => {

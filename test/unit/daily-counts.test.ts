@@ -7,7 +7,7 @@ import {
   utcDay,
 } from '../../libs/daily-counts/index.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { overviewRange, overviewView } from '../../services/management/overview.js';
+import { overviewRange, overviewView } from '../../services/management/overview/overview.js';
 import { contractMetrics, describeDailyCountStore } from '../support/daily-count-store-contract.js';
 import {
   DAY,

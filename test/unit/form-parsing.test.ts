@@ -1,7 +1,7 @@
 import { IdText } from '../../libs/contracts/index.js';
 import { parseWith } from '../../libs/http/index.js';
 import { Form } from '../../libs/http/index.js';
-import { ActivateForm, ValidateForm } from '../../services/gateway/inputs.js';
+import { ActivateForm, ValidateForm } from '../../services/gateway/requests/inputs.js';
 
 const invalid = expect.objectContaining({ code: 'INVALID_REQUEST' });
 

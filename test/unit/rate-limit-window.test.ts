@@ -4,9 +4,12 @@ import {
   MemorySlidingWindowStore,
   RateLimitCalls,
   type RateLimitRedis,
-} from '../../services/gateway/sliding-window.js';
+} from '../../services/gateway/rate-limits/sliding-window.js';
 import type { Options } from 'express-rate-limit';
-import { limiterLog, STORE_FAILURE_REPORT_EVERY_MS } from '../../services/gateway/rate-limits.js';
+import {
+  limiterLog,
+  STORE_FAILURE_REPORT_EVERY_MS,
+} from '../../services/gateway/rate-limits/rate-limits.js';
 
 const MINUTE = 60_000;
 

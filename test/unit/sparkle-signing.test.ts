@@ -8,7 +8,10 @@ import { LicensingError } from '../../libs/contracts/index.js';
 import { ConfigError, SparkleKey, loadConfig } from '../../libs/config/index.js';
 import type { Transport } from '../../libs/transport/index.js';
 import { signStoredPackage } from '../../services/download/sparkle-signing.js';
-import { signTimeoutMs, sparkleSignature } from '../../services/management/upload-signature.js';
+import {
+  signTimeoutMs,
+  sparkleSignature,
+} from '../../services/management/packages/upload-signature.js';
 
 /**
  * The seller's Sparkle key (SPARKLE_PRIVATE_KEY or its file, docs/updaters/sparkle.md): read as

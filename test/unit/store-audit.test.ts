@@ -4,7 +4,10 @@ import {
   type StoreLicensesChanged,
 } from '../../libs/contracts/index.js';
 import { keyFingerprint } from '../../libs/logging/index.js';
-import { auditDomainEvent, storeAuditEntries } from '../../services/management/store-audit.js';
+import {
+  auditDomainEvent,
+  storeAuditEntries,
+} from '../../services/management/audit/store-audit.js';
 import { memoryManagementStores } from '../support/management-memory-stores.js';
 
 const KEY = 'STORE-KEY-0123456789';

@@ -18,7 +18,11 @@ import {
   logValue,
 } from '../../libs/contracts/index.js';
 import { Form, parseWith } from '../../libs/http/index.js';
-import { ActivateForm, DeactivateForm, ValidateForm } from '../../services/gateway/inputs.js';
+import {
+  ActivateForm,
+  DeactivateForm,
+  ValidateForm,
+} from '../../services/gateway/requests/inputs.js';
 
 const invalid = expect.objectContaining({ code: 'INVALID_REQUEST' });
 const LONE_HIGH = 'a\ud800b';

@@ -2,8 +2,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { API_BASE, LicensingError } from '../../../libs/contracts/index.js';
 import { defineRoute, type Route } from '../../../libs/http/index.js';
-import { clientIp } from '../client-ip.js';
-import { publicErrors } from '../form-route.js';
+import { clientIp } from '../requests/client-ip.js';
+import { publicErrors } from '../requests/form-route.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import {
   EddFields,

@@ -3,7 +3,7 @@ import {
   LicenseAuthorization,
   keyOfAuthorization,
   oneLicenseKey,
-} from '../license-authorization.js';
+} from '../requests/license-authorization.js';
 import {
   LicensingError,
   MAX_FIELD_LENGTH,

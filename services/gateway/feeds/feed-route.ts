@@ -7,7 +7,7 @@ import {
   type FeedRequest,
 } from '../../../libs/contracts/index.js';
 import { defineRoute, type FieldsSchema, type Route } from '../../../libs/http/index.js';
-import { publicErrors } from '../form-route.js';
+import { publicErrors } from '../requests/form-route.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import { FeedHeaders, feedCaller } from './feed-inputs.js';
 
