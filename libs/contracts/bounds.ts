@@ -4,7 +4,7 @@
  */
 
 /**
- * A license key an admin gives (libs/contracts/license-changes.ts, `GivenLicenseKey`): ASCII letters,
+ * A license key an admin gives (libs/contracts/licenses/license-changes.ts, `GivenLicenseKey`): ASCII letters,
  * digits, `-` and `_`, 1 to 255 of them (spec 8's 255 characters).
  */
 export const LICENSE_KEY_PATTERN = /^[A-Za-z0-9_-]{1,255}$/;
@@ -29,7 +29,7 @@ export const MAX_USES_LIMIT = 1_000_000_000;
 export const MAX_USAGE_INCREMENT = 1_000_000;
 
 /**
- * The domain event types a webhook endpoint may ask for (libs/contracts/domain-events.ts gives each
+ * The domain event types a webhook endpoint may ask for (libs/contracts/events/domain-events.ts gives each
  * its data): here, so the console lists them without bundling zod.
  */
 export const domainEventTypes = [
@@ -143,7 +143,7 @@ export const MAX_BULK_LICENSES = 100;
 /** The most days a bulk change extends an expiry by (ten years). */
 export const MAX_EXTEND_DAYS = 3660;
 
-/** An entitlement's code (libs/contracts/entitlements.ts): lowercase, no comma, 1 to 64 characters. */
+/** An entitlement's code (libs/contracts/plans/entitlements.ts): lowercase, no comma, 1 to 64 characters. */
 export const ENTITLEMENT_CODE_PATTERN = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/;
 export const MAX_ENTITLEMENT_CODE_LENGTH = 64;
 

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import type { UpdateInfo } from './catalog.js';
-import type { ActivationResult, ValidationResult } from './license-operations.js';
+import type { UpdateInfo } from './catalog/catalog.js';
+import type { ActivationResult, ValidationResult } from './licenses/license-operations.js';
 import type { ActivationType, activationTypes, LicenseStatus, licenseStatuses } from './shared.js';
-import type { StartedTrial } from './trials.js';
-import type { ReleaseChannel, releaseChannels } from './updaters.js';
-import type { UsageResult } from './usage.js';
+import type { StartedTrial } from './licenses/trials.js';
+import type { ReleaseChannel, releaseChannels } from './catalog/updaters.js';
+import type { UsageResult } from './licenses/usage.js';
 
 // The success payloads of the public API (spec 2.6, 4.1, 4.2, 4.4) as plain types. The client
 // package imports these, and its published declarations include them: a `z.infer` type there

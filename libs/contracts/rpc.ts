@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import * as catalog from './catalog.js';
+import * as catalog from './catalog/catalog.js';
 import { downloadMethods } from './rpc-methods/download-methods.js';
 import { licenseMethods } from './rpc-methods/license-methods.js';
 import { Health, serviceNames, type ServiceName } from './rpc-methods/method.js';

@@ -67,19 +67,19 @@ export function configureApp(
   app.use(requestLog(logger));
 }
 
-export * from './body.js';
+export * from './input/body.js';
 export * from './server.js';
 export { requestId, routeTemplate } from './request-log.js';
-export * from './route.js';
-export * from './define-route.js';
-export * from './mount-routes.js';
-export * from './openapi-document.js';
-export * from './reference-pages.js';
+export * from './routes/route.js';
+export * from './routes/define-route.js';
+export * from './routes/mount-routes.js';
+export * from './api-reference/openapi-document.js';
+export * from './api-reference/reference-pages.js';
 export * from './page-security.js';
-export * from './validation.js';
-export * from './form.js';
-export * from './health-routes.js';
+export * from './input/validation.js';
+export * from './input/form.js';
+export * from './routes/health-routes.js';
 export * from './no-store.js';
 export * from './signed-answers.js';
 export * from './file-answers.js';
-export * from './csv.js';
+export * from './csv/csv.js';

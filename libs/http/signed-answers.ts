@@ -3,7 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { SigningKeys } from '../config/index.js';
 import { LicensingError, type JwkSet as JwkSetSchema } from '../contracts/index.js';
-import { checkedContentDigest } from './body.js';
+import { checkedContentDigest } from './input/body.js';
 import {
   NONCE_HEADER,
   NONCE_PATTERN,

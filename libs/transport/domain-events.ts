@@ -90,7 +90,7 @@ export type PublishDomainEvent = <T extends DomainEventType>(
 ) => DomainEventOf<T>;
 
 /**
- * How a service publishes its domain events (libs/contracts/domain-events.ts), once the write each
+ * How a service publishes its domain events (libs/contracts/events/domain-events.ts), once the write each
  * reports has succeeded: a new event with its own id, handed to the transport, which keeps it
  * until the message bus has taken it (transport.ts `publishDomainEvent`). The write is done by
  * then, so a transport that throws must not turn the change into a failure its caller would

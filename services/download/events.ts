@@ -33,7 +33,7 @@ export interface DownloadEvents {
 const isErrorCode = (reason: string): reason is ErrorCode =>
   (errorCodes as readonly string[]).includes(reason);
 
-/** The events as domain events (libs/contracts/domain-events.ts), each handed to `publish`. */
+/** The events as domain events (libs/contracts/events/domain-events.ts), each handed to `publish`. */
 export function publishedDownloadEvents(
   publish: PublishDomainEvent,
   logger: Logger,

@@ -119,7 +119,7 @@ export async function downloadFromConfig(
     stops.push(() => counts.stop());
     const logWriter = new DownloadLogWriter({
       store: downloadLog,
-      // The log's entries, once written, as domain events (libs/contracts/domain-events.ts), counted.
+      // The log's entries, once written, as domain events (libs/contracts/events/domain-events.ts), counted.
       events: countedDownloadEvents(
         publishedDownloadEvents(domainEventPublisher(deps.transport, logger), logger),
         counts,

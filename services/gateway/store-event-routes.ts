@@ -5,8 +5,8 @@ import {
   ReceivedStoreEvent,
   storeEventHeaders,
   type ReceiveStoreEventRequest,
-} from '../../libs/contracts/received-store-events.js';
-import { MAX_STORE_EVENT_BYTES } from '../../libs/contracts/store-connections.js';
+} from '../../libs/contracts/stores/received-store-events.js';
+import { MAX_STORE_EVENT_BYTES } from '../../libs/contracts/stores/store-connections.js';
 import { defineRoute, readBody, sendData, type Route } from '../../libs/http/index.js';
 import { publicErrors } from './requests/form-route.js';
 import type { GatewayDeps } from './gateway-deps.js';

@@ -124,7 +124,7 @@ function previousValues(changes: LicenseChangeSet): DomainEventData<'license.upd
 const UNLOGGED_FIELDS: ReadonlySet<string> = new Set(['ip', 'name']);
 
 /**
- * The events as domain events (libs/contracts/domain-events.ts), each handed to `publish` and written
+ * The events as domain events (libs/contracts/events/domain-events.ts), each handed to `publish` and written
  * to the log, one line each, named as the event (the license key as its fingerprint, as in every
  * line: libs/logging).
  */

@@ -58,7 +58,7 @@ export async function licenseFromConfig(
     logger: deps.logger,
   });
   counts.start();
-  // Domain events go out on the transport, durably, and to the log (libs/contracts/domain-events.ts),
+  // Domain events go out on the transport, durably, and to the log (libs/contracts/events/domain-events.ts),
   // and are counted.
   const events = countedEvents(
     publishedEvents(domainEventPublisher(deps.transport, deps.logger), deps.logger),

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { storeEventOutcomes } from '../../libs/contracts/received-store-events.js';
-import { storeProviders } from '../../libs/contracts/store-connections.js';
+import { storeEventOutcomes } from '../../libs/contracts/stores/received-store-events.js';
+import { storeProviders } from '../../libs/contracts/stores/store-connections.js';
 import type {
   KeptEndingRecord,
   StoreConnectionRecord,

@@ -1,5 +1,5 @@
 import { isDuplicateKey, type Sequences } from '../../libs/database/index.js';
-import { retryableStoreEventOutcomes } from '../../libs/contracts/received-store-events.js';
+import { retryableStoreEventOutcomes } from '../../libs/contracts/stores/received-store-events.js';
 import type { StoreEventDocument, StoreModels } from './models.js';
 import type { StoreEventRecord, StoreEventStore } from './stores.js';
 

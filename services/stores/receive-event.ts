@@ -3,7 +3,7 @@ import { LicensingError } from '../../libs/contracts/index.js';
 import type {
   ReceiveStoreEventRequest,
   ReceivedStoreEvent,
-} from '../../libs/contracts/received-store-events.js';
+} from '../../libs/contracts/stores/received-store-events.js';
 import type { Logger } from '../../libs/logging/index.js';
 import { readStoreEvent, storeEventType } from './readers/read-store-event.js';
 import type { StoreDelivery } from './receiving/delivery.js';

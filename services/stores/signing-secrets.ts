@@ -1,4 +1,4 @@
-import { PREVIOUS_SECRET_HOURS } from '../../libs/contracts/store-connections.js';
+import { PREVIOUS_SECRET_HOURS } from '../../libs/contracts/stores/store-connections.js';
 import type { StoredSigningSecret } from './stores.js';
 
 /** How long a replaced signing secret keeps verifying (a rotation, docs/stores.md). */

@@ -1,9 +1,9 @@
-import type { StoreEventOutcome } from '../../libs/contracts/received-store-events.js';
+import type { StoreEventOutcome } from '../../libs/contracts/stores/received-store-events.js';
 import type {
   StoreEmails,
   StoreMode,
   StoreProvider,
-} from '../../libs/contracts/store-connections.js';
+} from '../../libs/contracts/stores/store-connections.js';
 
 /** A signing secret and when it stops verifying: null for the current one. */
 export interface StoredSigningSecret {

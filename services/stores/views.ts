@@ -1,5 +1,8 @@
-import type { StoreEventRecord as StoreEventView } from '../../libs/contracts/received-store-events.js';
-import type { StoreConnection, StoreMapping } from '../../libs/contracts/store-connections.js';
+import type { StoreEventRecord as StoreEventView } from '../../libs/contracts/stores/received-store-events.js';
+import type {
+  StoreConnection,
+  StoreMapping,
+} from '../../libs/contracts/stores/store-connections.js';
 import type { StoreConnectionRecord, StoreEventRecord, StoreMappingRecord } from './stores.js';
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());

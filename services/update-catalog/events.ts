@@ -15,7 +15,7 @@ export interface CatalogEvents {
   rolloutChanged(event: { version: VersionRecord; previousPercent: number; at: Date }): void;
 }
 
-/** The events as domain events (libs/contracts/domain-events.ts), each handed to `publish`. */
+/** The events as domain events (libs/contracts/events/domain-events.ts), each handed to `publish`. */
 export function publishedCatalogEvents(publish: PublishDomainEvent): CatalogEvents {
   return {
     versionPublished: ({ version, at }) =>

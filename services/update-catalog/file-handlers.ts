@@ -13,7 +13,7 @@ type PackageFileHandlers = Pick<
   'update-catalog.addFile' | 'update-catalog.updateFile' | 'update-catalog.deleteFile'
 >;
 
-/** Refuses a file whose target the updaters could not read (libs/contracts/updaters.ts). */
+/** Refuses a file whose target the updaters could not read (libs/contracts/catalog/updaters.ts). */
 function checkTarget(file: Parameters<typeof minimumSystemVersionProblem>[0]) {
   const problem = minimumSystemVersionProblem(file);
   if (problem !== null) throw invalidRequest(problem);

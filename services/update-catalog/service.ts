@@ -44,7 +44,7 @@ export async function updateCatalogFromConfig(
     createUpdateCatalogHandlers({
       stores,
       transport: deps.transport,
-      // Domain events go out on the transport, durably (libs/contracts/domain-events.ts).
+      // Domain events go out on the transport, durably (libs/contracts/events/domain-events.ts).
       events: publishedCatalogEvents(domainEventPublisher(deps.transport, deps.logger)),
       releases,
     }),

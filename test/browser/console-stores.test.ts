@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import type { StoreEventRecord } from '../../libs/contracts/received-store-events.js';
-import type { StoreConnectionView } from '../../libs/contracts/store-connection-views.js';
+import type { StoreEventRecord } from '../../libs/contracts/stores/received-store-events.js';
+import type { StoreConnectionView } from '../../libs/contracts/stores/store-connection-views.js';
 import {
   expectClean,
   launchBrowser,

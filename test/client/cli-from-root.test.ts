@@ -3,7 +3,7 @@ import { access, constants, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { EXIT, main } from '../../libs/client/src/cli-main.js';
+import { EXIT, main } from '../../libs/client/src/cli/cli-main.js';
 import { UNKNOWN_KEY, sendJson, serve, type LocalServer } from './servers.js';
 import { API_BASE } from '../../libs/contracts/api-base.js';
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXIT, main } from '../../libs/client/src/cli-main.js';
+import { EXIT, main } from '../../libs/client/src/cli/cli-main.js';
 import {
   keySetOf,
   refusedUrl,

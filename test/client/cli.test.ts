@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { EXIT, main } from '../../libs/client/src/cli-main.js';
+import { EXIT, main } from '../../libs/client/src/cli/cli-main.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
 import {
   keySetOf,

@@ -426,8 +426,8 @@ export { bogus, stored, types, unknownKey, update, user };
       },
       {
         'app.ts': `import type { ActivationData, ActivationType, LicenseStatus, UpdateInfo, ValidationData } from '${NAME}';
-import type { UpdateInfo as UpdateInfoSchema } from '${contracts}/catalog.js';
-import type { ActivationResult, ValidationResult } from '${contracts}/license-operations.js';
+import type { UpdateInfo as UpdateInfoSchema } from '${contracts}/catalog/catalog.js';
+import type { ActivationResult, ValidationResult } from '${contracts}/licenses/license-operations.js';
 import type { ActivationType as ActivationTypeSchema, LicenseStatus as LicenseStatusSchema } from '${contracts}/shared.js';
 ${typeChecks}
 export type Checks = [

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type request from 'supertest';
-import type { StoreEventRecord } from '../../libs/contracts/received-store-events.js';
-import type { StoreMapping } from '../../libs/contracts/store-connections.js';
-import type { StoreConnectionView } from '../../libs/contracts/store-connection-views.js';
+import type { StoreEventRecord } from '../../libs/contracts/stores/received-store-events.js';
+import type { StoreMapping } from '../../libs/contracts/stores/store-connections.js';
+import type { StoreConnectionView } from '../../libs/contracts/stores/store-connection-views.js';
 import type { AdminWithToken } from '../../libs/contracts/index.js';
 import { managementOpenApi } from '../../services/management/openapi.js';
 import { DocumentedCalls, storeOperationIds } from '../support/documented-calls.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { domainEvent, type AuditEntry } from '../../libs/contracts/index.js';
-import type { StoreEventRecord } from '../../libs/contracts/received-store-events.js';
-import type { StoreProvider } from '../../libs/contracts/store-connections.js';
+import type { StoreEventRecord } from '../../libs/contracts/stores/received-store-events.js';
+import type { StoreProvider } from '../../libs/contracts/stores/store-connections.js';
 import { keyFingerprint } from '../../libs/logging/index.js';
 import { metrics } from '../../libs/observability/index.js';
 import { eventually } from '../support/eventually.js';

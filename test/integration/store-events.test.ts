@@ -1,6 +1,6 @@
 import { API_BASE } from '../../libs/contracts/index.js';
-import { MAX_STORE_EVENT_BYTES } from '../../libs/contracts/store-connections.js';
-import type { StoreProvider } from '../../libs/contracts/store-connections.js';
+import { MAX_STORE_EVENT_BYTES } from '../../libs/contracts/stores/store-connections.js';
+import type { StoreProvider } from '../../libs/contracts/stores/store-connections.js';
 import { DocumentedCalls, storeEventOperationIds } from '../support/documented-calls.js';
 import { eventually } from '../support/eventually.js';
 import { fakeBuyerMail, fakeStoreLicenses } from '../support/fake-store-licenses.js';

@@ -7,8 +7,11 @@ import {
 import {
   retryableStoreEventOutcomes,
   type StoreEventRecord,
-} from '../../libs/contracts/received-store-events.js';
-import type { StoreConnection, StoreMapping } from '../../libs/contracts/store-connections.js';
+} from '../../libs/contracts/stores/received-store-events.js';
+import type {
+  StoreConnection,
+  StoreMapping,
+} from '../../libs/contracts/stores/store-connections.js';
 import type { z } from 'zod';
 import type { HandlerTable } from '../../libs/transport/codec.js';
 

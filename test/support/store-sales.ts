@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import type { StoreProvider } from '../../libs/contracts/store-connections.js';
+import type { StoreProvider } from '../../libs/contracts/stores/store-connections.js';
 import { eventually } from './eventually.js';
 import { mimeBodies, mimeHeader } from './mime-message.js';
 import { storeFixture } from './store-fixtures.js';

@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import type { StoreLicensesChanged } from '../../libs/contracts/index.js';
-import type { ReceiveStoreEventRequest } from '../../libs/contracts/received-store-events.js';
+import type { ReceiveStoreEventRequest } from '../../libs/contracts/stores/received-store-events.js';
 import type {
   CreateStoreConnectionRequest,
   StoreProvider,
-} from '../../libs/contracts/store-connections.js';
+} from '../../libs/contracts/stores/store-connections.js';
 import { createLogger, type Logger } from '../../libs/logging/index.js';
 import { StoreEventApplier } from '../../services/stores/applying/applier.js';
 import type { StoreApi } from '../../services/stores/applying/store-api.js';

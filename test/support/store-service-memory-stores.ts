@@ -1,4 +1,4 @@
-import { retryableStoreEventOutcomes } from '../../libs/contracts/received-store-events.js';
+import { retryableStoreEventOutcomes } from '../../libs/contracts/stores/received-store-events.js';
 import type {
   KeptEndingRecord,
   StoreConnectionRecord,

@@ -1,7 +1,7 @@
 import {
   retryableStoreEventOutcomes,
   storeEventOutcomes,
-} from '../../libs/contracts/received-store-events.js';
+} from '../../libs/contracts/stores/received-store-events.js';
 import {
   CreateStoreConnectionRequest,
   CreateStoreMappingRequest,
@@ -9,7 +9,7 @@ import {
   StoreMode,
   StoreRenewal,
   storeProviders,
-} from '../../libs/contracts/store-connections.js';
+} from '../../libs/contracts/stores/store-connections.js';
 import {
   EMAIL_WORDS,
   EMPTY_CONNECTION,

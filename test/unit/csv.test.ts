@@ -9,13 +9,13 @@ import {
   exportFilename,
   streamCsv,
   type CsvColumn,
-} from '../../libs/http/csv.js';
+} from '../../libs/http/csv/csv.js';
 import { createLogger } from '../../libs/logging/index.js';
-import { licenseColumns } from '../../libs/http/csv-columns.js';
+import { licenseColumns } from '../../libs/http/csv/csv-columns.js';
 import { csvRecords, parseCsv } from '../support/csv.js';
 
 /**
- * The CSV writer of the exports (libs/http/csv.ts): RFC 4180 fields and lines, text a
+ * The CSV writer of the exports (libs/http/csv/csv.ts): RFC 4180 fields and lines, text a
  * spreadsheet would run as a formula made inert, and a stream that holds one batch at a time,
  * waits for a slow reader, and cuts off an export that fails half way.
  */

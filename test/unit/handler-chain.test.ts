@@ -1,8 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { handlerChain } from '../../libs/http/handler-chain.js';
+import { handlerChain } from '../../libs/http/routes/handler-chain.js';
 
 /**
- * A route's middleware run as one handler (libs/http/handler-chain.ts): in order, each when the
+ * A route's middleware run as one handler (libs/http/routes/handler-chain.ts): in order, each when the
  * one before it calls `next()`, and any error once to the app's error handling, as Express runs a
  * route's chain.
  */

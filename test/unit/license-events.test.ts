@@ -16,7 +16,7 @@ import {
 } from '../support/license-handler-harness.js';
 
 /**
- * The license service's domain events (libs/contracts/domain-events.ts): the handlers and the
+ * The license service's domain events (libs/contracts/events/domain-events.ts): the handlers and the
  * scheduled tasks on in-memory stores, their events published as in production on a transport
  * that records them. Each is published once the write it reports has succeeded, never for a
  * refused or failed one, and once per change.

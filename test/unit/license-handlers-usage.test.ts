@@ -1,4 +1,4 @@
-import { defaultExpiryTerms } from '../../libs/contracts/plan-expiry.js';
+import { defaultExpiryTerms } from '../../libs/contracts/plans/plan-expiry.js';
 import { randomUUID } from 'node:crypto';
 import type { UsesReset } from '../../libs/contracts/index.js';
 import {

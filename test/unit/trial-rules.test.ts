@@ -1,4 +1,4 @@
-import { defaultExpiryTerms } from '../../libs/contracts/plan-expiry.js';
+import { defaultExpiryTerms } from '../../libs/contracts/plans/plan-expiry.js';
 import type { PlanRecord } from '../../services/license/records.js';
 import {
   decideTrial,

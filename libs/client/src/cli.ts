@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from './cli-main.js';
+import { main } from './cli/cli-main.js';
 
 main(process.argv.slice(2)).then(
   (code) => {

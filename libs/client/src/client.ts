@@ -6,17 +6,17 @@
  * cache).
  */
 import type { JwkSet } from '../../signatures/index.js';
-import type { DownloadDestination, DownloadOptions } from './download.js';
+import type { DownloadDestination, DownloadOptions } from './downloads/download.js';
 import { formOperation, type Connection, type Fields, type Operation } from './exchange.js';
 import {
   heartbeatSettings,
   runHeartbeat,
   type Heartbeat,
   type HeartbeatOptions,
-} from './heartbeat.js';
-import { checkLicenseFile } from './license-file.js';
+} from './validation/heartbeat.js';
+import { checkLicenseFile } from './verification/license-file.js';
 import { readOptions, type ClientOptions, type VerifyLicenseFileOptions } from './options.js';
-import { downloadPackage } from './package-download.js';
+import { downloadPackage } from './downloads/package-download.js';
 import { Requests } from './requests.js';
 import {
   type ActivationData,
@@ -33,8 +33,8 @@ import {
   type ValidationData,
 } from './result.js';
 import { SafeStore, SignedTime } from './store.js';
-import { beat, validation, type Validator } from './validation.js';
-import { pinKeys, type PinnedKeys } from './verify.js';
+import { beat, validation, type Validator } from './validation/validation.js';
+import { pinKeys, type PinnedKeys } from './verification/verify.js';
 
 export class LicensingClient {
   /** `{store root}/api/index.php/v1/licensing`. */

@@ -11,10 +11,15 @@ import {
   interpretKeySet,
   isInvalidResponse,
 } from './http.js';
-import { signatureInvalid } from './license-file.js';
+import { signatureInvalid } from './verification/license-file.js';
 import type { LicensingResult } from './result.js';
 import type { SignedTime } from './store.js';
-import { newNonce, requestContentDigest, verifyAnswer, type PinnedKeys } from './verify.js';
+import {
+  newNonce,
+  requestContentDigest,
+  verifyAnswer,
+  type PinnedKeys,
+} from './verification/verify.js';
 
 /** What a call needs of its client. */
 export interface Connection {

@@ -15,9 +15,13 @@ export {
   type ClientOptions,
   type VerifyLicenseFileOptions,
 } from './options.js';
-export { verifyLicenseFile, type OfflineVerifyOptions } from './offline-check.js';
+export { verifyLicenseFile, type OfflineVerifyOptions } from './verification/offline-check.js';
 export { hasEntitlement, type WithEntitlements } from './entitlements.js';
-export type { DownloadDestination, DownloadOptions, DownloadProgress } from './download.js';
+export type {
+  DownloadDestination,
+  DownloadOptions,
+  DownloadProgress,
+} from './downloads/download.js';
 export {
   DEFAULT_HEARTBEAT_RETRY_DELAY_MS,
   DEFAULT_NO_LEASE_INTERVAL_MS,
@@ -27,7 +31,7 @@ export {
   type HeartbeatOptions,
   type HeartbeatStatus,
   type HeartbeatTimers,
-} from './heartbeat.js';
+} from './validation/heartbeat.js';
 export { CONNECTION_ERROR, INVALID_RESPONSE } from './http.js';
 export { jsonFileStore } from './node-file.js';
 export {
@@ -58,7 +62,7 @@ export {
   type ValidateOptions,
   type ValidationData,
 } from './result.js';
-export { Sha256 } from './sha256.js';
+export { Sha256 } from './downloads/sha256.js';
 export type { CacheOption, KeyValueStore, StorageLike } from './store.js';
-export type { KeysOption } from './verify.js';
+export type { KeysOption } from './verification/verify.js';
 export type { Ed25519PublicJwk, JwkSet } from '../../signatures/index.js';

@@ -5,7 +5,7 @@
 import type * as NodeCrypto from 'node:crypto';
 import type * as NodeFs from 'node:fs/promises';
 import type * as NodePath from 'node:path';
-import type { Sink } from './download.js';
+import type { Sink } from './downloads/download.js';
 import type { KeyValueStore } from './store.js';
 
 // Type-only imports: erased from the output, which loads the modules with `load` below.

@@ -3,7 +3,7 @@
  * wrong one a `TypeError` when the client is made rather than a failure of every call.
  */
 import { isCacheOption, type CacheOption } from './store.js';
-import { isKeysOption, type KeysOption } from './verify.js';
+import { isKeysOption, type KeysOption } from './verification/verify.js';
 
 /** Spec 9: the client appends this to the store root URL. */
 export const API_PATH = '/api/index.php/v1/licensing';

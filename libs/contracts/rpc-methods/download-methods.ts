@@ -1,5 +1,5 @@
-import * as download from '../download.js';
-import * as overview from '../overview.js';
+import * as download from '../downloads/download.js';
+import * as overview from '../management/overview.js';
 import { EmptyRequest, Health, method } from './method.js';
 
 /** The download service's RPC methods (downloads, uploads, the download log). */

@@ -1,5 +1,5 @@
-import { CreatePlanRequest, Plan, PlanList, PlanRef, UpdatePlanRequest } from '../plans.js';
-import * as entitlements from '../entitlements.js';
+import { CreatePlanRequest, Plan, PlanList, PlanRef, UpdatePlanRequest } from '../plans/plans.js';
+import * as entitlements from '../plans/entitlements.js';
 import {
   ActivateRequest,
   ActivationResult,
@@ -10,7 +10,7 @@ import {
   LicenseCoverageRequest,
   ValidateRequest,
   ValidationResult,
-} from '../license-operations.js';
+} from '../licenses/license-operations.js';
 import {
   ActivationPage,
   ExportLicensesRequest,
@@ -20,7 +20,7 @@ import {
   LicenseRef,
   ListActivationsRequest,
   SearchLicensesRequest,
-} from '../license-views.js';
+} from '../licenses/license-views.js';
 import {
   AddActivationRequest,
   AddedActivation,
@@ -29,18 +29,18 @@ import {
   RemoveActivationRequest,
   RenewLicenseRequest,
   UpdateLicenseRequest,
-} from '../license-changes.js';
+} from '../licenses/license-changes.js';
 import {
   CreateStoreLicenseRequest,
   FindStoreLicenseRequest,
   FoundStoreLicense,
   StoreLicense,
-} from '../license-store-refs.js';
-import { RunTaskRequest, ScheduledTaskList, TaskRun } from '../scheduled-tasks.js';
-import { PortalLicense } from '../portal-license.js';
-import * as overview from '../overview.js';
-import * as trials from '../trials.js';
-import { LicenseUsage, RecordUsageRequest, UsageResult } from '../usage.js';
+} from '../stores/license-store-refs.js';
+import { RunTaskRequest, ScheduledTaskList, TaskRun } from '../licenses/scheduled-tasks.js';
+import { PortalLicense } from '../licenses/portal-license.js';
+import * as overview from '../management/overview.js';
+import * as trials from '../licenses/trials.js';
+import { LicenseUsage, RecordUsageRequest, UsageResult } from '../licenses/usage.js';
 import { EmptyRequest, Health, method } from './method.js';
 
 /** The license service's RPC methods (licenses, activations, plans, entitlements, trials, usage). */

@@ -1,5 +1,5 @@
-import * as events from '../received-store-events.js';
-import * as connections from '../store-connections.js';
+import * as events from '../stores/received-store-events.js';
+import * as connections from '../stores/store-connections.js';
 import { EmptyRequest, Health, method } from './method.js';
 
 /** The stores service's RPC methods (store connections, product mappings, received events). */

@@ -1,5 +1,5 @@
-import * as catalog from '../catalog.js';
-import { FeedAnswer, FeedRequest } from '../feeds.js';
+import * as catalog from '../catalog/catalog.js';
+import { FeedAnswer, FeedRequest } from '../catalog/feeds.js';
 import { EmptyRequest, Health, method } from './method.js';
 
 /** The update-catalog service's RPC methods (products, versions, files, the update check and feeds). */

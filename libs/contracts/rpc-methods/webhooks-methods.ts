@@ -1,4 +1,4 @@
-import * as webhooks from '../webhooks.js';
+import * as webhooks from '../events/webhooks.js';
 import { EmptyRequest, Health, method } from './method.js';
 
 /** The webhooks service's RPC methods (endpoints and deliveries). */

@@ -107,7 +107,7 @@ export async function declareQueue(
 
 /**
  * The routing keys a consumer's queue is bound to: every domain event of the system, or each of
- * the types it takes (libs/contracts/domain-events.ts `consumedDomainEvents`).
+ * the types it takes (libs/contracts/events/domain-events.ts `consumedDomainEvents`).
  */
 export function domainEventBindings(prefix: string, consumer: DomainEventConsumer): string[] {
   const types = consumedDomainEvents[consumer];

@@ -8,7 +8,7 @@ import { checkIdentifier, identifierKey } from '../../../libs/identifier/index.j
 /**
  * Exempt identifiers (docs/api-decisions.md, "Exempt identifiers"): whether an activation's
  * identifier matches one of its plan's patterns. The pattern forms and their refusals are
- * libs/contracts/exempt-identifiers.ts; these are the rules per activation type.
+ * libs/contracts/plans/exempt-identifiers.ts; these are the rules per activation type.
  */
 
 /** Dot-separated labels, at least one, none empty: what a `*` stands for. */

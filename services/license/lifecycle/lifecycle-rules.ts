@@ -203,7 +203,7 @@ export interface ChangeableLicense {
   expires_at: Date | null;
 }
 
-/** A field of a license an admin changes (libs/contracts/domain-events.ts `license.updated`). */
+/** A field of a license an admin changes (libs/contracts/events/domain-events.ts `license.updated`). */
 export type LicenseUpdateField = (typeof licenseUpdateFields)[number];
 
 /** The fields an admin's update changed, and their values before it. */

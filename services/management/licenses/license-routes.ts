@@ -18,7 +18,7 @@ import {
 } from '../../../libs/contracts/index.js';
 import { parseWith, type Route } from '../../../libs/http/index.js';
 import { changeEach } from './bulk-changes.js';
-import { licenseColumns } from '../../../libs/http/csv-columns.js';
+import { licenseColumns } from '../../../libs/http/csv/csv-columns.js';
 import { adminErrors, refusalAsConflict } from '../route-makers/admin-errors.js';
 import { absentIfEmpty, nonEmptyPatch, pageFields } from '../route-makers/admin-inputs.js';
 import { adminRoute } from '../route-makers/admin-route.js';

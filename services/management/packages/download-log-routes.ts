@@ -7,7 +7,7 @@ import {
   IdText,
   Timestamp,
 } from '../../../libs/contracts/index.js';
-import { downloadLogColumns } from '../../../libs/http/csv-columns.js';
+import { downloadLogColumns } from '../../../libs/http/csv/csv-columns.js';
 import { parseWith, type Route } from '../../../libs/http/index.js';
 import { adminErrors } from '../route-makers/admin-errors.js';
 import { absentIfEmpty, pageFields } from '../route-makers/admin-inputs.js';

@@ -97,7 +97,7 @@ const minimumSystemVersionOf = (fields: ReadonlyMap<string, string>) =>
   );
 
 /**
- * Only a macOS file has a minimum macOS (libs/contracts/updaters.ts): checked as soon as both
+ * Only a macOS file has a minimum macOS (libs/contracts/catalog/updaters.ts): checked as soon as both
  * fields have arrived, so the upload stops early, and once the body is whole (`complete`), when
  * a field left out counts as empty.
  */

@@ -2,11 +2,11 @@ import {
   CreateStoreConnectionRequest,
   PREVIOUS_SECRET_HOURS,
   UpdateStoreConnectionRequest,
-} from '../../../libs/contracts/store-connections.js';
+} from '../../../libs/contracts/stores/store-connections.js';
 import {
   StoreConnectionView,
   StoreConnectionViewList,
-} from '../../../libs/contracts/store-connection-views.js';
+} from '../../../libs/contracts/stores/store-connection-views.js';
 import type { Route } from '../../../libs/http/index.js';
 import { adminErrors, byIdErrors } from '../route-makers/admin-errors.js';
 import { IdPath, nonEmptyPatch } from '../route-makers/admin-inputs.js';

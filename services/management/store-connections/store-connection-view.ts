@@ -1,6 +1,6 @@
 import { API_BASE } from '../../../libs/contracts/api-base.js';
-import type { StoreConnection } from '../../../libs/contracts/store-connections.js';
-import type { StoreConnectionView } from '../../../libs/contracts/store-connection-views.js';
+import type { StoreConnection } from '../../../libs/contracts/stores/store-connections.js';
+import type { StoreConnectionView } from '../../../libs/contracts/stores/store-connection-views.js';
 
 /**
  * Where a store sends a connection's events: the gateway's route

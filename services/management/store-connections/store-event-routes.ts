@@ -3,7 +3,7 @@ import {
   ListStoreEventsRequest,
   StoreEventOutcome,
   retryableStoreEventOutcomes,
-} from '../../../libs/contracts/received-store-events.js';
+} from '../../../libs/contracts/stores/received-store-events.js';
 import { IdText } from '../../../libs/contracts/index.js';
 import { parseWith, type Route } from '../../../libs/http/index.js';
 import { adminErrors, byIdErrors } from '../route-makers/admin-errors.js';

@@ -1,7 +1,7 @@
 import {
   CreateStoreMappingRequest,
   UpdateStoreMappingRequest,
-} from '../../../libs/contracts/store-connections.js';
+} from '../../../libs/contracts/stores/store-connections.js';
 import type { Route } from '../../../libs/http/index.js';
 import { adminErrors, byIdErrors } from '../route-makers/admin-errors.js';
 import { IdPath, nonEmptyPatch } from '../route-makers/admin-inputs.js';

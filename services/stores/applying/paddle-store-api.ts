@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoreMode } from '../../../libs/contracts/store-connections.js';
+import type { StoreMode } from '../../../libs/contracts/stores/store-connections.js';
 import type { PaddleApi } from './store-api.js';
 
 /** A call to Paddle's API gives up after this: the applier tries the event again later. */

@@ -1,4 +1,4 @@
-import type { StoreProvider } from '../../../libs/contracts/store-connections.js';
+import type { StoreProvider } from '../../../libs/contracts/stores/store-connections.js';
 import { withDisplayName } from '../display-names.js';
 import type { StoreDelivery } from '../receiving/delivery.js';
 import { readLemonSqueezyEvent } from './lemonsqueezy-reader.js';

@@ -1,4 +1,4 @@
-import type { StoreProvider } from '../../../libs/contracts/store-connections.js';
+import type { StoreProvider } from '../../../libs/contracts/stores/store-connections.js';
 import { checkLemonSqueezySignature, checkWooCommerceSignature } from './body-hmac-signature.js';
 import type { SignatureCheck, StoreDelivery } from './delivery.js';
 import { checkPaddleSignature } from './paddle-signature.js';

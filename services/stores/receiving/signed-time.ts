@@ -1,4 +1,4 @@
-import { SIGNATURE_TOLERANCE_SECONDS } from '../../../libs/contracts/store-connections.js';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../../../libs/contracts/stores/store-connections.js';
 
 /**
  * Why a signature's timestamp (Unix seconds, as Stripe's `t=` and Paddle's `ts=` carry it) is

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { SIGNATURE_TOLERANCE_SECONDS } from '../../../libs/contracts/store-connections.js';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../../../libs/contracts/stores/store-connections.js';
 import { badSignature, signedEvent, type SignatureCheck, type StoreDelivery } from './delivery.js';
 import { oneTimestamp, signedTimeRefusal } from './signed-time.js';
 

@@ -2,7 +2,7 @@ import { KEPT_DETAIL } from '../../../services/stores/applying/kept-endings.js';
 import { decideStoreEvent } from '../../../services/stores/license-change-rules.js';
 import type { StoreEventFacts } from '../../../services/stores/store-events.js';
 import type { StoreApi } from '../../../services/stores/applying/store-api.js';
-import type { StoreProvider } from '../../../libs/contracts/store-connections.js';
+import type { StoreProvider } from '../../../libs/contracts/stores/store-connections.js';
 import { editedFixture, storeFixture } from '../../support/store-fixtures.js';
 import { SECRET, signedHeaders, storeServiceHarness } from '../../support/store-service-harness.js';
 

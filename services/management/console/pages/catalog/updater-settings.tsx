@@ -37,7 +37,7 @@ const NEW_JOOMLA: JoomlaDraft = {
 };
 const NEW_WORDPRESS: WordPressDraft = { slug: '', requires: '', tested: '', requires_php: '' };
 
-// Typed out rather than read from libs/contracts/updaters.ts: that module would bring zod into
+// Typed out rather than read from libs/contracts/catalog/updaters.ts: that module would bring zod into
 // the page, and zod's test for eval is a Content-Security-Policy violation.
 const TYPE_WORDS: Record<JoomlaSettings['type'], string> = {
   component: 'component',

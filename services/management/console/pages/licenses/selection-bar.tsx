@@ -5,10 +5,10 @@ import type {
   LicenseSummary,
 } from '../../../../../libs/contracts/index.js';
 import { MAX_EXTEND_DAYS } from '../../../../../libs/contracts/bounds.js';
-import { csvText, exportFilename } from '../../../../../libs/http/csv.js';
+import { csvText, exportFilename } from '../../../../../libs/http/csv/csv.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { STATUS_WORDS } from '../../../../../libs/web/ui/words.js';
-import { licenseColumns } from '../../../../../libs/http/csv-columns.js';
+import { licenseColumns } from '../../../../../libs/http/csv/csv-columns.js';
 import { useApi, type Body } from '../../shared/api/admin-api.js';
 import { Input, WordSelect, localInputToIso } from '../../shared/components/fields.js';
 import { useAction } from '../../shared/hooks/hooks.js';

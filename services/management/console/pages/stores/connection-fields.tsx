@@ -3,7 +3,7 @@ import type {
   StoreEmails,
   StoreMode,
   StoreProvider,
-} from '../../../../../libs/contracts/store-connections.js';
+} from '../../../../../libs/contracts/stores/store-connections.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { Check, Input, Radios } from '../../shared/components/fields.js';
 import {

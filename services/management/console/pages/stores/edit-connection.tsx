@@ -1,5 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { StoreEmails, StoreMode } from '../../../../../libs/contracts/store-connections.js';
+import type {
+  StoreEmails,
+  StoreMode,
+} from '../../../../../libs/contracts/stores/store-connections.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { useApi } from '../../shared/api/admin-api.js';
 import { Check, Input } from '../../shared/components/fields.js';

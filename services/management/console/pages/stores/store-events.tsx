@@ -1,6 +1,6 @@
 /** The events the stores delivered, with what applying each did; a failed or unmapped one applied again. */
 import { useState } from 'preact/hooks';
-import type { StoreEventOutcome } from '../../../../../libs/contracts/received-store-events.js';
+import type { StoreEventOutcome } from '../../../../../libs/contracts/stores/received-store-events.js';
 import { Empty, Field, Table } from '../../../../../libs/web/ui/components.js';
 import { Time } from '../../../../../libs/web/ui/time.js';
 import { useApi, type Answer } from '../../shared/api/admin-api.js';

@@ -6,8 +6,8 @@ import type {
   StoreEmails,
   StoreMode,
   StoreProvider,
-} from '../../../../../libs/contracts/store-connections.js';
-import type { StoreEventOutcome } from '../../../../../libs/contracts/received-store-events.js';
+} from '../../../../../libs/contracts/stores/store-connections.js';
+import type { StoreEventOutcome } from '../../../../../libs/contracts/stores/received-store-events.js';
 
 export const PROVIDER_WORDS: Record<StoreProvider, string> = {
   stripe: 'Stripe',
