@@ -66,6 +66,53 @@ const breaches: Record<string, string> = {
   // The benchmark importing a test's helper.
   'test/support/helper.ts': 'export const helper = 1;',
   'bench/run.ts': "import { helper } from '../test/support/helper.js';\nexport const run = helper;",
+  // A handler importing a MongoDB adapter; its store port allowed.
+  'services/beta/mongo-stores.ts': 'export const mongoStore = 1;',
+  'services/beta/handlers.ts':
+    "import { mongoStore } from './mongo-stores.js';\nimport type { Store } from './stores.js';\nexport const handlers = (s: Store) => [mongoStore, s];",
+  // A service's subfolder importing what composes the service.
+  'services/beta/service.ts': 'export const service = 1;',
+  'services/beta/part/part.ts':
+    "import { service } from '../service.js';\nexport const part = service;",
+  // The embedded storage imported by other than the download service's service.ts.
+  'services/download/embedded-storage/embedded-storage.ts': 'export const embedded = 1;',
+  'services/download/service.ts':
+    "import { embedded } from './embedded-storage/embedded-storage.js';\nexport const service = embedded;",
+  'services/download/handlers.ts':
+    "import { embedded } from './embedded-storage/embedded-storage.js';\nexport const handlers = embedded;",
+  // The gateway's request readers importing a route; the deps type allowed.
+  'services/gateway/gateway-deps.ts': 'export interface GatewayDeps { n: number }',
+  'services/gateway/licenses/license-routes.ts': 'export const licenseRoutes = 1;',
+  'services/gateway/requests/form-route.ts':
+    "import { licenseRoutes } from '../licenses/license-routes.js';\nimport type { GatewayDeps } from '../gateway-deps.js';\nexport const formRoute = (d: GatewayDeps) => [licenseRoutes, d];",
+  // Management's route makers importing an area; the audit rules allowed. A route file
+  // importing models.ts, which only service.ts may.
+  'services/management/models.ts': 'export const models = 1;',
+  'services/management/service.ts':
+    "import { models } from './models.js';\nexport const service = models;",
+  'services/management/audit/audit-rules.ts': 'export const auditRules = 1;',
+  'services/management/catalog/catalog-routes.ts':
+    "import { models } from '../models.js';\nexport const catalogRoutes = models;",
+  'services/management/route-makers/admin-route.ts':
+    "import { catalogRoutes } from '../catalog/catalog-routes.js';\nimport { auditRules } from '../audit/audit-rules.js';\nexport const adminRoute = [catalogRoutes, auditRules];",
+  // A plain-values contract importing something; a foundation importing a subject.
+  'libs/contracts/licenses/license-key.ts': 'export const KEY = 1;',
+  'libs/contracts/api-base.ts':
+    "import { KEY } from './licenses/license-key.js';\nexport const API_BASE = KEY;",
+  // The client library importing its command line.
+  'libs/client/src/cli/cli-main.ts': 'export const main = 1;',
+  'libs/client/src/client.ts':
+    "import { main } from './cli/cli-main.js';\nexport const client = main;",
+  // libs/http: reading input importing a route table, a route table importing the API reference,
+  // the CSV exports importing a value from outside their folder (a type allowed).
+  'libs/http/routes/route.ts': 'export const route = 1;\nexport type Route = number;',
+  'libs/http/input/body.ts':
+    "import { route } from '../routes/route.js';\nexport const body = route;",
+  'libs/http/api-reference/openapi-document.ts': 'export const openapi = 1;',
+  'libs/http/routes/mount-routes.ts':
+    "import { openapi } from '../api-reference/openapi-document.js';\nexport const mount = openapi;",
+  'libs/http/csv/csv.ts':
+    "import { route } from '../routes/route.js';\nimport type { Route } from '../routes/route.js';\nexport const csv: Route = route;",
 };
 
 describe('import rules (.dependency-cruiser.cjs)', () => {
@@ -119,11 +166,72 @@ describe('import rules (.dependency-cruiser.cjs)', () => {
             to: 'libs/contracts/index.ts',
           },
           { rule: 'bench-not-to-test', from: 'bench/run.ts', to: 'test/support/helper.ts' },
+          {
+            rule: 'handlers-not-to-mongodb',
+            from: 'services/beta/handlers.ts',
+            to: 'services/beta/mongo-stores.ts',
+          },
+          {
+            rule: 'service-parts-not-to-composition',
+            from: 'services/beta/part/part.ts',
+            to: 'services/beta/service.ts',
+          },
+          {
+            rule: 'embedded-storage-started-by-service',
+            from: 'services/download/handlers.ts',
+            to: 'services/download/embedded-storage/embedded-storage.ts',
+          },
+          {
+            rule: 'gateway-requests-not-to-routes',
+            from: 'services/gateway/requests/form-route.ts',
+            to: 'services/gateway/licenses/license-routes.ts',
+          },
+          {
+            rule: 'route-makers-not-to-areas',
+            from: 'services/management/route-makers/admin-route.ts',
+            to: 'services/management/catalog/catalog-routes.ts',
+          },
+          {
+            rule: 'management-mongodb-opened-by-service',
+            from: 'services/management/catalog/catalog-routes.ts',
+            to: 'services/management/models.ts',
+          },
+          {
+            rule: 'contracts-plain-values-import-nothing',
+            from: 'libs/contracts/api-base.ts',
+            to: 'libs/contracts/licenses/license-key.ts',
+          },
+          {
+            rule: 'contracts-foundations-not-to-subjects',
+            from: 'libs/contracts/api-base.ts',
+            to: 'libs/contracts/licenses/license-key.ts',
+          },
+          {
+            rule: 'client-sdk-not-to-cli',
+            from: 'libs/client/src/client.ts',
+            to: 'libs/client/src/cli/cli-main.ts',
+          },
+          {
+            rule: 'http-input-not-to-routes',
+            from: 'libs/http/input/body.ts',
+            to: 'libs/http/routes/route.ts',
+          },
+          {
+            rule: 'http-routes-not-to-api-reference',
+            from: 'libs/http/routes/mount-routes.ts',
+            to: 'libs/http/api-reference/openapi-document.ts',
+          },
+          {
+            rule: 'http-csv-types-only',
+            from: 'libs/http/csv/csv.ts',
+            to: 'libs/http/routes/route.ts',
+          },
         ]),
       );
       // The cycle once; the composition root's import, the console's type-only one and its
-      // import of bounds.ts allowed.
-      expect(found).toHaveLength(8);
+      // import of bounds.ts, a handler's store port, service.ts's embedded storage and models,
+      // the gateway's deps type, the audit rules and the CSV's type-only import allowed.
+      expect(found).toHaveLength(20);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
