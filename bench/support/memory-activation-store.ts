@@ -17,7 +17,10 @@ import {
 import { deepCopy as copy } from './deep-copy.js';
 import { liveAt, roundTrip, unexpiredAt, type MemoryLicenseTable } from './memory-license-table.js';
 
-/** As mongo-activation-store.ts `usableFilter`: as read, or active and unexpired at `now`. */
+/**
+ * As services/license/activations/mongo-activation-store.ts `usableFilter`: as read, or active and
+ * unexpired at `now`.
+ */
 function usable(license: LicenseRecord, asRead: UsableAsRead | undefined, now: Date): boolean {
   if (!asRead) return license.status === 'active' && unexpiredAt(license, now);
   return (

@@ -13,7 +13,7 @@ import { deepCopy as copy } from './deep-copy.js';
 import { hasReportedStatus, roundTrip, type MemoryLicenseTable } from './memory-license-table.js';
 import { batchAfter, sortedBy, type Place } from './memory-lists.js';
 
-/** Mirrors mongo-license-read-model.ts `licenseSearchFilter`. */
+/** Mirrors services/license/admin/mongo-license-read-model.ts `licenseSearchFilter`. */
 function matchesFilters(
   license: LicenseRecord,
   activations: readonly ActivationRecord[],
@@ -36,7 +36,10 @@ function matchesFilters(
   );
 }
 
-/** A license's sort value in an order of the list, as mongo-license-read-model.ts `licenseListOrders` reads it. */
+/**
+ * A license's sort value in an order of the list, as
+ * services/license/admin/mongo-license-read-model.ts `licenseListOrders` reads it.
+ */
 function sortValue(license: LicenseRecord, field: LicenseSortField): Date | string | null {
   switch (field) {
     case 'created_at':

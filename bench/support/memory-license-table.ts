@@ -26,7 +26,10 @@ export const liveAt = (activation: ActivationRecord, now: Date) =>
 export const unexpiredAt = (license: LicenseRecord, now: Date) =>
   license.expires_at === null || license.expires_at.getTime() > now.getTime();
 
-/** Mirrors the MongoDB filter of a reported status (mongo-license-documents.ts `reportedStatusFilter`). */
+/**
+ * Mirrors the MongoDB filter of a reported status
+ * (services/license/licenses/mongo-license-documents.ts `reportedStatusFilter`).
+ */
 export function hasReportedStatus(
   license: LicenseRecord,
   status: LicenseStatus,

@@ -17,8 +17,9 @@ interface MemoryCounter {
 const same = (a: Date | null, b: Date) => a?.getTime() === b.getTime();
 
 /**
- * The usage counters in memory (services/license/usage-store.ts), on the licenses of the table,
- * each conditional write checked and applied in one synchronous step, as the MongoDB store's.
+ * The usage counters in memory (services/license/usage/usage-store.ts), on the licenses of the
+ * table, each conditional write checked and applied in one synchronous step, as the MongoDB
+ * store's.
  */
 export class MemoryUsageStore implements UsageStore {
   private readonly counters = new Map<string, MemoryCounter>();

@@ -24,7 +24,9 @@ export const DEFAULT_EXEMPT_LIMIT = 3;
 /** The largest exempt limit a plan may have, as for the activation limit. */
 export const MAX_EXEMPT_LIMIT = 1_000_000;
 
-/** The most uses a plan may allow in a period, and the most one call may add (usage.ts). */
+/**
+ * The most uses a plan may allow in a period, and the most one call may add (licenses/usage.ts).
+ */
 export const MAX_USES_LIMIT = 1_000_000_000;
 export const MAX_USAGE_INCREMENT = 1_000_000;
 

@@ -5,7 +5,8 @@ import type { LoggedRequest } from './download-log/stores.js';
 
 /**
  * The download service's domain events: the entries of the download log (spec 4.5), said by the
- * log writer (log.ts) once the store has taken each, and never for an entry it failed to write.
+ * log writer (download-log/log.ts) once the store has taken each, and never for an entry it failed
+ * to write.
  */
 export interface DownloadEvents {
   /** A served entry was written: the download was authorised, for this file of this version. */

@@ -41,12 +41,13 @@ export interface LicenseHandlerDeps {
 
 /**
  * RPC handlers of the license service: plans, licenses, activations, rejected attempts. They
- * read through the stores, decide with the pure rules (rules.ts, activation-rules.ts,
- * lifecycle-rules.ts), and call `context.beforeWrite()` immediately before each store method that
- * writes. Each use has its file (activation-handlers.ts, validation-handlers.ts, portal-handlers.ts, plan-handlers.ts,
- * entitlement-handlers.ts, admin-handlers.ts, store-license-handlers.ts, admin-list-handlers.ts, lifecycle-handlers.ts, overview-handlers.ts), each
- * asking for what it runs on; the use cases they share (use-cases/) are made here once, so that
- * one plan cache serves them all. The compiler checks that together they answer every method.
+ * read through the stores, decide with the pure rules (rules.ts, activations/activation-rules.ts,
+ * lifecycle/lifecycle-rules.ts), and call `context.beforeWrite()` immediately before each store
+ * method that writes. Each use has its file in its feature folder (activations/, portal/, plans/,
+ * entitlements/, admin/, store-licenses/, lifecycle/, overview/, usage/, trials/: each its
+ * `*-handlers.ts`), each asking for what it runs on; the use cases they share (use-cases/) are
+ * made here once, so that one plan cache serves them all. The compiler checks that together they
+ * answer every method.
  */
 export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<'license'> {
   const { stores, products, clock, events } = deps;

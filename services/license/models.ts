@@ -28,7 +28,7 @@ export interface PlanDocument extends Omit<PlanRecord, 'id'> {
   /**
    * The name as names are compared (rules.ts `planNameKey`), under a unique index: plan names
    * are unique (docs/api-decisions.md, "Plan names"). Plans stored before have none until the
-   * service starts (mongo-plan-store.ts `keepPlanNamesUnique`).
+   * service starts (plans/mongo-plan-store.ts `keepPlanNamesUnique`).
    */
   name_key: string;
 }
@@ -55,21 +55,29 @@ export interface LicenseDocument extends Omit<LicenseRecord, 'metadata' | 'custo
    * `metadata.value` finds a value under any key (licenses stored before have none).
    */
   metadata: MetadataEntry[];
-  /** What the activations take of the record (stores.ts `activationBytes`), bounded by MAX_ACTIVATION_BYTES. */
+  /**
+   * What the activations take of the record (licenses/mongo-license-documents.ts
+   * `activationBytes`), bounded by MAX_ACTIVATION_BYTES.
+   */
   activations_bytes: number;
   /** The expiry whose grace `license.grace_started` announced (absent: none yet). */
   grace_started_for?: Date | null;
   /**
-   * The ids of the last checks counted (activation-store.ts `RECENT_CHECKS`), so a request delivered again
-   * is not counted again; licenses stored before have none.
+   * The ids of the last checks counted (activations/activation-store.ts `RECENT_CHECKS`), so a
+   * request delivered again is not counted again; licenses stored before have none.
    */
   recent_checks?: string[];
-  /** Its usage counter (mongo-usage-store.ts); licenses that never recorded a use have none. */
+  /**
+   * Its usage counter (usage/mongo-usage-store.ts); licenses that never recorded a use have none.
+   */
   uses?: number;
   uses_period_start?: Date;
   usage_keys?: string[];
   usage_notice_period?: Date;
-  /** The expiry task's write that expired it (mongo-license-store.ts `expirePastDue`), if one did. */
+  /**
+   * The expiry task's write that expired it (licenses/mongo-license-store.ts `expirePastDue`), if
+   * one did.
+   */
   expiry_batch?: Types.ObjectId;
   updated_at: Date;
 }
@@ -107,7 +115,8 @@ export interface LicenseModels {
 
 /**
  * The driver's collection under the License model: the license store and read model speak to it
- * directly (mongo-license-store.ts, mongo-license-read-model.ts), while the model declares the schema and builds the indexes.
+ * directly (licenses/mongo-license-store.ts, admin/mongo-license-read-model.ts), while the model
+ * declares the schema and builds the indexes.
  */
 export function licenseCollection(License: LicenseModels['License']): Collection<LicenseDocument> {
   return License.collection as unknown as Collection<LicenseDocument>;
@@ -177,7 +186,8 @@ export function licenseModels(connection: Connection): LicenseModels {
       order_id: { type: String, default: null },
       subscription_id: { type: String, default: null },
       customer_id: { type: String, default: null },
-      // The sale's unique keys (mongo-store-licenses.ts `saleKeys`), absent when its id is null.
+      // The sale's unique keys (store-licenses/mongo-store-licenses.ts `saleKeys`), absent when its
+      // id is null.
       subscription_key: { type: String },
       order_key: { type: String },
     },

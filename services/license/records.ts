@@ -18,7 +18,7 @@ export type ActivationSource = 'api' | 'admin';
 
 /**
  * A plan's expiry terms (`expiry_strategy`, `grace_days`, `renewal_basis`) are read live by the
- * license rules (expiry-rules.ts), never copied into its licenses.
+ * license rules (lifecycle/expiry-rules.ts), never copied into its licenses.
  */
 export interface PlanRecord extends ExpiryTerms {
   id: number;
@@ -27,7 +27,10 @@ export interface PlanRecord extends ExpiryTerms {
   activation_limit: number;
   /** Seconds an activation lives unless renewed; null: no lease (docs/api-decisions.md). */
   lease_seconds: number | null;
-  /** Patterns of identifiers that take no slot, stored normalised (exempt-identifiers.ts). */
+  /**
+   * Patterns of identifiers that take no slot, stored normalised
+   * (libs/contracts/plans/exempt-identifiers.ts).
+   */
   exempt_identifiers: string[];
   /** How many exempt activations a license may hold. */
   exempt_limit: number;
@@ -105,8 +108,9 @@ export interface LicenseRecord {
   /** Its exempt activations, which take no slot, counted as the others are. */
   exempt_used: number;
   /**
-   * What its activations take of its stored record (mongo-license-documents.ts `activationBytes`): a
-   * license's activations are kept with it, so they are bounded by MAX_ACTIVATION_BYTES.
+   * What its activations take of its stored record (licenses/mongo-license-documents.ts
+   * `activationBytes`): a license's activations are kept with it, so they are bounded by
+   * MAX_ACTIVATION_BYTES.
    */
   activations_bytes: number;
   last_check_at: Date | null;
@@ -137,7 +141,7 @@ export interface CustomerRecord {
 /**
  * A store sale's ids: the connection it came through, and the store's order, subscription and
  * customer ids (null when the sale has none). A sale has one license: unique per connection and
- * order id, and per connection and subscription id (license-indexes.ts `licenseIndexes`).
+ * order id, and per connection and subscription id (licenses/license-indexes.ts `licenseIndexes`).
  */
 export interface StoreRefsRecord {
   connection_id: number;

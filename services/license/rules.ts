@@ -28,14 +28,17 @@ export interface LicenseState {
   exempt_identifiers: readonly string[];
   exempt_limit: number;
   exempt_used: number;
-  /** What its activations take of its stored record (stores.ts MAX_ACTIVATION_BYTES). */
+  /** What its activations take of its stored record (records.ts MAX_ACTIVATION_BYTES). */
   activations_bytes: number;
   /**
    * The license's activations that the decision is about: those under the keys of the identifier
-   * in question (stores.ts `findWithActivations`), not every activation of the license.
+   * in question (activations/activation-store.ts `findWithActivations`), not every activation of
+   * the license.
    */
   activations: ReadonlyArray<{ identifier: string; identifier_key: string }>;
-  /** Its plan's expiry terms (expiry-rules.ts), read live; absent: the spec's own rules. */
+  /**
+   * Its plan's expiry terms (lifecycle/expiry-rules.ts), read live; absent: the spec's own rules.
+   */
   expiry?: ExpiryTerms;
 }
 
@@ -79,7 +82,7 @@ export function isFull(
 }
 
 /**
- * Its activations fill its stored record (stores.ts MAX_ACTIVATION_BYTES): however high its limit,
+ * Its activations fill its stored record (records.ts MAX_ACTIVATION_BYTES): however high its limit,
  * or unlimited, the license takes no more.
  */
 export function isRecordFull(license: Pick<LicenseState, 'activations_bytes'>): boolean {

@@ -22,9 +22,9 @@ import type { EntitlementStore } from './entitlements/entitlement-store.js';
  * own fields keep their stored names). The time of what a store writes comes from its caller
  * (`now`, `at`), whose clock also decides the rules: the stores never read a clock.
  *
- * The records they keep are in records.ts. Licenses have a write store (license-store.ts, with
- * activation-store.ts) for what the rules decide on and change, and a read model
- * (license-read-model.ts) for the admin's lists, exports and figures.
+ * The records they keep are in records.ts. Licenses have a write store (licenses/license-store.ts,
+ * with activations/activation-store.ts) for what the rules decide on and change, and a read model
+ * (admin/license-read-model.ts) for the admin's lists, exports and figures.
  */
 
 /** What an admin may change of a plan. */

@@ -29,6 +29,6 @@ export interface ManagementDeps extends HealthDeps, RouteDeps {
   /** Where every change is recorded (adminRoute does it), and the log as it is read. */
   audit: AuditTrail;
   auditLog: AuditLogStore;
-  /** The operation ids a role may call (roles.ts), for the console. */
+  /** The operation ids a role may call (admins/roles.ts), for the console. */
   allowedOperations: (role: AdminRole) => string[];
 }

@@ -42,7 +42,8 @@ export const managementProcess = {
 /**
  * The management API listening on ADMIN_PORT, keeping named admins and the audit log in `db`,
  * into which it also takes the license changes stores made (the domain events of its `audit`
- * consumer, store-audit.ts). `stop` closes the port; the caller, the transport and the database.
+ * consumer, audit/store-audit.ts). `stop` closes the port; the caller, the transport and the
+ * database.
  */
 export async function managementFromConfig(
   config: Pick<Config, (typeof managementSettings)[number]>,

@@ -11,7 +11,7 @@ import type {
  * rest stay with the services that own them.
  */
 
-/** One of an admin's tokens: its id, and its secret only as a hash (admin-tokens.ts). */
+/** One of an admin's tokens: its id, and its secret only as a hash (admins/admin-tokens.ts). */
 export interface StoredToken {
   id: string;
   hash: string;

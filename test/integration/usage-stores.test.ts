@@ -6,8 +6,8 @@ import { NOW, issueLicense } from '../../bench/support/license-store-fixtures.js
 import { describeStoreContract } from '../support/store-contract.js';
 
 /**
- * The usage store (services/license/usage-store.ts), in MongoDB and in memory alike: the cap and
- * the idempotency key decided by the write, the period started again, the limit notice claimed
+ * The usage store (services/license/usage/usage-store.ts), in MongoDB and in memory alike: the cap
+ * and the idempotency key decided by the write, the period started again, the limit notice claimed
  * once per period, and the reset.
  */
 

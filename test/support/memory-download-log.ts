@@ -11,7 +11,8 @@ import { batchAfter, sortedBy, type Place } from '../../bench/support/memory-lis
  * The download log in memory, with the semantics of the MongoDB one
  * (test/integration/download-stores.test.ts runs the same contract against both): ids of 24
  * hexadecimal digits that grow with each entry, like ObjectIds made by one process; listed in an
- * order, then by id, as mongo-stores.ts `downloadLogOrders` says; copies in and out.
+ * order, then by id, as services/download/download-log/mongo-stores.ts `downloadLogOrders` says;
+ * copies in and out.
  */
 export function memoryDownloadLog(): DownloadLogStore {
   const entries = new Map<string, DownloadLogRecord>();

@@ -74,7 +74,8 @@ export const Version = z.object({
   created_at: Timestamp,
   /**
    * When the newest of its files was uploaded; null while it has none. Spec 4.4 rule 3 orders
-   * versions by upload time (for each caller, of the files that count for it: releases.ts).
+   * versions by upload time (for each caller, of the files that count for it:
+   * services/update-catalog/releases.ts).
    */
   uploaded_at: Timestamp.nullable(),
   files: z.array(PackageFile),

@@ -10,7 +10,8 @@ import { UsesReset } from '../licenses/usage.js';
  * Domain events: what happened to licenses, activations, downloads and versions, published by the
  * service that owns the data, durably (at least once), for whatever follows them. The webhooks
  * service turns each into deliveries to the endpoints that asked for it (docs/webhooks.md shows
- * every event with an example). Their types are listed in bounds.ts, which the console reads.
+ * every event with an example). Their types are listed in libs/contracts/bounds.ts, which the
+ * console reads.
  */
 export { ALL_EVENTS, domainEventTypes };
 /** The types a webhook endpoint may ask for (`*` is every one of these). */

@@ -89,9 +89,9 @@ export const AuditSourceKind = z.enum(auditSourceKinds);
 export type AuditSourceKind = z.infer<typeof AuditSourceKind>;
 
 /**
- * What made a change (bounds.ts `auditSourceKinds`): an admin, named by the entry's `admin`; a
- * store's event the stores service applied; or its grace sweep, which suspends a license past due
- * longer than its connection's grace days.
+ * What made a change (libs/contracts/bounds.ts `auditSourceKinds`): an admin, named by the entry's
+ * `admin`; a store's event the stores service applied; or its grace sweep, which suspends a license
+ * past due longer than its connection's grace days.
  */
 export const AuditSource = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('admin') }),

@@ -8,7 +8,7 @@ import type { Route } from '../routes/route.js';
 /**
  * The API reference of a surface, readable in a browser at `/docs`: Swagger UI (the
  * `swagger-ui-dist` package) served by this process, never from a CDN, so it works offline, under
- * the pages' strict Content-Security-Policy (page-security.ts).
+ * the pages' strict Content-Security-Policy (libs/http/page-security.ts).
  */
 
 const swaggerUiDirectory = path.dirname(

@@ -34,7 +34,8 @@ export function mountRoutes<Deps extends RouteDeps>(
       res.locals.routeTemplate = route.path;
       const span = activeSpan();
       span?.updateName(name);
-      // The template, not the path: a path may carry a license key (trace-redaction.ts).
+      // The template, not the path: a path may carry a license key
+      // (libs/observability/trace-redaction.ts).
       span?.setAttributes({ 'http.route': route.path, 'url.path': route.path });
       next();
     };

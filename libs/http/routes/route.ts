@@ -7,9 +7,9 @@ import type { AnswerSigning } from '../signed-answers.js';
 /**
  * Route tables: each HTTP surface (the public API, the management API) lists its routes once,
  * with what they accept and answer in the contracts' schemas. The same table mounts the Express
- * handlers (mount-routes.ts) and is the OpenAPI document (openapi-document.ts), so a route cannot
- * be served undocumented or documented differently from what it does. A route is defined with
- * the schemas it parses (define-route.ts).
+ * handlers (mount-routes.ts) and is the OpenAPI document (api-reference/openapi-document.ts), so a
+ * route cannot be served undocumented or documented differently from what it does. A route is
+ * defined with the schemas it parses (define-route.ts).
  */
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -57,7 +57,8 @@ export interface Route<Deps = unknown> {
   access: Access;
   /**
    * Of an admin route: the least role it declares. What an undeclared one needs, and how a role
-   * is checked and documented, is the surface's policy (the management API's roles.ts).
+   * is checked and documented, is the surface's policy (the management API's:
+   * services/management/admins/roles.ts).
    */
   role?: AdminRole;
   /** OpenAPI extensions of its entry, such as what its policy documents (`x-required-role`). */

@@ -14,8 +14,8 @@ import { LicenseAuthorization } from './license-authorization.js';
 /**
  * What the public API accepts (spec 4.1 to 4.5), as schemas: the routes parse form fields and
  * query strings with them (`defineRoute`), and the OpenAPI document shows them. Every value
- * arrives as text; `Form` (form.ts) has already refused what is not a plain list of fields,
- * except in the update check, which refuses nothing. Fields an operation does not use are
+ * arrives as text; `Form` (libs/http/input/form.ts) has already refused what is not a plain list of
+ * fields, except in the update check, which refuses nothing. Fields an operation does not use are
  * ignored (client libraries send extras). An empty field counts as absent, except validate's
  * `identifier` (docs/api-decisions.md, "Empty values").
  */

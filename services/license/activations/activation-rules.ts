@@ -48,7 +48,7 @@ export type LicenseUse =
       ok: true;
       license: LicenseState;
       identifier: NormalisedIdentifier;
-      /** How it stands against its expiry (expiry-rules.ts). */
+      /** How it stands against its expiry (lifecycle/expiry-rules.ts). */
       standing: ExpiryStanding;
     }
   | (Refused & {
@@ -62,8 +62,8 @@ export type LicenseUse =
  * activation type to normalise the identifier for, so it is LICENSE_INVALID. LICENSE_INVALID
  * covers every stored status but `active`, `expired` included (4.1 order 2); LICENSE_EXPIRED is
  * for an active license past its date, which only the scheduled task turns into `expired` (3.1).
- * The plan's expiry terms (expiry-rules.ts) move "past its date" to the end of the grace, and on
- * `maintain` and `restrict` keep an expired license usable (`restrict`: `existing-only`).
+ * The plan's expiry terms (lifecycle/expiry-rules.ts) move "past its date" to the end of the grace,
+ * and on `maintain` and `restrict` keep an expired license usable (`restrict`: `existing-only`).
  */
 export function checkLicenseUse(
   license: LicenseState | null,
@@ -160,7 +160,10 @@ export type ValidationDecision =
       outcome: 'report';
       /** Rule 1: an active license past its expiry date reports `expired`. */
       status: LicenseStatus;
-      /** Rule 1: only an active, unexpired license is valid (on `revoke`, expiry-rules.ts). */
+      /**
+       * Rule 1: only an active, unexpired license is valid (on `revoke`,
+       * lifecycle/expiry-rules.ts).
+       */
       valid: boolean;
       /** How it stands against its expiry under its plan's terms. */
       standing: ExpiryStanding;

@@ -58,7 +58,7 @@ export const RECENT_CHECKS = 16;
 export interface ActivationStore {
   /**
    * The license with this key and its activations under any of `identifierKeys` (an
-   * identifier's keys under the activation types it is valid for: rules.ts
+   * identifier's keys under the activation types it is valid for: services/license/rules.ts
    * `identifierKeysByType`), read together: the rules pick the one of the license's type.
    */
   findWithActivations(lookup: {
@@ -73,7 +73,8 @@ export interface ActivationStore {
    * activation, fewer exempt ones than its `exempt_limit`, and its activations fit in its record
    * (MAX_ACTIVATION_BYTES), so concurrent claims never exceed the limit. The license and the activation after the claim,
    * or null when any condition no longer holds. With `asRead`, "active and unexpired" is instead
-   * "its status and expiry still as read": a plan's expiry strategy decided on them (expiry-rules.ts).
+   * "its status and expiry still as read": a plan's expiry strategy decided on them
+   * (lifecycle/expiry-rules.ts).
    */
   claimSlot(claim: {
     licenseKey: string;

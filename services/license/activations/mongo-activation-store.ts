@@ -29,8 +29,8 @@ import { MAX_ACTIVATION_BYTES, type ActivationRecord, type LicenseRecord } from 
  * Activations are embedded in the license document, so each rule is one single-document update.
  * The store speaks to the collection through the driver: its calls skip mongoose's query building
  * and casting, which the hot paths cannot afford (docs/performance.md), so what they send is
- * already of the schema's types (models.ts), and they set `created_at` and `updated_at`
- * themselves, from the caller's time. The checks' counts and checkouts are in
+ * already of the schema's types (services/license/models.ts), and they set `created_at` and
+ * `updated_at` themselves, from the caller's time. The checks' counts and checkouts are in
  * mongo-activation-checks.ts.
  */
 export class MongoActivationStore implements ActivationStore {

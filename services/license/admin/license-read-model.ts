@@ -9,9 +9,9 @@ export interface LicenseFilters {
   status: LicenseStatus | null;
   /**
    * A license matches when its key starts with `keyPrefix` (case-sensitive), one of its
-   * activations has one of `identifierKeys` (rules.ts `identifierSearchKeys`), its customer's
-   * address is `customerEmail` (normalised), or one of its metadata values or its store sale's
-   * order or subscription id is one of `exactTexts` (exactly).
+   * activations has one of `identifierKeys` (services/license/rules.ts `identifierSearchKeys`), its
+   * customer's address is `customerEmail` (normalised), or one of its metadata values or its store
+   * sale's order or subscription id is one of `exactTexts` (exactly).
    */
   text: {
     keyPrefix: string | null;

@@ -22,7 +22,8 @@ import type { ActivationRecord, LicenseRecord } from '../records.js';
 
 /**
  * The stored order of each order of the license list (libs/database `StoredOrder`): each has an
- * index in license-indexes.ts `licenseIndexes` on exactly its fields, or them reversed (a test checks).
+ * index in licenses/license-indexes.ts `licenseIndexes` on exactly its fields, or them reversed (a
+ * test checks).
  */
 export const licenseListOrders: Record<LicenseSortField, Omit<StoredOrder, 'descending'>> = {
   created_at: { path: 'created_at', unique: false },
@@ -63,8 +64,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * The MongoDB filter of an admin search, or null when it can match nothing. Every branch of it
- * starts with the first field of an index in license-indexes.ts `licenseIndexes` (a test checks each
- * combination of filters); one without any filter is served in order by the index of its order.
+ * starts with the first field of an index in licenses/license-indexes.ts `licenseIndexes` (a test
+ * checks each combination of filters); one without any filter is served in order by the index of
+ * its order.
  */
 export function licenseSearchFilter(filters: LicenseFilters, now: Date): LicenseFilter | null {
   const conditions: LicenseFilter[] = [];
@@ -97,7 +99,8 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
 
 /**
  * The license read model on the licenses collection: the admin's lists, searches, exports and
- * figures, each one query the database answers through an index (license-indexes.ts `licenseIndexes`).
+ * figures, each one query the database answers through an index (licenses/license-indexes.ts
+ * `licenseIndexes`).
  */
 export class MongoLicenseReadModel implements LicenseReadModel {
   constructor(private readonly licenses: Collection<LicenseDocument>) {}

@@ -2,9 +2,9 @@ import type { IndexDefinition, IndexOptions } from 'mongoose';
 
 /**
  * The indexes of the licenses collection. Every query on it is served by one of them:
- * mongo-license-read-model.ts `licenseSearchFilter` builds admin searches whose every branch starts with
- * the first field of one, and every order of the list (`licenseListOrders`) is one's own
- * (test/unit/license-search-filter.test.ts checks both).
+ * admin/mongo-license-read-model.ts `licenseSearchFilter` builds admin searches whose every branch
+ * starts with the first field of one, and every order of the list (`licenseListOrders`) is one's
+ * own (test/unit/license-search-filter.test.ts checks both).
  */
 export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: IndexOptions }> = [
   // Lookups by key; an anchored, case-sensitive key prefix (admin search) is a range of it.
@@ -26,8 +26,8 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   // The list ordered by expiry.
   { fields: { expires_at: 1, _id: 1 } },
   // A store sale has one license (docs/stores.md): unique per connection and subscription id,
-  // and per connection and order id, kept as one key each (mongo-store-licenses.ts `saleKeys`),
-  // present only on the licenses that have one (sparse: most licenses have none).
+  // and per connection and order id, kept as one key each (store-licenses/mongo-store-licenses.ts
+  // `saleKeys`), present only on the licenses that have one (sparse: most licenses have none).
   ...(['subscription_key', 'order_key'] as const).map((key) => ({
     fields: { [`store.${key}`]: 1 } as IndexDefinition,
     options: { unique: true, sparse: true },

@@ -53,7 +53,7 @@ export type PlanTerms = Pick<
   | 'exempt_limit'
 >;
 
-/** Spec 3.3: what a renewal writes (rules.ts `decideRenewal` decides it). */
+/** Spec 3.3: what a renewal writes (services/license/rules.ts `decideRenewal` decides it). */
 export interface LicenseRenewal {
   status: LicenseStatus;
   expires_at: Date;

@@ -101,7 +101,9 @@ export function licenseRecord(doc: LicenseDocument): LicenseRecord {
   };
 }
 
-/** Metadata as stored: its entries in the order given (models.ts `MetadataEntry`). */
+/**
+ * Metadata as stored: its entries in the order given (services/license/models.ts `MetadataEntry`).
+ */
 export function metadataEntries(metadata: Record<string, string>): MetadataEntry[] {
   return Object.entries(metadata).map(([key, value]) => ({ key, value }));
 }

@@ -143,7 +143,7 @@ export class MongoLicenseStore extends MongoActivationStore implements LicenseSt
       ...(metadata === undefined ? {} : { metadata: metadataEntries(metadata) }),
       ...(customer ? { customer } : {}),
     };
-    // A license without a customer has no `customer` field (models.ts).
+    // A license without a customer has no `customer` field (services/license/models.ts).
     const unset = customer === null ? { $unset: { customer: '' as const } } : {};
     // The license as it was: the change is exactly `set`, so the license after is it with `set`.
     const before = await this.licenses.findOneAndUpdate(

@@ -6,7 +6,7 @@ import type { LicenseRecord } from '../records.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * license-store.ts `startGrace` on MongoDB (expiry strategies, docs/api-decisions.md): the
+ * licenses/license-store.ts `startGrace` on MongoDB (expiry strategies, docs/api-decisions.md): the
  * licenses in their grace are read, and each not yet marked for its expiry date is marked by one
  * conditional update, so of runs at once one marks it.
  */

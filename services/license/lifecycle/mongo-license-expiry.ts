@@ -5,7 +5,9 @@ import type { LicenseRecord } from '../records.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** license-store.ts `pastDue` on MongoDB: the active licenses past their expiry and grace. */
+/**
+ * licenses/license-store.ts `pastDue` on MongoDB: the active licenses past their expiry and grace.
+ */
 export async function pastDue(
   licenses: Collection<LicenseDocument>,
   {
@@ -40,8 +42,8 @@ export async function pastDue(
 }
 
 /**
- * license-store.ts `expirePastDue` on MongoDB (spec 3.1): one bulk write of conditional updates,
- * each leaving a license renewed meanwhile alone.
+ * licenses/license-store.ts `expirePastDue` on MongoDB (spec 3.1): one bulk write of conditional
+ * updates, each leaving a license renewed meanwhile alone.
  */
 export async function expirePastDue(
   collection: Collection<LicenseDocument>,

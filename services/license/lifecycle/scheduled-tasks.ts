@@ -25,11 +25,11 @@ export const EXPIRY_BATCH = 500;
 /**
  * Spec 3.1: an active license whose expiry date has passed becomes `expired`, each a
  * `license.expired` event. Until this runs, validate and the update check already report
- * `expired` (rules.ts `effectiveStatus`). A batch of licenses selected by the rule is expired in
- * one write whose every update's condition is the rule as read, so a license renewed meanwhile
- * is left alone, replicas running it at once expire each once, and a run cut short is simply
- * done again. A license of a plan with grace days expires, and is announced, once its grace has
- * ended (docs/api-decisions.md, "Expiry strategies"): the plans' grace days as they are now.
+ * `expired` (services/license/rules.ts `effectiveStatus`). A batch of licenses selected by the rule
+ * is expired in one write whose every update's condition is the rule as read, so a license renewed
+ * meanwhile is left alone, replicas running it at once expire each once, and a run cut short is
+ * simply done again. A license of a plan with grace days expires, and is announced, once its grace
+ * has ended (docs/api-decisions.md, "Expiry strategies"): the plans' grace days as they are now.
  */
 export async function expireLicenses(
   { stores, events }: TaskDeps,

@@ -13,7 +13,7 @@ const saleKey = (connectionId: number, value: string) => `${connectionId}:${valu
 
 /**
  * The keys a sale's license is kept unique by: the connection and the id, one field each, set
- * only when the id is, under a unique sparse index (license-indexes.ts). One field, not a
+ * only when the id is, under a unique sparse index (licenses/license-indexes.ts). One field, not a
  * compound index with a partial filter, so that licenses without a sale are simply not indexed.
  */
 export function saleKeys(store: StoreRefsRecord): {
@@ -29,8 +29,8 @@ export function saleKeys(store: StoreRefsRecord): {
 }
 
 /**
- * license-store.ts `findByStore` on MongoDB: one read per id given, each served by the unique
- * index on the connection and that id (license-indexes.ts `licenseIndexes`).
+ * licenses/license-store.ts `findByStore` on MongoDB: one read per id given, each served by the
+ * unique index on the connection and that id (licenses/license-indexes.ts `licenseIndexes`).
  */
 export async function findByStore(
   licenses: Collection<LicenseDocument>,

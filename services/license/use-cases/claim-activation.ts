@@ -139,7 +139,8 @@ export function claimActivation({
           exempt: decision.exempt,
         },
         now,
-        // Decided on its status and expiry under its plan's expiry terms (expiry-rules.ts).
+        // Decided on its status and expiry under its plan's expiry terms
+        // (lifecycle/expiry-rules.ts).
         asRead: { status: license!.status, expires_at: license!.expires_at },
       });
       if (claimed) {

@@ -20,7 +20,7 @@ export interface ProductLookup {
 
 /**
  * A license with the activations a decision is about (rules.ts `LicenseState`) and its plan's
- * expiry terms, read live from the plan cache (expiry-rules.ts).
+ * expiry terms, read live from the plan cache (lifecycle/expiry-rules.ts).
  */
 export type LicenseView = LicenseRecord & { activations: ActivationRecord[]; expiry: ExpiryTerms };
 

@@ -29,7 +29,8 @@ export type ReleaseActivation = (
 
 /**
  * Frees a slot (spec 3.2: deactivate, and Remove in admin), an `activation.deleted` event; refused
- * as decided (activation-rules.ts `decideDeactivation`), or when a concurrent call removed it.
+ * as decided (activations/activation-rules.ts `decideDeactivation`), or when a concurrent call
+ * removed it.
  */
 export function releaseActivation({
   licenses,

@@ -5,7 +5,7 @@ import type { Route } from '../../../libs/http/index.js';
  * Who may call what (docs/api-decisions.md, "Admins and roles"): each admin route needs a role
  * (`requiredRole`: declared by the route, else `viewer` for a GET and `owner` for a change), and
  * a role may call every route needing it or a lesser one. The credential check applies it
- * (app.ts, auth.ts); the OpenAPI document shows it (`withRoleDocumented`).
+ * (services/management/app.ts, auth.ts); the OpenAPI document shows it (`withRoleDocumented`).
  *
  * The stores (docs/stores.md, "Admin API"): their connections and mappings are an owner's (a
  * connection holds the store's secrets, a mapping decides what every sale issues), as webhooks

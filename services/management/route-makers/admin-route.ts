@@ -16,7 +16,7 @@ import { targetOf } from '../audit/audit-rules.js';
 import { ADMIN_BASE, type ManagementDeps } from '../management-deps.js';
 import type { ManagementRoute } from './route-contract.js';
 
-/** The admin making the request, as the credential check found them (auth.ts). */
+/** The admin making the request, as the credential check found them (admins/auth.ts). */
 export function actingAdmin(res: Response): ActingAdmin {
   const admin = res.locals.admin as ActingAdmin | undefined;
   if (admin === undefined) throw internalError('The request has no admin.');
@@ -44,8 +44,8 @@ export interface Answer<Data extends z.ZodType> {
 /**
  * What the audit entry of a change route keeps, beside its action (the operation id). Unless
  * said: the target from the path of the record (the `Location` of one created, else the route's
- * own; `audit-rules.ts` `targetOf`); for a DELETE, the answer as before and nothing after; for
- * any other change, nothing before and the answer after. Only the fields that differ are kept,
+ * own; `audit/audit-rules.ts` `targetOf`); for a DELETE, the answer as before and nothing after;
+ * for any other change, nothing before and the answer after. Only the fields that differ are kept,
  * without secrets.
  */
 export interface AuditSpec<Input> {

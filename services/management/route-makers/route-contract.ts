@@ -12,15 +12,15 @@ import type { ManagementDeps } from '../management-deps.js';
 /**
  * What each route of the management API promises its clients, kept on the route as a type:
  * `adminRoute` (admin-route.ts) and `managementRoute` make routes that carry it, and the console's
- * client is typed from them (api-contract.ts).
+ * client is typed from them (services/management/api-contract.ts).
  */
 
 declare const contract: unique symbol;
 
 /**
  * What a client of a route sends and is answered, as the route's own schemas. Types only: no
- * value carries it. The console's client is typed from it (api-contract.ts `ManagementApi`), so a
- * call cannot name a path, a field or an answer the route does not have.
+ * value carries it. The console's client is typed from it (services/management/api-contract.ts
+ * `ManagementApi`), so a call cannot name a path, a field or an answer the route does not have.
  */
 export interface RouteContract {
   operationId: string;

@@ -5,7 +5,7 @@ import type { StoreConnectionView } from '../../../libs/contracts/stores/store-c
 /**
  * Where a store sends a connection's events: the gateway's route
  * `{api_base}/stores/{id}/events` at the public address (PUBLIC_URL), or the path alone when
- * that address is not known, as the key set's address is (signing-keys.ts).
+ * that address is not known, as the key set's address is (operations/signing-keys.ts).
  */
 export function eventsUrl(publicUrl: string | undefined, connectionId: number): string {
   return `${publicUrl?.replace(/\/+$/, '') ?? ''}${API_BASE}/stores/${connectionId}/events`;

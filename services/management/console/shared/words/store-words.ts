@@ -62,7 +62,10 @@ export const OUTCOME_WORDS: Record<StoreEventOutcome, string> = {
   failed: 'Failed',
 };
 
-/** The outcomes "Apply again" is offered for: received-store-events.ts `retryableStoreEventOutcomes`. */
+/**
+ * The outcomes "Apply again" is offered for: libs/contracts/stores/received-store-events.ts
+ * `retryableStoreEventOutcomes`.
+ */
 export const RETRYABLE_OUTCOMES: readonly StoreEventOutcome[] = ['failed', 'unmapped'];
 
 export const EMAIL_WORDS: Record<keyof StoreEmails, string> = {
