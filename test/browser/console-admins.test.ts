@@ -1,8 +1,14 @@
 import { createHmac } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { API_BASE, type AdminWithToken, type AuditPage } from '../../libs/contracts/index.js';
-import { expectClean, launchBrowser, openConsole, pageWidth, signIn } from '../support/browser.js';
+import {
+  downloadedText,
+  expectClean,
+  launchBrowser,
+  openConsole,
+  pageWidth,
+  signIn,
+} from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import {
   adminCall,
@@ -222,7 +228,7 @@ describe('the Audit log page', () => {
       expect(file.suggestedFilename()).toMatch(
         /^audit-log-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z\.csv$/,
       );
-      const csv = await readFile((await file.path())!, 'utf8');
+      const csv = await downloadedText(file);
       const lines = csv.trimEnd().split('\r\n');
       expect(lines[0]).toBe(
         'at,admin_id,admin_name,action,target,before,after,source,source_detail',

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
+  downloadedText,
   expectClean,
   launchBrowser,
   openConsole,
@@ -86,8 +86,7 @@ const firstRowIs = (page: Page, key: string) =>
 /** A download the page starts with `action`, read whole. */
 async function downloaded(page: Page, action: () => Promise<void>) {
   const [download] = await Promise.all([page.waitForEvent('download'), action()]);
-  const path = await download.path();
-  return { name: download.suggestedFilename(), text: await readFile(path, 'utf8') };
+  return { name: download.suggestedFilename(), text: await downloadedText(download) };
 }
 
 beforeAll(async () => {

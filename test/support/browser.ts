@@ -1,5 +1,12 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { text } from 'node:stream/consumers';
+import {
+  chromium,
+  type Browser,
+  type BrowserServer,
+  type Download,
+  type Page,
+} from 'playwright-core';
 
 /**
  * Headless Chromium for the tests of the web pages: the system's own browser (Debian's
@@ -7,26 +14,48 @@ import { chromium, type Browser, type Page } from 'playwright-core';
  */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+const launchOptions = {
+  executablePath: CHROMIUM_PATH,
+  headless: true,
+  // No sandbox as root in a container; no calls home from the browser. No GPU process and no
+  // GPU emulation: the pages are drawn in software, with less work for the machine.
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--in-process-gpu',
+    '--disable-software-rasterizer',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+};
+
+/** Where the run's one Chromium listens (test/support/global-setup.ts starts it). */
+export const SHARED_BROWSER_ENV = 'TEST_BROWSER_ENDPOINT';
+
+/**
+ * The run's one Chromium, started before the first test file when the machine has one: every
+ * browser test file connects to it rather than starting a browser of its own, and each test
+ * still gets a browser context of its own (openTab). Closing what this returns disconnects.
+ */
+export async function startSharedBrowser(): Promise<BrowserServer | undefined> {
+  if (!existsSync(CHROMIUM_PATH)) return undefined;
+  const server = await chromium.launchServer(launchOptions);
+  process.env[SHARED_BROWSER_ENV] = server.wsEndpoint();
+  return server;
+}
+
 export async function launchBrowser(): Promise<Browser> {
+  const shared = process.env[SHARED_BROWSER_ENV];
+  if (shared) return chromium.connect(shared, { timeout: 30_000 });
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
       `No Chromium at ${CHROMIUM_PATH}: install it (apt-get install chromium) or set CHROMIUM_PATH.`,
     );
   }
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    // No sandbox as root in a container; no calls home from the browser.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch(launchOptions);
 }
 
 /** What a page did that a test may want to refuse: CSP violations, errors, foreign requests. */
@@ -188,4 +217,9 @@ export function expectClean(
 /** How wide the document is: wider than the screen when the page scrolls sideways. */
 export function pageWidth(page: Page): Promise<number> {
   return page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
+}
+
+/** What a download saved, as text (read from the browser, which may run in another process). */
+export async function downloadedText(download: Download): Promise<string> {
+  return text(await download.createReadStream());
 }

@@ -3,10 +3,12 @@ import { readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
 import type { MongoMemoryServer } from 'mongodb-memory-server';
+import type { BrowserServer } from 'playwright-core';
 
 // Jest loads this file without its module mapping, so it imports no module of the project.
 
 export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { __browser?: BrowserServer }).__browser?.close();
   await (globalThis as { __mongo?: MongoMemoryServer }).__mongo?.stop();
   const runId = process.env.TEST_RUN_ID;
   const file = process.env.TEST_QUEUE_FILE;
