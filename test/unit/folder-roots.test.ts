@@ -14,7 +14,7 @@ const MAX_ROOT_FILES = 15;
 const SKIPPED = /(?:^|\/)(?:node_modules|dist)\//;
 
 /** The folders of `paths` (file paths, `/`-separated) with more than `max` files at their root. */
-export function crowdedFolders(paths: readonly string[], max = MAX_ROOT_FILES): string[] {
+function crowdedFolders(paths: readonly string[], max = MAX_ROOT_FILES): string[] {
   const counts = new Map<string, number>();
   for (const file of paths) {
     if (SKIPPED.test(file)) continue;
