@@ -25,6 +25,12 @@ const FeedCaller = {
   if_none_match: z.string().max(2048).nullable(),
 };
 
+/**
+ * The seller's name, as the WordPress updaters' plugin information gives its author: STORE_NAME,
+ * which the gateway reads (the catalog keeps no author of a product); null when it is not set.
+ */
+const Author = { author: ShortText.nullable() };
+
 export const FeedRequest = z.discriminatedUnion('format', [
   /** Joomla's extension update stream: the newest version of each channel. */
   z.strictObject({
@@ -39,9 +45,14 @@ export const FeedRequest = z.discriminatedUnion('format', [
   /** Joomla's changelog of the versions the caller is offered. */
   z.strictObject({ format: z.literal('joomla-changelog'), ...FeedCaller }),
   /** plugin-update-checker's JSON. */
-  z.strictObject({ format: z.literal('wordpress'), ...FeedCaller, channel: ReleaseChannel }),
+  z.strictObject({
+    format: z.literal('wordpress'),
+    ...FeedCaller,
+    ...Author,
+    channel: ReleaseChannel,
+  }),
   /** EDD Software Licensing's `get_version` answer. */
-  z.strictObject({ format: z.literal('edd'), ...FeedCaller, channel: ReleaseChannel }),
+  z.strictObject({ format: z.literal('edd'), ...FeedCaller, ...Author, channel: ReleaseChannel }),
   /** electron-updater's channel file. */
   z.strictObject({
     format: z.literal('electron'),

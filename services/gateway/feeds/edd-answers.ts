@@ -222,8 +222,16 @@ export const EddLicenseAnswer = z.object({
 
 export const EddVersionAnswer = z.object({
   new_version: z.string().meta({ description: 'Empty when no version is offered.' }),
+  version: z.string().meta({
+    description:
+      "The same as new_version: WordPress's plugin details compare it with the installed one.",
+  }),
   stable_version: z.string(),
   name: z.string(),
+  author: z
+    .string()
+    .optional()
+    .meta({ description: "HTML: the seller's name (STORE_NAME); left out when it is not set." }),
   slug: z.string(),
   url: z.string(),
   last_updated: z.string(),

@@ -120,6 +120,7 @@ async function answer(
     product_id: call.product_id,
     license_key: call.license_key,
     identifier: call.identifier,
+    author: deps.portal.store_name,
     // The updater downloads `package` as it is: the link carries the key and site.
     key_in_query: true,
     api_url: `${deps.publicUrl(req).replace(/\/+$/, '')}${API_BASE}`,

@@ -29,10 +29,11 @@ export interface FeedRouteDefinition<
   body: { text: string } | { json: z.ZodType };
   params: Params;
   query: Query;
-  /** The feed's own fields of the catalog's request, from what the route parsed. */
+  /** The feed's own fields of the catalog's request, from what the route parsed and the settings. */
   request: (
     params: z.output<Params>,
     query: z.output<Query>,
+    deps: GatewayDeps,
   ) => FeedOwnFields<R> & {
     product_id: number;
   };
@@ -112,14 +113,15 @@ export function feedRoute<
       500: publicErrors.internal,
     },
     before: ({ rateLimits }) => [rateLimits.updates],
-    handle: async ({ params, query, headers }, { transport, publicUrl }, req: Request, res) => {
+    handle: async ({ params, query, headers }, deps, req: Request, res) => {
+      const { transport, publicUrl } = deps;
       const caller = feedCaller(
         query as Parameters<typeof feedCaller>[0],
         headers,
         definition.pathKey?.(params) ?? null,
       );
       const answer = await transport.call('update-catalog.feed', {
-        ...definition.request(params, query),
+        ...definition.request(params, query, deps),
         ...caller,
         api_url: `${publicUrl(req).replace(/\/+$/, '')}${API_BASE}`,
         if_none_match: headers['If-None-Match'] ?? null,

@@ -8,6 +8,10 @@ const PluginMetadata = z.strictObject({
   name: z.string(),
   slug: z.string(),
   version: z.string(),
+  author: z
+    .string()
+    .optional()
+    .meta({ description: "HTML: the seller's name (STORE_NAME); left out when it is not set." }),
   download_url: z
     .url()
     .optional()
@@ -40,9 +44,10 @@ export const wordpressFeedRoute = feedRoute({
       description: 'The least stable channel taken (stable, rc, beta, alpha, dev).',
     }),
   }),
-  request: (params, query) => ({
+  request: (params, query, { portal }) => ({
     format: 'wordpress' as const,
     product_id: params.product_id,
+    author: portal.store_name,
     channel: query.channel,
   }),
   errors: {

@@ -1,7 +1,13 @@
 import type { RenderedFeed } from './feed-answer.js';
 import { releaseFor, type FeedContext } from './feed-context.js';
 import { fileUrl } from './links.js';
-import { lastUpdated, platformFields, pluginSections, pluginSlug } from './wordpress.js';
+import {
+  authorField,
+  lastUpdated,
+  platformFields,
+  pluginSections,
+  pluginSlug,
+} from './wordpress.js';
 
 type EddRequest = Extract<FeedContext['request'], { format: 'edd' }>;
 
@@ -12,13 +18,15 @@ type EddRequest = Extract<FeedContext['request'], { format: 'edd' }>;
 const NO_IMAGES = 'a:0:{}';
 
 /**
- * EDD Software Licensing's `get_version` answer, as `EDD_SL_Plugin_Updater` reads it: `sections`
+ * EDD Software Licensing's `get_version` answer, as `EDD_SL_Plugin_Updater` reads it and hands
+ * to WordPress's plugin details (`version`, the seller as `author`): `sections`
  * always (the updater drops an answer without it), `package` and `download_link` only for a
  * caller that may download (spec 4.5), else empty with the reason in `msg`; no version for the
  * caller is an empty `new_version`, which the updater reads as nothing to update.
  */
 export function eddFeed(context: FeedContext<EddRequest>): RenderedFeed {
   const release = releaseFor(context, context.request.channel);
+  const newVersion = release?.version.version ?? '';
   const stable = releaseFor(context, 'stable');
   const download =
     release && context.access.ok ? fileUrl(context, release, { repeatKey: true }) : '';
@@ -30,9 +38,12 @@ export function eddFeed(context: FeedContext<EddRequest>): RenderedFeed {
   return {
     content_type: 'application/json',
     body: JSON.stringify({
-      new_version: release?.version.version ?? '',
+      new_version: newVersion,
+      // WordPress's plugin details read `version`, EDD's update check `new_version`.
+      version: newVersion,
       stable_version: stable?.version.version ?? '',
       name: context.product.title,
+      ...authorField(context),
       slug: pluginSlug(context),
       url: '',
       last_updated: release ? lastUpdated(release) : '',

@@ -4,6 +4,7 @@ import { releaseFor, type CatalogRelease, type FeedContext } from './feed-contex
 import { fileUrl } from './links.js';
 
 type WordPressRequest = Extract<FeedContext['request'], { format: 'wordpress' }>;
+type EddRequest = Extract<FeedContext['request'], { format: 'edd' }>;
 
 /** The plugin's directory name: the product's WordPress slug, else one made from its id. */
 export function pluginSlug({ product }: FeedContext): string {
@@ -39,6 +40,14 @@ export function pluginSections(context: FeedContext, release: CatalogRelease | n
 }
 
 /**
+ * The plugin's author as WordPress's plugin details show it (HTML, which it filters with
+ * `wp_kses`): the seller's name, escaped; nothing when the seller set none.
+ */
+export function authorField({ request }: FeedContext<WordPressRequest | EddRequest>) {
+  return request.author === null ? {} : { author: escapeHtml(request.author) };
+}
+
+/**
  * `Y-m-d H:i:s` in UTC, as plugin-update-checker's example and EDD write `last_updated`
  * (WordPress runs PHP in UTC, so `strtotime` reads it as UTC): the release date, else the upload.
  */
@@ -59,7 +68,7 @@ export function platformFields({ product }: FeedContext) {
 
 /**
  * plugin-update-checker's metadata (its `PluginInfo`): `name` and `version` it requires, the
- * plugin's slug, sections and platform versions, and `download_url` only for a caller that may
+ * seller as `author`, the plugin's slug, sections and platform versions, and `download_url` only for a caller that may
  * download the file (spec 4.5): without it the plugin shows the update but no install link.
  * Banners and icons are left out, which the checker reads as none.
  */
@@ -76,6 +85,7 @@ export function wordpressFeed(context: FeedContext<WordPressRequest>): RenderedF
       name: context.product.title,
       slug: pluginSlug(context),
       version: release.version.version,
+      ...authorField(context),
       ...(context.access.ok
         ? { download_url: fileUrl(context, release, { repeatKey: true }) }
         : {}),

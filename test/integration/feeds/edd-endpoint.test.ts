@@ -8,9 +8,12 @@ import { API_BASE, bootSystem, type TestSystem } from '../../support/system.js';
  * actions in EDD's shapes, the beta channel, and bad input.
  */
 
+/** The seller's name, which get_version gives as its author (HTML, as WordPress reads it). */
+const STORE_NAME = 'Plugins & Sons';
+
 let system: TestSystem;
 beforeAll(async () => {
-  system = await bootSystem();
+  system = await bootSystem({ STORE_NAME });
 });
 afterAll(() => system?.stop());
 
@@ -103,6 +106,23 @@ describe('docs/updaters/wordpress.md: EDD get_version', () => {
       });
     expect(served.status).toBe(200);
     expect(sha256(served.body as Buffer)).toBe(sha256(bytes));
+  });
+
+  test("the details modal's fields: version, the new version WordPress compares with the installed one, and the seller's name as author", async () => {
+    const { product, key } = await licensedPlugin();
+    const info = JSON.parse(
+      (await post({ edd_action: 'get_version', license: key, item_id: product.id })).text,
+    );
+    expect(info).toMatchObject({
+      new_version: '1.4.0',
+      version: '1.4.0',
+      author: 'Plugins &amp; Sons',
+    });
+    const none = await system.license();
+    const empty = JSON.parse(
+      (await post({ edd_action: 'get_version', license: none.key, item_id: none.product.id })).text,
+    );
+    expect(empty).toMatchObject({ new_version: '', version: '', author: 'Plugins &amp; Sons' });
   });
 
   test('an invalid key: the version, no package, the reason in msg, sections present', async () => {

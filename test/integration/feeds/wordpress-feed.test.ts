@@ -8,9 +8,12 @@ import { API_BASE, bootSystem, type TestSystem } from '../../support/system.js';
  * it names fetched and checked, channels, ETag/304 and bad input.
  */
 
+/** The seller's name, which the plugin information gives as its author (HTML, as WordPress reads it). */
+const STORE_NAME = 'Plugins & Sons';
+
 let system: TestSystem;
 beforeAll(async () => {
-  system = await bootSystem();
+  system = await bootSystem({ STORE_NAME });
 });
 afterAll(() => system?.stop());
 
@@ -59,6 +62,7 @@ describe('docs/updaters/wordpress.md: plugin-update-checker', () => {
       name: product.title,
       slug: 'my-plugin',
       version: '2.1.0',
+      author: 'Plugins &amp; Sons',
       download_url: expect.stringContaining(
         `/downloads/${product.id}/files/${file.id}/my-plugin.zip?`,
       ),
@@ -110,6 +114,12 @@ describe('docs/updaters/wordpress.md: plugin-update-checker', () => {
     });
     const res = await feed(product.id, `?license_key=${expired.key}`);
     expect(JSON.parse(res.text)).not.toHaveProperty('download_url');
+  });
+
+  test("the details modal's fields: version (WordPress compares it with the installed one) and the seller's name as author", async () => {
+    const { product } = await licensedPlugin();
+    const metadata = JSON.parse((await feed(product.id)).text);
+    expect(metadata).toMatchObject({ version: '2.1.0', author: 'Plugins &amp; Sons' });
   });
 
   test('channel: beta takes a beta version, stable does not; nothing offered is 404', async () => {
