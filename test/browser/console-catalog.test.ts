@@ -112,6 +112,70 @@ describe('the admin console', () => {
     }
   });
 
+  test("the version form previews the release notes' Markdown as the feeds render it: bold is bold, raw HTML is text, a javascript: link is no link", async () => {
+    const created = await admin<{ id: number }>('POST', '/products', { title: 'Notes Plugin' });
+    const notes =
+      '- **Bold** fix <script>alert(1)</script> <img src=x onerror=alert(2)>\n' +
+      '- [a trap](javascript:alert(3)) and [docs](https://example.com/docs)';
+    const session = await openConsole(browser, system);
+    const { page } = session;
+    try {
+      await signIn(page, system.adminToken, 'Versions and files');
+      await page.getByLabel('Product', { exact: true }).selectOption({ label: 'Notes Plugin' });
+      await page.getByText('New version', { exact: true }).click();
+      const preview = page.getByRole('region', { name: 'Release notes preview' });
+      await preview.getByText('Nothing to preview yet.').waitFor();
+      await page.getByLabel('Release notes', { exact: true }).fill(notes);
+      const body = preview.locator('.notes-preview-body');
+      await body.locator('strong', { hasText: 'Bold' }).waitFor();
+      // Raw HTML is text: no element was made of it, and it reads as written.
+      await expect(body.locator('script, img').count()).resolves.toBe(0);
+      await expect(body.innerText()).resolves.toContain(
+        '<script>alert(1)</script> <img src=x onerror=alert(2)>',
+      );
+      // Only the safe link is a link.
+      await expect(body.locator('a').count()).resolves.toBe(1);
+      await expect(body.locator('a').getAttribute('href')).resolves.toBe(
+        'https://example.com/docs',
+      );
+      await expect(body.innerText()).resolves.toContain('[a trap](javascript:alert(3))');
+      await screenshot(page, 'console-release-notes-preview');
+
+      // What the preview shows is what WordPress is sent.
+      await page.getByLabel('Version', { exact: true }).fill('1.0.0');
+      await page.getByRole('button', { name: 'Create version' }).click();
+      await page.getByRole('heading', { name: /Version 1\.0\.0/ }).waitFor();
+      const { versions } = await admin<{ versions: Array<{ id: number }> }>(
+        'GET',
+        `/products/${created.id}/versions`,
+      );
+      const upload = new FormData();
+      upload.append('file', new Blob(['the bytes of Notes Plugin 1.0.0']), 'notes-1.0.0.zip');
+      const stored = await fetch(
+        `${system.managementUrl}/admin/v1/versions/${versions[0]!.id}/files`,
+        { method: 'POST', headers: { Authorization: `Bearer ${system.adminToken}` }, body: upload },
+      );
+      expect(stored.status).toBe(201);
+      const feed = await fetch(
+        `${system.gatewayUrl}${API_BASE}/updates/${created.id}/wordpress.json`,
+      );
+      const { changelog } = ((await feed.json()) as { sections: { changelog: string } }).sections;
+      const sent = changelog.replace(/^<h4>1\.0\.0<\/h4>/, '').replace(/>\n</g, '><');
+      await page.getByLabel('Release notes', { exact: true }).fill(notes);
+      // Both as the browser reads them: the preview's elements, and the feed's HTML parsed.
+      const shown = await body.evaluate((element) => element.innerHTML);
+      const parsed = await page.evaluate(`(() => {
+        const template = document.createElement('template');
+        template.innerHTML = ${JSON.stringify(sent)};
+        return template.innerHTML;
+      })()`);
+      expect(shown).toBe(parsed);
+      expectClean(session);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('a refused download is in the download log, its reason given as a code and in words that tell no key, an unknown key and a revoked license apart', async () => {
     const gated = await admin<{ id: number }>('POST', '/products', { title: 'Gated Plugin' });
     const version = await admin<{ id: number }>('POST', `/products/${gated.id}/versions`, {

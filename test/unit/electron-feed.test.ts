@@ -220,10 +220,10 @@ describe('electronFeed: the channel file', () => {
     expect(render('latest.yml', { versions, files }).info.version).toBe('1.1.0');
   });
 
-  test('a channel takes the more stable ones too; release notes are carried; strings stay strings', () => {
+  test('a channel takes the more stable ones too; release notes are carried as text; strings stay strings', () => {
     const versions = [
       ...app.versions,
-      version(3, '1.2.0-beta.1', { channel: 'beta', release_notes: 'Faster: 1.10' }),
+      version(3, '1.2.0-beta.1', { channel: 'beta', release_notes: '**Faster**: 1.10' }),
     ];
     const files = [...app.files, file(11, 3, 'App Setup 1.2.0-beta.1.exe')];
     expect(render('latest.yml', { versions, files }).info.version).toBe('1.1.0');

@@ -1,9 +1,7 @@
 import type { FeedRequest } from '../../libs/contracts/index.js';
 import { feedContext } from '../../services/update-catalog/feeds/feed-context.js';
-import {
-  changelogItems,
-  joomlaChangelog,
-} from '../../services/update-catalog/feeds/joomla-changelog.js';
+import { joomlaChangelog } from '../../services/update-catalog/feeds/joomla-changelog.js';
+import { releaseNotesItems } from '../../libs/release-notes/index.js';
 import { archiveFormat, joomlaFeed } from '../../services/update-catalog/feeds/joomla.js';
 import type {
   PackageFileRecord,
@@ -130,15 +128,21 @@ describe('the Joomla update stream, rendered', () => {
 });
 
 describe("Joomla's changelog, rendered", () => {
-  test('one item a non-empty line, list markers dropped, escaped for HTML', () => {
-    expect(changelogItems("- One\r\n\r\n  * Two <i>\n• Three & four\n+ 'five'\n-six")).toEqual([
+  test('an item per list item or line of the Markdown, as HTML; raw HTML escaped, a javascript: link no link', () => {
+    expect(
+      releaseNotesItems(
+        '- One\r\n\r\n  * **Two** <i>\n• Three & four\n+ [five](javascript:x)\n-six\n\n[*a\nb*](https://example.com)',
+      ),
+    ).toEqual([
       'One',
-      'Two &lt;i&gt;',
-      'Three &amp; four',
-      '&#039;five&#039;',
+      '<strong>Two</strong> &lt;i&gt;',
+      '• Three &amp; four',
+      '[five](javascript:x)',
       '-six',
+      // A line break inside a link or an emphasis keeps the item whole.
+      '<a href="https://example.com"><em>a<br>\nb</em></a>',
     ]);
-    expect(changelogItems(null)).toEqual([]);
+    expect(releaseNotesItems(null)).toEqual([]);
   });
 
   test('each item is one CDATA section, so no entity splits it; a version without notes has no <change>', () => {

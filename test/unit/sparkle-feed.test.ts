@@ -97,7 +97,7 @@ describe('Sparkle appcast renderer', () => {
     expect(body).toContain(`xmlns:sparkle="${SPARKLE_NAMESPACE}"`);
     expect(body).toContain('<title>Tabs &amp; &lt;Windows&gt; 1.1.0</title>');
     expect(body).toContain(
-      '<description>Fixes &lt;script&gt; &amp; &quot;quotes&quot; ]]&gt;</description>',
+      '<description>&lt;p&gt;Fixes &amp;lt;script&amp;gt; &amp;amp; &amp;quot;quotes&amp;quot; ]]&amp;gt;&lt;/p&gt;</description>',
     );
     expect(body).toContain('<pubDate>Tue, 03 Feb 2026 00:00:00 GMT</pubDate>');
     expect(body).toContain('<sparkle:version>1.1.0</sparkle:version>');

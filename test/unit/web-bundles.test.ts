@@ -64,6 +64,13 @@ describe('Web app bundles: what a page loads', () => {
     expect(first.has('zod')).toBe(false);
   });
 
+  test("the release notes' Markdown reader comes in a chunk the console imports when the version form is shown", () => {
+    const first = packagesIn(console, reached(console, entryOf(console), STATIC));
+    const everything = packagesIn(console, reached(console, entryOf(console), ANY));
+    expect(first.has('markdown-it')).toBe(false);
+    expect(everything.has('markdown-it')).toBe(true);
+  });
+
   test('the chart library comes in a chunk the console imports when the overview is shown', () => {
     const everything = packagesIn(console, reached(console, entryOf(console), ANY));
     expect(everything.has('uplot')).toBe(true);

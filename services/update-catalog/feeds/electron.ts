@@ -4,6 +4,7 @@ import { LicensingError, refusal, type Refusal } from '../../../libs/contracts/i
 import { fitsTarget, targetSpecificity, type ReleaseTarget } from '../audience.js';
 import { entitled, entitlementScope, planScope } from '../releases.js';
 import type { PackageFileRecord } from '../stores.js';
+import { releaseNotesText } from '../../../libs/release-notes/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import { releaseFor, type CatalogRelease, type FeedContext } from './feed-context.js';
 import { fileUrlFrom } from './links.js';
@@ -93,7 +94,9 @@ export function electronFeed(context: FeedContext<ElectronRequest>): RenderedFee
     size: file.size,
   }));
   const first = listed[0]!;
-  const { release_date, release_notes } = release.version;
+  const { release_date } = release.version;
+  // The generic provider's notes are text, which the app shows as it likes.
+  const releaseNotes = releaseNotesText(release.version.release_notes);
   return {
     content_type: 'text/yaml; charset=utf-8',
     body: stringify(
@@ -105,7 +108,7 @@ export function electronFeed(context: FeedContext<ElectronRequest>): RenderedFee
         releaseDate: release_date
           ? `${release_date}T00:00:00.000Z`
           : release.uploadedAt.toISOString(),
-        ...(release_notes ? { releaseNotes: release_notes } : {}),
+        ...(releaseNotes === '' ? {} : { releaseNotes }),
       },
       YAML_OPTIONS,
     ),

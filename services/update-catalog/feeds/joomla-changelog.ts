@@ -1,42 +1,23 @@
 import type { RenderedFeed } from './feed-answer.js';
 import { offeredReleases, type FeedContext } from './feed-context.js';
 import { JOOMLA_XML, joomlaSettingsOf } from './joomla.js';
+import { releaseNotesItems } from '../../../libs/release-notes/index.js';
 import { cdata, xml } from './xml.js';
 
 type ChangelogRequest = Extract<FeedContext['request'], { format: 'joomla-changelog' }>;
 
-const HTML: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#039;',
-};
-
-/**
- * The items of release notes: one per non-empty line, a leading list marker dropped. Joomla
- * writes each item into its page as HTML, so the text is escaped for HTML here: the notes read
- * as they were written and can put no markup into a Joomla site's back end.
- */
-export function changelogItems(releaseNotes: string | null): string[] {
-  return (releaseNotes ?? '')
-    .split(/\r\n|\n|\r/)
-    .map((line) => line.trim().replace(/^[-*•+]\s+/, ''))
-    .filter((line) => line !== '')
-    .map((line) => line.replace(/[&<>"']/g, (c) => HTML[c]!));
-}
-
 /**
  * Joomla's changelog (its Changelog class): a `<changelog>` per version offered to the caller,
  * newest first, of which Joomla shows the one whose `<version>` equals the version installed or
- * offered. The notes are listed under `<change>`; each `<item>` is a CDATA section, because
- * Joomla takes each piece of character data as an item of its own and an entity reference would
- * split one.
+ * offered. The notes are listed under `<change>`, an `<item>` per list item or line of their
+ * Markdown, as HTML: Joomla writes each item into its back end as it is. Each `<item>` is a CDATA
+ * section, because Joomla takes each piece of character data as an item of its own and an entity
+ * reference would split one.
  */
 export function joomlaChangelog(context: FeedContext<ChangelogRequest>): RenderedFeed {
   const settings = joomlaSettingsOf(context);
   const changelogs = offeredReleases(context).map(({ version }) => {
-    const items = changelogItems(version.release_notes).map(
+    const items = releaseNotesItems(version.release_notes).map(
       (item) => xml`
       <item>${cdata(item)}</item>`,
     );

@@ -2,6 +2,7 @@ import { LicensingError } from '../../../libs/contracts/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import { offeredReleases, type CatalogRelease, type FeedContext } from './feed-context.js';
 import { fileUrl } from './links.js';
+import { releaseNotesHtml } from '../../../libs/release-notes/index.js';
 import { xml, type XmlFragment } from './xml.js';
 
 type SparkleRequest = Extract<FeedContext['request'], { format: 'sparkle' }>;
@@ -43,7 +44,7 @@ function item(context: FeedContext<SparkleRequest>, release: CatalogRelease): Xm
       <pubDate>${rfc822(version.release_date, release.uploadedAt)}</pubDate>
       <sparkle:version>${version.version}</sparkle:version>
       <sparkle:shortVersionString>${version.version}</sparkle:shortVersionString>${channel}${minimum}${hardware}
-      <description>${version.release_notes ?? ''}</description>
+      <description>${releaseNotesHtml(version.release_notes)}</description>
       <enclosure url="${url}" length="${file.size}" type="${file.content_type}" sparkle:edSignature="${file.signature}"/>
     </item>`;
 }

@@ -1,5 +1,6 @@
 import semver from 'semver';
 import { LicensingError } from '../../../libs/contracts/index.js';
+import { releaseNotesText } from '../../../libs/release-notes/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import { releaseFor, type FeedContext } from './feed-context.js';
 import { fileUrl } from './links.js';
@@ -34,7 +35,8 @@ export function tauriFeed(context: FeedContext<TauriRequest>): RenderedFeed {
     content_type: 'application/json',
     body: JSON.stringify({
       version: release.version.version,
-      notes: release.version.release_notes ?? '',
+      // Tauri shows its notes as text: the Markdown's words, without its marks.
+      notes: releaseNotesText(release.version.release_notes),
       pub_date: publishedAt(release.version.release_date, release.uploadedAt),
       url: fileUrl(context, release, { repeatKey: true }),
       signature: release.file.signature,

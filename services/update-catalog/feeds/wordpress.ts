@@ -1,4 +1,5 @@
 import { LicensingError, refusal } from '../../../libs/contracts/index.js';
+import { escapeHtml, releaseNotesHtml } from '../../../libs/release-notes/index.js';
 import type { RenderedFeed } from './feed-answer.js';
 import { releaseFor, type CatalogRelease, type FeedContext } from './feed-context.js';
 import { fileUrl } from './links.js';
@@ -11,30 +12,13 @@ export function pluginSlug({ product }: FeedContext): string {
   return product.wordpress?.slug ?? `product-${product.id}`;
 }
 
-/** Text as HTML: WordPress renders a plugin's sections as HTML, so every value is escaped. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#039;');
-}
-
-/** Release notes as HTML paragraphs: a blank line starts a paragraph, a newline breaks a line. */
-function notesAsHtml(notes: string | null): string {
-  if (notes === null || notes.trim() === '') return '';
-  return notes
-    .trim()
-    .split(/\r?\n\s*\r?\n/)
-    .map((paragraph) => `<p>${escapeHtml(paragraph.trim()).replace(/\r?\n/g, '<br>')}</p>`)
-    .join('');
-}
-
-/** The plugin's sections: its name as description, the version's notes as changelog. */
+/**
+ * The plugin's sections, HTML as WordPress shows them: its name as description, and as changelog
+ * the version and its notes rendered from Markdown.
+ */
 export function pluginSections(context: FeedContext, release: CatalogRelease | null) {
   const changelog = release
-    ? `<h4>${escapeHtml(release.version.version)}</h4>${notesAsHtml(release.version.release_notes)}`
+    ? `<h4>${escapeHtml(release.version.version)}</h4>${releaseNotesHtml(release.version.release_notes)}`
     : '';
   return { description: `<p>${escapeHtml(context.product.title)}</p>`, changelog };
 }

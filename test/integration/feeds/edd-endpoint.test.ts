@@ -125,6 +125,21 @@ describe('docs/updaters/wordpress.md: EDD get_version', () => {
     expect(empty).toMatchObject({ new_version: '', version: '', author: 'Plugins &amp; Sons' });
   });
 
+  test('the changelog is the Markdown of the release notes as HTML: **bold** is <strong>, raw HTML escaped, a javascript: link no link', async () => {
+    const { product, key } = await system.license();
+    const version = await createVersion(system, product.id, '2.0.0', {
+      release_notes: '**Bold** fix <script>alert(1)</script>\n[a trap](javascript:alert(1))',
+    });
+    await uploadFile(system, version.id, packageBytes(100), 'my-plugin.zip');
+    const info = JSON.parse(
+      (await post({ edd_action: 'get_version', license: key, item_id: product.id })).text,
+    );
+    expect(info.sections.changelog).toBe(
+      '<h4>2.0.0</h4><p><strong>Bold</strong> fix &lt;script&gt;alert(1)&lt;/script&gt;<br>\n' +
+        '[a trap](javascript:alert(1))</p>',
+    );
+  });
+
   test('an invalid key: the version, no package, the reason in msg, sections present', async () => {
     const { product } = await licensedPlugin();
     const res = await get({ edd_action: 'get_version', license: 'nope', item_id: product.id });

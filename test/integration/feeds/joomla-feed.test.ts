@@ -98,7 +98,7 @@ async function joomlaProduct(download_access = 'license_key') {
   const product = created.body.data as { id: number; title: string };
   const licensed = await system.license({ product });
   const stable = await createVersion(system, product.id, '1.0.0', {
-    release_notes: '- Fixes <b> & "quotes"\n\n* Faster start',
+    release_notes: '- Fixes <b> & "quotes"\n\n* **Faster** start',
   });
   const stableBytes = packageBytes(5_000);
   const stableFile = await uploadFile(system, stable.id, stableBytes, 'plg_example-1.0.0.zip');
@@ -268,13 +268,15 @@ function joomlaChangelogOf(xmlText: string, version: string) {
 }
 
 describe("docs/updaters/joomla.md: Joomla's changelog", () => {
-  test('a <changelog> per version offered, one item a line, as HTML text', async () => {
+  test("a <changelog> per version offered, an item per list item or line of the notes' Markdown, as HTML", async () => {
     const { product, key } = await joomlaProduct();
     const res = await get(CHANGELOG, `${API_BASE}/updates/${product.id}/changelog.xml`);
     expect(res.status).toBe(200);
     expect(joomlaChangelogOf(res.text, '1.0.0')).toEqual({
       version: '1.0.0',
-      entries: { change: ['Fixes &lt;b&gt; &amp; &quot;quotes&quot;', 'Faster start'] },
+      entries: {
+        change: ['Fixes &lt;b&gt; &amp; &quot;quotes&quot;', '<strong>Faster</strong> start'],
+      },
     });
     expect(joomlaChangelogOf(res.text, '1.1.0')?.entries).toEqual({ change: ['New editor'] });
     const hidden = await createVersion(system, product.id, '1.2.0', {

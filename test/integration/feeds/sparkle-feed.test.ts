@@ -107,7 +107,7 @@ async function fetchEnclosure(url: string) {
 async function macApp() {
   const licensed = await system.license();
   const stable = await createVersion(system, licensed.product.id, '1.2.0', {
-    release_notes: 'Faster <b>sync</b> & fewer crashes.',
+    release_notes: 'Faster **sync** & fewer <b>crashes</b>.',
     release_date: '2026-03-04',
   });
   const bytes = packageBytes(30_000);
@@ -134,7 +134,8 @@ describe('docs/updaters/sparkle.md: the appcast', () => {
       shortVersionString: '1.2.0',
       channel: null,
       minimumSystemVersion: null,
-      description: 'Faster <b>sync</b> & fewer crashes.',
+      // Sparkle shows the description as HTML: the notes' Markdown rendered, raw HTML escaped.
+      description: '<p>Faster <strong>sync</strong> &amp; fewer &lt;b&gt;crashes&lt;/b&gt;.</p>',
       enclosure: {
         url: expect.stringContaining(`/downloads/${product.id}/files/${file.id}/App-1.2.0.zip?`),
         length: String(bytes.length),

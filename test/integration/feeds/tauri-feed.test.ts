@@ -36,7 +36,7 @@ async function tauri(
 async function licensedApp() {
   const licensed = await system.license();
   const version = await createVersion(system, licensed.product.id, '1.2.0', {
-    release_notes: 'Faster.',
+    release_notes: '**Faster** start, [details](https://example.com/notes).',
     release_date: '2026-03-04',
   });
   const bytes = packageBytes(20_000);
@@ -57,7 +57,8 @@ describe('docs/updaters.md: Tauri', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(res.text)).toEqual({
       version: '1.2.0',
-      notes: 'Faster.',
+      // Tauri shows its notes as text: the Markdown's words without its marks.
+      notes: 'Faster start, details (https://example.com/notes).',
       pub_date: '2026-03-04T00:00:00Z',
       url: expect.stringMatching(
         new RegExp(`/downloads/${product.id}/files/${file.id}/App_1\\.2\\.0_x64\\.msi\\.zip\\?`),

@@ -18,6 +18,13 @@ beforeAll(async () => {
 afterAll(() => system?.stop());
 
 const calls = new DocumentedCalls();
+
+/** Release notes in Markdown, with markup and a link that must not reach the page as such. */
+const MARKDOWN =
+  '- **Bold** fix <script>alert(1)</script>\n- [a trap](javascript:alert(1)) and [docs](https://example.com/docs)';
+const MARKDOWN_HTML =
+  '<ul>\n<li><strong>Bold</strong> fix &lt;script&gt;alert(1)&lt;/script&gt;</li>\n' +
+  '<li>[a trap](javascript:alert(1)) and <a href="https://example.com/docs">docs</a></li>\n</ul>';
 const FEED = `${API_BASE}/updates/{product_id}/wordpress.json`;
 const PINNED = `${API_BASE}/downloads/{product_id}/files/{file_id}/{filename}`;
 
@@ -73,7 +80,7 @@ describe('docs/updaters/wordpress.md: plugin-update-checker', () => {
       sections: {
         description: `<p>${product.title}</p>`,
         changelog:
-          '<h4>2.1.0</h4><p>Fixes &lt;script&gt;alert(1)&lt;/script&gt; &amp; more.</p>' +
+          '<h4>2.1.0</h4><p>Fixes &lt;script&gt;alert(1)&lt;/script&gt; &amp; more.</p>\n' +
           '<p>Second paragraph.</p>',
       },
     });
@@ -120,6 +127,14 @@ describe('docs/updaters/wordpress.md: plugin-update-checker', () => {
     const { product } = await licensedPlugin();
     const metadata = JSON.parse((await feed(product.id)).text);
     expect(metadata).toMatchObject({ version: '2.1.0', author: 'Plugins &amp; Sons' });
+  });
+
+  test('the changelog is the Markdown of the release notes as HTML: **bold** is <strong>, raw HTML escaped, a javascript: link no link', async () => {
+    const { product } = await system.license();
+    const version = await createVersion(system, product.id, '3.0.0', { release_notes: MARKDOWN });
+    await uploadFile(system, version.id, packageBytes(100), 'my-plugin.zip');
+    const { changelog } = JSON.parse((await feed(product.id)).text).sections;
+    expect(changelog).toBe(`<h4>3.0.0</h4>${MARKDOWN_HTML}`);
   });
 
   test('channel: beta takes a beta version, stable does not; nothing offered is 404', async () => {

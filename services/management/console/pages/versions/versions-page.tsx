@@ -13,6 +13,7 @@ import { formatBytes } from '../../shared/words/words.js';
 import { useCan } from '../../shared/hooks/permissions.js';
 import { CHANNEL_WORDS, isRolloutPercent, Rollout, rolloutWords } from './rollout.js';
 import { UpdatersPanel } from './updaters-panel.js';
+import { ReleaseNotesField } from './release-notes-field.js';
 
 /** Spec 4.4: which version and file the update check gives each kind of caller right now. */
 function Offers({ offers }: { offers: Loaded<UpdateOffers> }) {
@@ -119,14 +120,7 @@ function NewVersion({ productId, onChanged }: { productId: number; onChanged: Ch
             />
           </Field>
         </div>
-        <Field label="Release notes">
-          <textarea
-            name="release_notes"
-            rows={3}
-            value={notes}
-            onInput={(event) => setNotes(event.currentTarget.value)}
-          />
-        </Field>
+        <ReleaseNotesField notes={notes} onNotes={setNotes} />
         <Check label="Published" checked={published} onChange={setPublished} />
         <button
           type="submit"
