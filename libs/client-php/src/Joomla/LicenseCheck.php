@@ -65,10 +65,14 @@ final class LicenseCheck
         $this->clock = $clock ?: static function (): float {
             return microtime(true);
         };
+        $formatDate = isset($options['date_format']) ? $options['date_format'] : null;
+        if ($formatDate !== null && !is_callable($formatDate)) {
+            throw new \InvalidArgumentException('The option date_format must be a callable.');
+        }
         $this->words = new StatusMessage(
             isset($options['name']) ? (string) $options['name'] : '',
             isset($options['messages']) ? (array) $options['messages'] : [],
-            isset($options['date_format']) ? $options['date_format'] : null
+            $formatDate
         );
     }
 
@@ -76,7 +80,7 @@ final class LicenseCheck
      * The license's state: the kept one while it is recent, else the server's answer now. A new
      * Download Key is checked at once; no key is `NO_KEY`, asking nothing.
      *
-     * @throws \Licensing\LicensingException never: a failed check is the state UNREACHABLE
+     * A check that fails is the state UNREACHABLE (or WRONG_PRODUCT): nothing is thrown for it.
      */
     public function run(): LicenseStatus
     {

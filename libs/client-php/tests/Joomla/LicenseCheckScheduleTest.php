@@ -124,7 +124,7 @@ final class LicenseCheckScheduleTest extends TestCase
     public function testAWrongOptionIsRefusedAtConstruction(): void
     {
         $site = new Site([]);
-        foreach ([['intervall' => 60], ['interval' => 0], ['interval' => '12h'], ['clock' => 'now'], ['messages' => ['actve' => 'x']]] as $options) {
+        foreach ([['intervall' => 60], ['interval' => 0], ['interval' => '12h'], ['clock' => 'now'], ['date_format' => 'j F Y'], ['messages' => ['actve' => 'x']]] as $options) {
             try {
                 $site->check($options);
                 $this->fail('accepted ' . json_encode($options));
