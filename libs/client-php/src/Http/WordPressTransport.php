@@ -14,7 +14,15 @@ class WordPressTransport implements Transport
         if (!function_exists('wp_remote_request')) {
             throw ConnectionFailure::because('WordPress is not loaded');
         }
-        $arguments = [
+        $arguments = [];
+        foreach ($headers as $name => $value) {
+            // WordPress sends its own User-Agent unless given one as this argument.
+            if (strtolower($name) === 'user-agent') {
+                $arguments['user-agent'] = $value;
+                unset($headers[$name]);
+            }
+        }
+        $arguments += [
             'method' => $method,
             'headers' => $headers,
             'timeout' => $timeout,
