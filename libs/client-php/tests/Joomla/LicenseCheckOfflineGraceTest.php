@@ -4,8 +4,8 @@ namespace Licensing\Tests\Joomla;
 
 use Licensing\Joomla\LicenseStatus;
 use Licensing\LicensingException;
-use Licensing\Tests\Joomla\Support\SigningServer;
 use Licensing\Tests\Joomla\Support\Site;
+use Licensing\Tests\Support\Signer;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -18,17 +18,15 @@ final class LicenseCheckOfflineGraceTest extends TestCase
 
     /** @var Site */
     private $site;
-    /** @var SigningServer */
-    private $server;
+    /** @var Signer */
+    private $signer;
 
     protected function setUp(): void
     {
-        $this->server = new SigningServer();
+        $this->signer = new Signer(7, Site::START);
         $down = new LicensingException(LicensingException::CONNECTION_ERROR, 'Connection error: refused');
         $this->site = new Site([
-            function (array $request) {
-                return $this->server->answer($request, 200, ['data' => Site::validation('active')], $this->site->now);
-            },
+            $this->signer->answers(200, ['data' => Site::validation('active')]),
             $down,
             $down,
             $down,
@@ -37,7 +35,7 @@ final class LicenseCheckOfflineGraceTest extends TestCase
 
     public function testTheLastVerifiedAnswerStandsInAndTheMessageSaysSo(): void
     {
-        $check = $this->site->check([], ['keys' => $this->server->jwks()]);
+        $check = $this->site->check([], ['keys' => $this->signer->keySet()]);
         $this->assertFalse($check->run()->stale);
         $this->site->now += 13 * self::HOUR;
         $status = $check->run();
@@ -55,7 +53,7 @@ final class LicenseCheckOfflineGraceTest extends TestCase
 
     public function testInTheGraceTheServerIsAskedAgainAfterTheRetryInterval(): void
     {
-        $check = $this->site->check(['retry_interval' => 3600], ['keys' => $this->server->jwks()]);
+        $check = $this->site->check(['retry_interval' => 3600], ['keys' => $this->signer->keySet()]);
         $check->run();
         $this->site->now += 13 * self::HOUR;
         $check->run();
@@ -69,7 +67,7 @@ final class LicenseCheckOfflineGraceTest extends TestCase
 
     public function testPastTheGraceTheLicenseCouldNotBeChecked(): void
     {
-        $check = $this->site->check([], ['keys' => $this->server->jwks(), 'offline_grace' => 72 * 3600]);
+        $check = $this->site->check([], ['keys' => $this->signer->keySet(), 'offline_grace' => 72 * 3600]);
         $check->run();
         $this->site->now += 72 * self::HOUR + 1;
         $status = $check->run();
