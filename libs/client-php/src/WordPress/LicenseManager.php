@@ -52,6 +52,14 @@ final class LicenseManager
             return Notice::error(self::words($e));
         }
         $after = $before->activated($licenseKey, $answer, time());
+        if ($before->hasKey() && $before->key() !== $licenseKey && $before->isActivatedHere()) {
+            // Another key took this site's place: free the slot the one before held here.
+            try {
+                $this->client()->deactivate($before->key(), $before->identifier());
+            } catch (LicensingException $e) {
+                // The customer can free it from the store's portal.
+            }
+        }
         ($this->changed)($before, $after);
         return Notice::success(__('The license is activated on this site.', 'licensing-client'));
     }
