@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { adminOf, API_BASE, bootSystem, type TestSystem } from '../support/system.js';
 import { createVersion, sha256, uploadFile } from '../support/packages.js';
+import { joomlaTestsPassOnTheServedStream } from './joomla-stream.js';
 import { junitCases } from './junit.js';
 
 /**
@@ -103,40 +104,48 @@ async function catalog() {
   };
 }
 
-test('the PHP client passes its PHPUnit tests against the running system, none skipped', async () => {
-  const php = version('php');
-  if (!php.ok) throw new Error(`php cannot run (${php.text}): ${INSTALL}.`);
-  const unit = version('phpunit');
-  if (!unit.ok) throw new Error(`phpunit cannot run (${unit.text}): ${INSTALL}.`);
+test(
+  'the PHP client passes its PHPUnit tests against the running system, none skipped',
+  async () => {
+    const php = version('php');
+    if (!php.ok) throw new Error(`php cannot run (${php.text}): ${INSTALL}.`);
+    const unit = version('phpunit');
+    if (!unit.ok) throw new Error(`phpunit cannot run (${unit.text}): ${INSTALL}.`);
 
-  const env = await catalog();
-  const report = path.join(dir, 'junit.xml');
-  const args = [
-    '-c',
-    'phpunit.xml.dist',
-    '--testsuite',
-    'unit,vectors,system',
-    '--log-junit',
-    report,
-  ];
-  const run = await phpunit(args, env);
-  if (run.killed) {
-    throw new Error(
-      `phpunit outlasted ${PHPUNIT_TIMEOUT_MS / 1000} s and was killed:\n${run.output}`,
-    );
-  }
-  const xml = readReport(report);
-  if (xml === null) throw new Error(`phpunit wrote no report (exit ${run.code}):\n${run.output}`);
-  const cases = junitCases(xml);
-  if (cases.length === 0) throw new Error(`PHPUnit ran no test:\n${run.output}`);
-  const failed = cases.filter((c) => c.outcome === 'failed');
-  const skipped = cases.filter((c) => c.outcome === 'skipped');
-  const named = (list: typeof cases) => list.map((c) => `- ${c.name}\n  ${c.message}`).join('\n');
-  if (failed.length > 0) throw new Error(`PHPUnit tests failed:\n${named(failed)}`);
-  if (skipped.length > 0) throw new Error(`PHPUnit tests were skipped:\n${named(skipped)}`);
-  // Each suite ran, the system's tests among them.
-  for (const suite of ['Unit', 'Vectors', 'System']) {
-    expect(cases.some((c) => c.name.startsWith(`Licensing\\Tests\\${suite}\\`))).toBe(true);
-  }
-  expect(run.code).toBe(0);
+    const env = await catalog();
+    const report = path.join(dir, 'junit.xml');
+    const args = [
+      '-c',
+      'phpunit.xml.dist',
+      '--testsuite',
+      'unit,vectors,system',
+      '--log-junit',
+      report,
+    ];
+    const run = await phpunit(args, env);
+    if (run.killed) {
+      throw new Error(
+        `phpunit outlasted ${PHPUNIT_TIMEOUT_MS / 1000} s and was killed:\n${run.output}`,
+      );
+    }
+    const xml = readReport(report);
+    if (xml === null) throw new Error(`phpunit wrote no report (exit ${run.code}):\n${run.output}`);
+    const cases = junitCases(xml);
+    if (cases.length === 0) throw new Error(`PHPUnit ran no test:\n${run.output}`);
+    const failed = cases.filter((c) => c.outcome === 'failed');
+    const skipped = cases.filter((c) => c.outcome === 'skipped');
+    const named = (list: typeof cases) => list.map((c) => `- ${c.name}\n  ${c.message}`).join('\n');
+    if (failed.length > 0) throw new Error(`PHPUnit tests failed:\n${named(failed)}`);
+    if (skipped.length > 0) throw new Error(`PHPUnit tests were skipped:\n${named(skipped)}`);
+    // Each suite ran, the system's tests among them.
+    for (const suite of ['Unit', 'Vectors', 'System']) {
+      expect(cases.some((c) => c.name.startsWith(`Licensing\\Tests\\${suite}\\`))).toBe(true);
+    }
+    expect(run.code).toBe(0);
+  },
+  PHPUNIT_TIMEOUT_MS + 60_000,
+);
+
+test("the library's Joomla tests pass on the Joomla stream the system serves, which fixtures/ copies", async () => {
+  await joomlaTestsPassOnTheServedStream(system, dir, phpunit);
 });

@@ -32,17 +32,6 @@ final class Envelope
         throw self::invalid($response);
     }
 
-    /** Whether the answer says nothing readable: no JSON object at all. */
-    public static function isUnreadable(Response $response): bool
-    {
-        try {
-            self::json($response);
-            return false;
-        } catch (LicensingException $unreadable) {
-            return true;
-        }
-    }
-
     public static function invalid(Response $response): LicensingException
     {
         return new LicensingException(

@@ -7,7 +7,6 @@ use Licensing\LicensingException;
 use Licensing\Validation\SignedTime;
 use Licensing\Verification\AnswerVerifier;
 use Licensing\Verification\Base64;
-use Licensing\Verification\SignatureBase;
 use Licensing\Verification\SignedAnswer;
 
 /**
