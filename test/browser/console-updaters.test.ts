@@ -103,6 +103,48 @@ describe('the admin console', () => {
     }
   });
 
+  test('the Updaters panel warns that WordPress will not download from a PUBLIC_URL on port 3000, and says nothing on 443', async () => {
+    await admin('POST', '/products', { title: 'Port Plugin' });
+    for (const [origin, warned] of [
+      ['http://licensing.example:3000', true],
+      ['https://licensing.example:443', false],
+    ] as const) {
+      const session = await openConsole(browser, system);
+      const { page } = session;
+      try {
+        // The management API answers the key set's address with PUBLIC_URL: here another one.
+        await page.route('**/admin/v1/signing-keys', async (route) => {
+          const response = await route.fetch();
+          const answer = (await response.json()) as { data: { key_set_url: string } };
+          const { pathname } = new URL(answer.data.key_set_url, 'http://any.example');
+          answer.data.key_set_url = `${origin}${pathname}`;
+          await route.fulfill({ response, json: answer });
+        });
+        await openVersions(page, 'Port Plugin');
+        const panel = page.locator('details', {
+          has: page.locator('summary', { hasText: 'Updaters' }),
+        });
+        await panel.locator('summary').click();
+        await panel.locator('[data-feed]').first().waitFor();
+        await expect(panel.locator('[data-feed-url]').first().innerText()).resolves.toMatch(
+          new RegExp(`^${origin.replace(/[.:/]/g, '\\$&')}`),
+        );
+        const warning = panel.locator('[data-wordpress-port]');
+        if (warned) {
+          await expect(warning.innerText()).resolves.toMatch(
+            /port 3000: WordPress downloads packages only from ports 80, 443 and 8080.*A valid URL was not provided.*http_allowed_safe_ports/s,
+          );
+          await screenshot(page, 'console-updaters-wordpress-port');
+        } else {
+          await expect(warning.count()).resolves.toBe(0);
+        }
+        expectClean(session);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
   test('a new version takes its channel and rollout; its rollout is raised by keyboard, kept after a reload, paused at 0, and the version rolled back', async () => {
     const product = await admin<{ id: number }>('POST', '/products', { title: 'Rollout App' });
     const session = await openConsole(browser, system);

@@ -2,6 +2,7 @@ import {
   JOOMLA_IDENTIFIER_NOTE,
   publicApiBase,
   updaterFeeds,
+  wordpressPortWarning,
 } from '../../services/management/console/pages/versions/updater-snippets.js';
 
 /**
@@ -96,6 +97,22 @@ describe('the updater snippets', () => {
     expect(odd.find((one) => one.updater.startsWith('Electron'))!.snippet).toContain(
       "url: 'https://x.example/it''s/updates/42/electron'",
     );
+  });
+
+  test('a public address on a port WordPress does not download from is warned of; 80, 443 and 8080 are not', () => {
+    expect(wordpressPortWarning('http://licenses.example:3000/api/v1')).toMatch(
+      /port 3000.*80, 443 and 8080.*A valid URL was not provided.*http_allowed_safe_ports/,
+    );
+    for (const base of [
+      'https://licenses.example/api/v1',
+      'https://licenses.example:443/api/v1',
+      'http://licenses.example:80/api/v1',
+      'http://licenses.example:8080/api/v1',
+      'https://licenses.example:8080/api/v1',
+      '/api/v1',
+    ]) {
+      expect(wordpressPortWarning(base)).toBeNull();
+    }
   });
 
   test('the Joomla identifier note names the installer event that can add one', () => {

@@ -97,6 +97,31 @@ export function updaterFeeds(
   ];
 }
 
+/** The ports WordPress downloads from: `wp_http_validate_url`'s `http_allowed_safe_ports`. */
+const WORDPRESS_PORTS = ['80', '443', '8080'];
+
+/**
+ * Said when the public address is on a port WordPress refuses to download from (it allows a
+ * site's own host and port too, which a licensing server is not); null for any other address.
+ */
+export function wordpressPortWarning(apiBase: string): string | null {
+  if (apiBase.startsWith('/')) return null;
+  let port: string;
+  try {
+    // The URL standard leaves the scheme's own port out: `https://host:443` has none.
+    port = new URL(apiBase).port;
+  } catch {
+    return null;
+  }
+  if (port === '' || WORDPRESS_PORTS.includes(port)) return null;
+  return (
+    `The public address (PUBLIC_URL) is on port ${port}: WordPress downloads packages only from ` +
+    'ports 80, 443 and 8080, so its updaters (plugin-update-checker, EDD) fail with ' +
+    '"A valid URL was not provided." Serve the public API on one of those ports, or have each ' +
+    'site allow this one with the http_allowed_safe_ports filter (docs/updaters/wordpress.md).'
+  );
+}
+
 /** Joomla never sends an identifier: said for products whose downloads need one. */
 export const JOOMLA_IDENTIFIER_NOTE =
   'Downloads of this product need an activated identifier, and Joomla never sends one: ' +

@@ -3,7 +3,12 @@ import { useApi } from '../../shared/api/admin-api.js';
 import { useLoad } from '../../shared/hooks/hooks.js';
 import { LoadView } from '../../shared/components/notices.js';
 import { useProductsAndPlans } from '../../shared/hooks/products-and-plans.js';
-import { JOOMLA_IDENTIFIER_NOTE, publicApiBase, updaterFeeds } from './updater-snippets.js';
+import {
+  JOOMLA_IDENTIFIER_NOTE,
+  publicApiBase,
+  updaterFeeds,
+  wordpressPortWarning,
+} from './updater-snippets.js';
 
 export function UpdatersPanel({ productId }: { productId: number }) {
   const api = useApi();
@@ -26,8 +31,14 @@ export function UpdatersPanel({ productId }: { productId: number }) {
       <LoadView loaded={keys} what="the public address">
         {(data) => {
           const base = publicApiBase(data.key_set_url);
+          const portWarning = wordpressPortWarning(base);
           return (
             <>
+              {portWarning !== null && (
+                <p class="notice" data-wordpress-port>
+                  {portWarning}
+                </p>
+              )}
               {base.startsWith('/') && (
                 <p class="muted">
                   The public address is not configured (PUBLIC_URL): the URLs below start at the
