@@ -9,7 +9,7 @@ use PHPUnit\Framework\TestCase;
  * The update stream this service serves, read as Joomla 5's updater reads it (Support/
  * JoomlaUpdate.php): which release a site takes, and the download URL with its Download Key.
  *
- * The stream is the one test/client-php/joomla-stream.test.ts fetched from the running service
+ * The stream is the one test/client-php/joomla-stream.ts fetched from the running service
  * (LICENSING_JOOMLA_STREAM_DIR), or the copy of such a stream it keeps in fixtures/, with the
  * releases it was made of in joomla-stream.json.
  */
