@@ -37,7 +37,7 @@ final class Exchange
         // Sent with the body, checked by the server and covered by the answer's signature: an
         // answer to a request with other form fields (another key) cannot pass for this one's.
         $requestDigest = $keys !== null && $operation->body !== null ? AnswerVerifier::contentDigest($operation->body) : null;
-        $headers = $this->settings->headers + ['User-Agent' => 'licensing-client-php/1.0 PHP/' . PHP_VERSION];
+        $headers = self::callersHeaders($this->settings->headers);
         $headers['Accept'] = 'application/json';
         if ($operation->body !== null) {
             $headers['Content-Type'] = 'application/x-www-form-urlencoded';
@@ -78,6 +78,28 @@ final class Exchange
         }
         $this->signedTime->note($verified);
         return new Outcome($response, $answer, $verified);
+    }
+
+    /**
+     * The caller's headers, less those the client sets itself, whatever their case; with the
+     * client's User-Agent unless the caller gave one.
+     *
+     * @param array<string, string> $given
+     * @return array<string, string>
+     */
+    private static function callersHeaders(array $given): array
+    {
+        $headers = [];
+        $agent = 'licensing-client-php/1.0 PHP/' . PHP_VERSION;
+        foreach ($given as $name => $value) {
+            $lower = strtolower($name);
+            if ($lower === 'user-agent') {
+                $agent = $value;
+            } elseif (!in_array($lower, ['accept', 'content-type', 'licensing-nonce', 'content-digest'], true)) {
+                $headers[$name] = $value;
+            }
+        }
+        return ['User-Agent' => $agent] + $headers;
     }
 
     /** @return array<string, string> */

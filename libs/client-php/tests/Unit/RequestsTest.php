@@ -117,4 +117,16 @@ final class RequestsTest extends TestCase
         $this->assertSame('MyPlugin/1.0', $headers['User-Agent']);
         $this->assertSame('application/json', $headers['Accept']);
     }
+
+    public function testAHeaderTheClientSetsIsSentOnceWhateverTheCaseOfTheOneGiven(): void
+    {
+        $transport = new FakeTransport([FakeTransport::json(200, ['data' => self::ACTIVATION])]);
+        $headers = ['accept' => 'text/html', 'content-type' => 'text/plain', 'user-agent' => 'MyPlugin/1.0'];
+        $this->client($transport, ['headers' => $headers])->activate('K', 'x');
+        $sent = array_change_key_case($transport->requests[0]['headers']);
+        $this->assertCount(count($transport->requests[0]['headers']), $sent, 'a header sent twice');
+        $this->assertSame('application/json', $sent['accept']);
+        $this->assertSame('application/x-www-form-urlencoded', $sent['content-type']);
+        $this->assertSame('MyPlugin/1.0', $sent['user-agent']);
+    }
 }
