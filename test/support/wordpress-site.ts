@@ -128,11 +128,21 @@ export class WordPressSite {
     }
   }
 
+  /** The themes' directory. */
+  get themes(): string {
+    return path.join(this.dir, 'wp-content', 'themes');
+  }
+
   /** Runs a command of test/wordpress/php/site.php in a PHP process of its own; its JSON. */
-  async php<T = Record<string, unknown>>(command: string, ...args: string[]): Promise<T> {
+  php<T = Record<string, unknown>>(command: string, ...args: string[]): Promise<T> {
+    return this.script<T>('site.php', command, ...args);
+  }
+
+  /** Runs a command of a script of test/wordpress/php/ in a PHP process of its own; its JSON. */
+  async script<T>(script: string, command: string, ...args: string[]): Promise<T> {
     let stdout: string;
     try {
-      stdout = await call('php', [path.join(PHP_DIR, 'site.php'), this.dir, command, ...args]);
+      stdout = await call('php', [path.join(PHP_DIR, script), this.dir, command, ...args]);
     } catch (error) {
       // WordPress answers a fatal error with its "critical error" page: the log says which.
       const logged = (await this.debugLog())
@@ -147,7 +157,7 @@ export class WordPressSite {
     try {
       return JSON.parse(last) as T;
     } catch {
-      throw new Error(`site.php ${command} printed no JSON:\n${stdout}`);
+      throw new Error(`${script} ${command} printed no JSON:\n${stdout}`);
     }
   }
 

@@ -22,11 +22,16 @@ export class WordPressStore {
     this.admin = adminOf(() => system);
   }
 
-  static async open(system: TestSystem): Promise<WordPressStore> {
+  /** The store of a product named `title` whose WordPress slug is `slug`. */
+  static async open(
+    system: TestSystem,
+    title = 'Sample Licensed Plugin',
+    slug = PLUGIN_SLUG,
+  ): Promise<WordPressStore> {
     const admin = adminOf(() => system);
     const product = await admin.post('/products', {
-      title: 'Sample Licensed Plugin',
-      wordpress: { slug: PLUGIN_SLUG, requires: '5.8', tested: '6.1', requires_php: '7.4' },
+      title,
+      wordpress: { slug, requires: '5.8', tested: '6.1', requires_php: '7.4' },
     });
     const plan = await admin.post('/plans', {
       name: `WordPress sites ${unique()}`,
@@ -76,10 +81,15 @@ export class WordPressStore {
   /** Publishes `version` with its release notes and the plugin's zip built in `work`. */
   async publish(work: string, build: PluginBuild, notes: string): Promise<void> {
     const zip = await zipSamplePlugin(work, build);
-    const version = await createVersion(this.system, this.productId, build.version, {
+    await this.upload(build.version, zip, `${PLUGIN_SLUG}-${build.version}.zip`, notes);
+  }
+
+  /** Publishes `version` with its release notes and `zip` as its package. */
+  async upload(version: string, zip: Buffer, filename: string, notes: string): Promise<void> {
+    const created = await createVersion(this.system, this.productId, version, {
       release_notes: notes,
     });
-    await uploadFile(this.system, version.id, zip, `${PLUGIN_SLUG}-${build.version}.zip`);
+    await uploadFile(this.system, created.id, zip, filename);
   }
 }
 

@@ -16,12 +16,15 @@ class ThemeLicense extends SoftwareLicense
     /**
      * @param string $themeFile a file at the theme's root (`__FILE__` in functions.php), or the
      *   theme's folder name
-     * @param array<string, mixed> $options as PluginLicense takes them
+     * @param array<string, mixed> $options as PluginLicense takes them; the screen is under
+     *   Appearance unless `menu_parent` says otherwise
      * @throws \InvalidArgumentException for a wrong option
      */
     public function __construct(string $themeFile, array $options)
     {
         $this->stylesheet = is_file($themeFile) ? basename(dirname($themeFile)) : $themeFile;
+        // A theme's screens are under Appearance.
+        $options += ['menu_parent' => 'themes.php'];
         $name = (string) wp_get_theme($this->stylesheet)->get('Name');
         parent::__construct($this->stylesheet, $name !== '' ? $name : $this->stylesheet, $options);
     }
