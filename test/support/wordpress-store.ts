@@ -34,7 +34,8 @@ export class WordPressStore {
       wordpress: { slug, requires: '5.8', tested: '6.1', requires_php: '7.4' },
     });
     const plan = await admin.post('/plans', {
-      name: `WordPress sites ${unique()}`,
+      // Markup in a name the screen shows: printed as text, never as HTML.
+      name: `Sites <b>${unique()}</b>`,
       activation_type: 'domain',
       activation_limit: 3,
     });

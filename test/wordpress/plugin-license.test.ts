@@ -95,7 +95,7 @@ async function statusRows(): Promise<Record<string, string>> {
 }
 
 describe('the sample plugin in a real WordPress', () => {
-  test('the license screen: a wrong key is refused in plain words, the right one activates, deactivate frees the site', async () => {
+  test('the license screen: a wrong key is refused in plain words, the right one activates and shows its status, expiry and activations left as text, deactivate frees the site', async () => {
     await page.getByLabel('License key').fill('0000-not-a-key-of-this-store');
     const refused = await press('Activate license');
     expect(refused.type).toBe('error');
@@ -110,6 +110,7 @@ describe('the sample plugin in a real WordPress', () => {
     });
     expect(await statusRows()).toMatchObject({
       Status: 'Active',
+      Plan: expect.stringMatching(/^Sites <b>\w+<\/b>$/),
       Expires: 'June 30, 2099',
       'Activations left': '2 of 3',
     });
