@@ -151,3 +151,11 @@ export const MAX_ENTITLEMENT_CODE_LENGTH = 64;
 
 /** The most entitlements a plan grants, and a validate asks about. */
 export const MAX_PLAN_ENTITLEMENTS = 32;
+
+/**
+ * The Joomla versions a product's Joomla stream names when its seller declared none
+ * (`joomla.target_platform` null; docs/updaters/joomla.md): Joomla 5 alone, the narrowest claim
+ * that still reaches the sites of today's supported line. Joomla 6 is named only once the seller
+ * says the extension runs there, so Joomla 5's pre-update check never reports it ready untested.
+ */
+export const DEFAULT_JOOMLA_TARGET_PLATFORM = '5\\.';

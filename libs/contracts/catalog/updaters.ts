@@ -114,8 +114,11 @@ export const JoomlaSettings = z
       .regex(/^[a-z0-9_-]{1,100}$/, { message: 'must be a plugin group such as system' })
       .nullable()
       .default(null),
-    /** The Joomla versions the package installs on, as Joomla's targetplatform pattern. */
-    target_platform: TargetPlatformPattern.default('[456]\\.'),
+    /**
+     * The Joomla versions the seller declares the package installs on, as Joomla's targetplatform
+     * pattern; null, none declared: the stream names DEFAULT_JOOMLA_TARGET_PLATFORM (bounds.ts).
+     */
+    target_platform: TargetPlatformPattern.nullable().default(null),
     php_minimum: PlatformVersion.nullable().default(null),
   })
   .superRefine((settings, context) => {

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_JOOMLA_TARGET_PLATFORM,
   LicensingError,
   refusal,
   releaseChannels,
@@ -34,7 +35,9 @@ export function archiveFormat(filename: string): string {
 
 /**
  * One `<update>`: every element Joomla's ExtensionAdapter reads, with no white space inside a
- * value (Joomla trims none of them). The hashes are those of exactly the file the URL serves.
+ * value (Joomla trims none of them). The hashes are those of exactly the file the URL serves. The
+ * target platform is the Joomla versions the seller declares, else the narrowest default: Joomla
+ * 5's pre-update check reads it as the Joomla versions the extension is ready for.
  */
 function update(
   context: FeedContext<JoomlaRequest>,
@@ -68,7 +71,7 @@ function update(
     <tags>
       <tag>${channel}</tag>
     </tags>
-    <targetplatform name="joomla" version="${settings.target_platform}"/>${
+    <targetplatform name="joomla" version="${settings.target_platform ?? DEFAULT_JOOMLA_TARGET_PLATFORM}"/>${
       settings.php_minimum === null
         ? null
         : xml`

@@ -88,12 +88,15 @@ async function fetchAsJoomla(url: string) {
 }
 
 /** A Joomla plugin product with a license, a stable 1.0.0 and a beta 1.1.0. */
-async function joomlaProduct(download_access = 'license_key') {
+async function joomlaProduct(
+  download_access = 'license_key',
+  joomla: Record<string, unknown> = JOOMLA,
+) {
   const created = await system
     .admin()
     .post('/admin/v1/products')
     .set(AUTH)
-    .send({ title: `Example ${unique()}`, download_access, joomla: JOOMLA });
+    .send({ title: `Example ${unique()}`, download_access, joomla });
   expect(created.status).toBe(201);
   const product = created.body.data as { id: number; title: string };
   const licensed = await system.license({ product });
@@ -173,6 +176,37 @@ describe('docs/updaters/joomla.md: the update stream', () => {
     expect(joomlaChooses(parsed, site({ phpVersion: '7.4.33' }))).toBeNull();
     // Joomla matches the one update it keeps to the installed extension: the group must agree.
     expect(joomlaChooses(parsed, site({ folder: 'content' }))).toBeNull();
+  });
+
+  test("the Joomla versions named are those the seller declares; none declared, Joomla 5 alone, so Joomla 5's pre-update check does not call the extension ready for Joomla 6", async () => {
+    const { target_platform: declared, ...undeclared } = JOOMLA;
+    const { product } = await joomlaProduct('license_key', undeclared);
+    const saved = await system.admin().get(`/admin/v1/products/${product.id}`).set(AUTH);
+    expect(saved.body.data.joomla.target_platform).toBeNull();
+    const parsed = parseUpdateStream((await stream(product.id)).text);
+    expect(parsed.updates.map((update) => update.targetplatform)).toEqual([
+      { NAME: 'joomla', VERSION: '5\\.' },
+      { NAME: 'joomla', VERSION: '5\\.' },
+    ]);
+    expect(versionOf(joomlaChooses(parsed, site({ joomlaVersion: '5.3.1' })))).toBe('1.0.0');
+    // The pre-update check reads the stream for the Joomla it would update to, as that site would.
+    expect(joomlaChooses(parsed, site({ joomlaVersion: '6.0.0' }))).toBeNull();
+    expect(joomlaChooses(parsed, site({ joomlaVersion: '4.4.13' }))).toBeNull();
+
+    // Declared, the stream names the seller's pattern: here Joomla 4 and 5, then 5 and 6.
+    expect(declared).toBe('[45]\\.');
+    const declaredProduct = await joomlaProduct();
+    const as45 = parseUpdateStream((await stream(declaredProduct.product.id)).text);
+    expect(versionOf(joomlaChooses(as45, site({ joomlaVersion: '4.4.13' })))).toBe('1.0.0');
+    expect(joomlaChooses(as45, site({ joomlaVersion: '6.0.0' }))).toBeNull();
+    const changed = await system
+      .admin()
+      .patch(`/admin/v1/products/${product.id}`)
+      .set(AUTH)
+      .send({ joomla: { ...undeclared, target_platform: '[56]\\.' } });
+    expect(changed.status).toBe(200);
+    const as56 = parseUpdateStream((await stream(product.id)).text);
+    expect(versionOf(joomlaChooses(as56, site({ joomlaVersion: '6.0.0' })))).toBe('1.0.0');
   });
 
   test("with the key in the stream's query: that license's view (its plan's file)", async () => {

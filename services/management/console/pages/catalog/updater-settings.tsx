@@ -4,6 +4,7 @@
  * shown by the product form.
  */
 import type { JoomlaSettings, Product } from '../../../../../libs/contracts/index.js';
+import { DEFAULT_JOOMLA_TARGET_PLATFORM } from '../../../../../libs/contracts/bounds.js';
 import { Field } from '../../../../../libs/web/ui/components.js';
 import { Check, Input, WordSelect } from '../../shared/components/fields.js';
 
@@ -32,7 +33,7 @@ const NEW_JOOMLA: JoomlaDraft = {
   type: 'plugin',
   client: 'site',
   folder: '',
-  target_platform: '[456]\\.',
+  target_platform: '',
   php_minimum: '',
 };
 const NEW_WORDPRESS: WordPressDraft = { slug: '', requires: '', tested: '', requires_php: '' };
@@ -63,6 +64,7 @@ export function updaterDraftsOf(product: Product | null): UpdaterDrafts {
     joomla: joomla && {
       ...joomla,
       folder: joomla.folder ?? '',
+      target_platform: joomla.target_platform ?? '',
       php_minimum: joomla.php_minimum ?? '',
     },
     wordpress: wordpress && {
@@ -83,7 +85,7 @@ export function updaterBody(drafts: UpdaterDrafts) {
       type: joomla.type,
       client: joomla.client,
       folder: orNull(joomla.folder),
-      target_platform: joomla.target_platform.trim(),
+      target_platform: orNull(joomla.target_platform),
       php_minimum: orNull(joomla.php_minimum),
     },
     wordpress: wordpress && {
@@ -148,7 +150,14 @@ export function UpdaterSettings({
                 onValue={(folder) => setJoomla({ folder })}
               />
             </Field>
-            <Field label="Joomla versions" hint="Joomla's targetplatform pattern, without '/'.">
+            <Field
+              label="Joomla versions"
+              hint={
+                "The versions the extension is tested on, as Joomla's targetplatform pattern " +
+                `without '/': [56]\\. for Joomla 5 and 6. Empty: ${DEFAULT_JOOMLA_TARGET_PLATFORM}, ` +
+                'Joomla 5 only.'
+              }
+            >
               <Input
                 name="joomla_target_platform"
                 value={joomla.target_platform}
