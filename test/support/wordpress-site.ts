@@ -106,7 +106,7 @@ export class WordPressSite {
       undefined,
     );
     try {
-      await database.bounded(untilExists(socket), 30_000, () => 'its socket');
+      await database.bounded(untilExists(socket), 35_000, () => 'its socket');
       await call('mariadb', [
         '--no-defaults',
         `--socket=${socket}`,
@@ -178,17 +178,21 @@ export class WordPressSite {
       env: { ...process.env, PHP_CLI_SERVER_WORKERS: '4' },
     });
     const answers = async () => {
-      for (;;) {
+      // Bounded below too, so the loop ends even when the wait has given up on it.
+      for (const until = Date.now() + 30_000; Date.now() < until;) {
         try {
-          const response = await fetch(`${this.url}/wp-login.php`);
+          const response = await fetch(`${this.url}/wp-login.php`, {
+            signal: AbortSignal.timeout(5_000),
+          });
           if (response.ok) return;
         } catch {
           // not listening yet
         }
         await sleep(100);
       }
+      throw new Error(`php -S: no answer from ${this.url}/wp-login.php within 30 s`);
     };
-    await this.server.bounded(answers(), 30_000, () => 'an answer from wp-login.php');
+    await this.server.bounded(answers(), 35_000, () => 'an answer from wp-login.php');
   }
 
   /** Stops php -S and the database and removes the directory. */
@@ -200,7 +204,10 @@ export class WordPressSite {
 }
 
 async function untilExists(file: string): Promise<void> {
-  while (!existsSync(file)) await sleep(50);
+  for (const until = Date.now() + 30_000; !existsSync(file);) {
+    if (Date.now() > until) throw new Error(`no ${file} within 30 s`);
+    await sleep(50);
+  }
 }
 
 function readIfThere(file: string): Promise<string> {
