@@ -4,8 +4,8 @@ namespace Licensing\Validation;
 
 use Licensing\LicensingException;
 use Licensing\Result\Validation;
-use Licensing\Support\Envelope;
-use Licensing\Support\Operation;
+use Licensing\Calls\Envelope;
+use Licensing\Calls\Operation;
 use Licensing\Http\Response;
 use Licensing\Verification\AnswerVerifier;
 use Licensing\Verification\PinnedKeys;

@@ -1,6 +1,6 @@
 <?php
 
-namespace Licensing\Support;
+namespace Licensing\Calls;
 
 /** One HTTP call of the JSON API: what is sent, and whether it may be repeated. */
 final class Operation

@@ -1,6 +1,6 @@
 <?php
 
-namespace Licensing\Support;
+namespace Licensing\Calls;
 
 use Licensing\LicensingException;
 
