@@ -17,6 +17,7 @@ import type {
 } from '../../services/license/stores.js';
 import { deepCopy as copy } from './deep-copy.js';
 import { MemoryEntitlementStore } from './memory-entitlement-store.js';
+import { MemoryImportStore } from './memory-import-store.js';
 import { MemoryLicenseReadModel } from './memory-license-read-model.js';
 import { MemoryLicenseStore } from './memory-license-store.js';
 import { MemoryLicenseTable, roundTrip } from './memory-license-table.js';
@@ -52,6 +53,7 @@ export function memoryLicenseStores(): Omit<LicenseStores, 'licenses'> & {
     usage: new MemoryUsageStore(table, counter),
     trials: new MemoryTrialStore(counter),
     entitlements: new MemoryEntitlementStore(counter, table),
+    imports: new MemoryImportStore(table, counter),
     /** How many writes changed something: lets a test see that nothing was written. */
     writes: () => counter.writes,
     /** Stands for the scheduler's job record of a recurring task (services/license/lifecycle/scheduler.ts). */

@@ -30,9 +30,11 @@ function matchesFilters(
     activations.some((a) => identifierKeys.includes(a.identifier_key)) ||
     (customerEmail !== null && license.customer?.email === customerEmail) ||
     Object.values(license.metadata).some((value) => exactTexts.includes(value)) ||
-    [license.store?.order_id, license.store?.subscription_id].some(
-      (id) => id != null && exactTexts.includes(id),
-    )
+    [
+      license.store?.order_id,
+      license.store?.subscription_id,
+      license.imported_from?.source_id,
+    ].some((id) => id != null && exactTexts.includes(id))
   );
 }
 

@@ -29,3 +29,4 @@ export * from './api-base.js';
 export * from './downloads/download-access.js';
 export * from './catalog/feeds.js';
 export * from './licenses/trials.js';
+export * from './licenses/license-imports.js';

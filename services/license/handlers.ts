@@ -5,6 +5,7 @@ import { adminListHandlers } from './admin/admin-list-handlers.js';
 import type { LicenseCounts } from './overview/daily-counts.js';
 import type { LicenseEvents } from './events.js';
 import { entitlementHandlers } from './entitlements/entitlement-handlers.js';
+import { importHandlers } from './imports/import-handlers.js';
 import { lifecycleHandlers } from './lifecycle/lifecycle-handlers.js';
 import { overviewHandlers } from './overview/overview-handlers.js';
 import { planHandlers } from './plans/plan-handlers.js';
@@ -44,7 +45,7 @@ export interface LicenseHandlerDeps {
  * read through the stores, decide with the pure rules (rules.ts, activations/activation-rules.ts,
  * lifecycle/lifecycle-rules.ts), and call `context.beforeWrite()` immediately before each store
  * method that writes. Each use has its file in its feature folder (activations/, portal/, plans/,
- * entitlements/, admin/, store-licenses/, lifecycle/, overview/, usage/, trials/: each its
+ * entitlements/, admin/, store-licenses/, imports/, lifecycle/, overview/, usage/, trials/: each its
  * `*-handlers.ts`), each asking for what it runs on; the use cases they share (use-cases/) are
  * made here once, so that one plan cache serves them all. The compiler checks that together they
  * answer every method.
@@ -73,6 +74,7 @@ export function createLicenseHandlers(deps: LicenseHandlerDeps): ServedHandlers<
     ...entitlementHandlers(made),
     ...adminHandlers(made),
     ...storeLicenseHandlers(made),
+    ...importHandlers(made),
     ...adminListHandlers(made),
     ...lifecycleHandlers(made),
     ...overviewHandlers(made),

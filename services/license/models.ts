@@ -14,6 +14,7 @@ import {
 import type {
   ActivationRecord,
   CustomerRecord,
+  ImportedFromRecord,
   LicenseRecord,
   PlanRecord,
   RejectedAttemptRecord,
@@ -202,6 +203,14 @@ export function licenseModels(connection: Connection): LicenseModels {
     { _id: false },
   );
 
+  const importedFromSchema = new Schema<ImportedFromRecord>(
+    {
+      source: { type: String, required: true },
+      source_id: { type: String, required: true },
+    },
+    { _id: false },
+  );
+
   const licenseSchema = new Schema<LicenseDocument>(
     {
       license_key: { type: String, required: true },
@@ -229,6 +238,7 @@ export function licenseModels(connection: Connection): LicenseModels {
       store: { type: storeRefsSchema, default: undefined },
       metadata: { type: [metadataSchema], default: [] },
       has_own_entitlements: { type: Boolean, default: undefined },
+      imported_from: { type: importedFromSchema, default: undefined },
       // Set by the store from its caller's time (stores.ts), not by mongoose's timestamps.
       created_at: { type: Date, required: true },
       updated_at: { type: Date, required: true },

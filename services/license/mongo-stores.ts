@@ -17,6 +17,7 @@ import { COUNT_STORED_ACTIVATIONS, runOnce } from './migrations.js';
 import { activationBytes } from './licenses/mongo-license-documents.js';
 import { MongoLicenseReadModel } from './admin/mongo-license-read-model.js';
 import { MongoLicenseStore } from './licenses/mongo-license-store.js';
+import { MongoImportStore } from './imports/mongo-import-store.js';
 import { MongoPlanStore, keepPlanNamesUnique } from './plans/mongo-plan-store.js';
 import { MongoUsageStore } from './usage/mongo-usage-store.js';
 import { openMongoTrialStore } from './trials/mongo-trial-store.js';
@@ -53,6 +54,7 @@ export async function openMongoStores(db: Connection, logger: Logger): Promise<L
     usage: new MongoUsageStore(licenses),
     trials: await openMongoTrialStore(db),
     entitlements: await openEntitlementStore(db),
+    imports: new MongoImportStore(licenses),
   };
 }
 

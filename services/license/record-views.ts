@@ -65,6 +65,7 @@ export function licenseSummaryView({
     customer: license.customer && { email: license.customer.email, name: license.customer.name },
     metadata: { ...license.metadata },
     store: license.store && { ...license.store },
+    imported_from: license.imported_from ? { ...license.imported_from } : null,
   };
 }
 

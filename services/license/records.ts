@@ -1,6 +1,7 @@
 import type {
   ActivationType,
   ExpiryTerms,
+  ImportSource,
   LicenseStatus,
   RejectionReason,
   TaskName,
@@ -130,6 +131,17 @@ export interface LicenseRecord {
    * kept: the answers read its own entitlements only then, so most licenses cost no read for them.
    */
   has_own_entitlements?: true;
+  /**
+   * Where it was imported from (imports/import-rules.ts); absent on a license made here. Its
+   * source id is found by the admin search.
+   */
+  imported_from?: ImportedFromRecord;
+}
+
+/** An imported license's source and the source's own id of it. */
+export interface ImportedFromRecord {
+  source: ImportSource;
+  source_id: string;
 }
 
 /** A license's customer: the e-mail address normalised (libs/identifier `checkEmailAddress`). */

@@ -11,6 +11,7 @@ import type { LicenseStore } from './licenses/license-store.js';
 import type { UsageStore } from './usage/usage-store.js';
 import type { TrialStore } from './trials/trial-store.js';
 import type { EntitlementStore } from './entitlements/entitlement-store.js';
+import type { ImportStore } from './imports/import-store.js';
 
 /**
  * The license service's persistence, in the spec's words: plans (2.1), licenses with their
@@ -141,4 +142,6 @@ export interface LicenseStores {
   usage: UsageStore;
   trials: TrialStore;
   entitlements: EntitlementStore;
+  /** Licenses imported from other systems (imports/import-store.ts). */
+  imports: ImportStore;
 }

@@ -61,6 +61,7 @@ describe('licenses: create', () => {
       customer: null,
       metadata: {},
       store: null,
+      imported_from: null,
       activations: [],
       rejected_attempts: [],
       entitlements: [],
@@ -128,7 +129,7 @@ describe('licenses: create', () => {
 });
 
 describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
-  test('the detail has the fields of spec 2.2 plus a pending plan, the customer and metadata, the store sale, activations and rejected attempts', async () => {
+  test("the detail has the fields of spec 2.2 plus a pending plan, the customer and metadata, the store sale, its import's source, activations and rejected attempts", async () => {
     const license = await createLicense();
     expect(Object.keys(await detail(license.license_key)).sort()).toEqual(
       [
@@ -156,6 +157,7 @@ describe('licenses: GET /licenses/:key shows every spec 2.2 field', () => {
         'customer',
         'metadata',
         'store',
+        'imported_from',
         'activations',
         'rejected_attempts',
         'entitlements',

@@ -144,6 +144,7 @@ describe('RFC 4180 fields and lines', () => {
         customer: { email: 'jane@example.com', name: '=cmd|x' },
         metadata: { order_id: 'A-1' },
         store: null,
+        imported_from: null,
       },
     ]);
     expect(csvRecords(text)).toEqual([

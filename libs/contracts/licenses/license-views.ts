@@ -138,6 +138,17 @@ export const LicenseStoreRefs = z.object({
 });
 export type LicenseStoreRefs = z.infer<typeof LicenseStoreRefs>;
 
+/** Where imported licenses come from (licenses/license-imports.ts). */
+export const ImportSource = z.enum(['edd', 'keygen', 'lemonsqueezy', 'csv']);
+export type ImportSource = z.infer<typeof ImportSource>;
+
+/**
+ * Where an imported license came from: the source and the source's own id of it. Shown to admins
+ * only, and found by the admin search (`q`).
+ */
+export const ImportedFrom = z.object({ source: ImportSource, source_id: NonEmptyShortText });
+export type ImportedFrom = z.infer<typeof ImportedFrom>;
+
 export const LicenseDetail = z.object({
   license_key: z.string(),
   status: LicenseStatus,
@@ -169,6 +180,8 @@ export const LicenseDetail = z.object({
   metadata: z.record(z.string(), z.string()),
   /** The store sale it was made for; null for a license not made by a store's event. */
   store: LicenseStoreRefs.nullable(),
+  /** The system it was imported from and that system's id of it; null when made here. */
+  imported_from: ImportedFrom.nullable(),
   activations: z.array(Activation).meta({
     description:
       `The first ${DETAIL_ACTIVATIONS} activations, oldest first; \`activations_used\` says how ` +

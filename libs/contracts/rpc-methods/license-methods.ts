@@ -38,6 +38,7 @@ import {
 } from '../stores/license-store-refs.js';
 import { RunTaskRequest, ScheduledTaskList, TaskRun } from '../licenses/scheduled-tasks.js';
 import { PortalLicense } from '../licenses/portal-license.js';
+import { ImportLicensesRequest, ImportLicensesResult } from '../licenses/license-imports.js';
 import * as overview from '../management/overview.js';
 import * as trials from '../licenses/trials.js';
 import { LicenseUsage, RecordUsageRequest, UsageResult } from '../licenses/usage.js';
@@ -99,6 +100,8 @@ export const licenseMethods = {
   'license.createStoreLicense': method('license', CreateStoreLicenseRequest, StoreLicense),
   /** A store sale's license, by its subscription id, then its order id; null when none. */
   'license.findStoreLicense': method('license', FindStoreLicenseRequest, FoundStoreLicense),
+  /** Licenses moved from another system, their keys kept; written once however often sent. */
+  'license.importLicenses': method('license', ImportLicensesRequest, ImportLicensesResult),
   'license.updateLicense': method('license', UpdateLicenseRequest, LicenseDetail),
   'license.addActivation': method('license', AddActivationRequest, AddedActivation),
   'license.listActivations': method('license', ListActivationsRequest, ActivationPage),

@@ -11,7 +11,8 @@ export interface LicenseFilters {
    * A license matches when its key starts with `keyPrefix` (case-sensitive), one of its
    * activations has one of `identifierKeys` (services/license/rules.ts `identifierSearchKeys`), its
    * customer's address is `customerEmail` (normalised), or one of its metadata values or its store
-   * sale's order or subscription id is one of `exactTexts` (exactly).
+   * sale's order or subscription id, or the id its import's source has of it, is one of
+   * `exactTexts` (exactly).
    */
   text: {
     keyPrefix: string | null;

@@ -89,6 +89,8 @@ export function licenseSearchFilter(filters: LicenseFilters, now: Date): License
       // A store sale's order or subscription id (docs/stores.md), each under its own index.
       alternatives.push({ 'store.order_id': { $in: exactTexts } });
       alternatives.push({ 'store.subscription_id': { $in: exactTexts } });
+      // The id an imported license has in the system it came from (imports/).
+      alternatives.push({ 'imported_from.source_id': { $in: exactTexts } });
     }
     if (alternatives.length === 0) return null;
     conditions.push(alternatives.length === 1 ? alternatives[0]! : { $or: alternatives });

@@ -35,4 +35,6 @@ export const licenseIndexes: ReadonlyArray<{ fields: IndexDefinition; options?: 
   // Searches by a store's order or subscription id (sparse: most licenses have none).
   { fields: { 'store.order_id': 1 }, options: { sparse: true } },
   { fields: { 'store.subscription_id': 1 }, options: { sparse: true } },
+  // Searches by the id an imported license has in its source (sparse: most licenses have none).
+  { fields: { 'imported_from.source_id': 1 }, options: { sparse: true } },
 ];

@@ -98,6 +98,9 @@ export function licenseRecord(doc: LicenseDocument): LicenseRecord {
         }
       : null,
     ...(doc.has_own_entitlements === true && { has_own_entitlements: true }),
+    ...(doc.imported_from && {
+      imported_from: { source: doc.imported_from.source, source_id: doc.imported_from.source_id },
+    }),
   };
 }
 

@@ -46,8 +46,8 @@ const LicenseListQuery = z.strictObject({
     description:
       'A license key prefix; an identifier activated on the license (normalised for ' +
       "comparison: https://www.Shop.example/ finds shop.example); the customer's e-mail " +
-      "address in any letter case; or a metadata value, or a store's order or subscription " +
-      'id, exactly.',
+      "address in any letter case; or a metadata value, a store's order or subscription id, " +
+      "or an imported license's id in the system it came from, exactly.",
   }),
   sort: absentIfEmpty(LicenseSort),
 });
