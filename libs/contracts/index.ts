@@ -30,3 +30,4 @@ export * from './downloads/download-access.js';
 export * from './catalog/feeds.js';
 export * from './licenses/trials.js';
 export * from './licenses/license-imports.js';
+export * from './management/imports.js';
